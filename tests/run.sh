@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Set up and run tfwizard's whole test suite on a fresh clone: system packages (when
+# root), Docker engine, test images, a virtualenv, lint, types and pytest.
+# Usage: bash tests/run.sh [pytest args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive
+
+say() { printf '\n=== %s\n' "$*"; }
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  # Qt offscreen/xcb, Xvfb for screenshots, image builders, cache and proxy servers
+  pkgs=(docker.io debootstrap busybox-static xvfb libegl1 libgl1 libfontconfig1
+        libxkbcommon0 libxkbcommon-x11-0 libdbus-1-3 libxcb-cursor0 libxcb-icccm4
+        libxcb-keysyms1 libxcb-shape0 libxcb-randr0 libxcb-render-util0 libxcb-image0
+        libxcb-xinerama0 nginx-extras tinyproxy)
+  missing=()
+  for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    say "apt-get install ${missing[*]}"
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+fi
+
+say "Docker engine"
+if ! bash tests/images/ensure_docker.sh; then
+  if [ -n "${CI:-}" ]; then echo "Docker is required in CI" >&2; exit 1; fi
+  echo "Docker unavailable: Docker tests will be skipped (they never are in CI)."
+else
+  say "test images"
+  bash tests/images/build_images.sh
+fi
+
+say "virtualenv .venv-test"
+PY=${PYTHON:-python3}
+[ -x .venv-test/bin/python ] || "$PY" -m venv .venv-test
+.venv-test/bin/python -m pip install -q --upgrade pip >/dev/null
+.venv-test/bin/python -m pip install -q -e '.[gui,test]'
+
+say "ruff"
+.venv-test/bin/ruff check tfwizard tests bench
+say "mypy"
+.venv-test/bin/mypy
+
+say "pytest"
+export QT_QPA_PLATFORM=offscreen
+set +e
+.venv-test/bin/python -m pytest -q -p no:cacheprovider "$@"
+rc=$?
+set -e
+if [ "$rc" = 5 ]; then echo "pytest collected no tests: that is a failure" >&2; exit 1; fi
+exit "$rc"

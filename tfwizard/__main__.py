@@ -1,0 +1,3 @@
+from tfwizard.cli import run
+
+run()

@@ -1,0 +1,245 @@
+"""The headless command line: argparse -> core -> text or JSON, returning an ExitStatus.
+
+`main(argv, env)` is injectable: tests pass an Environment with their own streams and
+variables and assert on the text and the exit status. Tracebacks only with --debug.
+"""
+
+from __future__ import annotations
+
+import argparse
+import enum
+import io
+import json
+import os
+import sys
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from . import __version__
+from .core.errors import RecipeError, TfWizardError, UsageError
+
+
+class ExitStatus(enum.IntEnum):
+    OK = 0
+    ERROR = 1  # the command ran and found problems (errors in check, a failed build)
+    USAGE = 2  # bad input: arguments, recipe, profile
+    CANCELLED = 130
+
+
+@dataclass
+class Environment:
+    """Everything a command touches of the outside world."""
+
+    stdout: IO[str] = field(default_factory=lambda: sys.stdout)
+    stderr: IO[str] = field(default_factory=lambda: sys.stderr)
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    cwd: Path = field(default_factory=Path.cwd)
+
+    @property
+    def stdout_isatty(self) -> bool:
+        isatty = getattr(self.stdout, "isatty", None)
+        return bool(isatty and isatty())
+
+    def out(self, text: str = "") -> None:
+        print(text, file=self.stdout)
+
+    def err(self, text: str) -> None:
+        print(text, file=self.stderr)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting, so main() returns an ExitStatus."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        raise UsageError(f"{self.prog}: {message}", f"See `{self.prog} --help`.")
+
+    def exit(self, status: int = 0, message: str | None = None) -> Any:  # type: ignore[override]
+        if message:
+            self._print_message(message, sys.stderr)
+        raise _ParserExit(status)
+
+
+class _ParserExit(Exception):
+    def __init__(self, status: int) -> None:
+        self.status = status
+
+
+def _path(env: Environment, value: str) -> Path:
+    p = Path(value).expanduser()
+    return p if p.is_absolute() else env.cwd / p
+
+
+# -- commands ------------------------------------------------------------------------------
+
+
+def cmd_recipe_new(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    from .core.defaults import commented_recipe_toml, default_recipe
+
+    out = _path(env, args.out)
+    if out.exists() and not args.force:
+        raise UsageError(f"{out}: already exists", "Pass --force to overwrite it.")
+    host = None
+    if args.from_host:
+        from .core.detect import detect_host
+
+        host = detect_host(env=env.env)
+    recipe = default_recipe(host)
+    if args.name:
+        from .core.safety import check_name
+
+        problem = check_name(args.name)
+        if problem:
+            raise UsageError(f"--name: {problem}")
+        recipe.name = args.name
+    text = commented_recipe_toml(recipe)
+    from .core.recipe import parse_recipe, save_recipe
+
+    new = parse_recipe(text, str(out))
+    save_recipe(new, out, backup=args.force)
+    # save_recipe re-renders; keep the fully commented text instead
+    out.write_text(text, encoding="utf-8")
+    env.out(f"Wrote {out} ({recipe.backend.kind} build of TensorFlow {recipe.tensorflow.version}).")
+    env.out(f"Next: `tfwizard check {args.out}`, then `tfwizard build {args.out}`.")
+    return ExitStatus.OK
+
+
+def cmd_recipe_validate(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    from .core.recipe import load_recipe
+
+    status = ExitStatus.OK
+    results = []
+    for name in args.files:
+        try:
+            recipe = load_recipe(_path(env, name))
+            results.append({"file": name, "valid": True, "problems": [], "name": recipe.name})
+            if not args.json:
+                env.out(f"{name}: valid ({recipe.name})")
+        except RecipeError as exc:
+            status = ExitStatus.USAGE
+            results.append({"file": name, "valid": False,
+                            "problems": [p.to_dict() for p in exc.problems]})
+            if not args.json:
+                env.out(str(exc))
+    if args.json:
+        env.out(json.dumps(results if len(results) > 1 else results[0], indent=2))
+    return status
+
+
+def cmd_detect(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    from .core.detect import detect_host
+
+    profile = detect_host(env=env.env, extra_pythons=[_path(env, p) for p in args.python])
+    if args.json:
+        env.out(profile.to_json())
+    else:
+        from .core.detect.report import render_host_report
+
+        env.out(render_host_report(profile))
+    return ExitStatus.OK
+
+
+# -- parser --------------------------------------------------------------------------------
+
+Handler = Callable[[argparse.Namespace, Environment], ExitStatus]
+
+
+def build_parser() -> _Parser:
+    parser = _Parser(
+        prog="tfwizard",
+        description="Build TensorFlow from source without the ordeal: detect the host, check "
+        "a recipe, build the wheel in Docker, install it and verify the GPU.",
+        epilog="Run `tfwizard COMMAND --help` for a command's options. "
+        "The desktop wizard is `tfwizard-gui`.",
+    )
+    parser.add_argument("--version", action="version", version=f"tfwizard {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p = sub.add_parser("detect", help="report this machine: GPUs, driver, CPU, OS, Docker, RAM")
+    p.add_argument("--json", action="store_true", help="print the host profile as JSON")
+    p.add_argument("--python", action="append", default=[], metavar="PATH",
+                   help="also describe this interpreter as an install target (repeatable)")
+    p.set_defaults(handler=cmd_detect)
+
+    p = sub.add_parser("recipe", help="create and validate recipe files")
+    rsub = p.add_subparsers(dest="recipe_command", metavar="ACTION", parser_class=_Parser)
+    p.set_defaults(handler=None, subparser=p)
+    q = rsub.add_parser("new", help="write a commented default recipe")
+    q.add_argument("out", metavar="OUT.toml")
+    q.add_argument("--from-host", action="store_true",
+                   help="pick backend and GPU targets from this machine")
+    q.add_argument("--name", help="the recipe's name")
+    q.add_argument("--force", action="store_true", help="overwrite OUT (a backup is kept)")
+    q.set_defaults(handler=cmd_recipe_new)
+    q = rsub.add_parser("validate", help="check recipe files; exit 0 valid, 2 invalid")
+    q.add_argument("files", nargs="+", metavar="FILE")
+    q.add_argument("--json", action="store_true", help="print problems as JSON")
+    q.set_defaults(handler=cmd_recipe_validate)
+
+    _add_later_commands(sub)
+    return parser
+
+
+def _add_later_commands(sub: Any) -> None:
+    """Commands implemented in their own modules (imported lazily when run)."""
+    from . import cli_commands
+
+    cli_commands.register(sub)
+
+
+def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> ExitStatus:
+    """Run tfwizard with these arguments in this environment; never raises."""
+    env = env or Environment()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    parser = build_parser()
+    try:
+        stdout, stderr = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = env.stdout, env.stderr  # argparse prints help/version here
+        try:
+            args = parser.parse_args(argv)
+        finally:
+            sys.stdout, sys.stderr = stdout, stderr
+        handler: Handler | None = getattr(args, "handler", None)
+        if handler is None:
+            target = getattr(args, "subparser", parser)
+            target.print_help(env.stdout)
+            return ExitStatus.USAGE
+        return handler(args, env)
+    except _ParserExit as exc:
+        return ExitStatus(exc.status) if exc.status in (0, 2) else ExitStatus.USAGE
+    except TfWizardError as exc:
+        if debug:
+            traceback.print_exc(file=env.stderr)
+        env.err(f"tfwizard: {exc}")
+        return ExitStatus(exc.exit_code)
+    except KeyboardInterrupt:
+        env.err("tfwizard: interrupted")
+        return ExitStatus.CANCELLED
+    except BrokenPipeError:
+        return ExitStatus.OK
+    except Exception as exc:  # the one place unexpected errors become a message
+        if debug:
+            traceback.print_exc(file=env.stderr)
+        else:
+            env.err(f"tfwizard: internal error: {type(exc).__name__}: {exc}")
+            env.err("Run again with --debug for the traceback, and please report it.")
+        return ExitStatus.ERROR
+
+
+def run() -> None:
+    """Console entry point."""
+    sys.exit(int(main()))
+
+
+def capture(argv: Sequence[str], env_vars: Mapping[str, str] | None = None,
+            cwd: Path | None = None) -> tuple[ExitStatus, str, str]:
+    """Run main() with captured output (for tests and the GUI's "show command" view)."""
+    out, err = io.StringIO(), io.StringIO()
+    env = Environment(stdout=out, stderr=err, env=dict(env_vars or os.environ),
+                      cwd=cwd or Path.cwd())
+    status = main(argv, env)
+    return status, out.getvalue(), err.getvalue()

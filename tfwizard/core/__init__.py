@@ -1,0 +1,1 @@
+"""The Qt-free core shared by the CLI and the GUI."""

@@ -1,0 +1,257 @@
+"""HostProfile: what a machine is, as far as building and running TensorFlow cares.
+
+A profile is plain data, serialisable to JSON and back, so a profile saved on the
+machine that will *run* the wheel can be used as the target on a GPU-less build server.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from .errors import UsageError
+
+#: bump when a field changes meaning; from_dict migrates older profiles
+HOST_SCHEMA = 1
+
+
+@dataclass
+class NvidiaGpu:
+    index: int
+    name: str | None = None
+    uuid: str | None = None
+    #: "8.6"; None when it could not be read nor derived
+    compute_capability: str | None = None
+    #: True when the CC came from the GPU-name table, not from the driver
+    cc_derived: bool = False
+    memory_total_mib: int | None = None
+    pci_bus_id: str | None = None
+    architecture: str | None = None
+    mig_enabled: bool | None = None
+    #: set for a GPU that errors (e.g. "GPU is lost"): an explicit invalid entry
+    error: str | None = None
+
+
+@dataclass
+class NvidiaInfo:
+    #: ok | none | no_library | no_driver | mismatch | error
+    status: str = "none"
+    #: nvml | nvidia-smi | profile | none
+    source: str = "none"
+    driver_version: str | None = None
+    #: the newest CUDA the driver supports, "12.4"
+    cuda_driver_version: str | None = None
+    gpus: list[NvidiaGpu] = field(default_factory=list)
+    #: a sentence a person reads: what was found or what is missing and what to do
+    message: str = ""
+
+
+@dataclass
+class AmdGpu:
+    node: int
+    gfx_target: str  # "gfx90a"
+    gfx_target_version: int | None = None  # 90010
+    name: str | None = None
+    device_id: int | None = None
+
+
+@dataclass
+class AmdInfo:
+    status: str = "none"  # ok | none | error
+    source: str = "none"  # sysfs | rocminfo | amd-smi | profile | none
+    gpus: list[AmdGpu] = field(default_factory=list)
+    rocm_version: str | None = None
+    hsa_override_gfx_version: str | None = None
+    message: str = ""
+
+
+@dataclass
+class CpuInfo:
+    arch: str = "x86_64"  # x86_64 | aarch64 | ...
+    model: str | None = None
+    cores: int = 1
+    #: lower-case feature names that matter for -march: avx, avx2, avx512f, fma, sve, ...
+    features: list[str] = field(default_factory=list)
+
+
+@dataclass
+class OsInfo:
+    system: str = "linux"  # linux | windows | darwin
+    distro: str | None = None
+    distro_version: str | None = None
+    kernel: str | None = None
+    glibc: str | None = None  # "2.36"
+    wsl2: bool = False
+    wsl_libcuda_path: str | None = None
+
+
+@dataclass
+class DockerInfo:
+    #: ok | not_installed | not_running | permission_denied | error
+    status: str = "not_running"
+    host: str | None = None  # DOCKER_HOST or the socket used
+    server_version: str | None = None
+    api_version: str | None = None
+    runtimes: list[str] = field(default_factory=list)
+    nvidia_runtime: bool = False
+    cdi_spec_dirs: list[str] = field(default_factory=list)
+    rootless: bool = False
+    message: str = ""
+
+
+@dataclass
+class ResourcesInfo:
+    ram_total_bytes: int | None = None
+    ram_available_bytes: int | None = None
+    cpu_count: int | None = None
+    disk_path: str | None = None
+    disk_free_bytes: int | None = None
+
+
+@dataclass
+class PythonInterpreter:
+    path: str
+    version: str | None = None  # "3.11.7"
+    is_venv: bool = False
+    is_current: bool = False
+
+
+@dataclass
+class HostProfile:
+    schema: int = HOST_SCHEMA
+    created: str | None = None
+    tfwizard_version: str | None = None
+    nvidia: NvidiaInfo = field(default_factory=NvidiaInfo)
+    amd: AmdInfo = field(default_factory=AmdInfo)
+    cpu: CpuInfo = field(default_factory=CpuInfo)
+    os: OsInfo = field(default_factory=OsInfo)
+    docker: DockerInfo = field(default_factory=DockerInfo)
+    resources: ResourcesInfo = field(default_factory=ResourcesInfo)
+    pythons: list[PythonInterpreter] = field(default_factory=list)
+
+    # -- convenience -------------------------------------------------------------
+    def nvidia_ccs(self) -> list[str]:
+        """Compute capabilities of the usable NVIDIA GPUs, unique, in index order."""
+        seen: list[str] = []
+        for gpu in self.nvidia.gpus:
+            cc = gpu.compute_capability
+            if gpu.error is None and cc and cc not in seen:
+                seen.append(cc)
+        return seen
+
+    def amd_targets(self) -> list[str]:
+        seen: list[str] = []
+        for gpu in self.amd.gpus:
+            if gpu.gfx_target not in seen:
+                seen.append(gpu.gfx_target)
+        return seen
+
+    # -- serialisation -----------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=False)
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "profile") -> HostProfile:
+        if not isinstance(data, dict):
+            raise UsageError(f"{where}: a host profile must be a JSON object")
+        schema = data.get("schema", HOST_SCHEMA)
+        if not isinstance(schema, int) or schema > HOST_SCHEMA:
+            raise UsageError(
+                f"{where}: host profile schema {schema!r} is newer than this tfwizard "
+                f"understands ({HOST_SCHEMA})",
+                "Upgrade tfwizard, or re-create the profile with `tfwizard detect --json`.",
+            )
+        return _build(cls, data, where)
+
+    @classmethod
+    def from_json(cls, text: str, where: str = "profile") -> HostProfile:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise UsageError(
+                f"{where}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
+                "Create a profile with `tfwizard detect --json > target.json`.",
+            ) from None
+        return cls.from_dict(data, where)
+
+    @classmethod
+    def load(cls, path: str | Path) -> HostProfile:
+        path = Path(path).expanduser()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise UsageError(
+                f"{path}: no such host profile",
+                "Create one on the target machine with `tfwizard detect --json > target.json`.",
+            ) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{path}: cannot read host profile: {exc}") from None
+        return cls.from_json(text, str(path))
+
+
+T = TypeVar("T")
+
+_NESTED: dict[tuple[type, str], type] = {}
+
+
+def _field_types(cls: type) -> dict[str, Any]:
+    import typing
+
+    return typing.get_type_hints(cls)
+
+
+def _build(cls: type[T], data: dict[str, Any], where: str) -> T:
+    """Build a dataclass from a dict, ignoring unknown keys and checking simple types."""
+    import types
+    import typing
+
+    hints = _field_types(cls)
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if f.name not in data:
+            continue
+        value = data[f.name]
+        hint = hints[f.name]
+        path = f"{where}.{f.name}"
+        kwargs[f.name] = _convert(hint, value, path, typing, types)
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:  # a required field is missing
+        raise UsageError(f"{where}: {exc}") from None
+
+
+def _convert(hint: Any, value: Any, path: str, typing: Any, types: Any) -> Any:
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return _convert(inner[0], value, path, typing, types)
+    if origin is list:
+        if not isinstance(value, list):
+            raise UsageError(f"{path}: expected a list, got {type(value).__name__}")
+        return [_convert(args[0], v, f"{path}[{i}]", typing, types) for i, v in enumerate(value)]
+    if dataclasses.is_dataclass(hint):
+        if not isinstance(value, dict):
+            raise UsageError(f"{path}: expected an object, got {type(value).__name__}")
+        return _build(hint, value, path)  # type: ignore[arg-type]
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise UsageError(f"{path}: expected true/false, got {value!r}")
+        return value
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise UsageError(f"{path}: expected a whole number, got {value!r}")
+        return value
+    if hint is str:
+        if not isinstance(value, str):
+            raise UsageError(f"{path}: expected a string, got {value!r}")
+        return value
+    return value

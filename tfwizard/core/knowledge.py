@@ -1,0 +1,453 @@
+"""The compatibility knowledge base: resources/knowledge/*.toml as frozen dataclasses.
+
+Every entry names its sources (keys of sources.toml); facts that no primary source
+confirmed carry an `unverified` note. `tests/core/test_knowledge.py` lints the data.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from .errors import KnowledgeError
+from .resources import resource_path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+
+@dataclass(frozen=True)
+class Source:
+    key: str
+    title: str
+    ref: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Release:
+    version: str  # "2.18.0" or "master"
+    series: str  # "2.18"
+    git_tag: str
+    python: SpecifierSet
+    pythons: tuple[str, ...]
+    requires_python: SpecifierSet
+    tested_compiler: str
+    tested_clang: int | None
+    tested_gcc: int | None
+    bazel: str
+    bazel_range: SpecifierSet
+    tested_cuda: str
+    tested_cudnn: str
+    wheel_cuda: str
+    wheel_cudnn: str
+    wheel_compute_capabilities: tuple[str, ...]
+    wheel_compiler: str
+    wheel_tensorrt: bool
+    hermetic_cuda: bool
+    hermetic_cuda_default: str | None
+    hermetic_cudnn_default: str | None
+    cuda_list: str | None
+    numpy: SpecifierSet
+    numpy_by_python: tuple[tuple[str, SpecifierSet], ...]
+    manylinux: str
+    glibc_floor: str
+    and_cuda: bool
+    wheel_style: str  # build_pip_package | wheel
+    cuda_wheel_config: bool
+    use_pywrap_rules: bool
+    windows_cuda: bool
+    image: str  # may contain "{python}"
+    sources: tuple[str, ...]
+    unverified: tuple[str, ...]
+
+    @property
+    def is_master(self) -> bool:
+        return self.version == "master"
+
+    @property
+    def series_version(self) -> Version:
+        return Version(self.series)
+
+    def numpy_for(self, python: str) -> SpecifierSet:
+        for py, spec in self.numpy_by_python:
+            if py == python:
+                return spec
+        return self.numpy
+
+    def image_for(self, python: str) -> str:
+        return self.image.replace("{python}", python)
+
+    @property
+    def tested_cuda_version(self) -> str:
+        """The CUDA a build of this release is tested with, as a hermetic or local version."""
+        return self.hermetic_cuda_default or self.tested_cuda
+
+
+@dataclass(frozen=True)
+class DriverFloor:
+    cuda_major: int
+    linux: str
+    windows: str | None
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ArchInfo:
+    sm: int
+    min_cuda: str
+    max_cuda: str | None
+    min_clang: int
+    note: str
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ClangInfo:
+    major: int
+    newest_cuda: str
+    offsetof_warning: bool
+    c23_warning: bool
+    note: str
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RedistList:
+    name: str
+    cuda: tuple[str, ...]
+    cudnn: tuple[str, ...]
+    complete: bool
+    sources: tuple[str, ...]
+    unverified: str = ""
+
+
+@dataclass(frozen=True)
+class CudnnCompat:
+    versions: SpecifierSet
+    cuda_majors: tuple[int, ...]
+    min_cc: str
+    sources: tuple[str, ...]
+    unverified: str = ""
+
+
+@dataclass(frozen=True)
+class GpuCC:
+    cc: str
+    arch: str
+    tegra: bool
+    patterns: tuple[re.Pattern[str], ...]
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GfxTarget:
+    target: str
+    version: int
+    gpus: str
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RocmRelease:
+    versions: SpecifierSet
+    targets: tuple[str, ...]
+    tensorflow: tuple[str, ...]
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Suffixes:
+    a_min_cuda: str
+    f_min_cuda: str
+    a_min_clang: int
+    f_min_clang: int
+
+
+@dataclass(frozen=True)
+class KnowledgeBase:
+    sources: dict[str, Source]
+    releases: tuple[Release, ...]
+    driver_floors: tuple[DriverFloor, ...]
+    toolkit_driver: dict[str, str]
+    archs: dict[int, ArchInfo]
+    suffixes: Suffixes
+    clangs: dict[int, ClangInfo]
+    redist: dict[str, RedistList]
+    cudnn: tuple[CudnnCompat, ...]
+    gpu_ccs: tuple[GpuCC, ...]
+    gfx: tuple[GfxTarget, ...]
+    rocm: tuple[RocmRelease, ...]
+    rocm_default_targets: tuple[str, ...]
+    platforms: dict[str, Any]
+    #: every file's raw data, for the lint test
+    raw: dict[str, Any] = field(repr=False, default_factory=dict)
+
+    # -- releases ----------------------------------------------------------------
+    def release(self, version: str) -> Release | None:
+        """The release entry for "2.18.0", "2.18.1" (same series) or "master"."""
+        for rel in self.releases:
+            if rel.version == version:
+                return rel
+        try:
+            wanted = Version(version)
+        except InvalidVersion:
+            return None
+        for rel in self.releases:
+            if rel.is_master:
+                continue
+            if Version(rel.series).release == wanted.release[:2] and len(wanted.release) == 3:
+                return rel
+        return None
+
+    def release_versions(self) -> list[str]:
+        return [r.version for r in self.releases]
+
+    def latest_release(self) -> Release:
+        return [r for r in self.releases if not r.is_master][-1]
+
+    # -- CUDA ----------------------------------------------------------------------
+    def driver_floor(self, cuda_major: int) -> DriverFloor | None:
+        for floor in self.driver_floors:
+            if floor.cuda_major == cuda_major:
+                return floor
+        return None
+
+    def arch(self, sm: int) -> ArchInfo | None:
+        return self.archs.get(sm)
+
+    def clang(self, major: int) -> ClangInfo | None:
+        return self.clangs.get(major)
+
+    def cudnn_compat(self, version: str) -> CudnnCompat | None:
+        try:
+            v = Version(version)
+        except InvalidVersion:
+            return None
+        for entry in self.cudnn:
+            if v in entry.versions:
+                return entry
+        return None
+
+    # -- GPUs ------------------------------------------------------------------------
+    def cc_for_gpu_name(self, name: str) -> str | None:
+        """Derive a compute capability from a GPU's marketing name, or None."""
+        for entry in self.gpu_ccs:
+            if any(p.search(name) for p in entry.patterns):
+                return entry.cc
+        return None
+
+    def gpu_arch_name(self, cc: str) -> str | None:
+        for entry in self.gpu_ccs:
+            if entry.cc == cc:
+                return entry.arch
+        return None
+
+    def is_tegra(self, cc: str) -> bool:
+        return any(e.cc == cc and e.tegra for e in self.gpu_ccs)
+
+    def known_ccs(self) -> list[str]:
+        return sorted({e.cc for e in self.gpu_ccs}, key=lambda c: Version(c))
+
+    def gfx_for_version(self, version: int) -> GfxTarget | None:
+        for g in self.gfx:
+            if g.version == version:
+                return g
+        return None
+
+    def rocm_release(self, version: str) -> RocmRelease | None:
+        try:
+            v = Version(version)
+        except InvalidVersion:
+            return None
+        for r in self.rocm:
+            if v in r.versions:
+                return r
+        return None
+
+
+def _tuple(value: Any) -> tuple:
+    return tuple(value) if isinstance(value, list) else ()
+
+
+def _spec(text: str, where: str) -> SpecifierSet:
+    try:
+        return SpecifierSet(text)
+    except InvalidSpecifier as exc:
+        raise KnowledgeError(f"{where}: bad version range {text!r}: {exc}") from None
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise KnowledgeError(f"{path.name}: cannot load knowledge file: {exc}") from None
+
+
+def load_knowledge_from(folder: Path) -> KnowledgeBase:
+    """Load the knowledge base from a folder of TOML files."""
+    raw = {p.stem: _read(p) for p in sorted(folder.glob("*.toml"))}
+    for required in ("sources", "releases", "cuda", "gpus", "rocm", "platforms"):
+        if required not in raw:
+            raise KnowledgeError(f"knowledge base: {required}.toml is missing in {folder}")
+    try:
+        return _assemble(raw)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise KnowledgeError(f"knowledge base is malformed: {exc!r}") from None
+
+
+def _assemble(raw: dict[str, Any]) -> KnowledgeBase:
+    sources = {
+        key: Source(key, s["title"], s["ref"], s.get("note", ""))
+        for key, s in raw["sources"]["sources"].items()
+    }
+    releases = []
+    for r in raw["releases"]["release"]:
+        where = f"releases.toml {r['version']}"
+        releases.append(
+            Release(
+                version=r["version"],
+                series=r["series"],
+                git_tag=r["git_tag"],
+                python=_spec(r["python"], where),
+                pythons=_tuple(r["pythons"]),
+                requires_python=_spec(r["requires_python"], where),
+                tested_compiler=r["tested_compiler"],
+                tested_clang=r.get("tested_clang"),
+                tested_gcc=r.get("tested_gcc"),
+                bazel=r["bazel"],
+                bazel_range=_spec(r["bazel_range"], where),
+                tested_cuda=r["tested_cuda"],
+                tested_cudnn=r["tested_cudnn"],
+                wheel_cuda=r["wheel_cuda"],
+                wheel_cudnn=r["wheel_cudnn"],
+                wheel_compute_capabilities=_tuple(r["wheel_compute_capabilities"]),
+                wheel_compiler=r["wheel_compiler"],
+                wheel_tensorrt=r["wheel_tensorrt"],
+                hermetic_cuda=r["hermetic_cuda"],
+                hermetic_cuda_default=r.get("hermetic_cuda_default"),
+                hermetic_cudnn_default=r.get("hermetic_cudnn_default"),
+                cuda_list=r.get("cuda_list"),
+                numpy=_spec(r["numpy"], where),
+                numpy_by_python=tuple(
+                    (py, _spec(s, where)) for py, s in r.get("numpy_by_python", {}).items()
+                ),
+                manylinux=r["manylinux"],
+                glibc_floor=r["glibc_floor"],
+                and_cuda=r["and_cuda"],
+                wheel_style=r["wheel_style"],
+                cuda_wheel_config=r["cuda_wheel_config"],
+                use_pywrap_rules=r["use_pywrap_rules"],
+                windows_cuda=r["windows_cuda"],
+                image=r["image"],
+                sources=_tuple(r["sources"]),
+                unverified=_tuple(r.get("unverified", [])),
+            )
+        )
+    cuda = raw["cuda"]
+    floors = tuple(
+        DriverFloor(f["cuda_major"], f["linux"], f.get("windows"), _tuple(f["sources"]))
+        for f in cuda["driver_floor"]
+    )
+    toolkit_driver = {k: v for k, v in cuda["toolkit_driver"].items() if k != "sources"}
+    archs = {
+        a["sm"]: ArchInfo(
+            a["sm"],
+            a["min_cuda"],
+            a.get("max_cuda"),
+            a["min_clang"],
+            a.get("note", ""),
+            _tuple(a["sources"]),
+        )
+        for a in cuda["arch"]
+    }
+    sfx = cuda["suffix"]
+    suffixes = Suffixes(sfx["a_min_cuda"], sfx["f_min_cuda"], sfx["a_min_clang"], sfx["f_min_clang"])
+    clangs = {
+        c["major"]: ClangInfo(
+            c["major"],
+            c["newest_cuda"],
+            c.get("offsetof_warning", False),
+            c.get("c23_warning", False),
+            c.get("note", ""),
+            _tuple(c["sources"]),
+        )
+        for c in cuda["clang"]
+    }
+    redist = {
+        r["name"]: RedistList(
+            r["name"],
+            _tuple(r["cuda"]),
+            _tuple(r["cudnn"]),
+            r["complete"],
+            _tuple(r["sources"]),
+            r.get("unverified", ""),
+        )
+        for r in cuda["redist"].values()
+    }
+    cudnn = tuple(
+        CudnnCompat(
+            _spec(c["versions"], "cuda.toml cudnn"),
+            _tuple(c["cuda_majors"]),
+            c["min_cc"],
+            _tuple(c["sources"]),
+            c.get("unverified", ""),
+        )
+        for c in cuda["cudnn"]
+    )
+    gpu_ccs = tuple(
+        GpuCC(
+            g["cc"],
+            g["arch"],
+            g.get("tegra", False),
+            tuple(re.compile(p, re.IGNORECASE) for p in g["patterns"]),
+            _tuple(g["sources"]),
+        )
+        for g in raw["gpus"]["cc"]
+    )
+    rocm = raw["rocm"]
+    gfx = tuple(
+        GfxTarget(g["target"], g["version"], g["gpus"], _tuple(g["sources"])) for g in rocm["gfx"]
+    )
+    rocm_rel = tuple(
+        RocmRelease(
+            _spec(r["versions"], "rocm.toml"),
+            _tuple(r["targets"]),
+            _tuple(r["tensorflow"]),
+            _tuple(r["sources"]),
+        )
+        for r in rocm["rocm"]
+    )
+    return KnowledgeBase(
+        sources=sources,
+        releases=tuple(releases),
+        driver_floors=floors,
+        toolkit_driver=toolkit_driver,
+        archs=archs,
+        suffixes=suffixes,
+        clangs=clangs,
+        redist=redist,
+        cudnn=cudnn,
+        gpu_ccs=gpu_ccs,
+        gfx=gfx,
+        rocm=rocm_rel,
+        rocm_default_targets=_tuple(rocm.get("default_targets", [])),
+        platforms=raw["platforms"],
+        raw=raw,
+    )
+
+
+@cache
+def load_knowledge() -> KnowledgeBase:
+    """The shipped knowledge base (loaded once per process)."""
+    return load_knowledge_from(resource_path("knowledge"))

@@ -1,0 +1,642 @@
+"""Recipes: one TOML file that says what to build, replayable headlessly.
+
+Loading reports **every** problem at once, each with its key path and line. Saving
+keeps the user's comments (tomlkit) and is atomic, with the previous file kept as
+a backup. The schema is declared once, in the section dataclasses below; validation,
+the `recipe new` template and the docs reference are all derived from it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomlkit
+import tomlkit.exceptions
+
+from . import safety
+from .errors import RecipeError, UsageError
+
+RECIPE_SCHEMA = 1
+#: largest recipe we read; recipes are a few hundred bytes, anything huge is a mistake
+MAX_RECIPE_BYTES = 1_000_000
+
+
+def _key(
+    help: str,
+    *,
+    choices: tuple[str, ...] = (),
+    kind: str = "str",
+    check: str = "",
+    default: Any = None,
+) -> Any:
+    """A recipe key: its help text, allowed choices and value check live in metadata."""
+    meta = {"help": help, "choices": choices, "kind": kind, "check": check}
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass
+class TensorflowSection:
+    version: str = _key(
+        "TensorFlow release (2.10.0 ... 2.21.0) or master; picks the knowledge used",
+        check="release",
+        default="",
+    )
+    ref: str = _key("git ref to build instead of the release tag", check="gitref", default="")
+    source_dir: str = _key(
+        "a TensorFlow checkout to build instead of cloning", check="path", default=""
+    )
+    git_url: str = _key(
+        "where to clone TensorFlow from (a mirror)",
+        check="url",
+        default="https://github.com/tensorflow/tensorflow.git",
+    )
+
+
+@dataclass
+class PythonSection:
+    version: str = _key("Python of the wheel, x.y; empty = newest the release supports",
+                        check="pyversion", default="")
+
+
+@dataclass
+class BackendSection:
+    kind: str = _key("what the wheel runs on", choices=("cpu", "cuda", "rocm"), default="cpu")
+
+
+@dataclass
+class CudaSection:
+    version: str = _key("hermetic CUDA, full x.y.z (x.y for releases before 2.18)",
+                        check="version", default="")
+    cudnn: str = _key("hermetic cuDNN version", check="version", default="")
+    compute_capabilities: list[str] = _key(
+        'GPU targets: "x.y" (cubin + PTX), "sm_xy" (cubin only), "compute_xy" (PTX) or "auto"',
+        kind="list",
+        check="cc",
+        default=[],
+    )
+    compiler: str = _key("CUDA compiler", choices=("clang", "nvcc"), default="clang")
+    local_cuda_path: str = _key("use a local CUDA redistribution instead of downloading",
+                                check="path", default="")
+    local_cudnn_path: str = _key("use a local cuDNN redistribution", check="path", default="")
+    local_nccl_path: str = _key("use a local NCCL redistribution", check="path", default="")
+
+
+@dataclass
+class RocmSection:
+    version: str = _key("ROCm version of the build image", check="version", default="")
+    amdgpu_targets: list[str] = _key("gfx targets, e.g. gfx90a; or auto", kind="list",
+                                     check="gfx", default=[])
+    path: str = _key("ROCm install path inside the build image", check="path",
+                     default="/opt/rocm")
+
+
+@dataclass
+class ToolchainSection:
+    clang: str = _key("clang major version (the build image's /usr/lib/llvm-N)",
+                      check="major", default="")
+    gcc: str = _key("gcc major version, when not building with clang", check="major",
+                    default="")
+
+
+@dataclass
+class BuildSection:
+    opt_flags: list[str] = _key("flags for --config=opt (CC_OPT_FLAGS)", kind="list",
+                                check="copt", default=["-Wno-sign-compare"])
+    xla: bool = _key("build with XLA (TF_ENABLE_XLA)", kind="bool", default=True)
+    jobs: int = _key("Bazel --jobs; 0 = decide from RAM and CPUs", kind="int", default=0)
+    image: str = _key("build image; empty = the release's default image", check="image",
+                      default="")
+    bazel_flags: list[str] = _key("extra Bazel flags, appended last", kind="list",
+                                  check="bazelflag", default=[])
+    network: str = _key("container network for the build", choices=("bridge", "none", "host"),
+                        default="bridge")
+
+
+@dataclass
+class TargetSection:
+    host_profile: str = _key(
+        "a `tfwizard detect --json` file of the machine that will run the wheel; "
+        "empty = this machine",
+        check="path",
+        default="",
+    )
+
+
+@dataclass
+class InstallSection:
+    venv: str = _key("virtualenv to install the wheel into", check="path", default="")
+    python: str = _key("interpreter to install into instead of a venv", check="path", default="")
+    extras: list[str] = _key("wheel extras to install", kind="list", check="name",
+                             default=["and-cuda"])
+    index_url: str = _key("pip index URL (a mirror)", check="url", default="")
+    trusted_host: str = _key("pip --trusted-host for the mirror", check="name", default="")
+
+
+@dataclass
+class CacheSection:
+    disk_cache: bool = _key("keep Bazel's disk cache in a named volume", kind="bool",
+                            default=True)
+    repository_cache: bool = _key("keep Bazel's download cache in a named volume", kind="bool",
+                                  default=True)
+    volume_prefix: str = _key("prefix of the cache volume names", check="name",
+                              default="tfwizard")
+
+
+@dataclass
+class OutputSection:
+    dir: str = _key("folder the wheel is copied to; empty = the build record folder",
+                    check="path", default="")
+
+
+SECTIONS: dict[str, type] = {
+    "tensorflow": TensorflowSection,
+    "python": PythonSection,
+    "backend": BackendSection,
+    "cuda": CudaSection,
+    "rocm": RocmSection,
+    "toolchain": ToolchainSection,
+    "build": BuildSection,
+    "target": TargetSection,
+    "install": InstallSection,
+    "cache": CacheSection,
+    "output": OutputSection,
+}
+TOP_KEYS = ("schema", "name", "description")
+
+
+@dataclass
+class Recipe:
+    name: str = "tensorflow-build"
+    description: str = ""
+    tensorflow: TensorflowSection = field(default_factory=TensorflowSection)
+    python: PythonSection = field(default_factory=PythonSection)
+    backend: BackendSection = field(default_factory=BackendSection)
+    cuda: CudaSection = field(default_factory=CudaSection)
+    rocm: RocmSection = field(default_factory=RocmSection)
+    toolchain: ToolchainSection = field(default_factory=ToolchainSection)
+    build: BuildSection = field(default_factory=BuildSection)
+    target: TargetSection = field(default_factory=TargetSection)
+    install: InstallSection = field(default_factory=InstallSection)
+    cache: CacheSection = field(default_factory=CacheSection)
+    output: OutputSection = field(default_factory=OutputSection)
+    schema: int = RECIPE_SCHEMA
+    #: where it was loaded from (not saved)
+    path: Path | None = field(default=None, compare=False, repr=False)
+    #: the parsed document, kept so saving preserves comments (not compared)
+    document: Any = field(default=None, compare=False, repr=False)
+
+    # -- key paths -----------------------------------------------------------------
+    def get(self, key_path: str) -> Any:
+        section, _, key = key_path.partition(".")
+        if not key:
+            return getattr(self, section)
+        return getattr(getattr(self, section), key)
+
+    def with_changes(self, changes: dict[str, Any]) -> Recipe:
+        """A copy with some keys changed, e.g. {"cuda.version": "12.5.1"} (a finding's fix)."""
+        new = dataclasses.replace(self)
+        for name in SECTIONS:
+            setattr(new, name, dataclasses.replace(getattr(self, name)))
+        for key_path, value in changes.items():
+            section, _, key = key_path.partition(".")
+            if not key:
+                if section not in TOP_KEYS:
+                    raise UsageError(f"unknown recipe key {key_path!r}")
+                setattr(new, section, value)
+                continue
+            if section not in SECTIONS or key not in _field_names(SECTIONS[section]):
+                raise UsageError(f"unknown recipe key {key_path!r}")
+            setattr(getattr(new, section), key, value)
+        return new
+
+    @property
+    def is_gpu(self) -> bool:
+        return self.backend.kind in ("cuda", "rocm")
+
+    # -- TOML ------------------------------------------------------------------------
+    def to_toml(self) -> str:
+        """The recipe as TOML, keeping the comments of the file it was loaded from."""
+        doc = self.document if self.document is not None else tomlkit.document()
+        doc = tomlkit.parse(tomlkit.dumps(doc))  # never mutate the loaded document
+        _set(doc, "schema", self.schema)
+        _set(doc, "name", self.name)
+        if self.description or "description" in doc:
+            _set(doc, "description", self.description)
+        for name, cls in SECTIONS.items():
+            section = getattr(self, name)
+            defaults = cls()
+            table = doc.get(name)
+            for f in dataclasses.fields(cls):
+                value = getattr(section, f.name)
+                present = isinstance(table, dict) and f.name in table
+                if not present and value == getattr(defaults, f.name):
+                    continue  # keep files short: defaults stay implicit
+                if table is None:
+                    table = tomlkit.table()
+                    doc[name] = table
+                _set(table, f.name, value)
+        return tomlkit.dumps(doc)
+
+
+def _set(container: Any, key: str, value: Any) -> None:
+    if key in container and container[key] == value:
+        return  # unchanged: keep formatting and trailing comment
+    if key in container:
+        old = container[key]
+        trivia = getattr(old, "trivia", None)
+        new = tomlkit.item(value)
+        if trivia is not None and getattr(trivia, "comment", ""):
+            new.comment(trivia.comment.lstrip("# "))
+        container[key] = new
+    else:
+        container[key] = value
+
+
+def _field_names(cls: type) -> list[str]:
+    return [f.name for f in dataclasses.fields(cls)]
+
+
+# -- problems -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Problem:
+    key_path: str
+    message: str
+    line: int | None = None
+    suggestion: str = ""
+
+    def __str__(self) -> str:
+        where = f"line {self.line}: " if self.line else ""
+        text = f"{where}{self.key_path}: {self.message}"
+        return f"{text}; {self.suggestion}" if self.suggestion else text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "key": self.key_path,
+            "line": self.line,
+            "message": self.message,
+            "suggestion": self.suggestion,
+        }
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(#.*)?$")
+_ASSIGN = re.compile(r"^\s*([A-Za-z0-9_\-\"'.]+(?:\s*\.\s*[A-Za-z0-9_\-\"']+)*)\s*=")
+
+
+def key_lines(text: str) -> dict[str, int]:
+    """Map "table.key" (and "table") to the 1-based line where it is defined."""
+    lines: dict[str, int] = {}
+    table = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(line)
+        if header and not _ASSIGN.match(line):
+            table = ".".join(p.strip().strip("\"'") for p in header.group(1).split("."))
+            lines.setdefault(table, number)
+            continue
+        assign = _ASSIGN.match(line)
+        if assign:
+            key = ".".join(p.strip().strip("\"'") for p in assign.group(1).split("."))
+            full = f"{table}.{key}" if table else key
+            lines.setdefault(full, number)
+    return lines
+
+
+class _Collector:
+    def __init__(self, text: str) -> None:
+        self.lines = key_lines(text)
+        self.problems: list[Problem] = []
+
+    def add(self, key_path: str, message: str, suggestion: str = "") -> None:
+        line = self.lines.get(key_path)
+        if line is None and "." in key_path:
+            line = self.lines.get(key_path.rsplit(".", 1)[0])
+        self.problems.append(Problem(key_path, message, line, suggestion))
+
+
+def _did_you_mean(word: str, options: list[str]) -> str:
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    return f'did you mean "{close[0]}"?' if close else "known keys: " + ", ".join(options)
+
+
+# -- loading ----------------------------------------------------------------------------
+
+
+def parse_recipe(data: bytes | str, where: str = "recipe") -> Recipe:
+    """Parse and validate recipe text; raises RecipeError listing every problem."""
+    if isinstance(data, bytes):
+        if len(data) > MAX_RECIPE_BYTES:
+            raise RecipeError(where, [Problem("(file)", f"is {len(data):,} bytes; a recipe is "
+                                              f"at most {MAX_RECIPE_BYTES:,}")])
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data[: exc.start].count(b"\n") + 1
+            raise RecipeError(where, [Problem("(file)", f"is not UTF-8 text (byte {exc.start})",
+                                              line, "save the file as UTF-8")]) from None
+    else:
+        text = data
+        if len(text) > MAX_RECIPE_BYTES:
+            raise RecipeError(where, [Problem("(file)", "is too large for a recipe")])
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        doc = tomlkit.parse(text)
+        plain = doc.unwrap()
+    except tomlkit.exceptions.ParseError as exc:
+        message = str(exc).split(" at line ")[0]
+        raise RecipeError(where, [Problem("(toml)", message, exc.line, "fix the TOML syntax")]) \
+            from None
+    except (RecursionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
+        # tomlkit raises plain errors on some pathological inputs (deep nesting, odd keys)
+        raise RecipeError(where, [Problem("(toml)", f"cannot be parsed: {type(exc).__name__}")]) \
+            from None
+    recipe = validate(plain, text, where)
+    recipe.document = doc
+    return recipe
+
+
+def load_recipe(path: str | Path) -> Recipe:
+    """Load a recipe file; every problem is reported at once."""
+    path = Path(path).expanduser()
+    try:
+        size = path.stat().st_size
+        if size > MAX_RECIPE_BYTES:
+            raise RecipeError(str(path), [Problem("(file)", f"is {size:,} bytes; a recipe is at "
+                                                  f"most {MAX_RECIPE_BYTES:,}")])
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such recipe file",
+                         "Create one with `tfwizard recipe new recipe.toml`.") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path}: is a folder, not a recipe file") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+    recipe = parse_recipe(data, str(path))
+    recipe.path = path
+    return recipe
+
+
+def validate(plain: dict[str, Any], text: str, where: str = "recipe") -> Recipe:
+    """Check a parsed document against the schema; collect all problems."""
+    from .knowledge import load_knowledge
+
+    kb = load_knowledge()
+    col = _Collector(text)
+    recipe = Recipe()
+
+    schema = plain.get("schema")
+    if schema is None:
+        col.add("schema", "is missing", f"add `schema = {RECIPE_SCHEMA}` at the top")
+    elif isinstance(schema, bool) or not isinstance(schema, int):
+        col.add("schema", f"must be a whole number, not {schema!r}", f"use {RECIPE_SCHEMA}")
+    elif schema > RECIPE_SCHEMA:
+        col.add("schema", f"{schema} is newer than this tfwizard understands ({RECIPE_SCHEMA})",
+                "upgrade tfwizard")
+    elif schema < 1:
+        col.add("schema", f"{schema} is not a recipe schema", f"use {RECIPE_SCHEMA}")
+    else:
+        recipe.schema = schema
+
+    name = plain.get("name")
+    if name is None:
+        col.add("name", "is missing", 'add e.g. `name = "tf218-cuda"`')
+    elif not isinstance(name, str):
+        col.add("name", f"must be a string, not {type(name).__name__}")
+    else:
+        err = safety.check_name(name)
+        if err:
+            col.add("name", err)
+        else:
+            recipe.name = name
+    description = plain.get("description", "")
+    if not isinstance(description, str):
+        col.add("description", "must be a string")
+    elif "\x00" in description:
+        col.add("description", "contains a NUL character")
+    else:
+        recipe.description = description
+
+    known_top = list(TOP_KEYS) + list(SECTIONS)
+    for key, value in plain.items():
+        if key in TOP_KEYS:
+            continue
+        if key not in SECTIONS:
+            col.add(str(key), "is not a recipe key", _did_you_mean(str(key), known_top))
+            continue
+        if not isinstance(value, dict):
+            col.add(key, f"must be a table ([{key}]), not {type(value).__name__}")
+            continue
+        section = getattr(recipe, key)
+        cls = SECTIONS[key]
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        for sub, sub_value in value.items():
+            path = f"{key}.{sub}"
+            if sub not in fields:
+                col.add(path, "is not a recipe key", _did_you_mean(str(sub), list(fields)))
+                continue
+            checked = _check_value(path, sub_value, fields[sub].metadata, col)
+            if checked is not _INVALID:
+                setattr(section, sub, checked)
+
+    _cross_checks(recipe, plain, col, kb)
+    if col.problems:
+        col.problems.sort(key=lambda p: (p.line is None, p.line or 0))
+        raise RecipeError(where, col.problems)
+    return recipe
+
+
+_INVALID = object()
+
+
+def _check_value(path: str, value: Any, meta: Any, col: _Collector) -> Any:
+    kind = meta["kind"]
+    if kind == "bool":
+        if not isinstance(value, bool):
+            col.add(path, f"must be true or false, not {value!r}")
+            return _INVALID
+        return value
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            col.add(path, f"must be a whole number, not {value!r}")
+            return _INVALID
+        if value < 0 or value > 4096:
+            col.add(path, f"{value} is out of range", "use 0 (automatic) or 1 to 4096")
+            return _INVALID
+        return value
+    if kind == "list":
+        if not isinstance(value, list):
+            if isinstance(value, str):
+                col.add(path, "must be a list of strings", f'write ["{value}"]')
+            else:
+                col.add(path, f"must be a list of strings, not {type(value).__name__}")
+            return _INVALID
+        if len(value) > 256:
+            col.add(path, f"has {len(value)} entries; at most 256")
+            return _INVALID
+        ok = True
+        out = []
+        for i, item in enumerate(value):
+            if not isinstance(item, str):
+                col.add(path, f"entry {i + 1} must be a string, not {item!r}")
+                ok = False
+                continue
+            err = _check_string(meta["check"], item)
+            if err:
+                col.add(path, f"entry {i + 1} {item!r}: {err}")
+                ok = False
+            out.append(item)
+        return out if ok else _INVALID
+    # strings
+    if not isinstance(value, str):
+        col.add(path, f"must be a string, not {type(value).__name__} {value!r}"[:200])
+        return _INVALID
+    if meta["choices"] and value not in meta["choices"]:
+        col.add(path, f'"{value}" is not one of {", ".join(meta["choices"])}',
+                _did_you_mean(value, list(meta["choices"])))
+        return _INVALID
+    if value == "":
+        return value
+    err = _check_string(meta["check"], value)
+    if err:
+        col.add(path, err)
+        return _INVALID
+    return value
+
+
+def _check_string(check: str, value: str) -> str | None:
+    """Format and safety check of one string value; returns an error or None."""
+    base = safety.check_text(value)
+    if base:
+        return base
+    if check == "version":
+        if not re.fullmatch(r"\d+(\.\d+){1,3}", value):
+            return f'"{value}" is not a version like 12.5.1'
+    elif check == "pyversion":
+        if not re.fullmatch(r"3\.\d{1,2}", value):
+            return f'"{value}" is not a Python version like 3.11'
+    elif check == "major":
+        if not re.fullmatch(r"\d{1,3}", value):
+            return f'"{value}" is not a major version like 18'
+    elif check == "cc":
+        if value != "auto" and not re.fullmatch(r"(\d{1,2}\.\d[af]?|(sm|compute)_\d{2,3}[af]?)",
+                                                value):
+            return (f'"{value}" is not a compute capability; use "8.6", "sm_86", "compute_90" '
+                    'or "auto"')
+    elif check == "gfx":
+        if value != "auto" and not re.fullmatch(r"gfx[0-9a-f]{3,5}(:[a-z+\-:]+)?", value):
+            return f'"{value}" is not an AMD GPU target like gfx90a'
+    elif check in ("copt", "bazelflag"):
+        return safety.check_flag(value, bazel=check == "bazelflag")
+    elif check == "image":
+        return safety.check_image(value)
+    elif check == "path":
+        return safety.check_path_text(value)
+    elif check == "url":
+        return safety.check_url(value)
+    elif check == "gitref":
+        return safety.check_git_ref(value)
+    elif check == "name":
+        return safety.check_name(value)
+    return None
+
+
+def _cross_checks(recipe: Recipe, plain: dict[str, Any], col: _Collector, kb: Any) -> None:
+    tf = recipe.tensorflow
+    tf_table = plain.get("tensorflow") if isinstance(plain.get("tensorflow"), dict) else None
+    if tf_table is None:
+        col.add("tensorflow", "is missing", 'add [tensorflow] with version = "2.18.0"')
+    elif not (tf.version or tf.ref or tf.source_dir):
+        col.add("tensorflow.version", "is missing",
+                "set version (a release), ref (a git ref) or source_dir (a checkout)")
+    if tf.version and kb.release(tf.version) is None:
+        versions = kb.release_versions()
+        close = difflib.get_close_matches(tf.version, versions, n=1, cutoff=0.5)
+        hint = f'did you mean "{close[0]}"? ' if close else ""
+        col.add("tensorflow.version", f'"{tf.version}" is not a release tfwizard knows',
+                hint + "known: " + ", ".join(versions))
+    if tf.ref and tf.source_dir:
+        col.add("tensorflow.ref", "and tensorflow.source_dir are both set",
+                "a checkout is built as it is; remove one of them")
+
+    backend_table = plain.get("backend")
+    if not isinstance(backend_table, dict) or "kind" not in backend_table:
+        if isinstance(plain.get("cuda"), dict) and plain["cuda"].get("version"):
+            col.add("backend.kind", "is missing but [cuda] is set", 'add kind = "cuda"')
+
+    release = kb.release(tf.version) if tf.version else None
+    if recipe.cuda.version and "cuda.version" not in _bad_keys(col):
+        version = recipe.cuda.version
+        if release is not None and release.hermetic_cuda and version:
+            supported = _cuda_list(kb, release)
+            if version.count(".") != 2 and not (version == "11.8" and "11.8" in supported):
+                matches = [v for v in supported if v.startswith(version + ".")]
+                col.add("cuda.version", f'"{version}" is not a full version',
+                        f"supported for {release.version}: " + ", ".join(matches or supported))
+
+
+def _bad_keys(col: _Collector) -> set[str]:
+    return {p.key_path for p in col.problems}
+
+
+def _cuda_list(kb: Any, release: Any) -> list[str]:
+    redist = kb.redist.get(release.cuda_list or "")
+    return list(redist.cuda) if redist else []
+
+
+# -- saving -------------------------------------------------------------------------------
+
+
+def save_recipe(recipe: Recipe, path: str | Path, *, backup: bool = True) -> Path:
+    """Write the recipe atomically; the previous file is kept as NAME.toml.bak."""
+    path = Path(path).expanduser()
+    text = recipe.to_toml()
+    parse_recipe(text, str(path))  # never write a recipe we could not load again
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if backup and path.exists():
+            bak = path.with_name(path.name + ".bak")
+            os.replace(path, bak)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    recipe.path = path
+    return path
+
+
+def schema_reference() -> list[dict[str, Any]]:
+    """Every recipe key with its type, default, choices and help (for docs and the GUI)."""
+    rows = [
+        {"key": "schema", "kind": "int", "default": RECIPE_SCHEMA, "choices": (),
+         "help": "recipe format version"},
+        {"key": "name", "kind": "str", "default": "", "choices": (),
+         "help": "a short name: letters, digits, . _ -"},
+        {"key": "description", "kind": "str", "default": "", "choices": (),
+         "help": "free text"},
+    ]
+    for name, cls in SECTIONS.items():
+        defaults = cls()
+        for f in dataclasses.fields(cls):
+            rows.append({
+                "key": f"{name}.{f.name}",
+                "kind": f.metadata["kind"],
+                "default": getattr(defaults, f.name),
+                "choices": f.metadata["choices"],
+                "help": f.metadata["help"],
+            })
+    return rows

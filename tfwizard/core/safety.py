@@ -1,0 +1,108 @@
+"""Validation of every string that can reach a bazelrc line, an env answer, a container
+command or a path. Commands are argv lists (never shell strings); these checks make
+sure a value also cannot break out of the file format it lands in.
+
+Each check returns None when the value is fine, else a sentence saying what is wrong.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+_SHELLISH = re.compile(r"(\$\(|`|;|\|\||&&|\$\{)")
+
+
+def check_text(value: str) -> str | None:
+    """Any recipe string: no NUL, newlines or other control characters; bounded length."""
+    if len(value) > 4096:
+        return f"is {len(value)} characters long; at most 4096"
+    if _CONTROL.search(value):
+        return "contains a newline or control character"
+    return None
+
+
+def check_name(value: str) -> str | None:
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._\-]{0,127}", value):
+        return (f'"{value[:60]}" is not a valid name: use letters, digits, ".", "_" and "-" '
+                "(starting with a letter or digit, at most 128)")
+    return None
+
+
+def check_flag(value: str, *, bazel: bool) -> str | None:
+    """A compiler flag (CC_OPT_FLAGS entry) or a Bazel flag."""
+    err = check_text(value)
+    if err:
+        return err
+    if bazel and not value.startswith("--"):
+        return f'"{value}" is not a Bazel flag (flags start with "--")'
+    if not bazel and not value.startswith("-"):
+        return f'"{value}" is not a compiler flag (flags start with "-")'
+    if any(c.isspace() for c in value):
+        return f'"{value}" contains white space; give each flag as its own list entry'
+    if _SHELLISH.search(value) or '"' in value or "\\" in value:
+        return f'"{value}" contains shell syntax ($(...), backticks, ;, quotes); not allowed'
+    if bazel:
+        name = value[2:].split("=", 1)[0]
+        if name in FORBIDDEN_BAZEL_FLAGS:
+            return f'"--{name}" would break out of the build container or its record; not allowed'
+    return None
+
+
+#: flags a recipe cannot pass: they change where Bazel reads or writes outside the build,
+#: or run arbitrary programs on the host side of the record
+FORBIDDEN_BAZEL_FLAGS = frozenset({
+    "bazelrc", "output_base", "output_user_root", "install_base", "build_event_json_file",
+    "build_event_binary_file", "run_under", "script_path",
+})
+
+
+def check_image(value: str) -> str | None:
+    # [registry[:port]/]name[/name...][:tag][@sha256:digest]
+    pattern = (r"([a-z0-9.\-]+(:\d+)?/)?[a-z0-9]+([._\-/][a-z0-9]+)*"
+               r"(:[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127})?(@sha256:[a-f0-9]{64})?")
+    if not re.fullmatch(pattern, value):
+        return f'"{value[:80]}" is not a Docker image reference like tensorflow/build:2.18-python3.11'
+    return None
+
+
+def check_path_text(value: str) -> str | None:
+    err = check_text(value)
+    if err:
+        return err
+    if value.startswith("-"):
+        return f'"{value}" starts with "-" and would be read as an option'
+    if '"' in value:
+        return f'"{value}" contains a double quote'
+    return None
+
+
+def check_url(value: str) -> str | None:
+    err = check_text(value)
+    if err:
+        return err
+    if not re.fullmatch(r"(https?|grpcs?|ssh|git|file)://[^\s\"'`$;]+", value):
+        return f'"{value[:80]}" is not a URL (http://, https://, grpc://, grpcs://, ssh://, git://, file://)'
+    return None
+
+
+def check_git_ref(value: str) -> str | None:
+    # git check-ref-format rules, simplified, plus no leading "-"
+    if (value.startswith("-") or ".." in value or not re.fullmatch(r"[A-Za-z0-9._/\-]{1,200}", value)
+            or value.endswith((".lock", "/", "."))):
+        return f'"{value[:80]}" is not a git branch, tag or commit'
+    return None
+
+
+def check_env_value(value: str) -> str | None:
+    """A value that becomes an environment answer for configure.py."""
+    return check_text(value)
+
+
+def safe_relative(path: str) -> PurePosixPath:
+    """A relative path that cannot escape the folder it is joined to."""
+    p = PurePosixPath(path)
+    if p.is_absolute() or ".." in p.parts or any(_CONTROL.search(part) for part in p.parts):
+        raise ValueError(f"{path!r} escapes its folder")
+    return p
