@@ -53,10 +53,10 @@ class Environment:
 class _Parser(argparse.ArgumentParser):
     """argparse that raises instead of exiting, so main() returns an ExitStatus."""
 
-    def error(self, message: str) -> Any:  # type: ignore[override]
+    def error(self, message: str) -> Any:
         raise UsageError(f"{self.prog}: {message}", f"See `{self.prog} --help`.")
 
-    def exit(self, status: int = 0, message: str | None = None) -> Any:  # type: ignore[override]
+    def exit(self, status: int = 0, message: str | None = None) -> Any:
         if message:
             self._print_message(message, sys.stderr)
         raise _ParserExit(status)

@@ -6,8 +6,6 @@ import re
 
 from packaging.version import Version
 
-from tfwizard.core.knowledge import load_knowledge
-
 
 def _all_source_lists(node, path=""):
     """Yield (path, sources) for every table in the raw data that carries `sources`."""

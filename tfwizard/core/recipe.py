@@ -117,6 +117,9 @@ class BuildSection:
                       default="")
     bazel_flags: list[str] = _key("extra Bazel flags, appended last", kind="list",
                                   check="bazelflag", default=[])
+    system_libs: list[str] = _key("TF_SYSTEM_LIBS: third-party libraries to take from the "
+                                  "build image instead of building them", kind="list",
+                                  check="name", default=[])
     network: str = _key("container network for the build", choices=("bridge", "none", "host"),
                         default="bridge")
 
@@ -254,8 +257,9 @@ def _set(container: Any, key: str, value: Any) -> None:
         old = container[key]
         trivia = getattr(old, "trivia", None)
         new = tomlkit.item(value)
-        if trivia is not None and getattr(trivia, "comment", ""):
-            new.comment(trivia.comment.lstrip("# "))
+        comment = getattr(trivia, "comment", "") if trivia is not None else ""
+        if comment:
+            new.comment(comment.lstrip("# "))
         container[key] = new
     else:
         container[key] = value
@@ -621,7 +625,7 @@ def save_recipe(recipe: Recipe, path: str | Path, *, backup: bool = True) -> Pat
 
 def schema_reference() -> list[dict[str, Any]]:
     """Every recipe key with its type, default, choices and help (for docs and the GUI)."""
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"key": "schema", "kind": "int", "default": RECIPE_SCHEMA, "choices": (),
          "help": "recipe format version"},
         {"key": "name", "kind": "str", "default": "", "choices": (),

@@ -1,0 +1,160 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tfwizard.cli import ExitStatus, capture
+from tfwizard.core.host import HostProfile
+from tfwizard.core.plan import make_plan, render_commands
+from tfwizard.core.recipe import Recipe, load_recipe
+
+ROOT = Path(__file__).resolve().parents[2]
+HOSTS = ROOT / "tests" / "data" / "hosts"
+LAPTOP = load_recipe(ROOT / "recipes" / "tf218-cuda-laptop.toml")
+
+
+def flags(plan):
+    return plan.flag_list
+
+
+def test_218_cuda_wheel_target_and_flag_order():
+    plan = make_plan(LAPTOP, uid=1000, gid=1000)
+    f = flags(plan)
+    assert plan.bazel_target == "//tensorflow/tools/pip_package:wheel"
+    for needed in ("--repo_env=WHEEL_NAME=tensorflow", "--config=cuda", "--config=cuda_wheel",
+                   "--config=opt", "--curses=no", "--color=no", "--show_progress_rate_limit=1"):
+        assert needed in f
+    assert any(x.startswith("--build_event_json_file=") for x in f)
+    assert "--copt=-Wno-gnu-offsetof-extensions" in f  # clang 18, configure.py won't add it
+    assert plan.user == "1000:1000" and plan.gpu_passthrough is None
+    build = next(s for s in plan.steps if s.name == "build")
+    assert build.argv[-1] == plan.bazel_target and "build" in build.argv
+    assert all(isinstance(a, str) for s in plan.steps for a in s.argv)
+
+
+def test_recipe_bazel_flags_come_last():
+    recipe = LAPTOP.with_changes({"build.bazel_flags": ["--jobs=3", "--verbose_failures"]})
+    f = flags(make_plan(recipe))
+    assert f[-2:] == ["--jobs=3", "--verbose_failures"]
+
+
+@pytest.mark.parametrize(("version", "target", "cuda_wheel", "pywrap"), [
+    ("2.16.1", "//tensorflow/tools/pip_package:build_pip_package", False, False),
+    ("2.17.0", "//tensorflow/tools/pip_package:wheel", False, False),
+    ("2.18.0", "//tensorflow/tools/pip_package:wheel", True, False),
+    ("2.20.0", "//tensorflow/tools/pip_package:wheel", True, True),
+])
+def test_wheel_target_per_release(version, target, cuda_wheel, pywrap):
+    recipe = LAPTOP.with_changes({"tensorflow.version": version, "cuda.version": "12.3",
+                                  "cuda.cudnn": "8.9"} if version < "2.18" else
+                                 {"tensorflow.version": version})
+    plan = make_plan(recipe)
+    assert plan.bazel_target == target
+    assert ("--config=cuda_wheel" in flags(plan)) is cuda_wheel
+    assert ("--repo_env=USE_PYWRAP_RULES=1" in flags(plan)) is pywrap
+    if version == "2.16.1":
+        assert plan.steps[-1].name == "package" and plan.steps[-1].argv[0].endswith(
+            "build_pip_package")
+
+
+def test_cpu_wheel_name_and_no_cuda_flags():
+    recipe = load_recipe(ROOT / "recipes" / "tf221-cpu-portable.toml")
+    f = flags(make_plan(recipe))
+    assert "--repo_env=WHEEL_NAME=tensorflow_cpu" in f and "--config=cuda" not in f
+
+
+def test_resources_from_build_host_ram():
+    small = HostProfile.load(HOSTS / "small-laptop.json")
+    f = flags(make_plan(LAPTOP, build_host=small))
+    jobs = [x for x in f if x.startswith("--jobs=")]
+    assert jobs == ["--jobs=3"]
+    assert any(x.startswith("--local_ram_resources=") for x in f)
+
+
+def test_auto_cc_resolved_from_target_with_ptx_for_newest():
+    recipe = LAPTOP.with_changes({"cuda.compute_capabilities": ["auto"]})
+    target = HostProfile.load(HOSTS / "ada-8.9-driver550.json")
+    plan = make_plan(recipe, target_host=target)
+    assert plan.compute_capabilities == ["sm_89", "compute_89"]
+    assert plan.configure_env["HERMETIC_CUDA_COMPUTE_CAPABILITIES"] == "sm_89,compute_89"
+
+
+def test_source_dir_is_bind_mounted_and_no_clone(tmp_path):
+    recipe = LAPTOP.with_changes({"tensorflow.source_dir": str(tmp_path)})
+    plan = make_plan(recipe)
+    assert plan.mounts[0].kind == "bind" and plan.mounts[0].source == str(tmp_path)
+    assert [s.name for s in plan.steps] == ["configure", "build"]
+    plan = make_plan(LAPTOP)
+    assert plan.steps[0].argv[:5] == ("git", "clone", "--depth", "1", "--branch")
+    assert "v2.18.0" in plan.steps[0].argv
+
+
+def test_caches_are_named_volumes():
+    plan = make_plan(LAPTOP)
+    assert {m.kind for m in plan.mounts} == {"volume"}
+    assert set(plan.cache_volumes) == {"disk", "repo"}
+    off = make_plan(LAPTOP.with_changes({"cache.disk_cache": False}))
+    assert not any(x.startswith("--disk_cache") for x in flags(off))
+
+
+def test_render_commands_is_pasteable():
+    text = render_commands(make_plan(LAPTOP))
+    assert "docker run" in text and "./configure" in text and "bazel" in text
+    assert "export HERMETIC_CUDA_VERSION=12.5.1" in text
+
+
+def test_cli_plan_formats(tmp_path):
+    recipe = str(ROOT / "recipes" / "tf218-cuda-laptop.toml")
+    host = str(HOSTS / "no-gpu-server.json")
+    status, out, err = capture(["plan", recipe, "--host", host, "--format", "env"])
+    assert status == ExitStatus.OK, err
+    assert "HERMETIC_CUDA_COMPUTE_CAPABILITIES=8.6" in out
+    status, out, _ = capture(["plan", recipe, "--host", host, "--format", "bazelrc"])
+    assert 'build:cuda --repo_env HERMETIC_CUDA_VERSION="12.5.1"' in out
+    status, out, _ = capture(["plan", recipe, "--host", host, "--format", "json"])
+    data = json.loads(out)
+    assert data["bazel_target"].endswith(":wheel") and data["steps"]
+    status, out, _ = capture(["plan", recipe, "--host", host, "--format", "command"])
+    assert status == ExitStatus.OK and "bazel" in out
+
+
+def test_cli_check_exit_codes_and_listing(tmp_path):
+    recipe = ROOT / "recipes" / "tf218-cuda-laptop.toml"
+    host = str(HOSTS / "no-gpu-server.json")
+    status, out, _ = capture(["check", str(recipe), "--host", host, "--target",
+                              str(HOSTS / "ada-8.9-driver550.json")])
+    assert status == ExitStatus.OK and "0 error(s)" in out and "runs the 8.6 cubin" in out
+    status, out, _ = capture(["check", str(recipe), "--host", host, "--target",
+                              str(HOSTS / "ada-8.9-driver520.json")])
+    assert status == ExitStatus.ERROR and "DRIVER_TOO_OLD" in out and "fix:" in out
+    bad = tmp_path / "bad.toml"
+    bad.write_text(recipe.read_text().replace('"3.11"', '"3.13"').replace('["8.6"]', '["3.5", "7.0"]')
+                   .replace('"9.3.0"', '"9.9.9"'))
+    status, out, _ = capture(["check", str(bad), "--host", host, "--json"])
+    data = json.loads(out)
+    assert status == ExitStatus.ERROR and data["errors"] >= 3
+    sev = [f["severity"] for f in data["findings"]]
+    assert sev == sorted(sev, key=["error", "warning", "info"].index)
+    codes = {f["code"] for f in data["findings"]}
+    assert {"PYTHON_RANGE", "CC_TF_DEFAULT", "CUDNN_NOT_SUPPORTED"} <= codes
+    status, _, err = capture(["check", str(tmp_path / "none.toml")])
+    assert status == ExitStatus.USAGE
+    status, _, err = capture(["check", str(recipe), "--target", str(tmp_path / "none.json")])
+    assert status == ExitStatus.USAGE and "detect --json" in err
+
+
+def test_check_unknown_recipe_keys_is_usage(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("schema = 1\nname='x'\n[tensorflow]\nversion='2.18.0'\n[cuda]\nverison='1'\n")
+    status, out, err = capture(["check", str(bad)])
+    assert status == ExitStatus.USAGE and "did you mean" in err
+
+
+def test_plan_rejects_unsafe_values():
+    from tfwizard.core.errors import UnsafeValue
+
+    with pytest.raises(UnsafeValue):
+        make_plan(Recipe().with_changes({"tensorflow.version": "2.18.0",
+                                         "build.opt_flags": ["-O2\nbuild --config=evil"]}))

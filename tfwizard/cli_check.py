@@ -1,0 +1,115 @@
+"""`tfwizard check` and `tfwizard plan`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from .cli import Environment, ExitStatus, _path
+from .core.host import HostProfile
+from .core.recipe import Recipe, load_recipe
+
+
+def load_hosts(args: argparse.Namespace, env: Environment,
+               recipe: Recipe) -> tuple[HostProfile, HostProfile | None]:
+    """The build host (--host or this machine) and the target (--target, the recipe's, or None)."""
+    if getattr(args, "host", None):
+        build = HostProfile.load(_path(env, args.host))
+    else:
+        from .core.detect import detect_host
+
+        build = detect_host(env=env.env)
+    target: HostProfile | None = None
+    if getattr(args, "target", None):
+        target = HostProfile.load(_path(env, args.target))
+    elif recipe.target.host_profile:
+        path = Path(recipe.target.host_profile).expanduser()
+        if not path.is_absolute() and recipe.path is not None:
+            path = recipe.path.parent / path
+        target = HostProfile.load(path)
+    return build, target
+
+
+def _severity_mark(severity: str) -> str:
+    return {"error": "ERROR", "warning": "WARN ", "info": "info "}[severity]
+
+
+def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    from .core.knowledge import load_knowledge
+    from .core.rules import evaluate
+
+    recipe = load_recipe(_path(env, args.recipe))
+    build, target = load_hosts(args, env, recipe)
+    kb = load_knowledge()
+    findings = evaluate(recipe, build, target, kb)
+    errors = [f for f in findings if f.severity == "error"]
+    if args.json:
+        env.out(json.dumps({"recipe": recipe.name, "errors": len(errors),
+                            "findings": [f.to_dict(kb) for f in findings]}, indent=2))
+    else:
+        shown = [f for f in findings if args.verbose or f.severity != "info"
+                 or f.code in _ALWAYS_SHOWN]
+        for f in shown:
+            env.out(f"{_severity_mark(f.severity)} {f.code}: {f.message}")
+            extra = []
+            if f.key:
+                extra.append(f"key: {f.key}")
+            if f.sources:
+                extra.append("source: " + "; ".join(kb.sources[s].title for s in f.sources
+                                                     if s in kb.sources))
+            if f.fix:
+                extra.append(f"fix: {f.fix.label} ({_changes(f.fix.changes)})")
+            for line in extra:
+                env.out(f"       {line}")
+        counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning",
+                                                                           "info")}
+        hidden = len(findings) - len(shown)
+        env.out(f"{recipe.name}: {counts['error']} error(s), {counts['warning']} warning(s), "
+                f"{counts['info']} note(s)" + (f" ({hidden} notes hidden; -v shows them)"
+                                                 if hidden else ""))
+    return ExitStatus.ERROR if errors else ExitStatus.OK
+
+
+#: informational findings that explain a choice, shown without -v
+_ALWAYS_SHOWN = {"CC_COVERS_GPU", "CLANG_OFFSETOF", "NO_GPU_HERE"}
+
+
+def _changes(changes: dict[str, Any]) -> str:
+    return ", ".join(f"{k} = {json.dumps(v)}" for k, v in changes.items())
+
+
+def cmd_plan(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    from .core.plan import make_plan, render_bazelrc, render_commands, render_env, render_json
+
+    recipe = load_recipe(_path(env, args.recipe))
+    build, target = load_hosts(args, env, recipe)
+    plan = make_plan(recipe, build_host=build, target_host=target,
+                     recipe_dir=recipe.path.parent if recipe.path else None)
+    render = {"env": render_env, "bazelrc": render_bazelrc, "command": render_commands,
+              "json": render_json}[args.format]
+    env.stdout.write(render(plan))
+    return ExitStatus.OK
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("check", help="say what would break before building (exit 1 on errors)")
+    p.add_argument("recipe", metavar="RECIPE")
+    p.add_argument("--host", metavar="PROFILE.json",
+                   help="the build host's profile (default: detect this machine)")
+    p.add_argument("--target", metavar="PROFILE.json",
+                   help="profile of the machine that will run the wheel (default: the recipe's "
+                   "target.host_profile, else the build host)")
+    p.add_argument("--json", action="store_true", help="print findings as JSON")
+    p.add_argument("-v", "--verbose", action="store_true", help="also show every note")
+    p.set_defaults(handler=cmd_check)
+
+    p = sub.add_parser("plan", help="print what the build will run")
+    p.add_argument("recipe", metavar="RECIPE")
+    p.add_argument("--format", choices=("env", "bazelrc", "command", "json"), default="command",
+                   help="env: configure answers; bazelrc: the predicted .tf_configure.bazelrc; "
+                   "command: docker run + ./configure + bazel build; json: the whole plan")
+    p.add_argument("--host", metavar="PROFILE.json", help="the build host's profile")
+    p.add_argument("--target", metavar="PROFILE.json", help="the target machine's profile")
+    p.set_defaults(handler=cmd_plan)

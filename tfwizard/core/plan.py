@@ -1,0 +1,357 @@
+"""The build plan: a recipe turned into exactly what TensorFlow's tooling expects.
+
+Data, not shell strings: the image, the mounts, the configure answers, the Bazel
+target and flags (in order, with the reason for each one tfwizard adds), and the
+container steps as argv lists. `render_*` turn it into text a person can paste.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shlex
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import cc as ccmod
+from .configure import DEFAULT_PYTHON_BIN, clang_major_of, configure_env, simulate_configure
+from .errors import UsageError
+from .host import HostProfile
+from .knowledge import KnowledgeBase, Release, load_knowledge
+from .recipe import Recipe
+
+#: where things live inside the build container
+SRC = "/src"
+DISK_CACHE = "/cache/disk"
+REPO_CACHE = "/cache/repo"
+RECORD = "/record"
+HOME = "/tmp/tfwizard-home"
+OUTPUT_USER_ROOT = "/tmp/tfwizard-bazel"
+WHEEL_DIR_WHEEL = "bazel-bin/tensorflow/tools/pip_package/wheel_house"
+PKG_DIR_LEGACY = "/tmp/tfwizard-pkg"
+PROGRESS_FLAGS = ("--curses=no", "--color=no", "--show_progress_rate_limit=1")
+LABEL = "io.tfwizard"
+
+
+@dataclass(frozen=True)
+class Mount:
+    source: str  # a named volume, or a host path for a bind mount
+    target: str
+    kind: str  # volume | bind
+    read_only: bool = False
+
+
+@dataclass(frozen=True)
+class Step:
+    """One command in the build container."""
+
+    name: str  # fetch | configure | build | package
+    phase: str  # fetch | configure | analyse | package
+    argv: tuple[str, ...]
+    env: dict[str, str] = field(default_factory=dict)
+    workdir: str = SRC
+    needs_network: bool = True
+
+
+@dataclass(frozen=True)
+class Flag:
+    flag: str
+    why: str
+
+
+@dataclass
+class BuildPlan:
+    recipe_name: str
+    release: str
+    series: str
+    backend: str
+    image: str
+    python: str
+    source_kind: str  # release | ref | dir
+    source_dir: str | None  # host checkout (bind mount) when source_kind == "dir"
+    git_url: str
+    git_ref: str
+    configure_env: dict[str, str]
+    predicted_bazelrc: list[str]
+    bazel_target: str
+    bazel_startup_flags: list[str]
+    bazel_flags: list[Flag]
+    wheel_dir: str  # container path holding the built wheel(s)
+    wheel_name: str
+    compute_capabilities: list[str]
+    amdgpu_targets: list[str]
+    mounts: list[Mount]
+    container_env: dict[str, str]
+    user: str | None
+    network_mode: str
+    gpu_passthrough: str | None  # None | nvidia | rocm (only steps that need a GPU get it)
+    cache_volumes: dict[str, str]
+    steps: list[Step]
+    labels: dict[str, str]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def flag_list(self) -> list[str]:
+        return [f.flag for f in self.bazel_flags]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["steps"] = [asdict(s) for s in self.steps]
+        return data
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+
+def resolve_release(recipe: Recipe, kb: KnowledgeBase) -> Release:
+    version = recipe.tensorflow.version or "master"
+    release = kb.release(version)
+    if release is None:
+        raise UsageError(f"tensorflow.version: {version!r} is not a release tfwizard knows",
+                         "Known: " + ", ".join(kb.release_versions()))
+    return release
+
+
+def resolve_python(recipe: Recipe, release: Release) -> str:
+    if recipe.python.version:
+        return recipe.python.version
+    return "3.11" if "3.11" in release.pythons else release.pythons[-1]
+
+
+def resolve_ccs(recipe: Recipe, target: HostProfile | None) -> list[str]:
+    gpus = target.nvidia_ccs() if target is not None else []
+    return ccmod.expand(list(recipe.cuda.compute_capabilities), gpus)
+
+
+def resolve_amd_targets(recipe: Recipe, target: HostProfile | None) -> list[str]:
+    gpus = target.amd_targets() if target is not None else []
+    out: list[str] = []
+    for t in recipe.rocm.amdgpu_targets:
+        for item in gpus if t == "auto" else [t]:
+            if item not in out:
+                out.append(item)
+    return out
+
+
+def resource_limits(build_host: HostProfile | None, jobs: int,
+                    gib_per_job: float) -> tuple[int | None, int | None, str]:
+    """(--jobs, --local_ram_resources in MB, why) from the build host's RAM and CPUs."""
+    if jobs > 0:
+        return jobs, None, "jobs set in the recipe"
+    if build_host is None or not build_host.resources.ram_total_bytes:
+        return None, None, ""
+    ram_gib = build_host.resources.ram_total_bytes / 2**30
+    cpus = build_host.resources.cpu_count or build_host.cpu.cores or 1
+    by_ram = max(1, math.floor(ram_gib / gib_per_job))
+    chosen = max(1, min(cpus, by_ram))
+    ram_mb = int(ram_gib * 1024 * 0.8)
+    why = (f"{ram_gib:.0f} GiB RAM / ~{gib_per_job} GiB per TensorFlow C++ job -> {by_ram}; "
+           f"{cpus} CPUs -> --jobs={chosen}")
+    return chosen, ram_mb, why
+
+
+def make_plan(
+    recipe: Recipe,
+    *,
+    build_host: HostProfile | None = None,
+    target_host: HostProfile | None = None,
+    kb: KnowledgeBase | None = None,
+    recipe_dir: Path | None = None,
+    uid: int | None = None,
+    gid: int | None = None,
+) -> BuildPlan:
+    """Turn a recipe into the build plan (pure: no Docker, no files written)."""
+    kb = kb or load_knowledge()
+    release = resolve_release(recipe, kb)
+    python = resolve_python(recipe, release)
+    kind = recipe.backend.kind
+    ccs = resolve_ccs(recipe, target_host) if kind == "cuda" else []
+    amd = resolve_amd_targets(recipe, target_host) if kind == "rocm" else []
+    env = configure_env(recipe, release, compute_capabilities=ccs, amdgpu_targets=amd,
+                        python_bin=DEFAULT_PYTHON_BIN)
+    predicted = simulate_configure(env, hermetic=release.hermetic_cuda)
+    flags: list[Flag] = [Flag(f, "progress a program can read") for f in PROGRESS_FLAGS]
+    flags.append(Flag(f"--build_event_json_file={RECORD}/bep.json",
+                      "Build Event Protocol file: structure and the authoritative exit"))
+    flags.append(Flag("--config=opt", "optimised build with the recipe's opt_flags"))
+    notes: list[str] = []
+    wheel_name = "tensorflow" if kind in ("cuda", "rocm") else "tensorflow_cpu"
+    if release.wheel_style == "wheel":
+        target = "//tensorflow/tools/pip_package:wheel"
+        flags.append(Flag(f"--repo_env=WHEEL_NAME={wheel_name}",
+                          "the :wheel target names the wheel from WHEEL_NAME (TF >= 2.17)"))
+        wheel_dir = f"{SRC}/{WHEEL_DIR_WHEEL}"
+    else:
+        target = "//tensorflow/tools/pip_package:build_pip_package"
+        wheel_dir = PKG_DIR_LEGACY
+        notes.append("TF <= 2.16 builds build_pip_package, then runs it to write the wheel.")
+    if kind == "cuda":
+        flags.append(Flag("--config=cuda", "CUDA build"))
+        if release.cuda_wheel_config:
+            flags.append(Flag("--config=cuda_wheel", "GPU wheel packaging (TF >= 2.18)"))
+    if kind == "rocm":
+        flags.append(Flag("--config=rocm", "ROCm build"))
+    if release.use_pywrap_rules:
+        flags.append(Flag("--repo_env=USE_PYWRAP_RULES=1", "required by TF >= 2.20 wheel builds"))
+    if release.hermetic_cuda or release.wheel_style == "wheel":
+        flags.append(Flag(f"--repo_env=HERMETIC_PYTHON_VERSION={python}",
+                          "hermetic Python: the wheel's Python version"))
+    elif release.series == "2.16":
+        flags.append(Flag(f"--repo_env=TF_PYTHON_VERSION={python}",
+                          "the wheel's Python version (2.16-era name)"))
+    clang_major = _compiler_clang_major(env)
+    clang = kb.clang(clang_major) if clang_major else None
+    if clang_major and clang_major >= 18 and clang and clang.offsetof_warning:
+        flags.append(Flag("--copt=-Wno-gnu-offsetof-extensions",
+                          f"configure.py adds this only for clang 16/17, but clang "
+                          f"{clang_major} hits the same upb error (tensorflow#78613, #79756)"))
+    if clang and clang.c23_warning:
+        flags.append(Flag("--copt=-Wno-c23-extensions",
+                          f"clang {clang_major} also fails on -Wc23-extensions (tensorflow#90459)"))
+    volumes = {
+        "disk": f"{recipe.cache.volume_prefix}-bazel-disk-cache",
+        "repo": f"{recipe.cache.volume_prefix}-bazel-repo-cache",
+    }
+    mounts: list[Mount] = []
+    if recipe.cache.disk_cache:
+        flags.append(Flag(f"--disk_cache={DISK_CACHE}",
+                          f"actions cached in volume {volumes['disk']} across builds"))
+        mounts.append(Mount(volumes["disk"], DISK_CACHE, "volume"))
+    else:
+        volumes.pop("disk")
+    if recipe.cache.repository_cache:
+        flags.append(Flag(f"--repository_cache={REPO_CACHE}",
+                          f"downloads cached in volume {volumes['repo']}"))
+        mounts.append(Mount(volumes["repo"], REPO_CACHE, "volume"))
+    else:
+        volumes.pop("repo")
+    jobs, ram_mb, why = resource_limits(build_host, recipe.build.jobs,
+                                        float(kb.platforms["memory"]["gib_per_job"]))
+    if jobs:
+        flags.append(Flag(f"--jobs={jobs}", why))
+    if ram_mb:
+        flags.append(Flag(f"--local_ram_resources={ram_mb}",
+                          "keep Bazel under 80% of the build host's RAM"))
+    for extra in recipe.build.bazel_flags:
+        flags.append(Flag(extra, "from the recipe (build.bazel_flags), last so it wins"))
+
+    source_dir = None
+    if recipe.tensorflow.source_dir:
+        source_kind = "dir"
+        path = Path(recipe.tensorflow.source_dir).expanduser()
+        if not path.is_absolute() and recipe_dir is not None:
+            path = recipe_dir / path
+        source_dir = str(path)
+        mounts.insert(0, Mount(source_dir, SRC, "bind"))
+        git_ref = ""
+    else:
+        source_kind = "ref" if recipe.tensorflow.ref else "release"
+        git_ref = recipe.tensorflow.ref or release.git_tag
+    image = recipe.build.image or release.image_for(python)
+    uid = os.getuid() if uid is None and hasattr(os, "getuid") else uid
+    gid = os.getgid() if gid is None and hasattr(os, "getgid") else gid
+    container_env = {"HOME": HOME, "TF_PYTHON_VERSION": python}
+    steps: list[Step] = []
+    if source_kind != "dir":
+        steps.append(Step("fetch", "fetch",
+                          ("git", "clone", "--depth", "1", "--branch", git_ref, "--",
+                           recipe.tensorflow.git_url, SRC), workdir="/"))
+    steps.append(Step("configure", "configure", (DEFAULT_PYTHON_BIN, "configure.py"), env=env))
+    startup = [f"--output_user_root={OUTPUT_USER_ROOT}"]
+    steps.append(Step("build", "analyse",
+                      ("bazel", *startup, "build", *[f.flag for f in flags], target)))
+    if release.wheel_style == "build_pip_package":
+        pkg_args = [f"{SRC}/bazel-bin/tensorflow/tools/pip_package/build_pip_package",
+                    PKG_DIR_LEGACY]
+        if kind == "cpu":
+            pkg_args.append("--cpu")
+        if kind == "rocm":
+            pkg_args.append("--rocm")
+        steps.append(Step("package", "package", tuple(pkg_args), needs_network=False))
+    labels = {LABEL: "1", f"{LABEL}.recipe": recipe.name, f"{LABEL}.release": release.version}
+    return BuildPlan(
+        recipe_name=recipe.name,
+        release=release.version,
+        series=release.series,
+        backend=kind,
+        image=image,
+        python=python,
+        source_kind=source_kind,
+        source_dir=source_dir,
+        git_url=recipe.tensorflow.git_url,
+        git_ref=git_ref,
+        configure_env=env,
+        predicted_bazelrc=predicted.lines,
+        bazel_target=target,
+        bazel_startup_flags=startup,
+        bazel_flags=flags,
+        wheel_dir=wheel_dir,
+        wheel_name=wheel_name,
+        compute_capabilities=ccs,
+        amdgpu_targets=amd,
+        mounts=mounts,
+        container_env=container_env,
+        user=f"{uid}:{gid}" if uid is not None else None,
+        network_mode=recipe.build.network,
+        gpu_passthrough=None,  # building needs no GPU; hermetic CUDA compiles without one
+        cache_volumes=volumes,
+        steps=steps,
+        labels=labels,
+        notes=notes + predicted.messages,
+    )
+
+
+def _compiler_clang_major(env: dict[str, str]) -> int | None:
+    for key in ("CLANG_CUDA_COMPILER_PATH", "CLANG_COMPILER_PATH"):
+        if env.get(key):
+            return clang_major_of(env[key])
+    return None
+
+
+# -- rendering -----------------------------------------------------------------------
+
+
+def render_env(plan: BuildPlan) -> str:
+    return "".join(f"{k}={shlex.quote(v)}\n" for k, v in plan.configure_env.items())
+
+
+def render_bazelrc(plan: BuildPlan) -> str:
+    return "".join(line + "\n" for line in plan.predicted_bazelrc)
+
+
+def render_commands(plan: BuildPlan) -> str:
+    """Plain commands a person could paste: docker run, ./configure, bazel build."""
+    q = shlex.quote
+    lines = [f"# tfwizard plan for {plan.recipe_name}: TensorFlow {plan.release} ({plan.backend})",
+             "# Start the build container:"]
+    run = ["docker", "run", "--rm", "-it", "--name", f"tfwizard-{plan.recipe_name}"]
+    if plan.user:
+        run += ["--user", plan.user]
+    for k, v in plan.container_env.items():
+        run += ["-e", f"{k}={v}"]
+    for m in plan.mounts:
+        spec = f"{m.source}:{m.target}" + (":ro" if m.read_only else "")
+        run += ["-v", spec]
+    if plan.source_kind != "dir":
+        run += ["-v", f"tfwizard-src-{plan.recipe_name}:{SRC}"]
+    run += ["-w", SRC, plan.image, "bash"]
+    lines.append(" ".join(q(a) for a in run))
+    lines.append("# Inside the container:")
+    for step in plan.steps:
+        if step.name == "configure":
+            lines.append("# answer every configure question with environment variables:")
+            for k, v in step.env.items():
+                lines.append(f"export {k}={q(v)}")
+            lines.append("./configure")
+        else:
+            lines.append(" \\\n    ".join([" ".join(q(a) for a in step.argv[:4])] +
+                                          [q(a) for a in step.argv[4:]])
+                         if step.name == "build" else " ".join(q(a) for a in step.argv))
+    lines.append(f"# The wheel: {plan.wheel_dir}/*.whl")
+    return "\n".join(lines) + "\n"
+
+
+def render_json(plan: BuildPlan) -> str:
+    return plan.to_json()

@@ -1,0 +1,795 @@
+"""Live compatibility rules: (recipe, build host, target host) -> findings.
+
+Each finding says what will break (or is worth knowing) before a multi-hour build, why,
+where the fact comes from (knowledge-base source keys) and, where possible, a fix as a
+recipe change the GUI applies in one click. Facts come from the knowledge base; the
+rules only combine them. Evaluation is pure and fast (the GUI re-checks on every change).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from . import cc as ccmod
+from .host import HostProfile
+from .knowledge import KnowledgeBase, Release, load_knowledge
+from .recipe import Recipe
+
+SEVERITIES = ("error", "warning", "info")
+
+
+@dataclass(frozen=True)
+class Fix:
+    label: str
+    changes: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    severity: str  # error | warning | info
+    message: str
+    sources: tuple[str, ...] = ()
+    key: str = ""  # the recipe key it is about
+    fix: Fix | None = None
+
+    def to_dict(self, kb: KnowledgeBase | None = None) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+            "key": self.key,
+            "sources": list(self.sources),
+            "fix": None if self.fix is None else {"label": self.fix.label,
+                                                  "changes": self.fix.changes},
+        }
+        if kb is not None:
+            data["source_titles"] = [kb.sources[s].title for s in self.sources if s in kb.sources]
+        return data
+
+
+@lru_cache(maxsize=4096)
+def _v(text: str) -> Version | None:
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
+
+
+def _mm(text: str) -> tuple[int, int] | None:
+    v = _v(text)
+    return (v.major, v.minor) if v is not None else None
+
+
+@dataclass
+class _Ctx:
+    recipe: Recipe
+    kb: KnowledgeBase
+    release: Release | None
+    build: HostProfile | None
+    target: HostProfile | None
+    target_is_build_host: bool
+    out: list[Finding] = field(default_factory=list)
+
+    def add(self, code: str, severity: str, message: str, sources: tuple[str, ...] | list[str] = (),
+            key: str = "", fix: Fix | None = None) -> None:
+        self.out.append(Finding(code, severity, message, tuple(sources), key, fix))
+
+
+Rule = Callable[[_Ctx], None]
+
+
+def evaluate(
+    recipe: Recipe,
+    build_host: HostProfile | None = None,
+    target_host: HostProfile | None = None,
+    kb: KnowledgeBase | None = None,
+) -> list[Finding]:
+    """All findings for a recipe, errors first. target_host None = the build host."""
+    kb = kb or load_knowledge()
+    release = kb.release(recipe.tensorflow.version or "master")
+    ctx = _Ctx(recipe, kb, release, build_host,
+               target_host if target_host is not None else build_host,
+               target_host is None)
+    for rule in RULES:
+        rule(ctx)
+    order = {s: i for i, s in enumerate(SEVERITIES)}
+    return sorted(ctx.out, key=lambda f: order[f.severity])
+
+
+def errors(findings: list[Finding]) -> list[Finding]:
+    return [f for f in findings if f.severity == "error"]
+
+
+# -- release and Python ---------------------------------------------------------------
+
+
+def rule_release(ctx: _Ctx) -> None:
+    tf = ctx.recipe.tensorflow
+    if ctx.release is None:
+        ctx.add("RELEASE_UNKNOWN", "error",
+                f"TensorFlow {tf.version!r} is not in the knowledge base; checks cannot run.",
+                key="tensorflow.version",
+                fix=Fix(f"Use {ctx.kb.latest_release().version}",
+                        {"tensorflow.version": ctx.kb.latest_release().version}))
+        return
+    if not tf.version:
+        ctx.add("RELEASE_ASSUMED_MASTER", "info",
+                "No tensorflow.version: the checks use what is known about master. Set the "
+                "release your ref or checkout belongs to for exact checks.",
+                ["tf-ci-official"], "tensorflow.version")
+    if ctx.release.unverified and ctx.release.is_master:
+        ctx.add("RELEASE_MASTER_MOVES", "warning",
+                "master changes daily: Python range, compiler and hermetic defaults for master "
+                "are not verified; prefer a release tag for a reproducible build.",
+                ctx.release.sources, "tensorflow.version")
+
+
+def rule_python(ctx: _Ctx) -> None:
+    rel = ctx.release
+    if rel is None:
+        return
+    py = ctx.recipe.python.version or ("3.11" if "3.11" in rel.pythons else rel.pythons[-1])
+    pv = _v(py)
+    if pv is None:
+        return
+    if pv not in rel.python:
+        best = min(rel.pythons, key=lambda p: abs(_v(p).minor - pv.minor))  # type: ignore[union-attr]
+        ctx.add("PYTHON_RANGE", "error",
+                f"Python {py} is outside TensorFlow {rel.version}'s tested range "
+                f"({rel.pythons[0]}-{rel.pythons[-1]}); the build image and the hermetic Python "
+                "lock files exist only for those.",
+                ["tf-source-md", "pypi-wheels"], "python.version",
+                Fix(f"Use Python {best}", {"python.version": best}))
+    numpy = rel.numpy_for(py)
+    if str(numpy):
+        two = " (NumPy 2 is not supported: wheels built on 1.x fail with _ARRAY_API not found)" \
+            if Version("2.0.0") not in numpy else ""
+        ctx.add("NUMPY_RANGE", "info",
+                f"The wheel needs numpy {numpy} in the install target{two}; pip resolves it "
+                "when installing.", ["pypi-wheels"], "install.venv")
+    target = ctx.target
+    if target is not None and target.pythons and not ctx.target_is_build_host:
+        versions = {".".join((p.version or "").split(".")[:2]) for p in target.pythons}
+        if py not in versions:
+            ctx.add("PYTHON_NOT_ON_TARGET", "warning",
+                    f"The target machine's interpreters are {', '.join(sorted(versions))}; a "
+                    f"cp{py.replace('.', '')} wheel will not install there.",
+                    ["pypi-wheels"], "python.version")
+
+
+# -- CUDA / cuDNN versions ------------------------------------------------------------
+
+
+def _closest(wanted: str, options: tuple[str, ...] | list[str]) -> str | None:
+    wv = _v(wanted)
+    if wv is None or not options:
+        return options[-1] if options else None
+    same_minor = [o for o in options if _mm(o) == (wv.major, wv.minor)]
+    if same_minor:
+        return same_minor[-1]
+    same_major = [o for o in options if (_v(o) or Version("0")).major == wv.major]
+    pool = same_major or list(options)
+    return min(pool, key=lambda o: abs(_num(o) - _num(wanted)))
+
+
+def _num(text: str) -> float:
+    v = _v(text)
+    if v is None:
+        return 0.0
+    parts = (list(v.release) + [0, 0, 0])[:3]
+    return parts[0] * 10000 + parts[1] * 100 + parts[2]
+
+
+def rule_cuda_versions(ctx: _Ctx) -> None:
+    r, rel = ctx.recipe, ctx.release
+    if r.backend.kind != "cuda" or rel is None:
+        return
+    cuda, cudnn = r.cuda.version, r.cuda.cudnn
+    if rel.hermetic_cuda:
+        redist = ctx.kb.redist.get(rel.cuda_list or "")
+        if not cuda:
+            ctx.add("CUDA_MISSING", "error", "backend is cuda but cuda.version is empty.",
+                    rel.sources, "cuda.version",
+                    Fix(f"Use CUDA {rel.hermetic_cuda_default}",
+                        {"cuda.version": rel.hermetic_cuda_default}))
+        elif redist is not None and cuda not in redist.cuda:
+            best = _closest(cuda, redist.cuda)
+            in_range = redist.cuda[0] <= cuda and _num(cuda) <= _num(redist.cuda[-1])
+            sev = "warning" if (not redist.complete and in_range) else "error"
+            ctx.add("CUDA_NOT_SUPPORTED", sev,
+                    f"Hermetic CUDA {cuda} is not in TensorFlow {rel.version}'s list; the build "
+                    f"would stop with \"The supported CUDA versions are [...]\". Listed: "
+                    f"{', '.join(redist.cuda)}.",
+                    redist.sources, "cuda.version",
+                    Fix(f"Use CUDA {best}", {"cuda.version": best}) if best else None)
+        if not cudnn:
+            ctx.add("CUDNN_MISSING", "error", "backend is cuda but cuda.cudnn is empty.",
+                    rel.sources, "cuda.cudnn",
+                    Fix(f"Use cuDNN {rel.hermetic_cudnn_default}",
+                        {"cuda.cudnn": rel.hermetic_cudnn_default}))
+        elif redist is not None and cudnn not in redist.cudnn:
+            best = _closest(cudnn, redist.cudnn)
+            sev = "warning" if not redist.complete else "error"
+            ctx.add("CUDNN_NOT_SUPPORTED", sev,
+                    f"Hermetic cuDNN {cudnn} is not in TensorFlow {rel.version}'s list. Listed: "
+                    f"{', '.join(redist.cudnn)}.",
+                    redist.sources, "cuda.cudnn",
+                    Fix(f"Use cuDNN {best}", {"cuda.cudnn": best}) if best else None)
+    else:
+        if cuda and _mm(cuda) != _mm(rel.tested_cuda):
+            ctx.add("CUDA_NOT_TESTED", "warning",
+                    f"TensorFlow {rel.version} predates hermetic CUDA: it builds against the CUDA "
+                    f"installed in the build image, tested with CUDA {rel.tested_cuda}. CUDA {cuda} "
+                    "needs an image that has it.",
+                    ["tf-source-md"], "cuda.version",
+                    Fix(f"Use CUDA {rel.tested_cuda}", {"cuda.version": rel.tested_cuda}))
+        if not cuda:
+            ctx.add("CUDA_MISSING", "error", "backend is cuda but cuda.version is empty.",
+                    ["tf-source-md"], "cuda.version",
+                    Fix(f"Use CUDA {rel.tested_cuda}", {"cuda.version": rel.tested_cuda}))
+    cv = _v(cuda) if cuda else None
+    wheel_major = (_v(rel.wheel_cuda) or Version("0")).major
+    if cv is not None and rel.and_cuda and "and-cuda" in r.install.extras and cv.major != wheel_major:
+        ctx.add("AND_CUDA_MAJOR", "warning",
+                f"TensorFlow {rel.version}'s [and-cuda] extra installs CUDA {wheel_major} pip "
+                f"libraries, but this wheel is built for CUDA {cv.major}; install it without "
+                f"[and-cuda] and provide CUDA {cv.major} libraries.",
+                ["pypi-wheels"], "install.extras", Fix("Install without [and-cuda]",
+                                                       {"install.extras": []}))
+    if cudnn and cv is not None:
+        compat = ctx.kb.cudnn_compat(cudnn)
+        if compat is not None and cv.major not in compat.cuda_majors:
+            ctx.add("CUDNN_CUDA_MAJOR", "error",
+                    f"cuDNN {cudnn} has builds for CUDA {', '.join(map(str, compat.cuda_majors))}.x,"
+                    f" not CUDA {cv.major}.",
+                    compat.sources, "cuda.cudnn")
+
+
+# -- driver -------------------------------------------------------------------------------
+
+
+def _toolkit_driver(ctx: _Ctx, cuda: str) -> str | None:
+    v = _v(cuda)
+    if v is None:
+        return None
+    parts = (list(v.release) + [0, 0])[:3]
+    exact = ".".join(map(str, parts))
+    if exact in ctx.kb.toolkit_driver:
+        return ctx.kb.toolkit_driver[exact]
+    same = sorted((k for k in ctx.kb.toolkit_driver if _mm(k) == (parts[0], parts[1])),
+                  key=_num)
+    return ctx.kb.toolkit_driver[same[0]] if same else None
+
+
+def rule_driver(ctx: _Ctx) -> None:
+    r, t = ctx.recipe, ctx.target
+    if r.backend.kind != "cuda" or t is None or not r.cuda.version:
+        return
+    nv = t.nvidia
+    if nv.status == "mismatch":
+        ctx.add("DRIVER_MISMATCH", "error",
+                "The target's NVIDIA kernel module and user library come from different driver "
+                "builds (Driver/library version mismatch): nothing CUDA will run until it is "
+                "rebooted or one driver version is reinstalled.",
+                ["tf-gpu-device", "nvml-api"], "target.host_profile")
+        return
+    if not nv.driver_version:
+        if ctx.target_is_build_host and not nv.gpus:
+            ctx.add("NO_GPU_HERE", "info",
+                    "This machine has no NVIDIA GPU: that is fine for building (hermetic CUDA "
+                    "needs no GPU), but nothing can check the machine that will run the wheel. "
+                    "Save its profile there with `tfwizard detect --json > target.json` and set "
+                    "target.host_profile (or pass --target).",
+                    ["xla-hermetic-cuda"], "target.host_profile")
+        return
+    cv = _v(r.cuda.version)
+    if cv is None:
+        return
+    floor = ctx.kb.driver_floor(cv.major)
+    system = t.os.system
+    driver = _v(nv.driver_version)
+    if floor is None or driver is None:
+        return
+    needed = floor.windows if system == "windows" and floor.windows else floor.linux
+    where = "this machine" if ctx.target_is_build_host else "the target machine"
+    if driver < Version(needed):
+        supported = nv.cuda_driver_version or ""
+        fix = None
+        rel = ctx.release
+        if supported and rel is not None and rel.hermetic_cuda:
+            redist = ctx.kb.redist.get(rel.cuda_list or "")
+            ok = [c for c in (redist.cuda if redist else ()) if _floor_ok(ctx, c, driver, system)]
+            if ok:
+                fix = Fix(f"Use CUDA {ok[-1]} (runs on driver {nv.driver_version})",
+                          {"cuda.version": ok[-1]})
+        ctx.add("DRIVER_TOO_OLD", "error",
+                f"CUDA {cv.major}.x needs NVIDIA driver >= {needed} on "
+                f"{'Windows' if system == 'windows' else 'Linux'}; {where} has "
+                f"{nv.driver_version}"
+                + (f" (supports CUDA up to {supported})" if supported else "")
+                + ". Upgrade the driver there, or build with an older CUDA.",
+                floor.sources, "cuda.version", fix)
+        return
+    # PTX: minor-version compatibility does not cover JIT of PTX from a newer toolkit
+    targets = _targets(ctx)
+    tk_driver = _toolkit_driver(ctx, r.cuda.version)
+    if not targets or tk_driver is None or driver >= Version(tk_driver):
+        return
+    for gpu in t.nvidia.gpus:
+        if gpu.error or not gpu.compute_capability:
+            continue
+        cov = ccmod.coverage(targets, gpu.compute_capability,
+                             tegra_mismatch=ctx.kb.is_tegra(gpu.compute_capability))
+        if cov.needs_jit:
+            ctx.add("PTX_DRIVER", "error",
+                    f"GPU {gpu.index} ({gpu.name or gpu.compute_capability}) has no cubin in "
+                    f"this build and must JIT the PTX, which needs a driver at least as new as "
+                    f"the toolkit (CUDA {r.cuda.version} -> >= {tk_driver}); {where} has "
+                    f"{nv.driver_version}.",
+                    ["cuda-compat", "cuda-release-notes"], "cuda.compute_capabilities",
+                    _add_cc_fix(ctx, gpu.compute_capability))
+
+
+def _floor_ok(ctx: _Ctx, cuda: str, driver: Version, system: str) -> bool:
+    v = _v(cuda)
+    floor = ctx.kb.driver_floor(v.major) if v else None
+    if floor is None:
+        return False
+    needed = floor.windows if system == "windows" and floor.windows else floor.linux
+    return driver >= Version(needed)
+
+
+# -- compute capabilities -------------------------------------------------------------
+
+
+def _targets(ctx: _Ctx) -> list[ccmod.Target]:
+    gpus = ctx.target.nvidia_ccs() if ctx.target is not None else []
+    tokens = ccmod.expand(list(ctx.recipe.cuda.compute_capabilities), gpus)
+    return [t for t in (ccmod.parse_target(x) for x in tokens) if t is not None]
+
+
+def _add_cc_fix(ctx: _Ctx, cc: str) -> Fix | None:
+    parsed = ccmod.parse_cc(cc)
+    if parsed is None:
+        return None
+    token = f"sm_{parsed[0]}{parsed[1]}"
+    current = list(ctx.recipe.cuda.compute_capabilities)
+    if token in current:
+        return None
+    return Fix(f"Add {token}", {"cuda.compute_capabilities": current + [token]})
+
+
+def _clang_major(ctx: _Ctx) -> int | None:
+    clang = ctx.recipe.toolchain.clang
+    return int(clang) if clang.isdigit() else None
+
+
+def rule_compute_capabilities(ctx: _Ctx) -> None:
+    r, rel = ctx.recipe, ctx.release
+    if r.backend.kind != "cuda":
+        return
+    tokens = list(r.cuda.compute_capabilities)
+    official = list(rel.wheel_compute_capabilities) if rel else []
+    key = "cuda.compute_capabilities"
+    if not tokens:
+        ctx.add("CC_EMPTY", "error",
+                "No compute capabilities: configure.py would fall back to its default 3.5,7.0, "
+                "which CUDA 12 and clang 17+ cannot build.",
+                ["tf-configure-goldens", "tf-configure-py"], key,
+                Fix("Use the official wheel's list", {key: official}) if official else None)
+        return
+    gpus = ctx.target.nvidia_ccs() if ctx.target is not None else []
+    if "auto" in tokens and not gpus:
+        ctx.add("CC_AUTO_NO_GPU", "error",
+                '"auto" takes the target machine\'s GPUs, but '
+                + ("this machine has no NVIDIA GPU" if ctx.target_is_build_host
+                   else "the target profile lists no NVIDIA GPU")
+                + ". Name the capabilities, or set target.host_profile to the machine that will "
+                "run the wheel.",
+                ["tf-configure-py"], key,
+                Fix("Use the official wheel's list", {key: official}) if official else None)
+    if sorted(t for t in tokens if t != "auto") == ["3.5", "7.0"]:
+        ctx.add("CC_TF_DEFAULT", "error",
+                "3.5,7.0 is configure.py's default list; sm_35 cannot be built by CUDA >= 12 or "
+                "clang >= 17 for CUDA 12.",
+                ["tf-configure-py", "clang-cuda"], key,
+                Fix("Use the official wheel's list", {key: official}) if official else None)
+    cv = _v(r.cuda.version) if r.cuda.version else None
+    clang = _clang_major(ctx) if r.cuda.compiler == "clang" else None
+    for token in tokens:
+        if token == "auto":
+            continue
+        t = ccmod.parse_target(token)
+        if t is None:
+            continue
+        if t.major < 3 or t.sm < 30:
+            ctx.add("CC_CONFIGURE_REJECTS", "error",
+                    f"{token}: configure.py rejects capabilities below 3.0 and then silently "
+                    "builds for 3.5,7.0 instead.",
+                    ["tf-configure-goldens"], key)
+            continue
+        arch = ctx.kb.arch(t.sm)
+        if arch is None:
+            ctx.add("CC_UNKNOWN", "warning", f"{token}: not a GPU target tfwizard knows.",
+                    ["cuda-gpus"], key)
+            continue
+        if cv is not None:
+            if cv < Version(arch.min_cuda):
+                ctx.add("CC_TOO_NEW_FOR_CUDA", "error",
+                        f"{token} needs CUDA >= {arch.min_cuda}; the recipe uses {r.cuda.version}.",
+                        arch.sources, key)
+            if arch.max_cuda and cv > Version(arch.max_cuda + ".99"):
+                ctx.add("CC_DROPPED_BY_CUDA", "error",
+                        f"{token}: CUDA {cv.major}.{cv.minor} can no longer build sm_{t.sm} "
+                        f"(last in CUDA {arch.max_cuda}). {arch.note}".strip(),
+                        arch.sources, key,
+                        Fix(f"Remove {token}", {key: [x for x in tokens if x != token]}))
+            if t.suffix == "a" and cv < Version(ctx.kb.suffixes.a_min_cuda):
+                ctx.add("CC_SUFFIX_CUDA", "error",
+                        f"{token}: 'a' targets need CUDA >= {ctx.kb.suffixes.a_min_cuda}.",
+                        ["cuda-features-archive"], key)
+            if t.suffix == "f" and cv < Version(ctx.kb.suffixes.f_min_cuda):
+                ctx.add("CC_SUFFIX_CUDA", "error",
+                        f"{token}: 'f' (family) targets need CUDA >= {ctx.kb.suffixes.f_min_cuda}.",
+                        ["cuda-features-archive"], key)
+        if clang is not None and clang < arch.min_clang:
+            ctx.add("CC_TOO_NEW_FOR_CLANG", "error",
+                    f"{token}: clang {clang} cannot target sm_{t.sm} (needs clang >= "
+                    f"{arch.min_clang}).",
+                    ["clang-cuda"], "toolchain.clang",
+                    Fix(f"Use clang {arch.min_clang}", {"toolchain.clang": str(arch.min_clang)}))
+        if t.suffix == "a":
+            ctx.add("CC_SUFFIX_A", "info",
+                    f"{token}: an architecture-specific target runs only on exactly CC "
+                    f"{t.cc}, with no forward compatibility; add a plain target too.",
+                    ["cuda-features-archive"], key)
+    _coverage_findings(ctx)
+
+
+def _coverage_findings(ctx: _Ctx) -> None:
+    t = ctx.target
+    if t is None or not t.nvidia.gpus:
+        return
+    targets = _targets(ctx)
+    if not targets:
+        return
+    key = "cuda.compute_capabilities"
+    for gpu in t.nvidia.gpus:
+        if gpu.error:
+            ctx.add("GPU_ERROR", "warning",
+                    f"GPU {gpu.index} reports an error ({gpu.error}); it is left out of the checks.",
+                    ["nvml-api"], "target.host_profile")
+            continue
+        cc = gpu.compute_capability
+        if not cc:
+            continue
+        tegra = ctx.kb.is_tegra(cc)
+        cov = ccmod.coverage(targets, cc, tegra_mismatch=tegra)
+        label = f"GPU {gpu.index} ({gpu.name}, CC {cc})" if gpu.name else f"GPU {gpu.index} (CC {cc})"
+        if cov.cubin is not None:
+            if cov.cubin.cc == cc:
+                ctx.add("CC_COVERS_GPU", "info", f"{label} runs the {cov.cubin.token} cubin.",
+                        ["cuda-pg-compat"], key)
+            else:
+                ctx.add("CC_COVERS_GPU", "info",
+                        f"{label} runs the {cov.cubin.token} cubin: a cubin for "
+                        f"{cov.cubin.cc} runs on {cc} (same major, lower minor), so no extra "
+                        f"target is needed; sm_{cc.replace('.', '')} would add only "
+                        "Ada/newer-specific tuning.",
+                        ["cuda-pg-compat"], key)
+        elif cov.ptx is not None:
+            ctx.add("CC_PTX_JIT", "warning",
+                    f"{label}: no cubin in this build, only PTX ({cov.ptx.token}); your {cc} GPU "
+                    "would JIT from PTX for ~30 minutes or fail (first use only; JIT results are cached).",
+                    ["cuda-pg-compat", "tf-gpu-device"], key, _add_cc_fix(ctx, cc))
+        else:
+            ctx.add("CC_NOT_COVERED", "error",
+                    f"{label}: no cubin of major {cc.split('.')[0]} with a minor <= its own and no "
+                    f"PTX <= {cc}; TensorFlow would ignore this GPU.",
+                    ["cuda-pg-compat", "tf-gpu-device"], key, _add_cc_fix(ctx, cc))
+
+
+# -- compiler -------------------------------------------------------------------------------
+
+
+def rule_compiler(ctx: _Ctx) -> None:
+    r, rel = ctx.recipe, ctx.release
+    if rel is None:
+        return
+    clang = _clang_major(ctx)
+    gcc = r.toolchain.gcc
+    if clang and gcc:
+        ctx.add("COMPILER_BOTH", "warning",
+                f"Both toolchain.clang ({clang}) and toolchain.gcc ({gcc}) are set; clang is used"
+                + (" as the CUDA compiler" if r.backend.kind == "cuda" else "") + ".",
+                ["tf-configure-py"], "toolchain.gcc",
+                Fix("Remove toolchain.gcc", {"toolchain.gcc": ""}))
+    wheel_clang = None
+    if "llvm-" in rel.wheel_compiler:
+        wheel_clang = int(rel.wheel_compiler.split("llvm-")[1].split("/")[0])
+    elif rel.wheel_compiler.startswith("clang "):
+        wheel_clang = int(rel.wheel_compiler.split()[1])
+    if clang:
+        info = ctx.kb.clang(clang)
+        if clang == rel.tested_clang or clang == wheel_clang:
+            what = "the tested compiler" if clang == rel.tested_clang else \
+                "what the official wheel was built with"
+            ctx.add("CLANG_MATCHES", "info", f"clang {clang} is {what} for TensorFlow "
+                    f"{rel.version}.", ["tf-source-md", "pypi-wheels"], "toolchain.clang")
+        elif rel.tested_clang:
+            ctx.add("CLANG_NOT_TESTED", "warning",
+                    f"TensorFlow {rel.version} is tested with {rel.tested_compiler}; clang {clang} "
+                    "may hit new warnings-as-errors.",
+                    ["tf-source-md", "tf-build-issues"], "toolchain.clang",
+                    Fix(f"Use clang {rel.tested_clang}", {"toolchain.clang": str(rel.tested_clang)}))
+        else:
+            ctx.add("CLANG_NOT_TESTED", "warning",
+                    f"TensorFlow {rel.version} was tested with {rel.tested_compiler}, not clang.",
+                    ["tf-source-md"], "toolchain.clang")
+        if info is not None and info.offsetof_warning and clang >= 18:
+            ctx.add("CLANG_OFFSETOF", "info",
+                    f"configure.py adds -Wno-gnu-offsetof-extensions only for clang 16/17, but "
+                    f"clang {clang} hits the same upb error; the plan adds "
+                    "--copt=-Wno-gnu-offsetof-extensions.",
+                    info.sources, "toolchain.clang")
+        if info is not None and info.c23_warning:
+            ctx.add("CLANG_C23", "warning",
+                    f"clang {clang} also errors on -Wc23-extensions in TF's dependencies; the plan "
+                    "adds --copt=-Wno-c23-extensions, but expect more new warnings.",
+                    info.sources, "toolchain.clang")
+        if r.backend.kind == "cuda" and r.cuda.compiler == "clang" and info and r.cuda.version:
+            cv, newest = _v(r.cuda.version), _v(info.newest_cuda)
+            if cv is not None and newest is not None and (cv.major, cv.minor) > (
+                    newest.major, newest.minor):
+                ctx.add("CLANG_CUDA_PARTIAL", "info",
+                        f"clang {clang} fully supports CUDA up to {info.newest_cuda}; with CUDA "
+                        f"{r.cuda.version} it warns (-Wunknown-cuda-version) and carries on, as "
+                        "TensorFlow's own builds do.",
+                        info.sources, "toolchain.clang")
+        if info is None:
+            ctx.add("CLANG_UNKNOWN", "warning", f"clang {clang} is not in the knowledge base.",
+                    ["clang-cuda"], "toolchain.clang")
+    elif r.backend.kind == "cuda" and r.cuda.compiler == "clang":
+        ctx.add("CLANG_MISSING", "warning",
+                "cuda.compiler is clang but toolchain.clang is empty; clang 18 is assumed.",
+                ["tf-configure-py"], "toolchain.clang",
+                Fix("Use clang 18", {"toolchain.clang": "18"}))
+    else:
+        tested_gcc = rel.tested_gcc
+        if tested_gcc is None:
+            ctx.add("GCC_NOT_TESTED", "warning",
+                    f"TensorFlow {rel.version} is built and tested with {rel.tested_compiler}; "
+                    "gcc builds are not tested by TensorFlow and often fail late.",
+                    ["tf-source-md"], "toolchain.clang",
+                    Fix(f"Use clang {rel.tested_clang}",
+                        {"toolchain.clang": str(rel.tested_clang), "toolchain.gcc": ""})
+                    if rel.tested_clang else None)
+    if r.backend.kind == "cuda" and r.cuda.compiler == "nvcc" and rel.hermetic_cuda:
+        ctx.add("NVCC_HOST", "info",
+                "nvcc with gcc as host compiler: TensorFlow's releases build CUDA with clang; "
+                "nvcc builds are supported (--config=cuda_nvcc in newer releases) but less tested.",
+                ["tf-configure-py", "tf-ci-official"], "cuda.compiler")
+
+
+# -- platform ---------------------------------------------------------------------------------
+
+
+def rule_platform(ctx: _Ctx) -> None:
+    r, rel, t, b = ctx.recipe, ctx.release, ctx.target, ctx.build
+    windows = ctx.kb.platforms["windows"]
+    for host, who in ((b, "build host"), (t, "target")):
+        if host is None or (host is t and ctx.target_is_build_host and who == "target"):
+            continue
+        if r.backend.kind == "cuda" and host.os.system == "windows" and rel is not None \
+                and not rel.windows_cuda:
+            ctx.add("WINDOWS_CUDA", "error",
+                    f"The {who} is native Windows: {windows['message']}",
+                    windows["sources"], "backend.kind")
+        if r.is_gpu and host.os.system == "darwin":
+            ctx.add("MACOS_GPU", "error", f"The {who} is macOS: TensorFlow has no GPU support "
+                    "on macOS.", ["tf-source-md"], "backend.kind",
+                    Fix("Build for CPU", {"backend.kind": "cpu"}))
+    if t is not None and t.os.wsl2 and r.backend.kind == "cuda":
+        ctx.add("WSL2", "info", ctx.kb.platforms["wsl2"]["advice"]
+                + (f" (found {t.os.wsl_libcuda_path})" if t.os.wsl_libcuda_path else ""),
+                ctx.kb.platforms["wsl2"]["sources"], "target.host_profile")
+    if r.backend.kind == "rocm" and (r.cuda.version or r.cuda.compute_capabilities):
+        ctx.add("ROCM_CUDA_EXCLUSIVE", "warning",
+                "[cuda] settings are ignored: CUDA and ROCm are mutually exclusive in one build.",
+                ["tf-configure-py"], "backend.kind")
+    if r.backend.kind == "cpu" and t is not None and t.nvidia.gpus and not ctx.target_is_build_host:
+        ctx.add("CPU_WITH_GPU_TARGET", "warning",
+                "The target machine has NVIDIA GPUs but the recipe builds a CPU-only wheel.",
+                ["tf-pip-md"], "backend.kind", Fix("Build for CUDA", {"backend.kind": "cuda"}))
+    if rel is not None and t is not None and t.os.glibc and t.os.system == "linux":
+        if (_v(t.os.glibc) or Version("0")) < Version(rel.glibc_floor):
+            ctx.add("GLIBC_TOO_OLD", "error",
+                    f"TensorFlow {rel.version} wheels are {rel.manylinux} (glibc >= "
+                    f"{rel.glibc_floor}); the target has glibc {t.os.glibc}.",
+                    ["pypi-wheels"], "tensorflow.version")
+    _arch_findings(ctx)
+
+
+def _arch_findings(ctx: _Ctx) -> None:
+    r, t, b = ctx.recipe, ctx.target, ctx.build
+    image = r.build.image
+    arm_image = "arm64" in image or "aarch64" in image
+    if t is not None and b is not None and t.cpu.arch != b.cpu.arch and not ctx.target_is_build_host:
+        ctx.add("ARCH_MISMATCH", "error",
+                f"The build host is {b.cpu.arch} and the target is {t.cpu.arch}: tfwizard builds "
+                f"natively; run the build on a {t.cpu.arch} machine (TF's cross-compile configs "
+                "are not supported here).",
+                ["tf-ci-official"], "target.host_profile")
+    arch = (t or b).cpu.arch if (t or b) is not None else None  # type: ignore[union-attr]
+    if arch == "aarch64" or arm_image:
+        aarch = ctx.kb.platforms["aarch64"]
+        if r.backend.kind == "cuda":
+            ctx.add("AARCH64_CUDA", "warning", aarch["note"], aarch["sources"], "backend.kind")
+        if arch == "aarch64" and not arm_image and not r.build.image == "":
+            ctx.add("AARCH64_IMAGE", "warning",
+                    f"The build image {image} may be x86_64 only; TF's arm64 image is "
+                    f"{aarch['image']}.", aarch["sources"], "build.image",
+                    Fix("Use TF's arm64 build image", {"build.image": aarch["image"]}))
+        if arch == "aarch64" and r.build.image == "":
+            ctx.add("AARCH64_IMAGE", "warning",
+                    f"On aarch64 the release's default image is x86_64; use {aarch['image']}.",
+                    aarch["sources"], "build.image",
+                    Fix("Use TF's arm64 build image", {"build.image": aarch["image"]}))
+        cpu = (t or b).cpu if (t or b) is not None else None  # type: ignore[union-attr]
+        if cpu is not None and "sve" in cpu.features and not any(
+                "march" in f or "mcpu" in f for f in r.build.opt_flags):
+            ctx.add("AARCH64_SVE", "info",
+                    "The target CPU has SVE; -mcpu=native (or -march=armv8.2-a+sve) in "
+                    "build.opt_flags would use it, at the cost of portability.",
+                    aarch["sources"], "build.opt_flags")
+
+
+def rule_rocm(ctx: _Ctx) -> None:
+    r, rel, t = ctx.recipe, ctx.release, ctx.target
+    if r.backend.kind != "rocm":
+        return
+    key = "rocm.amdgpu_targets"
+    if not r.rocm.version:
+        ctx.add("ROCM_VERSION_MISSING", "warning", "rocm.version is empty; the build image's ROCm "
+                "is used unchecked.", ["rocm-matrix"], "rocm.version")
+    info = ctx.kb.rocm_release(r.rocm.version) if r.rocm.version else None
+    if r.rocm.version and info is None:
+        ctx.add("ROCM_UNKNOWN", "warning", f"ROCm {r.rocm.version} is not in the knowledge base.",
+                ["rocm-matrix"], "rocm.version")
+    if info is not None and rel is not None and info.tensorflow and not any(
+            v.rsplit(".", 1)[0] == rel.series for v in info.tensorflow):
+        ctx.add("ROCM_TF_NOT_VALIDATED", "warning",
+                f"ROCm {r.rocm.version} was validated with TensorFlow "
+                f"{', '.join(info.tensorflow)}, not {rel.series}.", info.sources, "rocm.version")
+    gpus = t.amd_targets() if t is not None else []
+    targets = [x for x in r.rocm.amdgpu_targets if x != "auto"]
+    if "auto" in r.rocm.amdgpu_targets:
+        targets += [g for g in gpus if g not in targets]
+        if not gpus:
+            ctx.add("ROCM_AUTO_NO_GPU", "error",
+                    '"auto" takes the target machine\'s AMD GPUs, but none were found; name the '
+                    "gfx targets.", ["kfd-device"], key,
+                    Fix("Use the ROCm default targets", {key: list(ctx.kb.rocm_default_targets)}))
+    if not r.rocm.amdgpu_targets:
+        ctx.add("ROCM_TARGETS_EMPTY", "warning", "No gfx targets: the build image's default "
+                "list is used.", ["tf-sig-build"], key)
+    if info is not None:
+        for target in targets:
+            base = target.split(":")[0]
+            if base not in info.targets:
+                ctx.add("ROCM_TARGET_UNSUPPORTED", "warning",
+                        f"{base} is not an officially supported target of ROCm {r.rocm.version} "
+                        f"(supported: {', '.join(info.targets)}).", info.sources, key)
+    for gpu in gpus:
+        if targets and gpu not in [x.split(":")[0] for x in targets]:
+            override = t.amd.hsa_override_gfx_version if t is not None else None
+            ctx.add("ROCM_GPU_NOT_COVERED", "error" if not override else "warning",
+                    f"The target's {gpu} is not in the build's gfx targets; TensorFlow would "
+                    "ignore it (\"Ignoring visible gpu device ... AMDGPU version\")"
+                    + (f"; HSA_OVERRIDE_GFX_VERSION={override} is set there" if override else ""),
+                    ["tf-gpu-device", "rocm-matrix"], key,
+                    Fix(f"Add {gpu}", {key: [x for x in r.rocm.amdgpu_targets if x != "auto"]
+                                       + [gpu]}))
+
+
+# -- resources and Docker -------------------------------------------------------------------
+
+
+def rule_resources(ctx: _Ctx) -> None:
+    b, r = ctx.build, ctx.recipe
+    if b is None:
+        return
+    mem = ctx.kb.platforms["memory"]
+    ram = b.resources.ram_total_bytes
+    cpus = b.resources.cpu_count or b.cpu.cores or 1
+    if ram:
+        ram_gib = ram / 2**30
+        jobs = r.build.jobs or min(cpus, max(1, math.floor(ram_gib / mem["gib_per_job"])))
+        per_job = ram_gib / jobs
+        if per_job < mem["gib_per_job"]:
+            safe = max(1, math.floor(ram_gib / mem["gib_per_job"]))
+            ctx.add("RAM_PER_JOB", "warning",
+                    f"{jobs} Bazel jobs on {ram_gib:.0f} GiB RAM is {per_job:.1f} GiB per job; "
+                    f"TensorFlow's C++ needs ~{mem['gib_per_job']} GiB per job, or the compiler is "
+                    "killed (\"Killed signal terminated program cc1plus\").",
+                    mem["sources"], "build.jobs", Fix(f"Use {safe} jobs", {"build.jobs": safe}))
+        elif not r.build.jobs and jobs < cpus:
+            ctx.add("RAM_LIMITS_JOBS", "info",
+                    f"{ram_gib:.0f} GiB RAM allows ~{jobs} concurrent jobs on {cpus} CPUs; the plan "
+                    f"passes --jobs={jobs} and --local_ram_resources.",
+                    mem["sources"], "build.jobs")
+    free = b.resources.disk_free_bytes
+    if free is not None:
+        need = mem["min_free_disk_gib_cuda"] if r.is_gpu else mem["min_free_disk_gib_cpu"]
+        free_gib = free / 2**30
+        if free_gib < need:
+            ctx.add("DISK_LOW", "error" if free_gib < need / 2 else "warning",
+                    f"{free_gib:.0f} GiB free at {b.resources.disk_path or 'the data folder'}; a "
+                    f"{'GPU' if r.is_gpu else 'CPU'} TensorFlow build needs ~{need} GiB for Bazel's "
+                    "output base and caches.", mem["sources"], "cache.disk_cache")
+
+
+def rule_docker(ctx: _Ctx) -> None:
+    b = ctx.build
+    if b is None:
+        return
+    d = b.docker
+    if d.status != "ok":
+        ctx.add("DOCKER_UNAVAILABLE", "error",
+                f"Docker is not usable on the build host ({d.status}): {d.message}".strip(),
+                ["docker-api"], "build.image")
+
+
+def rule_image(ctx: _Ctx) -> None:
+    r, rel = ctx.recipe, ctx.release
+    if rel is None or r.build.image:
+        return
+    if rel.unverified and any(u.startswith("image") for u in rel.unverified):
+        py = r.python.version or "3.11"
+        ctx.add("IMAGE_TAG_UNVERIFIED", "info",
+                f"The default image {rel.image_for(py)} is TensorFlow's SIG Build image for this "
+                "release; whether a tag exists for every Python version is not verified.",
+                ["tf-sig-build"], "build.image")
+
+
+def rule_bazel_flags(ctx: _Ctx) -> None:
+    r = ctx.recipe
+    for flag in r.build.bazel_flags:
+        if flag in ("--config=cuda", "--config=cuda_wheel") and r.backend.kind != "cuda":
+            ctx.add("FLAG_BACKEND", "warning", f"{flag} in build.bazel_flags but backend is "
+                    f"{r.backend.kind}.", ["tf-source-md"], "build.bazel_flags")
+        if flag.startswith("--jobs") and r.build.jobs:
+            ctx.add("FLAG_JOBS_TWICE", "warning", f"{flag} overrides build.jobs = {r.build.jobs}.",
+                    ["bazel-docs"], "build.bazel_flags")
+
+
+RULES: tuple[Rule, ...] = (
+    rule_release,
+    rule_python,
+    rule_cuda_versions,
+    rule_driver,
+    rule_compute_capabilities,
+    rule_compiler,
+    rule_platform,
+    rule_rocm,
+    rule_resources,
+    rule_docker,
+    rule_image,
+    rule_bazel_flags,
+)
+
+
+def apply_fix(recipe: Recipe, finding: Finding) -> Recipe:
+    """The recipe with a finding's fix applied (the GUI's one click)."""
+    if finding.fix is None:
+        return recipe
+    new = recipe.with_changes(finding.fix.changes)
+    new.document, new.path = recipe.document, recipe.path
+    return new
