@@ -360,6 +360,10 @@ def parse_recipe(data: bytes | str, where: str = "recipe") -> Recipe:
         message = str(exc).split(" at line ")[0]
         raise RecipeError(where, [Problem("(toml)", message, exc.line, "fix the TOML syntax")]) \
             from None
+    except tomlkit.exceptions.TOMLKitError as exc:  # e.g. KeyAlreadyPresent, which has no line
+        message = str(exc)
+        raise RecipeError(where, [Problem("(toml)", message, _duplicate_line(text),
+                                          "each key and table may appear only once")]) from None
     except (RecursionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
         # tomlkit raises plain errors on some pathological inputs (deep nesting, odd keys)
         raise RecipeError(where, [Problem("(toml)", f"cannot be parsed: {type(exc).__name__}")]) \
@@ -367,6 +371,29 @@ def parse_recipe(data: bytes | str, where: str = "recipe") -> Recipe:
     recipe = validate(plain, text, where)
     recipe.document = doc
     return recipe
+
+
+def _duplicate_line(text: str) -> int | None:
+    """The line of the first key or table defined a second time, if any."""
+    seen: set[str] = set()
+    table = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(line)
+        if header and not _ASSIGN.match(line):
+            table = ".".join(p.strip().strip("\"'") for p in header.group(1).split("."))
+            if not line.lstrip().startswith("[["):
+                if f"[{table}]" in seen:
+                    return number
+                seen.add(f"[{table}]")
+            continue
+        assign = _ASSIGN.match(line)
+        if assign:
+            key = ".".join(p.strip().strip("\"'") for p in assign.group(1).split("."))
+            full = f"{table}.{key}" if table else key
+            if full in seen:
+                return number
+            seen.add(full)
+    return None
 
 
 def load_recipe(path: str | Path) -> Recipe:
