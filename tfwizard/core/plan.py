@@ -252,7 +252,8 @@ def make_plan(
     image = recipe.build.image or release.image_for(python)
     uid = os.getuid() if uid is None and hasattr(os, "getuid") else uid
     gid = os.getgid() if gid is None and hasattr(os, "getgid") else gid
-    container_env = {"HOME": HOME, "TF_PYTHON_VERSION": python}
+    # USER: Bazel's client refuses to start for a uid without a passwd entry unless USER is set
+    container_env = {"HOME": HOME, "USER": "tfwizard", "TF_PYTHON_VERSION": python}
     steps: list[Step] = []
     if source_kind != "dir":
         steps.append(Step("fetch", "fetch",

@@ -1,0 +1,7 @@
+"""Offline stand-in: nothing to fetch."""
+
+def rules_proto_dependencies():
+    pass
+
+def rules_proto_toolchains():
+    pass

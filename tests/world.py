@@ -1,0 +1,339 @@
+"""The small real test world: local Docker images and a TensorFlow-shaped Bazel workspace.
+
+Tests import this module (``from tests import world`` or ``import world`` with tests/ on
+sys.path). It holds no fixtures; wrap these helpers in fixtures as you need them.
+
+    IMAGE, BUSYBOX              the two local images (built by tests/images/build_images.sh)
+    FIXTURE_WORKSPACE           tests/fixtures/tf_workspace (never build in it: copy it)
+    docker_available()          True when a Docker engine answers
+    require_docker()            pytest.skip without Docker; pytest.fail in CI (CI=true)
+    ensure_images()             ensure_docker.sh + build_images.sh, once per session
+    copy_workspace(tmp_path)    a fresh copy of the fixture workspace; returns its path
+    build_cuda_stub_wheel(dest) the offline stand-in for NVIDIA's pip libraries; its path
+
+plus a few conveniences built on them: run_in_image(), run_configure(), bazel_build().
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import threading
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+TESTS_DIR = Path(__file__).resolve().parent
+IMAGES_DIR = TESTS_DIR / "images"
+FIXTURE_WORKSPACE = TESTS_DIR / "fixtures" / "tf_workspace"
+CUDA_STUB_DIR = TESTS_DIR / "fixtures" / "cuda_stub"
+
+IMAGE = "tfwizard-test/bazel:bookworm"
+BUSYBOX = "tfwizard-test/busybox:latest"
+CONTENT_LABEL = "org.tfwizard.test.content"
+
+#: Where the workspace is mounted in IMAGE (its WORKDIR).
+CONTAINER_WORKSPACE = "/src"
+#: Where a disk-cache volume is mounted in IMAGE (mode 1777 in the image).
+CONTAINER_CACHE = "/cache"
+WHEEL_TARGET = "//tensorflow/tools/pip_package:wheel"
+WHEEL_HOUSE = "bazel-bin/tensorflow/tools/pip_package/wheel_house"
+#: Flags every non-tty Bazel run in the test world should carry.
+BAZEL_UI_FLAGS = ("--curses=no", "--color=no", "--show_progress_rate_limit=1")
+
+#: configure.py answers for a CPU build with gcc that never prompt.
+CPU_GCC_ANSWERS = {
+    "PYTHON_BIN_PATH": "/usr/bin/python3",
+    "USE_DEFAULT_PYTHON_LIB_PATH": "1",
+    "TF_SET_ANDROID_WORKSPACE": "0",
+    "TF_NEED_ROCM": "0",
+    "TF_NEED_CUDA": "0",
+    "TF_NEED_CLANG": "0",
+    "CC_OPT_FLAGS": "-Wno-sign-compare",
+}
+
+_lock = threading.Lock()
+_images_ready = False
+_docker_seen = False
+
+
+def in_ci() -> bool:
+    """True when the CI variable says so (GitHub and most CIs set CI=true)."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def docker_available() -> bool:
+    """True when a Docker engine answers through the docker SDK (default socket / DOCKER_HOST)."""
+    global _docker_seen
+    if _docker_seen:
+        return True
+    try:
+        import docker
+
+        client = docker.from_env(timeout=10)
+        try:
+            client.ping()
+        finally:
+            client.close()
+    except Exception:
+        return False
+    _docker_seen = True
+    return True
+
+
+def _run_script(name: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", str(IMAGES_DIR / name)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=timeout,
+        check=False,
+        env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+    )
+
+
+def _unavailable(reason: str) -> None:
+    if in_ci():
+        pytest.fail(f"{reason} (CI is set: Docker tests must run in CI)", pytrace=False)
+    pytest.skip(reason)
+
+
+def require_docker() -> None:
+    """Skip the calling test without a Docker engine; fail it instead when CI is set.
+
+    In CI, as root, it first tries tests/images/ensure_docker.sh (starts or installs dockerd).
+    """
+    if docker_available():
+        return
+    if in_ci() and os.geteuid() == 0:
+        proc = _run_script("ensure_docker.sh", timeout=600)
+        if proc.returncode == 0 and docker_available():
+            return
+        _unavailable("no Docker engine, and ensure_docker.sh failed:\n" + proc.stdout[-3000:])
+    _unavailable("no Docker engine answers (run tests/images/ensure_docker.sh as root)")
+
+
+def _image_labels(name: str) -> dict[str, str] | None:
+    import docker
+
+    client = docker.from_env(timeout=30)
+    try:
+        image = client.images.get(name)
+    except docker.errors.ImageNotFound:
+        return None
+    finally:
+        client.close()
+    return dict(image.labels or {})
+
+
+def ensure_images() -> None:
+    """Make sure IMAGE and BUSYBOX exist and are current (once per test session).
+
+    As root it runs ensure_docker.sh and build_images.sh (a second or so when the images are
+    current, about a minute from scratch). Not as root it only checks that both images exist.
+    Skips (or, in CI, fails) the calling test when that is not possible.
+    """
+    global _images_ready
+    with _lock:
+        if _images_ready:
+            return
+        require_docker()
+        if os.geteuid() == 0:
+            proc = _run_script("build_images.sh", timeout=1800)
+            if proc.returncode != 0:
+                pytest.fail(
+                    "tests/images/build_images.sh failed:\n" + proc.stdout[-6000:], pytrace=False
+                )
+        else:
+            missing = [n for n in (IMAGE, BUSYBOX) if _image_labels(n) is None]
+            if missing:
+                _unavailable(
+                    f"missing test images {missing}; run tests/images/build_images.sh as root"
+                )
+        _images_ready = True
+
+
+def copy_workspace(tmp_path: Path) -> Path:
+    """A fresh copy of the fixture workspace under tmp_path (builds must not write the repo)."""
+    dest = Path(tmp_path) / "tf_workspace"
+    shutil.copytree(
+        FIXTURE_WORKSPACE,
+        dest,
+        symlinks=True,
+        ignore=shutil.ignore_patterns(
+            "bazel-*", ".tf_configure.bazelrc", "python_bin_path.sh", "__pycache__", "*.whl"
+        ),
+    )
+    return dest
+
+
+def build_cuda_stub_wheel(dest: Path) -> Path:
+    """Build tfwizard-fixture-cuda-stub 1.0 (py3-none-any) into dest; returns the wheel's path.
+
+    With it in a --find-links folder, ``pip install --no-index --find-links DIR
+    'fixture.whl[and-cuda]'`` resolves offline.
+    """
+    spec = importlib.util.spec_from_file_location(
+        "_tfw_cuda_stub_build_wheel", CUDA_STUB_DIR / "build_wheel.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return Path(module.build_wheel(Path(dest)))
+
+
+# --------------------------------------------------------------------------- conveniences
+
+
+@dataclass
+class ContainerRun:
+    exit_code: int
+    output: str  # stdout and stderr, interleaved as the container wrote them
+
+
+def _default_user() -> str | None:
+    """Run containers as the invoking user when that is not root (files stay theirs)."""
+    if os.geteuid() == 0:
+        return None
+    return f"{os.getuid()}:{os.getgid()}"
+
+
+def run_in_image(
+    argv: Sequence[str],
+    *,
+    workspace: Path | None = None,
+    image: str = IMAGE,
+    environment: Mapping[str, str] | None = None,
+    user: str | None = None,
+    cache_volume: str | None = None,
+    extra_volumes: Mapping[str, Mapping[str, str]] | None = None,
+    timeout: float = 900,
+) -> ContainerRun:
+    """Run argv in a new container (network none), wait, return exit code and output.
+
+    workspace is bind-mounted at /src, cache_volume (a named volume) at /cache. As a non-root
+    user (user="UID:GID", default: the invoking user when not root) USER and HOME=/tmp/home
+    are set, which Bazel needs (see tests/images/README.md).
+    """
+    import docker
+
+    user = user if user is not None else _default_user()
+    env = dict(environment or {})
+    if user is not None and not user.startswith("0:") and user != "0":
+        env.setdefault("USER", "tfwizard")
+        env.setdefault("HOME", "/tmp/home")
+    volumes: dict[str, dict[str, str]] = {}
+    if workspace is not None:
+        volumes[str(Path(workspace).resolve())] = {"bind": CONTAINER_WORKSPACE, "mode": "rw"}
+    if cache_volume is not None:
+        volumes[cache_volume] = {"bind": CONTAINER_CACHE, "mode": "rw"}
+    volumes.update({k: dict(v) for k, v in (extra_volumes or {}).items()})
+
+    client = docker.from_env(timeout=60)
+    container = client.containers.run(
+        image,
+        list(argv),
+        detach=True,
+        network_mode="none",
+        environment=env,
+        user=user or "",
+        volumes=volumes,
+        working_dir=CONTAINER_WORKSPACE if image == IMAGE else None,
+        labels={"org.tfwizard.test": "1"},
+    )
+    try:
+        try:
+            status = container.wait(timeout=timeout)
+        except Exception:
+            container.kill()
+            status = container.wait(timeout=60)
+        output = container.logs(stdout=True, stderr=True).decode("utf-8", "replace")
+        return ContainerRun(int(status.get("StatusCode", -1)), output)
+    finally:
+        container.remove(force=True)
+        client.close()
+
+
+def run_configure(
+    workspace: Path, answers: Mapping[str, str] | None = None, **kwargs
+) -> ContainerRun:
+    """Run the workspace's configure.py in IMAGE with answers as its only environment.
+
+    Stdin is closed (as in a driver), so unanswered questions take their defaults.
+    """
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin"}
+    env.update(CPU_GCC_ANSWERS if answers is None else answers)
+    return run_in_image(
+        ["python3", "configure.py", "--workspace", CONTAINER_WORKSPACE],
+        workspace=workspace,
+        environment=env,
+        **kwargs,
+    )
+
+
+@dataclass
+class BazelBuild:
+    exit_code: int
+    output: str
+    wheel: Path | None  # the built wheel, copied to <workspace>/dist/, when the build passed
+
+
+def bazel_build(
+    workspace: Path,
+    *bazel_args: str,
+    target: str = WHEEL_TARGET,
+    cache_volume: str | None = None,
+    **kwargs,
+) -> BazelBuild:
+    """``bazel build <UI flags> [--disk_cache=/cache] <bazel_args> <target>`` in IMAGE.
+
+    When the build passes, wheels found in the wheel house are copied to <workspace>/dist/
+    (the bazel-bin symlink dangles outside the container) and the first one is returned.
+    """
+    args = ["build", *BAZEL_UI_FLAGS]
+    if cache_volume is not None:
+        args.append(f"--disk_cache={CONTAINER_CACHE}")
+    args += [*bazel_args, target]
+    script = (
+        'bazel "$@"; rc=$?; '
+        f'if [ "$rc" = 0 ] && [ -d {WHEEL_HOUSE} ]; then '
+        f"mkdir -p dist && cp -L {WHEEL_HOUSE}/*.whl dist/ 2>/dev/null; fi; "
+        'exit "$rc"'
+    )
+    dist = Path(workspace) / "dist"
+    before = set(dist.glob("*.whl")) if dist.is_dir() else set()
+    run = run_in_image(
+        ["sh", "-c", script, "bazel", *args],
+        workspace=workspace,
+        cache_volume=cache_volume,
+        **kwargs,
+    )
+    wheel = None
+    if run.exit_code == 0 and dist.is_dir():
+        wheels = sorted(dist.glob("*.whl"), key=lambda p: (p not in before, p.stat().st_mtime))
+        wheel = wheels[-1] if wheels else None
+    return BazelBuild(run.exit_code, run.output, wheel)
+
+
+def new_volume_name(prefix: str = "tfwizard-test-cache") -> str:
+    """A unique name for a throw-away named volume (remove it with remove_volume)."""
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+def remove_volume(name: str) -> None:
+    import docker
+
+    client = docker.from_env(timeout=60)
+    try:
+        client.volumes.get(name).remove(force=True)
+    except docker.errors.NotFound:
+        pass
+    finally:
+        client.close()
