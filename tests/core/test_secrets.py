@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+import pytest
+
+from tfwizard.core.errors import UsageError
+from tfwizard.core.secrets import MASK, env_reference, redact, redact_env, resolve
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("HTTPS_PROXY=http://alice:s3cr3t@proxy.corp:3128", "s3cr3t"),
+    ("ERROR: fetching https://bob:hunter22@mirror.example/x.tar.gz failed", "hunter22"),
+    ("--remote_header=x-buildbuddy-api-key=abcdef123456", "abcdef123456"),
+    ("Authorization: Bearer eyJhbGciOi.payload.sig", "eyJhbGciOi.payload.sig"),
+    ("api_key=ZZZ999", "ZZZ999"),
+    ("git clone https://token123@github.com/tensorflow/tensorflow.git", "token123"),
+])
+def test_redact_masks_secrets(text, secret):
+    out = redact(text)
+    assert secret not in out and MASK in out
+
+
+def test_redact_keeps_ordinary_text():
+    line = "[1,234 / 5,678] Compiling tensorflow/core/kernels/matmul_op.cc; 3s local"
+    assert redact(line) == line
+    assert redact("https://github.com/tensorflow/tensorflow.git") == \
+        "https://github.com/tensorflow/tensorflow.git"
+
+
+def test_redact_extra_secrets_and_env():
+    assert "topsecret" not in redact("value topsecret here", ["topsecret"])
+    env = redact_env({"HTTPS_PROXY": "http://u:p@h:1", "NO_PROXY": "localhost",
+                      "BUILDBUDDY_API_KEY": "k", "PATH": "/usr/bin"})
+    assert env["HTTPS_PROXY"] == f"http://{MASK}@h:1" and env["NO_PROXY"] == "localhost"
+    assert env["BUILDBUDDY_API_KEY"] == MASK and env["PATH"] == "/usr/bin"
+
+
+def test_references():
+    assert env_reference("${BB_KEY}") == "BB_KEY" and env_reference("plain") is None
+    assert resolve("${BB_KEY}", {"BB_KEY": "v"}) == "v"
+    with pytest.raises(UsageError):
+        resolve("${MISSING}", {})

@@ -1,0 +1,67 @@
+"""Keep secrets out of logs, records, bundles and plan output.
+
+Proxy credentials in URLs (`http://user:pass@proxy:3128`), remote-cache headers and
+tokens are replaced by `***`. Recipes keep a *reference* to a secret (`${ENV_VAR}`)
+instead of the value, resolved only when a container is started.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+MASK = "***"
+
+_URL_CREDENTIALS = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)(?P<cred>[^/@\s:]+(:[^/@\s]*)?)@")
+_HEADER = re.compile(
+    r"(?P<name>(--remote_header|--bes_header|--remote_cache_header|--remote_exec_header)="
+    r"[A-Za-z0-9\-_]+=)(?P<value>[^\s\"']+)")
+_TOKEN_WORDS = re.compile(
+    r"(?i)(?P<name>\b(authorization|x-[a-z0-9\-]*api-key|api[_-]?key|token|password|passwd|secret)"
+    r"\s*[=:]\s*(bearer\s+|basic\s+)?)(?P<value>[^\s\"',;]+)")
+_ENV_REF = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+
+#: environment variables whose values are secret whatever they contain
+SECRET_ENV_NAMES = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY",
+                    "all_proxy")
+
+
+def redact(text: str, extra_secrets: Iterable[str] = ()) -> str:
+    """The text with credentials in URLs, header values, tokens and known secrets masked."""
+    for secret in extra_secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, MASK)
+    text = _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{MASK}@", text)
+    text = _HEADER.sub(lambda m: f"{m.group('name')}{MASK}", text)
+    text = _TOKEN_WORDS.sub(lambda m: f"{m.group('name')}{MASK}", text)
+    return text
+
+
+def redact_env(env: Mapping[str, str]) -> dict[str, str]:
+    """A copy of an environment with secret values masked (for records and plan output)."""
+    out = {}
+    for key, value in env.items():
+        if key in SECRET_ENV_NAMES or re.search(r"(?i)(token|secret|password|api_?key)", key):
+            out[key] = redact(value) if "://" in value else MASK if value else value
+        else:
+            out[key] = redact(value)
+    return out
+
+
+def env_reference(value: str) -> str | None:
+    """The variable name when value is a reference like ${NAME}, else None."""
+    match = _ENV_REF.match(value)
+    return match.group(1) if match else None
+
+
+def resolve(value: str, env: Mapping[str, str]) -> str:
+    """Resolve a ${NAME} reference from the environment (at container start only)."""
+    name = env_reference(value)
+    if name is None:
+        return value
+    if name not in env:
+        from .errors import UsageError
+
+        raise UsageError(f"the secret reference ${{{name}}} is not set in the environment",
+                         f"export {name}=... before running tfwizard")
+    return env[name]
