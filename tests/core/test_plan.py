@@ -158,3 +158,34 @@ def test_plan_rejects_unsafe_values():
     with pytest.raises(UnsafeValue):
         make_plan(Recipe().with_changes({"tensorflow.version": "2.18.0",
                                          "build.opt_flags": ["-O2\nbuild --config=evil"]}))
+
+
+def test_remote_cache_proxy_and_secret_references(tmp_path):
+    from tfwizard.core.plan import resolve_secrets, secret_references
+
+    recipe = LAPTOP.with_changes({
+        "remote.cache": "https://cache.example:8443", "remote.upload": True,
+        "remote.headers": ["x-api-key=${CACHE_KEY}"],
+        "network.https_proxy": "${HTTPS_PROXY}", "network.no_proxy": "localhost",
+        "network.distdir": str(tmp_path)})
+    plan = make_plan(recipe)
+    f = flags(plan)
+    assert "--remote_cache=https://cache.example:8443" in f
+    assert "--remote_upload_local_results=true" in f
+    assert "--remote_header=x-api-key=${CACHE_KEY}" in f
+    assert "--distdir=/cache/distdir" in f
+    assert plan.container_env["HTTPS_PROXY"] == "${HTTPS_PROXY}"
+    assert plan.container_env["https_proxy"] == "${HTTPS_PROXY}"
+    assert any(m.target == "/cache/distdir" and m.read_only for m in plan.mounts)
+    assert secret_references(plan) == ["CACHE_KEY", "HTTPS_PROXY"]
+    resolved_flags, resolved_env = resolve_secrets(
+        plan, {"CACHE_KEY": "k3y", "HTTPS_PROXY": "http://u:p@proxy:3128"})
+    assert "--remote_header=x-api-key=k3y" in resolved_flags
+    assert resolved_env["HTTPS_PROXY"] == "http://u:p@proxy:3128"
+    assert "k3y" not in plan.to_json() and "u:p@" not in render_commands(plan)
+    from tfwizard.core.errors import UsageError
+
+    with pytest.raises(UsageError):
+        resolve_secrets(plan, {})
+    read_only = make_plan(LAPTOP.with_changes({"remote.cache": "grpc://10.0.0.2:9092"}))
+    assert "--remote_upload_local_results=false" in flags(read_only)

@@ -268,3 +268,21 @@ def test_findings_serialise_with_sources(kb):
         assert f.message and f.sources, f.code
         for s in f.sources:
             assert s in kb.sources, (f.code, s)
+
+
+def test_remote_and_network_rules():
+    base = LAPTOP.with_changes({"remote.executor": "grpcs://remote.buildbuddy.io",
+                                "remote.headers": ["x-buildbuddy-api-key=abc123"]})
+    found = check(base)
+    assert {"REMOTE_EXEC_TOOLCHAIN", "SECRET_IN_RECIPE"} <= codes(found)
+    secret = next(f for f in found if f.code == "SECRET_IN_RECIPE")
+    fixed = apply_fix(base, secret)
+    assert fixed.remote.headers == ["x-buildbuddy-api-key=${X_BUILDBUDDY_API_KEY}"]
+    assert "SECRET_IN_RECIPE" not in codes(check(fixed))
+    offline = LAPTOP.with_changes({"build.network": "none",
+                                   "network.https_proxy": "http://u:p@proxy:3128"})
+    found = codes(check(offline))
+    assert "NETWORK_NONE" in found and "SECRET_IN_RECIPE" in found
+    local = LAPTOP.with_changes({"build.network": "none", "tensorflow.source_dir": "/src/tf"})
+    assert "OFFLINE_BUILD" in codes(check(local)) and "NETWORK_NONE" not in codes(check(local))
+    assert not {"REMOTE_EXEC_TOOLCHAIN", "SECRET_IN_RECIPE", "NETWORK_NONE"} & codes(check(LAPTOP))

@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shlex
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,7 @@ REPO_CACHE = "/cache/repo"
 RECORD = "/record"
 HOME = "/tmp/tfwizard-home"
 OUTPUT_USER_ROOT = "/tmp/tfwizard-bazel"
+DISTDIR = "/cache/distdir"
 WHEEL_DIR_WHEEL = "bazel-bin/tensorflow/tools/pip_package/wheel_house"
 PKG_DIR_LEGACY = "/tmp/tfwizard-pkg"
 PROGRESS_FLAGS = ("--curses=no", "--color=no", "--show_progress_rate_limit=1")
@@ -234,6 +237,26 @@ def make_plan(
     if ram_mb:
         flags.append(Flag(f"--local_ram_resources={ram_mb}",
                           "keep Bazel under 80% of the build host's RAM"))
+    remote = recipe.remote
+    if remote.cache:
+        flags.append(Flag(f"--remote_cache={remote.cache}", "shared remote cache (recipe [remote])"))
+        flags.append(Flag(f"--remote_upload_local_results={'true' if remote.upload else 'false'}",
+                          "write results to the remote cache" if remote.upload else
+                          "read-only use of the remote cache"))
+    if remote.executor:
+        flags.append(Flag(f"--remote_executor={remote.executor}", "remote execution"))
+    if remote.instance_name:
+        flags.append(Flag(f"--remote_instance_name={remote.instance_name}", "remote instance"))
+    if remote.bes_backend:
+        flags.append(Flag(f"--bes_backend={remote.bes_backend}", "Build Event Service"))
+    if remote.bes_results_url:
+        flags.append(Flag(f"--bes_results_url={remote.bes_results_url}", "build results UI"))
+    if remote.cache or remote.executor or remote.bes_backend:
+        for header in remote.headers:
+            flags.append(Flag(f"--remote_header={header}",
+                              "header for the remote services (secret resolved at start)"))
+    if recipe.network.distdir:
+        flags.append(Flag(f"--distdir={DISTDIR}", "pre-downloaded archives for offline builds"))
     for extra in recipe.build.bazel_flags:
         flags.append(Flag(extra, "from the recipe (build.bazel_flags), last so it wins"))
 
@@ -254,6 +277,18 @@ def make_plan(
     gid = os.getgid() if gid is None and hasattr(os, "getgid") else gid
     # USER: Bazel's client refuses to start for a uid without a passwd entry unless USER is set
     container_env = {"HOME": HOME, "USER": "tfwizard", "TF_PYTHON_VERSION": python}
+    net = recipe.network
+    for name, value in (("HTTP_PROXY", net.http_proxy), ("HTTPS_PROXY", net.https_proxy),
+                        ("NO_PROXY", net.no_proxy)):
+        if value:
+            # Bazel's downloader and git read both spellings
+            container_env[name] = value
+            container_env[name.lower()] = value
+    if net.distdir:
+        distdir = Path(net.distdir).expanduser()
+        if not distdir.is_absolute() and recipe_dir is not None:
+            distdir = recipe_dir / distdir
+        mounts.append(Mount(str(distdir), DISTDIR, "bind", read_only=True))
     steps: list[Step] = []
     if source_kind != "dir":
         steps.append(Step("fetch", "fetch",
@@ -312,6 +347,33 @@ def _compiler_clang_major(env: dict[str, str]) -> int | None:
 
 
 # -- rendering -----------------------------------------------------------------------
+
+
+_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def secret_references(plan: BuildPlan) -> list[str]:
+    """Names of the ${ENV_VAR} secrets the plan needs at container start."""
+    names: list[str] = []
+    for text in [*plan.flag_list, *plan.container_env.values()]:
+        for name in _REF.findall(text):
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def resolve_secrets(plan: BuildPlan, env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
+    """(bazel flags, container env) with ${ENV_VAR} references replaced, for starting the
+    container only: never write the result to a record or a log."""
+    missing = [n for n in secret_references(plan) if n not in env]
+    if missing:
+        raise UsageError("the recipe refers to unset environment variable(s): "
+                         + ", ".join(missing), "export them before building")
+
+    def sub(text: str) -> str:
+        return _REF.sub(lambda m: env[m.group(1)], text)
+
+    return [sub(f) for f in plan.flag_list], {k: sub(v) for k, v in plan.container_env.items()}
 
 
 def render_env(plan: BuildPlan) -> str:

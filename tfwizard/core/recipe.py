@@ -155,6 +155,33 @@ class CacheSection:
 
 
 @dataclass
+class RemoteSection:
+    cache: str = _key("Bazel remote cache: grpc://, grpcs://, http:// or https:// URL", check="url",
+                      default="")
+    upload: bool = _key("also write to the remote cache (false = read-only)", kind="bool",
+                        default=False)
+    headers: list[str] = _key('headers for the cache/executor/BES, "Name=${ENV_VAR}" so the '
+                              "secret stays out of the recipe", kind="list", check="header",
+                              default=[])
+    executor: str = _key("Bazel remote execution endpoint (grpc:// or grpcs://)", check="url",
+                         default="")
+    instance_name: str = _key("--remote_instance_name", check="name", default="")
+    bes_backend: str = _key("Build Event Service endpoint (grpc:// or grpcs://)", check="url",
+                            default="")
+    bes_results_url: str = _key("URL prefix of the build results UI", check="url", default="")
+
+
+@dataclass
+class NetworkSection:
+    http_proxy: str = _key("HTTP_PROXY for the build container and Bazel; ${ENV_VAR} keeps "
+                           "credentials out of the recipe", check="proxy", default="")
+    https_proxy: str = _key("HTTPS_PROXY, likewise", check="proxy", default="")
+    no_proxy: str = _key("NO_PROXY host list", check="hostlist", default="")
+    distdir: str = _key("a host folder of pre-downloaded archives for --distdir (offline builds)",
+                        check="path", default="")
+
+
+@dataclass
 class OutputSection:
     dir: str = _key("folder the wheel is copied to; empty = the build record folder",
                     check="path", default="")
@@ -171,6 +198,8 @@ SECTIONS: dict[str, type] = {
     "target": TargetSection,
     "install": InstallSection,
     "cache": CacheSection,
+    "remote": RemoteSection,
+    "network": NetworkSection,
     "output": OutputSection,
 }
 TOP_KEYS = ("schema", "name", "description")
@@ -190,6 +219,8 @@ class Recipe:
     target: TargetSection = field(default_factory=TargetSection)
     install: InstallSection = field(default_factory=InstallSection)
     cache: CacheSection = field(default_factory=CacheSection)
+    remote: RemoteSection = field(default_factory=RemoteSection)
+    network: NetworkSection = field(default_factory=NetworkSection)
     output: OutputSection = field(default_factory=OutputSection)
     schema: int = RECIPE_SCHEMA
     #: where it was loaded from (not saved)
@@ -578,6 +609,21 @@ def _check_string(check: str, value: str) -> str | None:
         return safety.check_git_ref(value)
     elif check == "name":
         return safety.check_name(value)
+    elif check == "header":
+        match = re.fullmatch(r"([A-Za-z0-9\-_]{1,100})=(\S{1,2000})", value)
+        if not match:
+            return f'"{value[:60]}" is not a header like "x-api-key=${{API_KEY}}"'
+        if re.fullmatch(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}", match.group(2)):
+            return None
+        return safety.check_flag("--x=" + value, bazel=True)
+    elif check == "proxy":
+        if value.startswith("${") and value.endswith("}"):
+            return None if re.fullmatch(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}", value) else \
+                f'"{value}" is not an environment reference like ${{HTTPS_PROXY}}'
+        return safety.check_url(value)
+    elif check == "hostlist":
+        if not re.fullmatch(r"[A-Za-z0-9.*_\-/:,\[\]]+", value):
+            return f'"{value[:60]}" is not a comma-separated host list'
     return None
 
 

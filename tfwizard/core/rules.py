@@ -9,6 +9,7 @@ rules only combine them. Evaluation is pure and fast (the GUI re-checks on every
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -770,6 +771,76 @@ def rule_bazel_flags(ctx: _Ctx) -> None:
                     ["bazel-docs"], "build.bazel_flags")
 
 
+def rule_remote_and_network(ctx: _Ctx) -> None:
+    r = ctx.recipe
+    remote, net = r.remote, r.network
+    image = r.build.image or (ctx.release.image_for(r.python.version or "3.11")
+                              if ctx.release else "the build image")
+    if remote.executor:
+        ctx.add("REMOTE_EXEC_TOOLCHAIN", "warning",
+                f"Remote execution runs actions on the executors, not in {image}: their image "
+                "must carry the same toolchain (clang, Python, and for CUDA actions the build "
+                "image itself as the executor platform, e.g. exec_properties "
+                f"container-image=docker://{image}), or results differ and builds fail.",
+                ["bazel-docs", "tf-ci-official"], "remote.executor")
+        if remote.cache and remote.cache != remote.executor:
+            ctx.add("REMOTE_EXEC_CACHE", "info",
+                    "With remote execution the executor's own CAS is normally the cache; a "
+                    "separate remote.cache must be the same service's endpoint.",
+                    ["bazel-docs"], "remote.cache")
+    if remote.bes_results_url and not remote.bes_backend:
+        ctx.add("BES_URL_WITHOUT_BACKEND", "warning",
+                "remote.bes_results_url is set but remote.bes_backend is empty: nothing is "
+                "uploaded to show there.", ["bazel-docs"], "remote.bes_backend")
+    services = remote.cache or remote.executor or remote.bes_backend
+    if remote.headers and not services:
+        ctx.add("REMOTE_HEADERS_UNUSED", "warning",
+                "remote.headers are set but no remote cache, executor or BES is.",
+                ["bazel-docs"], "remote.headers")
+    for i, header in enumerate(remote.headers):
+        name, _, value = header.partition("=")
+        if not (value.startswith("${") and value.endswith("}")):
+            var = re.sub(r"[^A-Z0-9]", "_", name.upper())
+            fixed = list(remote.headers)
+            fixed[i] = f"{name}=${{{var}}}"
+            ctx.add("SECRET_IN_RECIPE", "warning",
+                    f"remote.headers[{i}] ({name}) is stored in the recipe in clear text; "
+                    f"refer to an environment variable instead and export {var}.",
+                    ["bazel-docs"], "remote.headers",
+                    Fix(f"Use ${{{var}}}", {"remote.headers": fixed}))
+    if remote.upload and remote.cache and not remote.executor:
+        ctx.add("REMOTE_UPLOAD", "info",
+                "This build writes to the shared cache: only builders everyone trusts should "
+                "upload (the others read with remote.upload = false).",
+                ["bazel-docs"], "remote.upload")
+    if remote.cache.startswith("http://") and remote.headers:
+        ctx.add("REMOTE_HEADERS_CLEARTEXT", "warning",
+                "Headers (API keys) go to a plain http:// cache unencrypted; use https:// or "
+                "grpcs:// beyond a trusted LAN.", ["bazel-docs"], "remote.cache")
+    for key in ("http_proxy", "https_proxy"):
+        value = getattr(net, key)
+        if value and re.match(r"[a-z]+://[^/@]+:[^/@]+@", value):
+            ctx.add("SECRET_IN_RECIPE", "warning",
+                    f"network.{key} carries credentials in the recipe; use "
+                    f"${{{key.upper()}}} and export it instead.",
+                    ["bazel-docs"], f"network.{key}",
+                    Fix(f"Use ${{{key.upper()}}}", {f"network.{key}": f"${{{key.upper()}}}"}))
+    needs_net = (net.http_proxy or net.https_proxy or services
+                 or (not r.tensorflow.source_dir))
+    if r.build.network == "none" and needs_net:
+        what = "a proxy" if (net.http_proxy or net.https_proxy) else \
+            "remote services" if services else "cloning TensorFlow"
+        ctx.add("NETWORK_NONE", "error",
+                f"build.network is \"none\" but the build needs the network for {what}.",
+                ["docker-api"], "build.network",
+                Fix("Use the bridge network", {"build.network": "bridge"}))
+    if r.build.network == "none" and not needs_net:
+        ctx.add("OFFLINE_BUILD", "info",
+                "Offline build: every external repository must already be in the repository "
+                "cache or network.distdir, or Bazel stops with \"All mirrors are down\".",
+                ["tf-build-issues"], "build.network")
+
+
 RULES: tuple[Rule, ...] = (
     rule_release,
     rule_python,
@@ -783,6 +854,7 @@ RULES: tuple[Rule, ...] = (
     rule_docker,
     rule_image,
     rule_bazel_flags,
+    rule_remote_and_network,
 )
 
 
