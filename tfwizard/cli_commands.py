@@ -6,7 +6,7 @@ import importlib
 from typing import Any
 
 #: modules that each define register(subparsers); imported when the parser is built
-_COMMAND_MODULES = ("tfwizard.cli_check", "tfwizard.cli_build")
+_COMMAND_MODULES = ("tfwizard.cli_check", "tfwizard.cli_build", "tfwizard.cli_install")
 
 
 def register(sub: Any) -> None:

@@ -1,0 +1,682 @@
+"""Install a wheel into a target interpreter with pip, streaming pip's output as events.
+
+    target = resolve_target(venv="~/tf", create=True)
+    result = install_wheel("tensorflow-2.18.0-cp311-cp311-linux_x86_64.whl", target,
+                           extras=["and-cuda"], reporter=print)
+
+`install_events()` is the async generator (blocking pipe reads run in a thread and cross
+to the loop as data); `install_wheel()` drives it for synchronous callers. Before pip runs,
+the wheel's tags are checked against `packaging.tags.sys_tags()` evaluated *in the target
+interpreter*; a wheel that cannot run there is refused. The interpreter running tfwizard
+is never a target unless the caller names it as `python` explicitly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import queue
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from packaging.tags import Tag
+from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
+from .errors import InstallFailed, UsageError
+from .events import STDERR, STDOUT, TFWIZARD, LineSplitter, ThreadFeed
+
+VENV_TIMEOUT = 300.0
+TAGS_TIMEOUT = 60.0
+FREEZE_TIMEOUT = 120.0
+#: pip downloads TensorFlow and the CUDA libraries (gigabytes); a slow mirror takes long
+PIP_TIMEOUT = 3 * 3600.0
+_FOREIGN_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")
+_EXTRA = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+#: runs in the target interpreter: its supported tags, best first. pip vendors packaging,
+#: so a fresh venv without `packaging` still answers.
+_TAGS_SCRIPT = """\
+import json, platform, sys
+try:
+    from packaging import tags
+except ImportError:
+    from pip._vendor.packaging import tags
+print(json.dumps({"tags": [str(t) for t in tags.sys_tags()],
+    "version": platform.python_version(), "implementation": platform.python_implementation(),
+    "platform": sys.platform, "machine": platform.machine(), "executable": sys.executable,
+    "prefix": sys.prefix}))
+"""
+
+
+class WheelIncompatible(InstallFailed):
+    """The wheel's Python or platform tag cannot run in the target interpreter."""
+
+    exit_code = 2
+
+
+# -- targets ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InstallTarget:
+    """Where a wheel goes: an interpreter, and the venv it belongs to (when one was named)."""
+
+    python: Path
+    venv: Path | None = None
+    #: create the venv first (python -m venv) when it does not exist
+    create: bool = False
+    #: the interpreter that creates the venv (default: tfwizard's base interpreter)
+    base_python: Path | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(self).items()}
+
+
+def venv_python(venv: Path) -> Path:
+    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def _same_path(a: Path | str, b: Path | str) -> bool:
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
+    except OSError:
+        return False
+
+
+def resolve_target(*, venv: str | os.PathLike[str] | None = None,
+                   python: str | os.PathLike[str] | None = None,
+                   create: bool = False) -> InstallTarget:
+    """Check and describe the install target; raises UsageError with what to do."""
+    if not venv and not python:
+        raise UsageError("no install target: name a venv or an interpreter",
+                         "Pass --venv DIR (add --create to make it) or --python PATH; "
+                         "tfwizard never installs into its own interpreter by default.")
+    if venv:
+        vdir = Path(venv).expanduser().absolute()
+        if _same_path(vdir, sys.prefix):
+            raise UsageError(f"{vdir} is the environment tfwizard itself runs in",
+                             f"To install there on purpose, name its interpreter: "
+                             f"--python {sys.executable}")
+        py = venv_python(vdir)
+        if not py.exists():
+            if not create:
+                raise UsageError(f"{vdir}: no virtual environment there ({py} is missing)",
+                                 "Add --create to make it, or name an existing venv.")
+            if vdir.exists() and any(vdir.iterdir()):
+                raise UsageError(f"{vdir}: exists, is not empty and is not a venv",
+                                 "Choose a new folder for --venv.")
+        base = Path(python).expanduser() if python else None
+        return InstallTarget(py, vdir, create and not py.exists(), base)
+    assert python is not None
+    py = Path(python).expanduser()
+    if not py.is_absolute():
+        found = shutil.which(str(py)) if os.sep not in str(py) else None
+        py = Path(found) if found else py.absolute()
+    if not py.exists():
+        raise UsageError(f"{py}: no such interpreter", "Give the path of a python executable.")
+    if create:
+        raise UsageError("--create needs --venv DIR", "Name the venv folder to create.")
+    return InstallTarget(py, None, False, None)
+
+
+def target_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of pip and probes: the caller's (proxies, PIP_* settings included),
+    minus variables that describe tfwizard's own interpreter."""
+    return {k: v for k, v in (os.environ if env is None else env).items()
+            if k not in _FOREIGN_ENV}
+
+
+def _run(argv: Sequence[str], timeout: float, env: Mapping[str, str],
+         what: str) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(list(argv), capture_output=True, text=True, errors="replace",
+                              timeout=timeout, env=dict(env), stdin=subprocess.DEVNULL,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        raise InstallFailed(f"{what}: no answer within {timeout:g} s",
+                            f"Command: {' '.join(argv)}") from None
+    except OSError as exc:
+        raise InstallFailed(f"{what}: cannot run {argv[0]}: {exc.strerror or exc}") from None
+
+
+def create_venv(target: InstallTarget, env: Mapping[str, str] | None = None) -> Path:
+    """python -m venv DIR (with pip); returns the venv's interpreter."""
+    assert target.venv is not None
+    base = target.base_python or Path(getattr(sys, "_base_executable", "") or sys.executable)
+    done = _run([str(base), "-m", "venv", str(target.venv)], VENV_TIMEOUT, target_env(env),
+                "creating the venv")
+    if done.returncode != 0 or not target.python.exists():
+        raise InstallFailed(f"cannot create the venv {target.venv}: "
+                            f"{(done.stderr or done.stdout).strip()[-500:]}",
+                            "On Debian/Ubuntu install python3-venv; or create it yourself "
+                            "and pass --venv without --create.")
+    return target.python
+
+
+# -- tags ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InterpreterTags:
+    python: str
+    version: str
+    implementation: str
+    platform: str
+    machine: str
+    tags: tuple[str, ...]  # best first
+
+    def describe(self) -> str:
+        return f"{self.implementation} {self.version} on {self.platform} {self.machine}"
+
+
+def interpreter_tags(python: Path | str, env: Mapping[str, str] | None = None) -> InterpreterTags:
+    """The tags `python` accepts, from packaging.tags.sys_tags() run in that interpreter."""
+    import json
+
+    done = _run([str(python), "-c", _TAGS_SCRIPT], TAGS_TIMEOUT, target_env(env),
+                f"asking {python} for its wheel tags")
+    try:
+        data = json.loads(done.stdout.strip().splitlines()[-1])
+        return InterpreterTags(str(python), data["version"], data["implementation"],
+                               data["platform"], data["machine"], tuple(data["tags"]))
+    except (ValueError, KeyError, IndexError, TypeError):
+        raise InstallFailed(
+            f"{python} could not tell its wheel tags (status {done.returncode}): "
+            f"{(done.stderr or done.stdout).strip()[-400:] or 'no output'}",
+            "Is it a working Python with pip? Try `PY -m pip --version`.") from None
+
+
+def check_wheel(wheel: Path, tags: InterpreterTags) -> None:
+    """Raise WheelIncompatible unless one of the wheel's tags runs in that interpreter."""
+    try:
+        _, _, _, wheel_tags = parse_wheel_filename(wheel.name)
+    except InvalidWheelFilename as exc:
+        raise UsageError(f"{wheel.name}: not a wheel file name ({exc})",
+                         "Wheels are named NAME-VERSION-PYTAG-ABITAG-PLATFORM.whl.") from None
+    supported = set(tags.tags)
+    if any(str(t) in supported for t in wheel_tags):
+        return
+    parsed = [Tag(*t.split("-", 2)) for t in tags.tags]
+    py_ok = {(t.interpreter, t.abi) for t in parsed}
+    platforms = {t.platform for t in parsed}
+    problems = []
+    wanted = sorted(str(t) for t in wheel_tags)
+    if not any((t.interpreter, t.abi) in py_ok for t in wheel_tags):
+        mine = parsed[0] if parsed else None
+        here = f"{mine.interpreter}-{mine.abi}" if mine else "?"
+        theirs = ", ".join(sorted({f"{t.interpreter}-{t.abi}" for t in wheel_tags}))
+        problems.append(f"its Python tag {theirs} does not run on {tags.describe()} "
+                        f"(which takes {here})")
+    if not any(t.platform in platforms for t in wheel_tags):
+        theirs = ", ".join(sorted({t.platform for t in wheel_tags}))
+        shown = _platform_summary(parsed)
+        problems.append(f"its platform tag {theirs} does not run on this machine "
+                        f"({tags.platform} {tags.machine}, which takes {shown})")
+    if not problems:
+        problems.append(f"no combination of its tags {', '.join(wanted)} is accepted "
+                        f"(best here: {tags.tags[0] if tags.tags else '?'})")
+    raise WheelIncompatible(
+        f"refusing to install {wheel.name} into {tags.python}: " + "; and ".join(problems),
+        "Build the wheel for this interpreter (the recipe's python.version and the build "
+        "host's platform), or install it into a matching interpreter with --python/--venv.")
+
+
+def _platform_summary(parsed: list[Tag]) -> str:
+    seen: list[str] = []
+    for t in parsed:
+        if t.platform not in seen:
+            seen.append(t.platform)
+    if len(seen) > 4:
+        return ", ".join(seen[:2]) + f", ... {seen[-1]} ({len(seen)} platforms)"
+    return ", ".join(seen)
+
+
+# -- freeze ----------------------------------------------------------------------------------
+
+
+def pip_freeze(python: Path | str, env: Mapping[str, str] | None = None) -> list[str]:
+    """`python -m pip freeze --all`, sorted; raises InstallFailed when pip cannot run."""
+    done = _run([str(python), "-m", "pip", "freeze", "--all", "--disable-pip-version-check"],
+                FREEZE_TIMEOUT, target_env(env), f"{python} -m pip freeze")
+    if done.returncode != 0:
+        raise InstallFailed(f"{python} -m pip freeze failed: {done.stderr.strip()[-400:]}",
+                            f"Is pip installed there? Try `{python} -m ensurepip`.")
+    return sorted(line for line in done.stdout.splitlines() if line.strip())
+
+
+def freeze_diff(before: Sequence[str], after: Sequence[str]) -> list[str]:
+    """Changes between two freezes: "+line" added, "-line" removed."""
+    b, a = set(before), set(after)
+    return [f"-{x}" for x in sorted(b - a)] + [f"+{x}" for x in sorted(a - b)]
+
+
+# -- events ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InstallEvent:
+    type: ClassVar[str] = "event"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, **asdict(self)}
+
+
+@dataclass(frozen=True)
+class InstallStarted(InstallEvent):
+    type: ClassVar[str] = "started"
+    python: str
+    wheel: str
+    requirement: str  # what pip is asked for: "/path/x.whl[and-cuda]"
+    argv: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class VenvCreated(InstallEvent):
+    type: ClassVar[str] = "venv"
+    path: str
+    python: str
+
+
+@dataclass(frozen=True)
+class PipLine(InstallEvent):
+    """One line pip wrote (channel stdout | stderr) or tfwizard said (tfwizard)."""
+
+    type: ClassVar[str] = "log"
+    channel: str
+    line: str
+
+
+@dataclass(frozen=True)
+class InstallProgress(InstallEvent):
+    type: ClassVar[str] = "progress"
+    phase: str  # resolve | download | install | done
+    collected: int = 0
+    downloaded: int = 0
+    cached: int = 0
+    satisfied: int = 0
+    to_install: int = 0
+    message: str = ""
+
+    def summary(self) -> str:
+        parts = [f"{self.collected} collected", f"{self.downloaded} downloaded"]
+        if self.cached:
+            parts.append(f"{self.cached} cached")
+        if self.satisfied:
+            parts.append(f"{self.satisfied} already satisfied")
+        if self.to_install:
+            parts.append(f"{self.to_install} to install")
+        return f"[{self.phase}] " + ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class InstallResult:
+    #: installed | failed | cancelled
+    status: str
+    python: str
+    wheel: str
+    requirement: str
+    venv: str | None = None
+    venv_created: bool = False
+    exit_code: int | None = None
+    message: str = ""
+    installed: tuple[str, ...] = ()  # "name-version" from "Successfully installed ..."
+    #: after a failure: True when `pip freeze` is as before, False when not, None unknown
+    unchanged: bool | None = None
+    changes: tuple[str, ...] = ()  # freeze_diff(before, after) after a failure
+    freeze_before: tuple[str, ...] = ()
+    elapsed_s: float = 0.0
+    progress: InstallProgress | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "installed"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class InstallFinished(InstallEvent):
+    type: ClassVar[str] = "finished"
+    result: InstallResult
+
+
+class PipProgress:
+    """Counts pip's resolver/download/install lines into an InstallProgress."""
+
+    _PATTERNS = (
+        ("collected", re.compile(r"^\s*(Collecting|Processing) ")),
+        ("downloaded", re.compile(r"^\s*Downloading ")),
+        ("cached", re.compile(r"^\s*Using cached ")),
+        ("satisfied", re.compile(r"^\s*Requirement already satisfied: ")),
+    )
+    _INSTALLING = re.compile(r"^\s*Installing collected packages: (?P<names>.+)$")
+    _SUCCESS = re.compile(r"^\s*Successfully installed (?P<names>.+)$")
+
+    def __init__(self) -> None:
+        self.counts = {"collected": 0, "downloaded": 0, "cached": 0, "satisfied": 0}
+        self.to_install = 0
+        self.phase = "resolve"
+        self.installed: tuple[str, ...] = ()
+        self.message = ""
+
+    def feed(self, line: str) -> InstallProgress | None:
+        """The new progress when this line changed it, else None."""
+        for key, pattern in self._PATTERNS:
+            if pattern.match(line):
+                self.counts[key] += 1
+                if key in ("downloaded", "cached"):
+                    self.phase = "download"
+                self.message = line.strip()
+                return self.snapshot()
+        m = self._INSTALLING.match(line)
+        if m:
+            self.to_install = len([n for n in m.group("names").split(",") if n.strip()])
+            self.phase = "install"
+            self.message = line.strip()
+            return self.snapshot()
+        m = self._SUCCESS.match(line)
+        if m:
+            self.installed = tuple(m.group("names").split())
+            self.phase = "done"
+            self.message = line.strip()
+            return self.snapshot()
+        return None
+
+    def snapshot(self) -> InstallProgress:
+        return InstallProgress(self.phase, to_install=self.to_install, message=self.message,
+                               **self.counts)
+
+
+def _requirement(wheel: Path, extras: Sequence[str]) -> str:
+    for extra in extras:
+        if not _EXTRA.match(extra):
+            raise UsageError(f"extra {extra!r} is not a valid name", "Example: --extras and-cuda")
+    return str(wheel) + (f"[{','.join(extras)}]" if extras else "")
+
+
+def pip_argv(python: Path | str, requirement: str, *, index_url: str = "",
+             trusted_host: str = "", find_links: Sequence[str] = (), no_index: bool = False,
+             upgrade: bool = False) -> list[str]:
+    """The pip command line (an argv list; nothing goes through a shell)."""
+    argv = [str(python), "-m", "pip", "install", "--disable-pip-version-check",
+            "--no-input", "--progress-bar", "off"]
+    if index_url:
+        argv += ["--index-url", index_url]
+    if trusted_host:
+        argv += ["--trusted-host", trusted_host]
+    for link in find_links:
+        argv += ["--find-links", str(link)]
+    if no_index:
+        argv.append("--no-index")
+    if upgrade:
+        argv.append("--upgrade")
+    argv.append(requirement)
+    return argv
+
+
+class _PipProcess:
+    """pip as a child process whose two pipes are read by two threads into one queue."""
+
+    def __init__(self, argv: Sequence[str], env: Mapping[str, str], timeout: float) -> None:
+        self.argv = list(argv)
+        self.env = dict(env)
+        self.timeout = timeout
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.timed_out = False
+        self._stopped = threading.Event()
+
+    def lines(self) -> Iterator[tuple[str, str]]:
+        """(channel, line) until pip exits; blocking, meant for a worker thread."""
+        try:
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         env=self.env, start_new_session=True)
+        except OSError as exc:
+            raise InstallFailed(f"cannot run {self.argv[0]}: {exc.strerror or exc}") from None
+        items: queue.Queue[tuple[str, str] | None] = queue.Queue()
+        readers = [threading.Thread(target=self._read, args=(stream, channel, items),
+                                    daemon=True)
+                   for stream, channel in ((self.proc.stdout, STDOUT),
+                                           (self.proc.stderr, STDERR))]
+        for r in readers:
+            r.start()
+        deadline = time.monotonic() + self.timeout
+        open_streams = len(readers)
+        while open_streams:
+            try:
+                item = items.get(timeout=0.5)
+            except queue.Empty:
+                if time.monotonic() > deadline and not self.timed_out:
+                    self.timed_out = True
+                    self.stop()
+                continue
+            if item is None:
+                open_streams -= 1
+            else:
+                yield item
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            self.proc.wait(timeout=30)
+
+    @staticmethod
+    def _read(stream: Any, channel: str, items: queue.Queue[tuple[str, str] | None]) -> None:
+        splitter = LineSplitter()
+        try:
+            while chunk := stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536):
+                for line in splitter.feed(chunk):
+                    items.put((channel, line))
+            for line in splitter.flush():
+                items.put((channel, line))
+        finally:
+            items.put(None)
+
+    def stop(self) -> None:
+        """Stop pip (SIGTERM lets it roll back the package it is on), then kill."""
+        self._stopped.set()
+        proc = self.proc
+        if proc is None or proc.poll() is not None:
+            return
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+    @property
+    def returncode(self) -> int | None:
+        return self.proc.returncode if self.proc is not None else None
+
+
+class Installation:
+    """One install of `wheel[extras]` into `target`: `events()` runs it, `result` tells how
+    it ended (set on success, failure and cancellation alike)."""
+
+    def __init__(
+        self, wheel: str | os.PathLike[str], target: InstallTarget,
+        extras: Sequence[str] = ("and-cuda",), *, index_url: str = "", trusted_host: str = "",
+        find_links: Sequence[str] = (), no_index: bool = False,
+        env: Mapping[str, str] | None = None, timeout: float = PIP_TIMEOUT,
+        check_tags: bool = True,
+    ) -> None:
+        self.wheel = Path(wheel).expanduser().absolute()
+        self.target = target
+        self.extras = tuple(extras)
+        self.index_url = index_url
+        self.trusted_host = trusted_host
+        self.find_links = tuple(str(x) for x in find_links)
+        self.no_index = no_index
+        self.env = target_env(env)
+        self.timeout = timeout
+        self.check_tags = check_tags
+        self.result: InstallResult | None = None
+
+    async def events(self) -> AsyncIterator[InstallEvent]:
+        """Run the install, yielding events; the last is InstallFinished (unless cancelled).
+
+        Raises before pip runs (UsageError, WheelIncompatible, InstallFailed) when the wheel
+        is missing, its tags do not fit the interpreter, or the target cannot be prepared.
+        A failed or cancelled pip run is compared with `pip freeze` taken before it; a venv
+        this run created is removed again.
+        """
+        loop = asyncio.get_running_loop()
+        started = time.monotonic()
+        target = self.target
+        if not self.wheel.is_file():
+            raise UsageError(f"{self.wheel}: no such wheel", "Give the path of a .whl file.")
+        requirement = _requirement(self.wheel, self.extras)
+        created = False
+        if target.create and target.venv is not None and not target.python.exists():
+            await loop.run_in_executor(None, create_venv, target, self.env)
+            created = True
+            yield VenvCreated(str(target.venv), str(target.python))
+        try:
+            if self.check_tags:
+                tags = await loop.run_in_executor(None, interpreter_tags, target.python,
+                                                  self.env)
+                check_wheel(self.wheel, tags)
+            before = await loop.run_in_executor(None, pip_freeze, target.python, self.env)
+        except BaseException:
+            if created:
+                _remove_created_venv(target)
+            raise
+        argv = pip_argv(target.python, requirement, index_url=self.index_url,
+                        trusted_host=self.trusted_host, find_links=self.find_links,
+                        no_index=self.no_index)
+        pip = _PipProcess(argv, self.env, self.timeout)
+        progress = PipProgress()
+        last: InstallProgress | None = None
+        status, message = "cancelled", "cancelled; pip was stopped"
+        try:
+            yield InstallStarted(str(target.python), str(self.wheel), requirement, tuple(argv))
+            async for channel, line in ThreadFeed(pip.lines, stop=pip.stop):
+                yield PipLine(channel, line)
+                snap = progress.feed(line)
+                if snap is not None:
+                    last = snap
+                    yield snap
+            code = pip.returncode
+            if pip.timed_out:
+                status, message = "failed", f"pip did not finish within {self.timeout:g} s"
+            elif code == 0:
+                status, message = "installed", f"installed {requirement} into {target.python}"
+            else:
+                status, message = "failed", f"pip exited with status {code}"
+        except InstallFailed as exc:
+            status, message = "failed", exc.message
+        finally:
+            # runs on cancellation too (CancelledError, aclose()): stop pip, then check
+            if status != "installed":
+                pip.stop()
+            unchanged: bool | None = None
+            changes: tuple[str, ...] = ()
+            note = ""
+            if status != "installed":
+                if created:
+                    _remove_created_venv(target)
+                    unchanged = True
+                    note = f" The venv {target.venv} this run created was removed."
+                else:
+                    unchanged, changes = _compare_freeze(target.python, before, self.env)
+                    note = _freeze_note(unchanged, changes)
+            self.result = InstallResult(
+                status=status, python=str(target.python), wheel=str(self.wheel),
+                requirement=requirement, venv=str(target.venv) if target.venv else None,
+                venv_created=created and status == "installed", exit_code=pip.returncode,
+                message=message + note, installed=progress.installed, unchanged=unchanged,
+                changes=changes, freeze_before=tuple(before),
+                elapsed_s=round(time.monotonic() - started, 2), progress=last,
+            )
+        yield InstallFinished(self.result)
+
+
+def install_events(
+    wheel: str | os.PathLike[str], target: InstallTarget, extras: Sequence[str] = ("and-cuda",),
+    **options: Any,
+) -> AsyncIterator[InstallEvent]:
+    """Installation(wheel, target, extras, **options).events(): the async generator."""
+    return Installation(wheel, target, extras, **options).events()
+
+
+class InstallCancelled(InstallFailed):
+    """The install was interrupted; `result` says whether the environment is unchanged."""
+
+    exit_code = 130
+
+    def __init__(self, result: InstallResult) -> None:
+        super().__init__(f"install cancelled: {result.message}")
+        self.result = result
+
+
+def _remove_created_venv(target: InstallTarget) -> None:
+    if target.venv is not None and target.venv.is_dir():
+        shutil.rmtree(target.venv, ignore_errors=True)
+
+
+def _compare_freeze(python: Path, before: Sequence[str],
+                    env: Mapping[str, str]) -> tuple[bool | None, tuple[str, ...]]:
+    try:
+        after = pip_freeze(python, env)
+    except InstallFailed:
+        return None, ()
+    changes = tuple(freeze_diff(before, after))
+    return not changes, changes
+
+
+def _freeze_note(unchanged: bool | None, changes: Sequence[str]) -> str:
+    if unchanged is None or unchanged and not changes:
+        return "" if unchanged is None else " The environment is as it was (pip freeze unchanged)."
+    return (" pip left the environment changed: " + ", ".join(changes[:20])
+            + ". Restore with `PY -m pip install` of the '-' lines and "
+              "`PY -m pip uninstall` of the '+' lines.")
+
+
+Reporter = Callable[[InstallEvent], None]
+
+
+def install_wheel(
+    wheel: str | os.PathLike[str], target: InstallTarget, extras: Sequence[str] = ("and-cuda",),
+    *, index_url: str = "", trusted_host: str = "", find_links: Sequence[str] = (),
+    no_index: bool = False, env: Mapping[str, str] | None = None,
+    reporter: Reporter | None = None, timeout: float = PIP_TIMEOUT,
+) -> InstallResult:
+    """Synchronous install: report every event to `reporter`, return the InstallResult.
+
+    Raises UsageError / WheelIncompatible / InstallFailed before pip runs, and
+    InstallCancelled (with the result) on Ctrl-C; a pip failure is a result with status
+    "failed", not an exception. Not for use inside a running event loop: use
+    `Installation(...).events()` there.
+    """
+    installation = Installation(wheel, target, extras, index_url=index_url,
+                                trusted_host=trusted_host, find_links=find_links,
+                                no_index=no_index, env=env, timeout=timeout)
+
+    async def drive() -> None:
+        async for event in installation.events():
+            if reporter is not None:
+                reporter(event)
+
+    try:
+        asyncio.run(drive())
+    except KeyboardInterrupt:
+        if installation.result is not None:
+            raise InstallCancelled(installation.result) from None
+        raise
+    if installation.result is None:  # pragma: no cover - events() always sets it
+        raise InstallFailed("the install ended without a result")
+    return installation.result
+
+
+def tfwizard_line(text: str) -> PipLine:
+    """A line tfwizard itself says, in the same stream as pip's."""
+    return PipLine(TFWIZARD, text)

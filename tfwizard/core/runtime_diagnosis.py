@@ -1,0 +1,419 @@
+"""Why TensorFlow does not use the GPU: known runtime messages and facts, joined with the host.
+
+The words (cause, next step, sources) live in resources/knowledge/runtime.toml; this module
+matches `[[message]]` regexes against the probe's captured log lines and runs the
+`[[check]]` entries, whose logic is below under the same id.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from . import cc as ccmod
+from .errors import KnowledgeError
+from .host import HostProfile
+from .knowledge import KnowledgeBase, load_knowledge
+
+SEVERITIES = ("error", "warning", "info")
+#: the libraries TF's MaybeTryDlopenGPULibraries() needs (gpu-compat-facts.md section 10)
+GPU_LIBRARIES = ("libcudart", "libcublas", "libcufft", "libcusolver", "libcusparse", "libcudnn")
+_DLOPEN_LINE = re.compile(r"Could not load dynamic library '(?P<lib>[^']+)'")
+
+
+@dataclass(frozen=True)
+class RuntimeRule:
+    id: str
+    kind: str  # message | check
+    title: str
+    severity: str
+    cause: str
+    next_step: str
+    sources: tuple[str, ...]
+    next_step_wsl: str = ""
+    regex: re.Pattern[str] | None = None
+
+
+@dataclass
+class Diagnosis:
+    """One problem found: what it is, why, and what to do next."""
+
+    id: str
+    title: str
+    severity: str
+    cause: str
+    next_step: str
+    sources: tuple[str, ...] = ()
+    #: the log lines (or facts) that gave it away
+    evidence: list[str] = field(default_factory=list)
+    #: recipe keys to change, e.g. {"cuda.compute_capabilities": [..., "sm_86"]}
+    recipe_fix: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["sources"] = list(self.sources)
+        return data
+
+
+def load_rules(kb: KnowledgeBase | None = None) -> dict[str, RuntimeRule]:
+    """The rules of runtime.toml by id (messages first, in file order)."""
+    kb = kb or load_knowledge()
+    raw = kb.raw.get("runtime")
+    if raw is None:
+        raise KnowledgeError("knowledge base: runtime.toml is missing")
+    rules: dict[str, RuntimeRule] = {}
+    for kind in ("message", "check"):
+        for entry in raw.get(kind, []):
+            try:
+                pattern = re.compile(entry["regex"]) if kind == "message" else None
+                rule = RuntimeRule(
+                    id=entry["id"], kind=kind, title=entry["title"],
+                    severity=entry["severity"], cause=entry["cause"],
+                    next_step=entry["next_step"], sources=tuple(entry["sources"]),
+                    next_step_wsl=entry.get("next_step_wsl", ""), regex=pattern,
+                )
+            except (KeyError, TypeError, re.error) as exc:
+                raise KnowledgeError(f"runtime.toml {kind} {entry.get('id', '?')}: {exc!r}") from None
+            if rule.severity not in SEVERITIES:
+                raise KnowledgeError(f"runtime.toml {rule.id}: severity {rule.severity!r}")
+            rules[rule.id] = rule
+    return rules
+
+
+class _Values(dict[str, Any]):
+    """str.format_map values; an unknown placeholder shows as itself instead of raising."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def _sm(cc: str) -> str:
+    parsed = ccmod.parse_cc(cc)
+    return f"sm_{parsed[0]}{parsed[1]}" if parsed else f"sm_{cc.replace('.', '')}"
+
+
+class _Ctx:
+    def __init__(self, probe: Mapping[str, Any], host: HostProfile | None, expect: str | None,
+                 python: str, rules: dict[str, RuntimeRule], kb: KnowledgeBase,
+                 recipe_ccs: list[str] | None) -> None:
+        self.probe = probe
+        self.host = host
+        self.expect = expect
+        self.rules = rules
+        self.kb = kb
+        self.recipe_ccs = recipe_ccs
+        self.found: list[Diagnosis] = []
+        env = probe.get("env") or {}
+        self.base = {
+            "python": python or "PY",
+            "ld_library_path": env.get("LD_LIBRARY_PATH") or "(unset)",
+            "gpus": self.host_gpus_text(),
+            "expect": expect or "GPU",
+        }
+
+    @property
+    def wsl(self) -> bool:
+        return bool(self.host and self.host.os.wsl2)
+
+    def host_gpus_text(self) -> str:
+        if not self.host or not self.host.nvidia.gpus:
+            return "no NVIDIA GPU"
+        names = [f"GPU {g.index} ({g.name or '?'}, CC {g.compute_capability or '?'})"
+                 for g in self.host.nvidia.gpus]
+        return ", ".join(names)
+
+    def has(self, rule_id: str) -> bool:
+        return any(d.id == rule_id for d in self.found)
+
+    def add(self, rule_id: str, values: Mapping[str, Any] | None = None, *,
+            evidence: list[str] | None = None, severity: str | None = None,
+            recipe_fix: dict[str, Any] | None = None) -> Diagnosis:
+        rule = self.rules[rule_id]
+        merged = _Values({**self.base, **(values or {})})
+        step = rule.next_step_wsl if (self.wsl and rule.next_step_wsl) else rule.next_step
+        diagnosis = Diagnosis(
+            id=rule.id, title=rule.title.format_map(merged),
+            severity=severity or rule.severity,
+            cause=rule.cause.format_map(merged), next_step=step.format_map(merged),
+            sources=rule.sources, evidence=list(evidence or []),
+            recipe_fix=dict(recipe_fix or {}),
+        )
+        self.found.append(diagnosis)
+        return diagnosis
+
+    def cc_fix(self, cc: str) -> dict[str, Any]:
+        token = _sm(cc)
+        if self.recipe_ccs is None:
+            return {"cuda.compute_capabilities": ["...", token]}
+        if token in self.recipe_ccs:
+            return {}
+        return {"cuda.compute_capabilities": [*self.recipe_ccs, token]}
+
+
+# -- log messages ------------------------------------------------------------------------------
+
+
+def log_lines(probe: Mapping[str, Any]) -> list[str]:
+    """Every captured log line of a probe result, in stage order."""
+    log = probe.get("log") or {}
+    if isinstance(log, list):
+        return [str(x) for x in log]
+    lines: list[str] = []
+    for stage_lines in log.values():
+        lines.extend(str(x) for x in stage_lines)
+    return lines
+
+
+def _match_messages(ctx: _Ctx, lines: list[str]) -> None:
+    for rule in ctx.rules.values():
+        if rule.kind != "message" or rule.regex is None:
+            continue
+        hits = [(i, m) for i, line in enumerate(lines) if (m := rule.regex.search(line))]
+        if not hits:
+            continue
+        index, match = hits[0]
+        values: dict[str, Any] = {k: v for k, v in match.groupdict().items() if v is not None}
+        severity = None
+        fix: dict[str, Any] = {}
+        handler = _MESSAGE_EXTRAS.get(rule.id)
+        if handler is not None:
+            severity, extra, fix = handler(ctx, lines[:index], values)
+            values.update(extra)
+        evidence = []
+        for _, m in hits:
+            if m.string not in evidence:
+                evidence.append(m.string)
+        ctx.add(rule.id, values, evidence=evidence[:5], severity=severity, recipe_fix=fix)
+
+
+MessageExtra = Callable[[_Ctx, list[str], dict[str, Any]],
+                        tuple[str | None, dict[str, Any], dict[str, Any]]]
+
+
+def _dlopen_extra(ctx: _Ctx, before: list[str], values: dict[str, Any]
+                  ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
+    named = []
+    for line in before:
+        m = _DLOPEN_LINE.search(line)
+        if m and m.group("lib") not in named:
+            named.append(m.group("lib"))
+    if not named:
+        loaded = {lib.get("name", "") for lib in ctx.probe.get("libraries") or []}
+        missing = [n for n in GPU_LIBRARIES if not any(x.startswith(n) for x in loaded)]
+        text = (", ".join(missing) + " (not loaded; TensorFlow named none)") if missing else \
+            "one of " + ", ".join(GPU_LIBRARIES)
+    else:
+        text = ", ".join(named)
+    return None, {"libs": text}, {}
+
+
+def _cudart_extra(ctx: _Ctx, before: list[str], values: dict[str, Any]
+                  ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
+    gpu_build = _is_gpu_build(ctx.probe)
+    host_gpu = bool(ctx.host and ctx.host.nvidia.gpus)
+    if not gpu_build and ctx.expect in (None, "cpu") and not host_gpu:
+        return "info", {}, {}  # every CPU-only machine prints it
+    if not gpu_build and ctx.expect in (None, "cpu"):
+        return "warning", {}, {}
+    return None, {}, {}
+
+
+def _cc_extra(ctx: _Ctx, before: list[str], values: dict[str, Any]
+              ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
+    cc = str(values.get("cc", ""))
+    return None, {"sm": _sm(cc)}, ctx.cc_fix(cc)
+
+
+_MESSAGE_EXTRAS: dict[str, MessageExtra] = {
+    "dlopen-failed": _dlopen_extra,
+    "cudart-not-found": _cudart_extra,
+    "ptx-jit": _cc_extra,
+    "cc-below-minimum": _cc_extra,
+}
+
+
+# -- facts joined with the host ----------------------------------------------------------------
+
+
+def _is_gpu_build(probe: Mapping[str, Any]) -> bool:
+    info = probe.get("build_info") or {}
+    return bool(probe.get("built_with_cuda") or probe.get("built_with_rocm")
+                or info.get("is_cuda_build") or info.get("is_rocm_build"))
+
+
+def gpu_devices(probe: Mapping[str, Any]) -> list[str]:
+    return [d.get("name", "") for d in probe.get("devices") or [] if d.get("type") == "GPU"]
+
+
+def _mm(text: str | None) -> tuple[int, int] | None:
+    m = re.match(r"^\s*(\d+)(?:\.(\d+))?", str(text or ""))
+    return (int(m.group(1)), int(m.group(2) or 0)) if m else None
+
+
+def _driver_for(kb: KnowledgeBase, cuda: tuple[int, int]) -> str:
+    """The Linux driver a CUDA x.y toolkit ships with (its x.y.0 entry), else the major floor."""
+    same = sorted((k for k in kb.toolkit_driver if _mm(k) == cuda), key=lambda k: k)
+    if same:
+        return kb.toolkit_driver[same[0]]
+    floor = kb.driver_floor(cuda[0])
+    return floor.linux if floor else f"one supporting CUDA {cuda[0]}.{cuda[1]}"
+
+
+def _check_expectation(ctx: _Ctx) -> None:
+    if ctx.expect not in ("cuda", "rocm"):
+        return
+    probe = ctx.probe
+    if probe.get("tensorflow") is None:
+        return  # import-failed says it all
+    if not _is_gpu_build(probe):
+        ctx.add("cpu-build-gpu-expected", evidence=[
+            f"is_built_with_cuda() = {probe.get('built_with_cuda')}",
+            f"build_info = {probe.get('build_info')}"])
+    host_gpus = bool(ctx.host and (ctx.host.nvidia.gpus or ctx.host.amd.gpus))
+    if not gpu_devices(probe) and not host_gpus:
+        message = ctx.host.nvidia.message if ctx.host else "host not detected"
+        ctx.add("no-gpu-on-host", {"host_gpu_message": message or "no GPU reported"},
+                evidence=["tf.config.list_physical_devices('GPU') = []"])
+
+
+def _check_gpu_visible(ctx: _Ctx) -> None:
+    probe = ctx.probe
+    if probe.get("tensorflow") is None or gpu_devices(probe) or not _is_gpu_build(probe):
+        return
+    if not (ctx.host and ctx.host.nvidia.gpus):
+        return
+    libs = {lib.get("name", "") for lib in probe.get("libraries") or []}
+    if not any(n.startswith("libcudart") for n in libs):
+        why = "libcudart was never loaded: the [and-cuda] libraries are missing or not on the loader path."
+    elif not any(n.startswith("libcuda.so") for n in libs):
+        why = "The CUDA runtime loaded but the driver library libcuda did not."
+    else:
+        why = "The CUDA libraries loaded; the log lines above say why no device was registered."
+    if ctx.has("dlopen-failed") or ctx.has("dso-mismatch"):
+        why += " See the diagnosis above."
+    ctx.add("no-gpu-visible", {"why": why},
+            evidence=["tf.config.list_physical_devices('GPU') = []"])
+
+
+def _check_cuda_vs_driver(ctx: _Ctx) -> None:
+    info = ctx.probe.get("build_info") or {}
+    built = _mm(info.get("cuda_version"))
+    host = ctx.host
+    if built is None or host is None or not host.nvidia.cuda_driver_version:
+        return
+    driver_cuda = _mm(host.nvidia.cuda_driver_version)
+    if driver_cuda is None or built <= driver_cuda:
+        return
+    values = {
+        "cuda": info.get("cuda_version"), "driver": host.nvidia.driver_version or "?",
+        "driver_cuda": host.nvidia.cuda_driver_version,
+        "driver_needed": _driver_for(ctx.kb, built),
+    }
+    evidence = [f"build_info cuda_version = {info.get('cuda_version')}",
+                f"driver {host.nvidia.driver_version} supports CUDA {host.nvidia.cuda_driver_version}"]
+    rule = "cuda-newer-than-driver" if built[0] > driver_cuda[0] else "cuda-minor-newer-than-driver"
+    ctx.add(rule, values, evidence=evidence)
+
+
+def build_targets(probe: Mapping[str, Any]) -> list[str]:
+    """The compute-capability tokens the wheel says it was built for ([] when unknown)."""
+    info = probe.get("build_info") or {}
+    raw = info.get("cuda_compute_capabilities")
+    if isinstance(raw, str):
+        raw = re.split(r"[,\s]+", raw)
+    return [str(t) for t in raw or [] if str(t)]
+
+
+def _check_cc(ctx: _Ctx) -> None:
+    tokens = build_targets(ctx.probe)
+    targets = [t for t in (ccmod.parse_target(x) for x in tokens) if t is not None]
+    if not targets:
+        return
+    gpus: list[tuple[str, str]] = []
+    if ctx.host:
+        for g in ctx.host.nvidia.gpus:
+            if g.compute_capability and not g.error:
+                gpus.append((f"GPU {g.index} ({g.name or '?'})", g.compute_capability))
+    if not gpus:
+        for d in ctx.probe.get("gpu_details") or []:
+            if d.get("compute_capability"):
+                gpus.append((f"{d.get('name')} ({d.get('device_name') or '?'})",
+                             d["compute_capability"]))
+    built = ", ".join(tokens)
+    for label, cc in gpus:
+        if ctx.has("ptx-jit") or ctx.has("cc-below-minimum"):
+            # TF itself said so; the message diagnosis is the more precise one
+            if any(cc in e for d in ctx.found for e in d.evidence):
+                continue
+        cov = ccmod.coverage(targets, cc, tegra_mismatch=ctx.kb.is_tegra(cc))
+        values = {"gpu": label, "cc": cc, "sm": _sm(cc), "built": built,
+                  "ptx": cov.ptx.token if cov.ptx else ""}
+        evidence = [f"build_info cuda_compute_capabilities = {tokens}", f"{label}: CC {cc}"]
+        if not cov.runs:
+            ctx.add("cc-not-in-build", values, evidence=evidence, recipe_fix=ctx.cc_fix(cc))
+        elif cov.needs_jit:
+            ctx.add("cc-ptx-only", values, evidence=evidence, recipe_fix=ctx.cc_fix(cc))
+
+
+def _check_wsl(ctx: _Ctx) -> None:
+    if not ctx.wsl or not _is_gpu_build(ctx.probe) or gpu_devices(ctx.probe):
+        return
+    libcuda = [lib for lib in ctx.probe.get("libraries") or []
+               if str(lib.get("name", "")).startswith("libcuda.so")]
+    if any(lib.get("origin") == "wsl" for lib in libcuda):
+        return
+    if libcuda:
+        state = f"This process loaded {libcuda[0].get('path')} instead: a Linux driver installed inside WSL2."
+    else:
+        state = "No libcuda was loaded at all: /usr/lib/wsl/lib is not on the loader path."
+    ctx.add("wsl-libcuda-path", {"libcuda_state": state},
+            evidence=[str(lib.get("path")) for lib in libcuda])
+
+
+def _check_ops(ctx: _Ctx) -> None:
+    for op in ctx.probe.get("ops") or []:
+        if op.get("ok"):
+            continue
+        device = str(op.get("device", "?"))
+        rule = "gpu-op-failed" if ":GPU:" in device.upper() else "cpu-op-failed"
+        ctx.add(rule, {"device": device, "error": op.get("error") or "no result"},
+                evidence=[str(op.get("error") or "")])
+
+
+def diagnose(probe: Mapping[str, Any], host: HostProfile | None = None, *,
+             expect: str | None = None, python: str = "",
+             kb: KnowledgeBase | None = None,
+             recipe_ccs: list[str] | None = None) -> list[Diagnosis]:
+    """Every known problem in a probe result, joined with the host profile; errors first.
+
+    ``probe`` is probe_tf.py's result (log lines may be a list or a dict by stage);
+    ``expect`` is cpu | cuda | rocm or None; ``recipe_ccs`` the recipe's
+    cuda.compute_capabilities, so a fix can say the whole new list.
+    """
+    kb = kb or load_knowledge()
+    ctx = _Ctx(probe, host, expect, python, load_rules(kb), kb, recipe_ccs)
+    if probe.get("import_error"):
+        ctx.add("import-failed", {"error": probe["import_error"]},
+                evidence=[str(probe["import_error"])])
+    _match_messages(ctx, log_lines(probe))
+    _check_expectation(ctx)
+    _check_gpu_visible(ctx)
+    _check_cuda_vs_driver(ctx)
+    _check_cc(ctx)
+    _check_wsl(ctx)
+    _check_ops(ctx)
+    order = {s: i for i, s in enumerate(SEVERITIES)}
+    return sorted(ctx.found, key=lambda d: order[d.severity])
+
+
+def probe_failure(kind: str, values: Mapping[str, Any], *,
+                  kb: KnowledgeBase | None = None,
+                  evidence: list[str] | None = None) -> Diagnosis:
+    """The diagnosis for a probe that crashed or timed out (kind: crashed | timeout)."""
+    kb = kb or load_knowledge()
+    rule = load_rules(kb)[f"probe-{kind}"]
+    merged = _Values(values)
+    return Diagnosis(rule.id, rule.title, rule.severity, rule.cause.format_map(merged),
+                     rule.next_step.format_map(merged), rule.sources, list(evidence or []))

@@ -1,0 +1,358 @@
+"""Verify an installed TensorFlow: run probe_tf.py in the target interpreter and judge it.
+
+The probe runs as a subprocess with a timeout, so an import that segfaults or hangs is a
+finding in the report, never a crash of the wizard. The report joins what the wheel says
+it was built for with what ran, the host profile and the known runtime messages.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageError
+from .host import HostProfile
+from .knowledge import KnowledgeBase, load_knowledge
+from .runtime_diagnosis import Diagnosis, build_targets, diagnose, gpu_devices, probe_failure
+
+PROBE_SCRIPT = Path(__file__).with_name("probe_tf.py")
+DEFAULT_TIMEOUT = 300.0
+EXPECTATIONS = ("cpu", "cuda", "rocm")
+#: variables that describe the interpreter running tfwizard, not the one being verified
+_FOREIGN_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONSAFEPATH")
+
+
+@dataclass
+class ProbeRun:
+    """How the probe process went, and what it reported (possibly partial)."""
+
+    #: ok | crashed | timeout | error (exited non-zero) | not_started
+    status: str
+    python: str
+    returncode: int | None = None
+    signal: str | None = None
+    elapsed_s: float = 0.0
+    timeout_s: float = DEFAULT_TIMEOUT
+    data: dict[str, Any] = field(default_factory=dict)
+    stdout: str = ""
+    message: str = ""
+
+    @property
+    def stage(self) -> str:
+        return str(self.data.get("stage", "start"))
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def probe_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The probe's environment: the caller's, minus tfwizard's own Python settings."""
+    result = {k: v for k, v in (os.environ if env is None else env).items()
+              if k not in _FOREIGN_ENV}
+    # INFO lines carry the best diagnostics ("Could not find cuda drivers" is INFO)
+    result["TF_CPP_MIN_LOG_LEVEL"] = "0"
+    return result
+
+
+def run_probe(python: str | os.PathLike[str], *, timeout: float = DEFAULT_TIMEOUT,
+              env: Mapping[str, str] | None = None, script: Path = PROBE_SCRIPT) -> ProbeRun:
+    """Run the probe in `python`; never raises for what the probe does (crash, hang, garbage)."""
+    python = os.fspath(python)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="tfwizard-probe-") as out:
+        argv = [python, os.fspath(script), out]
+        try:
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, env=probe_env(env), cwd=out,
+                                    start_new_session=True)
+        except OSError as exc:
+            return ProbeRun("not_started", python, timeout_s=timeout,
+                            message=f"cannot run {python}: {exc.strerror or exc}")
+        timed_out = False
+        try:
+            stdout, _ = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill_group(proc)
+            stdout, _ = proc.communicate(timeout=30)
+        elapsed = time.monotonic() - started
+        data = _read_result(Path(out))
+        if "log" not in data or not data.get("log"):
+            lines = _read_log(Path(out))
+            if lines:  # the probe died before filing its log: keep what fd 2 got
+                data.setdefault("log", {})
+                data["log"] = {data.get("stage", "start"): lines}
+        elif not data.get("complete"):
+            # lines after the last filed stage (a crash mid-stage) still matter
+            filed = sum(len(v) for v in data["log"].values())
+            rest = _read_log(Path(out))[filed:]
+            if rest:
+                data["log"].setdefault(str(data.get("stage", "?")), []).extend(rest)
+    text = stdout.decode("utf-8", "replace") if stdout else ""
+    run = ProbeRun("ok", python, proc.returncode, elapsed_s=round(elapsed, 2),
+                   timeout_s=timeout, data=data, stdout=text[-20000:])
+    if timed_out:
+        run.status = "timeout"
+        run.message = f"no result within {timeout:g} s (last stage: {run.stage})"
+    elif proc.returncode is not None and proc.returncode < 0:
+        run.status = "crashed"
+        run.signal = _signal_name(-proc.returncode)
+        run.message = f"killed by {run.signal} during '{run.stage}'"
+    elif proc.returncode != 0 or not data:
+        run.status = "error"
+        run.message = (f"the probe exited with status {proc.returncode} during '{run.stage}'"
+                       if data else f"{python} did not run the probe (status "
+                       f"{proc.returncode}): {text.strip()[-300:] or 'no output'}")
+    return run
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the probe and anything it started (its own session), by process group id."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        proc.kill()
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _read_result(folder: Path) -> dict[str, Any]:
+    try:
+        data = json.loads((folder / "result.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _read_log(folder: Path) -> list[str]:
+    try:
+        return (folder / "stderr.log").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+
+
+# -- the report ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str = ""
+
+
+@dataclass
+class VerifyReport:
+    python: str
+    expect: str  # cpu | cuda | rocm (given, from the recipe, or what the wheel says it is)
+    expect_source: str  # option | recipe | wheel
+    probe: ProbeRun
+    checks: list[Check] = field(default_factory=list)
+    diagnoses: list[Diagnosis] = field(default_factory=list)
+    host: dict[str, Any] | None = None
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.checks) and all(c.ok for c in self.checks)
+
+    def to_dict(self) -> dict[str, Any]:
+        probe = self.probe.data
+        return {
+            "ok": self.ok,
+            "python": self.python,
+            "expect": self.expect,
+            "expect_source": self.expect_source,
+            "probe_status": self.probe.status,
+            "tensorflow": (probe.get("tensorflow") or {}).get("version"),
+            "checks": [asdict(c) for c in self.checks],
+            "diagnoses": [d.to_dict() for d in self.diagnoses],
+            "probe": self.probe.to_dict(),
+            "host_gpus": self.host,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, default=str)
+
+
+def _wheel_kind(data: Mapping[str, Any]) -> str:
+    info = data.get("build_info") or {}
+    if data.get("built_with_rocm") or info.get("is_rocm_build"):
+        return "rocm"
+    if data.get("built_with_cuda") or info.get("is_cuda_build"):
+        return "cuda"
+    return "cpu"
+
+
+def _checks(run: ProbeRun, expect: str) -> list[Check]:
+    data = run.data
+    checks = [Check("probe finished", run.status == "ok", run.message or
+                    f"in {run.elapsed_s:g} s")]
+    tf = data.get("tensorflow")
+    checks.append(Check("tensorflow imports", tf is not None,
+                        f"TensorFlow {tf.get('version')}" if tf else
+                        str(data.get("import_error") or "not reached")))
+    if tf is None:
+        return checks
+    ops = data.get("ops") or []
+    cpu_ops = [o for o in ops if ":CPU:" in str(o.get("device", "")).upper()]
+    checks.append(Check("CPU op", bool(cpu_ops) and all(o.get("ok") for o in cpu_ops),
+                        _ops_detail(cpu_ops)))
+    if expect in ("cuda", "rocm"):
+        kind = _wheel_kind(data)
+        checks.append(Check(f"wheel built for {expect}", kind == expect,
+                            f"the wheel is a {kind} build"))
+        gpus = gpu_devices(data)
+        checks.append(Check("GPU visible", bool(gpus),
+                            ", ".join(gpus) if gpus else "no GPU device"))
+        gpu_ops = [o for o in ops if ":GPU:" in str(o.get("device", "")).upper()]
+        checks.append(Check("GPU op on every GPU",
+                            bool(gpus) and len(gpu_ops) >= len(gpus)
+                            and all(o.get("ok") for o in gpu_ops),
+                            _ops_detail(gpu_ops) if gpu_ops else "no GPU op ran"))
+    return checks
+
+
+def _ops_detail(ops: list[Mapping[str, Any]]) -> str:
+    parts = []
+    for o in ops:
+        if o.get("ok"):
+            parts.append(f"{o.get('device')}: reduce_sum = {o.get('value'):.4f} "
+                         f"(expected {o.get('expected'):.4f})")
+        else:
+            parts.append(f"{o.get('device')}: {o.get('error') or 'no result'}")
+    return "; ".join(parts) or "no op ran"
+
+
+def verify(python: str | os.PathLike[str], *, expect: str | None = None,
+           host: HostProfile | None = None, timeout: float = DEFAULT_TIMEOUT,
+           env: Mapping[str, str] | None = None, recipe: Any = None,
+           kb: KnowledgeBase | None = None) -> VerifyReport:
+    """Probe TensorFlow in `python` and judge it against `expect` (cpu | cuda | rocm).
+
+    ``expect`` None takes the recipe's backend.kind, else what the wheel says it is.
+    ``recipe`` (a Recipe) also lets a compute-capability fix list the whole new value.
+    """
+    if expect is not None and expect not in EXPECTATIONS:
+        raise UsageError(f"expect: {expect!r} is not one of {', '.join(EXPECTATIONS)}")
+    kb = kb or load_knowledge()
+    run = run_probe(python, timeout=timeout, env=env)
+    source = "option"
+    if expect is None and recipe is not None:
+        expect, source = recipe.backend.kind, "recipe"
+    if expect is None:
+        expect, source = _wheel_kind(run.data), "wheel"
+    recipe_ccs = list(recipe.cuda.compute_capabilities) if recipe is not None else None
+    diagnoses = diagnose(run.data, host, expect=expect, python=os.fspath(python), kb=kb,
+                         recipe_ccs=recipe_ccs)
+    if run.status == "crashed":
+        diagnoses.insert(0, probe_failure("crashed", {"how": run.signal, "stage": run.stage},
+                                          kb=kb, evidence=_last_lines(run)))
+    elif run.status == "timeout":
+        diagnoses.insert(0, probe_failure("timeout", {"timeout": f"{timeout:g}",
+                                                      "stage": run.stage},
+                                          kb=kb, evidence=_last_lines(run)))
+    host_gpus = None
+    if host is not None:
+        host_gpus = {"nvidia": [asdict(g) for g in host.nvidia.gpus],
+                     "driver": host.nvidia.driver_version,
+                     "cuda_driver_version": host.nvidia.cuda_driver_version,
+                     "amd": [asdict(g) for g in host.amd.gpus], "wsl2": host.os.wsl2}
+    return VerifyReport(os.fspath(python), expect, source, run, _checks(run, expect),
+                        diagnoses, host_gpus)
+
+
+def _last_lines(run: ProbeRun, count: int = 8) -> list[str]:
+    lines: list[str] = []
+    for stage_lines in (run.data.get("log") or {}).values():
+        lines.extend(stage_lines)
+    return lines[-count:]
+
+
+def render_report(report: VerifyReport, *, show_log: bool = True) -> str:
+    """The readable report `tfwizard verify` prints."""
+    data = report.probe.data
+    tf = data.get("tensorflow") or {}
+    info = data.get("build_info") or {}
+    out = [f"TensorFlow verification of {report.python}"]
+    out.append(f"  TensorFlow     {tf.get('version', '-')}" +
+               (f"  ({tf.get('path')})" if tf.get("path") else ""))
+    py = data.get("python") or {}
+    if py:
+        out.append(f"  Python         {py.get('version')}  ({py.get('executable')})")
+    kind = _wheel_kind(data) if tf else "-"
+    out.append(f"  Build          {kind} build"
+               f" (is_built_with_cuda = {data.get('built_with_cuda')})")
+    for key in ("cuda_version", "cudnn_version"):
+        if info.get(key):
+            out.append(f"  {key:<14} {info[key]}")
+    targets = build_targets(data)
+    if targets:
+        out.append(f"  Built for CCs  {', '.join(targets)}")
+    devices = data.get("devices") or []
+    out.append("  Devices        " + (", ".join(d.get("name", "?") for d in devices) or "none"))
+    if tf and not gpu_devices(data):
+        out.append("  GPUs           none: TensorFlow lists no GPU device")
+    for d in data.get("gpu_details") or []:
+        out.append(f"                 {d.get('name')}: {d.get('device_name') or '?'}, "
+                   f"CC {d.get('compute_capability') or '?'}")
+    for op in data.get("ops") or []:
+        if op.get("ok"):
+            result = f"ok, {op.get('value'):.4f} (expected {op.get('expected'):.4f})"
+        else:
+            result = f"FAILED: {op.get('error') or 'no result'}"
+        out.append(f"  reduce_sum     {op.get('device')}: {result}")
+    for mm in data.get("matmul") or []:
+        if "ms" in mm:
+            out.append(f"  matmul {mm.get('n')}^2   {mm.get('device')}: {mm['ms']} ms"
+                       f" ({mm.get('gflops')} GFLOP/s)")
+        else:
+            out.append(f"  matmul         {mm.get('device')}: FAILED: {mm.get('error')}")
+    libs = data.get("libraries") or []
+    if libs:
+        out.append("  Libraries")
+        for lib in libs:
+            out.append(f"    {lib.get('name'):<28} {lib.get('origin'):<8} {lib.get('path')}")
+    elif tf:
+        out.append("  Libraries      no CUDA/ROCm library loaded")
+    out.append(f"  Probe          {report.probe.status} in {report.probe.elapsed_s:g} s"
+               + (f": {report.probe.message}" if report.probe.message else ""))
+    out.append("")
+    out.append(f"Expectation: {report.expect} (from {report.expect_source})")
+    for c in report.checks:
+        out.append(f"  [{'ok' if c.ok else 'FAIL'}] {c.name}" + (f": {c.detail}" if c.detail
+                                                                else ""))
+    if report.diagnoses:
+        out.append("")
+        out.append("Diagnosis:")
+        for d in report.diagnoses:
+            out.append(f"  {d.severity.upper():<7} {d.id}: {d.title}")
+            out.append(f"          cause: {d.cause}")
+            out.append(f"          next:  {d.next_step}")
+            for line in d.evidence[:3]:
+                out.append(f"          seen:  {line[:200]}")
+            if d.recipe_fix:
+                out.append("          recipe: " + ", ".join(
+                    f"{k} = {json.dumps(v)}" for k, v in d.recipe_fix.items()))
+    if show_log:
+        lines = _last_lines(report.probe, count=40)
+        if lines:
+            out.append("")
+            out.append("TensorFlow log (fd 2 during the probe):")
+            out.extend(f"  | {line[:300]}" for line in lines)
+    out.append("")
+    out.append("RESULT: " + ("OK, everything the expectation promised works."
+                             if report.ok else "FAILED, see the checks and diagnosis above."))
+    return "\n".join(out)
