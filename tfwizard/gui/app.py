@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
+from types import TracebackType
+from typing import Any
 
 
 def has_display(env: dict[str, str] | None = None) -> bool:
@@ -26,6 +29,63 @@ def run() -> None:
         print()
         main(["detect"])
         sys.exit(0)
-    from .main_window import run_gui
+    sys.exit(run_gui(sys.argv))
 
-    sys.exit(run_gui())
+
+_error_boxes: list[Any] = []
+
+
+def show_exception(exc_type: type[BaseException], exc: BaseException,
+                   tb: TracebackType | None) -> None:
+    """sys.excepthook: an unexpected error (asyncSlot reports there too) becomes a dialog."""
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    text = "".join(traceback.format_exception(exc_type, exc, tb))
+    sys.__stderr__.write(text) if sys.__stderr__ is not None else None
+    if QApplication.instance() is None:
+        return
+    from tfwizard.core.errors import TfWizardError
+
+    box = QMessageBox(QMessageBox.Icon.Critical, "tfwizard: unexpected error",
+                      str(exc) if isinstance(exc, TfWizardError) else
+                      f"{exc_type.__name__}: {exc}")
+    box.setObjectName("excepthook-box")
+    if not isinstance(exc, TfWizardError):
+        box.setInformativeText("This is a bug in tfwizard; the details below help fix it.")
+        box.setDetailedText(text)
+    _error_boxes.append(box)  # a parentless dialog lives as long as a Python reference
+    box.finished.connect(lambda _r: _error_boxes.remove(box))
+    box.open()
+
+
+def run_gui(argv: list[str] | None = None, **window_args: Any) -> int:
+    """Start the Qt application on a qasync event loop and run the wizard window."""
+    import asyncio
+
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(argv or sys.argv)
+    app.setApplicationName("tfwizard")
+    sys.excepthook = show_exception
+
+    async def main() -> int:
+        from .main_window import MainWindow
+
+        closed = asyncio.get_running_loop().create_future()
+        if "host" not in window_args and "detect" not in window_args:
+            from tfwizard.core.detect import detect_host
+
+            window_args["detect"] = detect_host
+        window = MainWindow(**window_args)
+        window.closed.connect(lambda: None if closed.done() else closed.set_result(0))
+        window.show()
+        if window.wizard.state.build_host is None:
+            window.wizard.welcome.refresh()  # detection runs in a thread; the window is up
+        await closed
+        return 0
+
+    # qasync.run is `asyncio.run(main(), loop_factory=QEventLoop)` on Python >= 3.12, and
+    # the same through an event loop policy on 3.10/3.11, where asyncio.run has no factory
+    result: int = qasync.run(main())
+    return result

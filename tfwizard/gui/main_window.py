@@ -1,16 +1,213 @@
-"""The wizard window (a placeholder until the GUI pages land)."""
+"""The main window: the wizard, a File menu, drag and drop of recipes, and closing safely."""
 
 from __future__ import annotations
 
-import sys
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import QApplication, QFileDialog, QMainWindow, QMessageBox, QWidget
+
+from tfwizard.core.errors import TfWizardError
+from tfwizard.core.host import HostProfile
+from tfwizard.core.recipe import Recipe, load_recipe, save_recipe
+
+from . import jobs
+from .pages import PageId
+from .wizard import BuildWizard
+
+#: what the user chose when closing during a build
+CLOSE_CANCEL, CLOSE_DETACH, CLOSE_STAY = "cancel", "detach", "stay"
 
 
-def run_gui() -> int:
-    from PySide6.QtWidgets import QApplication, QLabel
+class MainWindow(QMainWindow):
+    """Holds the wizard; File > Open/Save recipe; a .toml dropped on it is opened."""
 
-    app = QApplication.instance() or QApplication(sys.argv)
-    label = QLabel("tfwizard: the wizard pages are coming. Use `tfwizard --help` meanwhile.")
-    label.setWindowTitle("tfwizard")
-    label.resize(600, 120)
-    label.show()
-    return app.exec()
+    #: emitted once the window has really closed (the app's main coroutine waits for it)
+    closed = Signal()
+
+    def __init__(self, *, host: HostProfile | None = None, target: HostProfile | None = None,
+                 target_path: str = "", recipe: Recipe | None = None,
+                 detect: Callable[[], HostProfile] | None = None,
+                 build_factory: jobs.BuildFactory | None = None,
+                 verify: jobs.VerifyFunction | None = None,
+                 install: jobs.InstallFactory | None = None,
+                 ask_close: Callable[[], str] | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.wizard = BuildWizard(host=host, target=target, target_path=target_path,
+                                  recipe=recipe, detect=detect, build_factory=build_factory,
+                                  verify=verify, install=install, parent=self)
+        self.wizard.setWindowFlags(Qt.WindowType.Widget)
+        self.setCentralWidget(self.wizard)
+        self.setWindowTitle("tfwizard")
+        self.setAcceptDrops(True)
+        self.ask_close = ask_close or self._ask_close
+        self._closing_task: asyncio.Task[Any] | None = None
+        self._may_close = False
+        self.detached = False
+        self._menus()
+        self.resize(1000, 800)
+
+    @property
+    def state(self) -> Any:
+        return self.wizard.state
+
+    def _menus(self) -> None:
+        menu = self.menuBar().addMenu("&File")
+        for text, shortcut, slot in (
+            ("&Open recipe…", QKeySequence.StandardKey.Open, self.open_recipe_dialog),
+            ("&Save recipe", QKeySequence.StandardKey.Save, self.save_recipe),
+            ("Save recipe &as…", QKeySequence.StandardKey.SaveAs, self.save_recipe_as),
+        ):
+            action = QAction(text, self)
+            action.setShortcut(shortcut)
+            action.triggered.connect(slot)
+            menu.addAction(action)
+        menu.addSeparator()
+        target = QAction("Import &target machine profile…", self)
+        target.triggered.connect(self.wizard.welcome.choose_target)
+        menu.addAction(target)
+        menu.addSeparator()
+        quit_action = QAction("&Quit", self)
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.close)
+        menu.addAction(quit_action)
+
+    # -- recipes ------------------------------------------------------------------------
+    def open_recipe_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open recipe", "", "Recipes (*.toml)")
+        if path:
+            self.open_recipe(path)
+
+    def open_recipe(self, path: str | Path) -> bool:
+        """Load a recipe and show what it will run (the Review page) before anything runs."""
+        if self.wizard.build.running:
+            self._error("A build is running", "Open the recipe when the build has ended.")
+            return False
+        try:
+            recipe = load_recipe(path)
+        except TfWizardError as exc:
+            self._error("Cannot open the recipe", str(exc))
+            return False
+        if recipe.target.host_profile:
+            base = recipe.path.parent if recipe.path else Path.cwd()
+            profile = Path(recipe.target.host_profile).expanduser()
+            try:
+                self.state.load_target_profile(profile if profile.is_absolute()
+                                               else base / profile)
+            except TfWizardError as exc:
+                self._error("Cannot read the recipe's target profile", str(exc))
+        else:
+            self.state.set_target(None)
+        self.wizard.set_recipe(recipe)
+        self.setWindowTitle(f"tfwizard: {recipe.path}")
+        self.wizard.go_to(PageId.REVIEW)
+        return True
+
+    def save_recipe(self) -> bool:
+        path = self.state.recipe.path
+        if path is None:
+            return self.save_recipe_as()
+        return self.save_to(path)
+
+    def save_recipe_as(self) -> bool:
+        default = str(self.state.recipe.path or f"{self.state.recipe.name}.toml")
+        path, _ = QFileDialog.getSaveFileName(self, "Save recipe", default, "Recipes (*.toml)")
+        return self.save_to(path) if path else False
+
+    def save_to(self, path: str | Path) -> bool:
+        try:
+            saved = save_recipe(self.state.recipe, path)
+        except TfWizardError as exc:
+            self._error("Cannot save the recipe", str(exc))
+            return False
+        self.wizard.mark_user_changed()
+        self.setWindowTitle(f"tfwizard: {saved}")
+        self.statusBar().showMessage(f"Saved {saved}", 5000)
+        return True
+
+    def _error(self, title: str, text: str) -> None:
+        box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok,
+                          self)
+        box.setObjectName("error-box")
+        box.open()  # window-modal without a nested loop: asyncio keeps running
+
+    # -- drag and drop ----------------------------------------------------------------------
+    @staticmethod
+    def _dropped_recipe(event: QDragEnterEvent | QDropEvent) -> str | None:
+        mime = event.mimeData()
+        if not mime.hasUrls():
+            return None
+        for url in mime.urls():
+            if url.isLocalFile() and url.toLocalFile().endswith(".toml"):
+                return url.toLocalFile()
+        return None
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if self._dropped_recipe(event):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        path = self._dropped_recipe(event)
+        if path:
+            event.acceptProposedAction()
+            self.open_recipe(path)
+
+    # -- closing -------------------------------------------------------------------------------
+    def _ask_close(self) -> str:
+        box = QMessageBox(QMessageBox.Icon.Question, "A build is running",
+                          "Closing the window stops watching the build.", parent=self)
+        box.setInformativeText("Cancel the build (its containers are stopped and removed), or "
+                               "detach: the window closes and the build runs on to its end, "
+                               "its log kept in the build record.")
+        cancel = box.addButton("Cancel the build", QMessageBox.ButtonRole.DestructiveRole)
+        detach = box.addButton("Detach", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton("Keep the window", QMessageBox.ButtonRole.RejectRole)
+        box.exec()
+        clicked = box.clickedButton()
+        return CLOSE_CANCEL if clicked is cancel else CLOSE_DETACH if clicked is detach \
+            else CLOSE_STAY
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        build = self.wizard.build
+        if self._may_close or not build.running:
+            event.accept()
+            self.closed.emit()
+            return
+        event.ignore()
+        if self._closing_task is not None:
+            return  # already cancelling
+        choice = self.ask_close()
+        if choice == CLOSE_CANCEL:
+            self._closing_task = asyncio.ensure_future(self._cancel_then_close())
+        elif choice == CLOSE_DETACH:
+            self._detach()
+
+    async def _cancel_then_close(self) -> None:
+        self.statusBar().showMessage("Cancelling the build…")
+        await self.wizard.build.cancel_and_wait()
+        self._may_close = True
+        self.close()
+
+    def _detach(self) -> None:
+        """Hide the window; the build's task runs on and the app quits when it ends."""
+        self.detached = True
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.setQuitOnLastWindowClosed(False)
+        self.hide()
+        task = self.wizard.build.task
+        if task is not None:
+            task.add_done_callback(lambda _t: self._close_after_detach())
+        else:
+            self._close_after_detach()
+
+    def _close_after_detach(self) -> None:
+        self._may_close = True
+        self.close()

@@ -1,0 +1,67 @@
+"""GUI test fixtures: offscreen Qt, a qasync loop per test, host profiles from tests/data."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+HOSTS = Path(__file__).resolve().parent.parent / "data" / "hosts"
+
+
+@pytest.fixture
+def qloop(qapp):
+    """A qasync loop marked running, so @asyncSlot handlers run while qtbot waits.
+
+    The running-loop mark is removed afterwards: other tests call asyncio.run().
+    """
+    import qasync
+
+    loop = qasync.QEventLoop(qapp, already_running=True)
+    asyncio.set_event_loop(loop)
+    try:
+        yield loop
+    finally:
+        asyncio.events._set_running_loop(None)
+        # loop.stop() would call QApplication.exit(), which ends the next test's waits;
+        # clear qasync's running flag instead so close() frees the executor and timers
+        loop._QEventLoop__is_running = False
+        loop.close()
+        asyncio.set_event_loop(None)
+
+
+def host(name: str):
+    from tfwizard.core.host import HostProfile
+
+    return HostProfile.load(HOSTS / f"{name}.json")
+
+
+@pytest.fixture
+def ada_host():
+    return host("ada-8.9-driver550")
+
+
+@pytest.fixture
+def make_window(qtbot, qloop):
+    """MainWindow factory: hosts injected, never real detection, shown offscreen."""
+    from tfwizard.gui.main_window import MainWindow
+
+    windows = []  # qtbot keeps weak references only; the test holds the wizard
+
+    def make(**kwargs):
+        kwargs.setdefault("host", host("ada-8.9-driver550"))
+        window = MainWindow(**kwargs)
+        windows.append(window)
+        qtbot.addWidget(window)
+        window.show()
+        qtbot.waitExposed(window, timeout=5000)
+        return window
+
+    yield make
+    for window in windows:
+        window.close()

@@ -1,0 +1,96 @@
+"""The long jobs the last three pages drive, behind small factories tests can replace.
+
+The build runner, installer and verifier live in the core; these adapters only build
+their inputs from the wizard's state. A core module that this installation lacks makes
+its page say so ("not available in this build") instead of failing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from tfwizard.core.events import BuildEvent
+from tfwizard.core.plan import make_plan
+
+from .state import WizardState
+
+
+class BuildJob(Protocol):
+    """What the Build page needs from a build: its events, and a way to stop it."""
+
+    def events(self) -> AsyncIterator[BuildEvent]: ...
+
+    def cancel(self) -> None: ...
+
+
+BuildFactory = Callable[[WizardState], BuildJob]
+#: (state, wheel) -> the install's events (tfwizard.core.install.InstallEvent)
+InstallFactory = Callable[[WizardState, str], AsyncIterator[Any]]
+#: (state, python) -> a report object with `ok`, `to_json()`; runs in an executor thread
+VerifyFunction = Callable[[WizardState, str], Any]
+
+
+def missing_core_module(name: str) -> str | None:
+    """Why `tfwizard.core.<name>` cannot be used here, or None when it can."""
+    try:
+        importlib.import_module(f"tfwizard.core.{name}")
+    except ImportError as exc:
+        return f"tfwizard.core.{name} is not available in this build ({exc})"
+    return None
+
+
+def default_build_job(state: WizardState) -> BuildJob:
+    """A BuildRunner for the state's recipe; the wheel goes to output.dir or the record."""
+    from tfwizard.core import record, runner
+    from tfwizard.core.record import new_build_id
+
+    recipe = state.recipe
+    plan = make_plan(recipe, build_host=state.build_host, target_host=state.effective_target,
+                     kb=state.kb, recipe_dir=recipe.path.parent if recipe.path else None)
+    build_id = new_build_id()
+    if recipe.output.dir:
+        out_dir = Path(recipe.output.dir).expanduser()
+    else:  # "empty = the build record folder" (recipe.py), which the runner names by id
+        out_dir = record.data_dir() / "builds" / build_id
+    job: BuildJob = runner.BuildRunner(plan, out_dir=out_dir, recipe_text=recipe.to_toml(),
+                                       build_id=build_id)
+    return job
+
+
+def default_install(state: WizardState, wheel: str) -> AsyncIterator[Any]:
+    """The core installer's events for `wheel` into the recipe's venv (made if missing)."""
+    from tfwizard.core import install
+
+    inst = state.recipe.install
+    target = install.resolve_target(venv=inst.venv or None, python=inst.python or None,
+                                    create=bool(inst.venv))
+    return install.Installation(wheel, target, inst.extras, index_url=inst.index_url,
+                                trusted_host=inst.trusted_host).events()
+
+
+def target_python(state: WizardState) -> str:
+    """The interpreter the wheel goes into: install.python, else the venv's python."""
+    inst = state.recipe.install
+    if state.installed_python:
+        return state.installed_python
+    if inst.python:
+        return str(Path(inst.python).expanduser())
+    if inst.venv:
+        return str(Path(inst.venv).expanduser() / "bin" / "python")
+    return ""
+
+
+def default_verify(state: WizardState, python: str) -> Any:
+    """Probe TensorFlow in `python` (blocking: the Verify page runs it in a thread)."""
+    from tfwizard.core import verify
+
+    return verify.verify(python, host=state.effective_target, recipe=state.recipe, kb=state.kb)
+
+
+def render_verify_report(report: Any) -> str:
+    from tfwizard.core import verify
+
+    return str(verify.render_report(report))

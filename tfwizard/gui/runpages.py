@@ -1,0 +1,504 @@
+"""The pages that run things: Build, Install, Verify.
+
+They adapt the core's jobs to widgets: the build runner's events to a phase label, a
+progress bar, the log view and the diagnosis; the verifier's report to text. The jobs
+themselves (and every decision in them) live in the core.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFileDialog,
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+from qasync import asyncSlot
+
+from tfwizard.core.errors import TfWizardError
+from tfwizard.core.events import (
+    Artifact,
+    BuildEvent,
+    FindingEvent,
+    Finished,
+    LogLines,
+    PhaseChanged,
+    Progress,
+)
+
+from . import jobs
+from .findings import severity_icon
+from .logview import LogView
+from .pages import RecipePage, mono
+from .state import WizardState
+
+
+def format_eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "ETA: estimating…"
+    seconds = int(seconds)
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"ETA: {hours} h {minutes:02d} min"
+    return f"ETA: {minutes} min {secs:02d} s" if minutes else f"ETA: {secs} s"
+
+
+def unavailable_banner(parent: QWidget, reason: str) -> QLabel:
+    label = QLabel(f"Not available in this build: {reason}", parent)
+    label.setObjectName("unavailable")
+    label.setWordWrap(True)
+    label.setStyleSheet("color: #8a5300; font-weight: bold;")
+    return label
+
+
+class DiagnosisRow(QFrame):
+    """A known failure found in the build log, with "Apply fix and rebuild" when it has one."""
+
+    def __init__(self, finding: FindingEvent, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.finding = finding
+        self.setObjectName(f"diagnosis-{finding.id}")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        row = QHBoxLayout(self)
+        icon = QLabel(self)
+        icon.setPixmap(severity_icon(self, "error").pixmap(20, 20))
+        row.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
+        lines = ", ".join(map(str, finding.lines[:5]))
+        text = QLabel(f"{finding.title}\nCause: {finding.cause}\nNext: {finding.next_step}"
+                      + (f"\nLog lines: {lines}" if lines else ""), self)
+        text.setWordWrap(True)
+        text.setTextFormat(Qt.TextFormat.PlainText)
+        row.addWidget(text, 1)
+        self.fix_button: QPushButton | None = None
+        if finding.recipe_fix:
+            self.fix_button = QPushButton("Apply fix and rebuild", self)
+            self.fix_button.setObjectName(f"rebuild-{finding.id}")
+            self.fix_button.setToolTip(", ".join(f"{k} = {v!r}"
+                                                 for k, v in finding.recipe_fix.items()))
+            row.addWidget(self.fix_button, 0, Qt.AlignmentFlag.AlignTop)
+
+
+class BuildPage(RecipePage):
+    keys = None
+    show_findings = False  # the Review page showed them; here the diagnosis matters
+
+    buildFinished = Signal(object)  # the BuildResult, or None when the build could not start
+
+    def __init__(self, state: WizardState, factory: jobs.BuildFactory | None = None) -> None:
+        super().__init__(state, "Build", "The build runs in Docker; its whole log is kept on "
+                         "disk. Closing the window asks whether to cancel the build.")
+        self.factory = factory or jobs.default_build_job
+        self.job: jobs.BuildJob | None = None
+        self.task: asyncio.Task[Any] | None = None
+        self.result: Any = None
+        self.unavailable = None if factory is not None else jobs.missing_core_module("runner")
+        if self.unavailable:
+            self.body.addWidget(unavailable_banner(self.content, self.unavailable))
+        top = QHBoxLayout()
+        self.phase_label = QLabel("Not started", self.content)
+        self.phase_label.setObjectName("phase")
+        font = self.phase_label.font()
+        font.setBold(True)
+        self.phase_label.setFont(font)
+        top.addWidget(self.phase_label)
+        self.eta_label = QLabel("", self.content)
+        self.eta_label.setObjectName("eta")
+        top.addWidget(self.eta_label)
+        top.addStretch(1)
+        self.start_button = QPushButton("Start build", self.content)
+        self.start_button.setObjectName("start-build")
+        self.start_button.setEnabled(not self.unavailable)
+        self.start_button.clicked.connect(self.start)
+        top.addWidget(self.start_button)
+        self.cancel_button = QPushButton("Cancel build", self.content)
+        self.cancel_button.setObjectName("cancel-build")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        top.addWidget(self.cancel_button)
+        self.body.addLayout(top)
+        self.progress = QProgressBar(self.content)
+        self.progress.setObjectName("progress")
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.progress.setFormat("%v / %m actions")
+        self.body.addWidget(self.progress)
+        self.action_label = QLabel("", self.content)
+        self.action_label.setObjectName("action")
+        self.action_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.body.addWidget(self.action_label)
+        self.log = LogView(self.content)
+        self.body.addWidget(self.log, 1)
+        self.result_label = QLabel("", self.content)
+        self.result_label.setObjectName("build-result")
+        self.result_label.setWordWrap(True)
+        self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.body.addWidget(self.result_label)
+        self.diagnosis_box = QWidget(self.content)
+        self.diagnosis_layout = QVBoxLayout(self.diagnosis_box)
+        self.diagnosis_layout.setContentsMargins(0, 0, 0, 0)
+        self.body.addWidget(self.diagnosis_box)
+        self.diagnoses: list[DiagnosisRow] = []
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def isComplete(self) -> bool:
+        return not self.running and self.state.wheel is not None
+
+    # -- running ---------------------------------------------------------------------------
+    @asyncSlot()
+    async def start(self) -> None:
+        """Start the build and show its events until it ends."""
+        if self.running or self.unavailable:
+            return
+        self.task = asyncio.current_task()
+        try:
+            await self._run()
+        finally:
+            self.task = None
+            self.start_button.setEnabled(True)
+            self.cancel_button.setEnabled(False)
+            self.completeChanged.emit()
+
+    async def _run(self) -> None:
+        self._reset()
+        self.start_button.setEnabled(False)
+        self.completeChanged.emit()
+        try:
+            self.job = self.factory(self.state)
+        except TfWizardError as exc:
+            self.phase_label.setText("Could not start")
+            self.result_label.setText(str(exc))
+            self.buildFinished.emit(None)
+            return
+        self.cancel_button.setEnabled(True)
+        self.phase_label.setText("Starting…")
+        try:
+            async for event in self.job.events():
+                self.show_event(event)
+        except TfWizardError as exc:
+            self.phase_label.setText("Failed")
+            self.result_label.setText(str(exc))
+            self.buildFinished.emit(None)
+        finally:
+            self.log.flush_all()
+
+    def cancel(self) -> None:
+        if self.job is not None and self.running:
+            self.phase_label.setText("Cancelling…")
+            self.cancel_button.setEnabled(False)
+            self.job.cancel()
+
+    async def cancel_and_wait(self, timeout: float = 30.0) -> None:
+        """Cancel and wait until the runner has cleaned up (used when the window closes)."""
+        task = self.task
+        self.cancel()
+        if task is not None:
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(task), timeout)
+
+    def _reset(self) -> None:
+        self.result = None
+        self.state.wheel = None
+        self.log.clear()
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.eta_label.setText("")
+        self.action_label.setText("")
+        self.result_label.setText("")
+        for row in self.diagnoses:
+            row.deleteLater()
+        self.diagnoses = []
+
+    # -- events -> widgets -------------------------------------------------------------------
+    def show_event(self, event: BuildEvent) -> None:
+        if isinstance(event, LogLines):
+            self.log.append_lines(event.lines)
+        elif isinstance(event, Progress):
+            self.phase_label.setText(f"Phase: {event.phase}")
+            if event.total:
+                self.progress.setRange(0, event.total)
+                self.progress.setValue(event.done or 0)
+                self.eta_label.setText(format_eta(event.eta_s))
+            if event.message:
+                self.action_label.setText(event.message[:200])
+        elif isinstance(event, PhaseChanged):
+            self.phase_label.setText(f"Phase: {event.phase}"
+                                     + (f" (step {event.step})" if event.step else ""))
+        elif isinstance(event, FindingEvent):
+            row = DiagnosisRow(event, self.diagnosis_box)
+            if row.fix_button is not None:
+                row.fix_button.clicked.connect(lambda _c=False, f=event: self.fix_and_rebuild(f))
+            self.diagnosis_layout.addWidget(row)
+            self.diagnoses.append(row)
+        elif isinstance(event, Artifact):
+            if event.kind == "record":
+                self.state.record_dir = event.path
+                self.log.set_full_log(Path(event.path) / "log.txt")
+            elif event.kind == "wheel":
+                self.state.wheel = event.path
+        elif isinstance(event, Finished):
+            result = event.result
+            self.result = result
+            self.phase_label.setText(f"Build {result.status}")
+            if result.ok and result.actions:
+                self.progress.setRange(0, result.actions)
+                self.progress.setValue(result.actions)
+            self.eta_label.setText(f"{result.elapsed_s:.0f} s")
+            self.result_label.setText(result.message + (f"\nRecord: {result.record_dir}"
+                                                        if result.record_dir else ""))
+            if result.wheel:
+                self.state.wheel = result.wheel
+            self.buildFinished.emit(result)
+
+    def fix_and_rebuild(self, finding: FindingEvent) -> None:
+        self.state.update(dict(finding.recipe_fix))
+        self.start()
+
+
+class InstallPage(RecipePage):
+    keys = ("install.",)
+
+    def __init__(self, state: WizardState, factory: jobs.InstallFactory | None = None) -> None:
+        super().__init__(state, "Install", "Install the wheel into a virtual environment "
+                         "(created when missing). The wheel's tags are checked against that "
+                         "interpreter first.")
+        self.factory = factory or jobs.default_install
+        self.task: asyncio.Task[Any] | None = None
+        self.result: Any = None
+        self.unavailable = None if factory is not None else jobs.missing_core_module("install")
+        if self.unavailable:
+            self.body.addWidget(unavailable_banner(self.content, self.unavailable))
+        form = QFormLayout()
+        wheel_row = QHBoxLayout()
+        self.wheel_edit = QLineEdit(self.content)
+        self.wheel_edit.setObjectName("wheel")
+        self.wheel_edit.setPlaceholderText("the wheel the build made, or one you have")
+        wheel_row.addWidget(self.wheel_edit, 1)
+        pick = QPushButton("Choose wheel…", self.content)
+        pick.clicked.connect(self._pick_wheel)
+        wheel_row.addWidget(pick)
+        form.addRow("Wheel:", wheel_row)
+        row = QHBoxLayout()
+        self.venv_edit = QLineEdit(self.content)
+        self.venv_edit.setObjectName("venv")
+        self.venv_edit.setPlaceholderText("~/.venvs/tensorflow")
+        self.registerField("venv", self.venv_edit)
+        self.venv_edit.textEdited.connect(lambda t: self.set({"install.venv": t.strip()}))
+        row.addWidget(self.venv_edit, 1)
+        browse = QPushButton("Browse…", self.content)
+        browse.clicked.connect(self._browse)
+        row.addWidget(browse)
+        form.addRow("Virtualenv:", row)
+        self.and_cuda = QCheckBox("Install the [and-cuda] extra (NVIDIA's CUDA libraries from "
+                                  "pip)", self.content)
+        self.and_cuda.setObjectName("and-cuda")
+        self.and_cuda.toggled.connect(self._extras)
+        form.addRow("", self.and_cuda)
+        self.body.addLayout(form)
+        buttons = QHBoxLayout()
+        self.install_button = QPushButton("Install", self.content)
+        self.install_button.setObjectName("install")
+        self.install_button.setEnabled(not self.unavailable)
+        self.install_button.clicked.connect(self.start)
+        buttons.addWidget(self.install_button)
+        self.cancel_button = QPushButton("Cancel", self.content)
+        self.cancel_button.setObjectName("cancel-install")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        buttons.addWidget(self.cancel_button)
+        self.status = QLabel("", self.content)
+        self.status.setObjectName("install-status")
+        self.status.setWordWrap(True)
+        buttons.addWidget(self.status, 1)
+        self.body.addLayout(buttons)
+        self.progress = QProgressBar(self.content)
+        self.progress.setObjectName("pip-progress")
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.progress.setFormat("")
+        self.body.addWidget(self.progress)
+        self.log = LogView(self.content, max_blocks=2000)
+        self.body.addWidget(self.log, 1)
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def _pick_wheel(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Wheel", "", "Wheels (*.whl)")
+        if path:
+            self.wheel_edit.setText(path)
+
+    def _browse(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Virtualenv folder")
+        if path:
+            self.venv_edit.setText(path)
+            self.set({"install.venv": path})
+
+    def _extras(self, on: bool) -> None:
+        extras = [e for e in self.state.recipe.install.extras if e != "and-cuda"]
+        self.set({"install.extras": (["and-cuda"] + extras) if on else extras})
+
+    def sync(self) -> None:
+        r = self.state.recipe
+        if self.state.wheel:
+            self.wheel_edit.setText(self.state.wheel)
+        self.venv_edit.setText(r.install.venv)
+        self.and_cuda.setChecked("and-cuda" in r.install.extras)
+        self.and_cuda.setEnabled(r.backend.kind == "cuda")
+
+    def isComplete(self) -> bool:
+        # installing is optional: an existing venv can be verified too
+        return super().isComplete() and not self.running
+
+    @asyncSlot()
+    async def start(self) -> None:
+        """Run the core installer and show its events."""
+        wheel = self.wheel_edit.text().strip()
+        if self.running or self.unavailable:
+            return
+        if not wheel:
+            self.status.setText("Build a wheel first, or choose one.")
+            return
+        self.task = asyncio.current_task()
+        self.install_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.completeChanged.emit()
+        self.log.clear()
+        self.progress.setRange(0, 0)  # pip does not say how much is left: busy
+        self.status.setText("Installing…")
+        try:
+            async for event in self.factory(self.state, wheel):
+                self.show_event(event)
+        except TfWizardError as exc:
+            self.status.setText(str(exc))
+        except asyncio.CancelledError:
+            self.status.setText("Cancelled.")
+        finally:
+            self.task = None
+            self.log.flush_all()
+            if self.progress.maximum() == 0:
+                self.progress.setRange(0, 1)
+            self.install_button.setEnabled(True)
+            self.cancel_button.setEnabled(False)
+            self.completeChanged.emit()
+
+    def cancel(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+
+    def show_event(self, event: Any) -> None:
+        kind = getattr(event, "type", "")
+        if kind == "log":
+            self.log.append_line(event.line)
+        elif kind == "progress":
+            self.progress.setFormat(event.summary())
+            if event.phase == "done":
+                self.progress.setRange(0, 1)
+                self.progress.setValue(1)
+        elif kind == "venv":
+            self.log.append_line(f"created the venv {event.path}")
+        elif kind == "started":
+            self.log.append_line("pip install " + event.requirement)
+        elif kind == "finished":
+            result = event.result
+            self.result = result
+            self.progress.setRange(0, 1)
+            self.progress.setValue(1 if result.ok else 0)
+            self.status.setText(result.message)
+            if result.ok:
+                self.state.installed_python = result.python
+
+
+class VerifyPage(RecipePage):
+    keys = ()
+    show_findings = False
+
+    def __init__(self, state: WizardState, verify: jobs.VerifyFunction | None = None) -> None:
+        super().__init__(state, "Verify", "Import TensorFlow in the target interpreter, list "
+                         "its devices, run ops on each, and explain what went wrong.")
+        self.verify_fn = verify or jobs.default_verify
+        self.unavailable = None if verify is not None else jobs.missing_core_module("verify")
+        self.report: Any = None
+        if self.unavailable:
+            self.body.addWidget(unavailable_banner(self.content, self.unavailable))
+        form = QFormLayout()
+        self.python_edit = QLineEdit(self.content)
+        self.python_edit.setObjectName("verify-python")
+        self.python_edit.setPlaceholderText("the python of the venv the wheel went into")
+        form.addRow("Interpreter:", self.python_edit)
+        self.body.addLayout(form)
+        row = QHBoxLayout()
+        self.run_button = QPushButton("Run verification", self.content)
+        self.run_button.setObjectName("run-verify")
+        self.run_button.setEnabled(not self.unavailable)
+        self.run_button.clicked.connect(self.run_verify)
+        row.addWidget(self.run_button)
+        self.copy_button = QPushButton("Copy report", self.content)
+        self.copy_button.setObjectName("copy-report")
+        self.copy_button.setEnabled(False)
+        self.copy_button.clicked.connect(self.copy_report)
+        row.addWidget(self.copy_button)
+        self.status = QLabel("", self.content)
+        self.status.setObjectName("verify-status")
+        row.addWidget(self.status, 1)
+        self.body.addLayout(row)
+        self.report_view = QPlainTextEdit(self.content)
+        self.report_view.setObjectName("verify-report")
+        mono(self.report_view)
+        self.body.addWidget(self.report_view, 1)
+
+    def sync(self) -> None:
+        if not self.python_edit.text():
+            self.python_edit.setText(jobs.target_python(self.state))
+
+    @asyncSlot()
+    async def run_verify(self) -> None:
+        """Run the probe in a thread: importing TensorFlow takes seconds, and may hang."""
+        python = self.python_edit.text().strip()
+        if not python:
+            self.status.setText("Choose the interpreter to verify.")
+            return
+        self.run_button.setEnabled(False)
+        self.status.setText(f"Probing TensorFlow in {python}…")
+        loop = asyncio.get_running_loop()
+        try:
+            report = await loop.run_in_executor(None, self.verify_fn, self.state, python)
+        except TfWizardError as exc:
+            self.status.setText(str(exc))
+            return
+        finally:
+            self.run_button.setEnabled(True)
+        self.show_report(report)
+
+    def show_report(self, report: Any) -> None:
+        self.report = report
+        try:
+            text = jobs.render_verify_report(report)
+        except (ImportError, AttributeError, TypeError):
+            text = report.to_json() if hasattr(report, "to_json") else str(report)
+        self.report_view.setPlainText(text)
+        self.status.setText("All checks passed." if getattr(report, "ok", False)
+                            else "Some checks failed: see the diagnosis below.")
+        self.copy_button.setEnabled(True)
+
+    def copy_report(self) -> None:
+        QGuiApplication.clipboard().setText(self.report_view.toPlainText())

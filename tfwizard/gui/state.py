@@ -1,0 +1,130 @@
+"""The wizard's shared state: one Recipe, the hosts, and the findings about them.
+
+Pages never keep their own copy of an answer: they read `state.recipe` and write through
+`state.update({...})`, which re-runs the core's checks (`rules.evaluate` and the recipe
+validation the CLI uses) and tells every listener.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from tfwizard.core import rules
+from tfwizard.core.errors import RecipeError, UsageError
+from tfwizard.core.host import HostProfile
+from tfwizard.core.knowledge import KnowledgeBase, load_knowledge
+from tfwizard.core.recipe import Recipe, parse_recipe
+from tfwizard.core.rules import Finding
+
+#: a recipe value the schema rejects (bad flag, unsafe path...) becomes an error finding
+INVALID_CODE = "RECIPE_INVALID"
+
+
+def key_matches(key: str, prefixes: Iterable[str] | None) -> bool:
+    """Whether a finding's recipe key belongs to a page that owns `prefixes` (None: all)."""
+    if prefixes is None:
+        return True
+    return any(key == p or (p.endswith(".") and key.startswith(p)) for p in prefixes)
+
+
+class WizardState(QObject):
+    """The Recipe every page reads and writes, plus the build and target hosts."""
+
+    recipeChanged = Signal()
+    hostsChanged = Signal()
+    findingsChanged = Signal()
+
+    def __init__(self, recipe: Recipe, build_host: HostProfile | None,
+                 target_host: HostProfile | None = None, target_path: str = "",
+                 kb: KnowledgeBase | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.kb = kb or load_knowledge()
+        self.recipe = recipe
+        self.build_host = build_host
+        self.target_host = target_host
+        self.target_path = target_path
+        self.findings: list[Finding] = []
+        #: the wheel the last successful build produced (the Install page's input)
+        self.wheel: str | None = None
+        #: the build record folder of the last build (its log.txt is the full log)
+        self.record_dir: str | None = None
+        #: the interpreter the Install page installed into (the Verify page's input)
+        self.installed_python: str | None = None
+        self._evaluate()
+
+    # -- reading -----------------------------------------------------------------------
+    @property
+    def effective_target(self) -> HostProfile | None:
+        """The machine the wheel will run on: the imported profile, else this machine."""
+        return self.target_host if self.target_host is not None else self.build_host
+
+    def evaluate(self, recipe: Recipe) -> list[Finding]:
+        """Findings for a candidate recipe (used to mark choices before they are made)."""
+        return rules.evaluate(recipe, self.build_host, self.target_host, kb=self.kb)
+
+    def errors_for(self, prefixes: Iterable[str] | None) -> list[Finding]:
+        keys = tuple(prefixes) if prefixes is not None else None
+        return [f for f in self.findings if f.severity == "error" and key_matches(f.key, keys)]
+
+    # -- writing -----------------------------------------------------------------------
+    def update(self, changes: dict[str, Any]) -> None:
+        """Change some recipe keys (e.g. {"cuda.version": "12.5.1"})."""
+        if all(self.recipe.get(k) == v for k, v in changes.items()):
+            return
+        new = self.recipe.with_changes(changes)
+        new.document, new.path = self.recipe.document, self.recipe.path
+        self.set_recipe(new)
+
+    def set_recipe(self, recipe: Recipe) -> None:
+        self.recipe = recipe
+        self._evaluate()
+        self.recipeChanged.emit()
+        self.findingsChanged.emit()
+
+    def apply_fix(self, finding: Finding) -> None:
+        self.set_recipe(rules.apply_fix(self.recipe, finding))
+
+    def set_build_host(self, host: HostProfile | None) -> None:
+        self.build_host = host
+        self._hosts_changed()
+
+    def set_target(self, host: HostProfile | None, path: str = "") -> None:
+        """Build for another machine (host) or for this one (None)."""
+        self.target_host = host
+        self.target_path = path if host is not None else ""
+        if self.recipe.target.host_profile != self.target_path:
+            new = self.recipe.with_changes({"target.host_profile": self.target_path})
+            new.document, new.path = self.recipe.document, self.recipe.path
+            self.recipe = new
+            self.recipeChanged.emit()
+        self._hosts_changed()
+
+    def load_target_profile(self, path: str | Path) -> None:
+        """Read a `tfwizard detect --json` file and build for that machine (raises UsageError)."""
+        self.set_target(HostProfile.load(path), str(path))
+
+    def _hosts_changed(self) -> None:
+        self._evaluate()
+        self.hostsChanged.emit()
+        self.findingsChanged.emit()
+
+    def _evaluate(self) -> None:
+        findings = self.evaluate(self.recipe)
+        self.findings = _validation_findings(self.recipe) + findings
+
+
+def _validation_findings(recipe: Recipe) -> list[Finding]:
+    """The problems `tfwizard check` would report when loading this recipe, as findings."""
+    try:
+        parse_recipe(recipe.to_toml(), "recipe")
+    except RecipeError as exc:
+        return [Finding(INVALID_CODE, "error", f"{p.key_path}: {p.message}"
+                        + (f"; {p.suggestion}" if p.suggestion else ""), (), p.key_path)
+                for p in exc.problems]
+    except UsageError as exc:
+        return [Finding(INVALID_CODE, "error", exc.message, (), "")]
+    return []

@@ -1,0 +1,120 @@
+"""The wizard: ten pages over one shared Recipe."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtWidgets import QWidget, QWizard
+
+from tfwizard.core.defaults import default_recipe
+from tfwizard.core.host import HostProfile
+from tfwizard.core.knowledge import KnowledgeBase, load_knowledge
+from tfwizard.core.recipe import Recipe
+
+from . import jobs
+from .pages import (
+    BackendPage,
+    ComputePage,
+    OptionsPage,
+    PageId,
+    RecipePage,
+    ReviewPage,
+    SourcePage,
+    ToolchainPage,
+    WelcomePage,
+)
+from .runpages import BuildPage, InstallPage, VerifyPage
+from .state import WizardState
+
+
+class BuildWizard(QWizard):
+    """Welcome -> source -> backend -> toolchain -> GPUs -> options -> review -> build ->
+    install -> verify. Hosts are injected (tests, a saved profile) or detected in a thread.
+    """
+
+    def __init__(self, *, host: HostProfile | None = None, target: HostProfile | None = None,
+                 target_path: str = "", recipe: Recipe | None = None,
+                 detect: Callable[[], HostProfile] | None = None,
+                 build_factory: jobs.BuildFactory | None = None,
+                 verify: jobs.VerifyFunction | None = None,
+                 install: jobs.InstallFactory | None = None,
+                 kb: KnowledgeBase | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        kb = kb or load_knowledge()
+        #: True until the user (or a file) picks the recipe: a detection may then replace it
+        self.recipe_is_default = recipe is None
+        start = recipe if recipe is not None else default_recipe(host, kb)
+        self.state = WizardState(start, host, target, target_path, kb, parent=self)
+        self.setWindowTitle("tfwizard: build TensorFlow from source")
+        self.setWizardStyle(QWizard.WizardStyle.ModernStyle)
+        self.setOption(QWizard.WizardOption.NoBackButtonOnStartPage, True)
+        self.setOption(QWizard.WizardOption.NoCancelButton, True)
+        self.pages_by_id: dict[PageId, RecipePage] = {}
+        self.welcome = WelcomePage(self.state, detect)
+        self.source = SourcePage(self.state)
+        self.backend = BackendPage(self.state)
+        self.toolchain = ToolchainPage(self.state)
+        self.compute = ComputePage(self.state)
+        self.options_page = OptionsPage(self.state)
+        self.review = ReviewPage(self.state)
+        self.build = BuildPage(self.state, build_factory)
+        self.install = InstallPage(self.state, install)
+        self.verify = VerifyPage(self.state, verify)
+        for page_id, page in (
+            (PageId.WELCOME, self.welcome), (PageId.SOURCE, self.source),
+            (PageId.BACKEND, self.backend), (PageId.TOOLCHAIN, self.toolchain),
+            (PageId.COMPUTE, self.compute), (PageId.OPTIONS, self.options_page),
+            (PageId.REVIEW, self.review), (PageId.BUILD, self.build),
+            (PageId.INSTALL, self.install), (PageId.VERIFY, self.verify),
+        ):
+            self.setPage(int(page_id), page)
+            self.pages_by_id[page_id] = page
+        self.setStartId(int(PageId.WELCOME))
+        self.resize(980, 760)
+
+    def page_for(self, page_id: PageId) -> RecipePage:
+        return self.pages_by_id[page_id]
+
+    def host_detected(self, host: HostProfile) -> None:
+        """A detection finished: show it, and start from a recipe fit for it if untouched."""
+        self.state.set_build_host(host)
+        if self.recipe_is_default:
+            self.state.set_recipe(default_recipe(host, self.state.kb))
+
+    def set_recipe(self, recipe: Recipe) -> None:
+        self.recipe_is_default = False
+        self.state.set_recipe(recipe)
+
+    def mark_user_changed(self) -> None:
+        self.recipe_is_default = False
+
+    def go_to(self, page_id: PageId) -> PageId:
+        """Walk forward from the start to `page_id`, stopping where a page blocks.
+
+        Each page on the way is initialised from the recipe and validated, as if the
+        user had clicked Next; returns the page reached.
+        """
+        self.restart()
+        guard = 0
+        while self.currentId() != int(page_id) and guard < len(PageId):
+            guard += 1
+            before = self.currentId()
+            page = self.currentPage()
+            if page is None or not page.isComplete():
+                break
+            self.next()
+            if self.currentId() == before:
+                break
+        return PageId(self.currentId())
+
+    def done(self, result: int) -> None:
+        # embedded in the main window: Finish/Escape close the window (which asks first
+        # when a build runs) instead of hiding the wizard and leaving an empty frame
+        window = self.window()
+        if window is not None and window is not self:
+            window.close()
+        else:
+            super().done(result)
+
+    def reject(self) -> None:
+        self.done(0)
