@@ -1,0 +1,125 @@
+"""Failure signatures (resources/knowledge/failures.toml) against real and typical lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tfwizard.cli import ExitStatus, capture
+from tfwizard.core.diagnose import diagnose, diagnose_file, load_failures, load_failures_from
+from tfwizard.core.errors import KnowledgeError
+
+LOGS = Path(__file__).resolve().parent.parent / "data" / "logs"
+
+#: one typical line per signature, as users' logs and the threads in sources.toml show them
+EXAMPLES = {
+    "oom-compiler-killed": "gcc: internal compiler error: Killed (program cc1plus)",
+    "bazel-server-oom": "java.lang.OutOfMemoryError: Java heap space",
+    "clang-gnu-offsetof": "external/upb/upb/msg_internal.h:12:3: error: defining a type within "
+                          "'offsetof' is a Clang extension [-Werror,-Wgnu-offsetof-extensions]",
+    "clang-c23-extensions": "upb/port/def.inc:5:1: error: '_Static_assert' with no message is "
+                            "a C23 extension [-Werror,-Wc23-extensions]",
+    "cuda-arch-unsupported": "ERROR: GPU arch sm_35 is supported by CUDA versions between "
+                             "10.0 and 11.8 (inclusive), but got 12.3",
+    "hermetic-cuda-version-unsupported": "Error in fail: The supported CUDA versions are "
+                                         "[\"11.8\", \"12.1.1\", \"12.2.0\"]. Please provide a "
+                                         "supported version in HERMETIC_CUDA_VERSION",
+    "hermetic-cudnn-version-unsupported": "The supported CUDNN versions are [\"8.9.4.25\"]. "
+                                          "Please provide a supported version in "
+                                          "HERMETIC_CUDNN_VERSION",
+    "download-failed": "ERROR: An error occurred during the fetch of repository 'eigen': "
+                       "java.io.IOException: Error downloading [https://x/e.tgz]: All mirrors "
+                       "are down: [Unknown host: github.com]",
+    "disk-full": "fatal error: error writing to /tmp/ccX.s: No space left on device",
+    "hermetic-python-lock-missing": "Could not find requirements_lock.txt file matching "
+                                    "specified Python version 3.13",
+    "bazel-version-mismatch": "Please upgrade your bazel installation to version 6.5.0 or "
+                              "higher to build TensorFlow!",
+    "docker-gpu-driver": 'docker: Error response from daemon: could not select device driver '
+                         '"" with capabilities: [[gpu]].',
+    "numpy-missing-in-image": "ModuleNotFoundError: No module named 'numpy'",
+    "clang-lld-missing": "clang: error: invalid linker name in argument '-fuse-ld=lld'",
+    "bazel-user-unknown": "FATAL: $USER is not set, and unable to look up name of current "
+                          "user: (error: 0): Success",
+    "configure-bad-answer": "configure.UserInputError: Invalid TF_NEED_CUDA setting was "
+                            "provided 5 times in a row.",
+    "compile-error": "ERROR: /src/tensorflow/core/BUILD:33:11: Compiling "
+                     "tensorflow/core/kernels/matmul_op.cc failed: (Exit 1): gcc failed",
+    "build-failed": "FAILED: Build did NOT complete successfully",
+}
+
+
+def test_every_signature_has_an_example_and_it_matches_only_that_one():
+    ids = {s.id for s in load_failures()}
+    assert ids == set(EXAMPLES), "add an example line for each new signature"
+    for sig_id, line in EXAMPLES.items():
+        found = diagnose(["unrelated", line])
+        assert [d.id for d in found] == [sig_id], line
+        assert found[0].lines == (2,)
+        assert found[0].cause and found[0].next_step and found[0].sources
+
+
+def test_the_real_failed_fixture_build_is_diagnosed_with_line_numbers():
+    log = LOGS / "fixture-break.log.txt"
+    found = diagnose_file(log)
+    ids = [d.id for d in found]
+    assert ids[:2] == ["compile-error", "build-failed"]
+    lines = log.read_text().splitlines()
+    compile_error = found[0]
+    assert "matmul_op.cc" in lines[compile_error.lines[0] - 1]
+    assert any("error: 'MatMulKernel' was not declared" in lines[n - 1]
+               for n in compile_error.lines)
+
+
+def test_specific_signatures_hide_generic_ones():
+    found = diagnose(["ERROR: x.cc:1:1: Compiling x.cc failed: (Exit 4): gcc failed",
+                      "gcc: internal compiler error: Killed (program cc1plus)",
+                      "FAILED: Build did NOT complete successfully"])
+    assert [d.id for d in found] == ["oom-compiler-killed"]
+
+
+def test_exit_code_137_alone_means_killed():
+    found = diagnose(["nothing to see"], exit_code=137)
+    assert [d.id for d in found] == ["oom-compiler-killed"] and found[0].lines == ()
+    assert diagnose(["nothing to see"], exit_code=1) == []
+
+
+def test_recipe_fixes_are_data():
+    by_id = {s.id: s for s in load_failures()}
+    assert by_id["oom-compiler-killed"].recipe_fix == {"build.jobs": "halve"}
+    assert by_id["clang-gnu-offsetof"].recipe_fix == {
+        "build.bazel_flags": "+--copt=-Wno-gnu-offsetof-extensions"}
+
+
+def test_bad_catalogue_entries_are_refused(tmp_path):
+    bad = tmp_path / "failures.toml"
+    bad.write_text('[[failure]]\nid = "x"\ntitle = "t"\npatterns = ["(unclosed"]\n'
+                   'cause = "c"\nnext_step = "n"\nsources = ["bazel-docs"]\n')
+    with pytest.raises(KnowledgeError, match="bad pattern"):
+        load_failures_from(bad)
+    bad.write_text('[[failure]]\nid = "x"\ntitle = "t"\npatterns = ["x"]\n'
+                   'cause = "c"\nnext_step = "n"\nsources = ["nope"]\n')
+    with pytest.raises(KnowledgeError, match="sources"):
+        load_failures_from(bad, {"bazel-docs"})
+
+
+def test_cli_diagnose_text_and_json():
+    log = str(LOGS / "fixture-break.log.txt")
+    status, out, _ = capture(["diagnose", log])
+    assert status == ExitStatus.OK
+    assert "compile-error: A C++ file failed to compile" in out and "next:" in out
+    status, out, _ = capture(["diagnose", log, "--json"])
+    data = json.loads(out)
+    assert data["diagnoses"][0]["id"] == "compile-error"
+    assert data["diagnoses"][0]["lines"][0] == 36
+    status, out, err = capture(["diagnose", "/nonexistent/log.txt"])
+    assert status == ExitStatus.USAGE and "no such log" in err
+
+
+def test_cli_diagnose_a_clean_log(tmp_path):
+    log = tmp_path / "log.txt"
+    log.write_text("INFO: Build completed successfully, 30 total actions\n")
+    status, out, _ = capture(["diagnose", str(log)])
+    assert status == ExitStatus.OK and "no known failure" in out

@@ -1,0 +1,261 @@
+"""The build runner and `tfwizard build` against the real Docker engine and the TF-shaped
+fixture workspace (tests/fixtures/tf_workspace) in the offline Bazel test image.
+
+Docker time is kept modest: one cold fixture build, the rest reuse its disk cache or stop
+early (busybox for the plumbing, cancel at the first action line).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+import zipfile
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from tests import world
+from tfwizard.cli import ExitStatus, capture
+from tfwizard.core.diagnose import diagnose_file
+from tfwizard.core.plan import LABEL, OUTPUT_USER_ROOT, Step, make_plan
+from tfwizard.core.recipe import load_recipe
+from tfwizard.core.record import read_log
+from tfwizard.core.runner import BuildRunner
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _recipe(path: Path, *, workspace: Path, prefix: str, name: str = "fixture",
+            bazel_flags: tuple[str, ...] = ()) -> Path:
+    flags = ", ".join(json.dumps(f) for f in bazel_flags)
+    path.write_text(f"""schema = 1
+name = "{name}"
+[tensorflow]
+version = "2.21.0"
+source_dir = "{workspace}"
+[backend]
+kind = "cpu"
+[toolchain]
+gcc = "12"
+clang = ""
+[build]
+image = "{world.IMAGE}"
+network = "none"
+jobs = 2
+bazel_flags = [{flags}]
+[cache]
+volume_prefix = "{prefix}"
+""", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def tw(tmp_path_factory):
+    """The module's test world: one workspace copy, one pair of cache volumes, a data dir."""
+    world.require_docker()
+    world.ensure_images()
+    import docker
+
+    base = tmp_path_factory.mktemp("build")
+    prefix = f"tfwizard-test-{uuid.uuid4().hex[:8]}"
+    ns = SimpleNamespace(base=base, workspace=world.copy_workspace(base), prefix=prefix,
+                         data=base / "data", client=docker.from_env(timeout=120))
+    ns.recipe = _recipe(base / "fixture.toml", workspace=ns.workspace, prefix=prefix)
+    yield ns
+    for vol in ns.client.volumes.list(filters={"label": f"{LABEL}.recipe"}):
+        if vol.name.startswith(prefix):
+            vol.remove(force=True)
+    ns.client.close()
+
+
+def _run(runner: BuildRunner, on_event=None) -> list:
+    async def main():
+        events = []
+        async for event in runner.events():
+            events.append(event)
+            if on_event is not None:
+                on_event(runner, event)
+        return events
+
+    return asyncio.run(main())
+
+
+def _leftovers(client, build_id: str) -> list:
+    flt = {"label": f"{LABEL}.build={build_id}"}
+    return client.containers.list(all=True, filters=flt) + client.volumes.list(filters=flt)
+
+
+def test_events_stream_from_a_container_with_channels_and_a_wheel(tw, tmp_path):
+    """Plumbing on busybox: stdout/stderr separated, partial and \\r lines, record, wheel."""
+    plan = make_plan(load_recipe(tw.recipe), recipe_dir=tw.base)
+    script = ("echo out-1; echo err-1 >&2; printf 'cr-a\\rcr-b\\n'; printf 'no-newline'; "
+              f"mkdir -p {OUTPUT_USER_ROOT}/w; echo wheel > {OUTPUT_USER_ROOT}/w/t-1-py3-none-any.whl")
+    plan = dataclasses.replace(
+        plan, image=world.BUSYBOX, wheel_dir=f"{OUTPUT_USER_ROOT}/w",
+        steps=[Step("build", "analyse", ("sh", "-c", script), workdir="/")])
+    runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=tmp_path, client=tw.client)
+    events = _run(runner)
+    result = events[-1].result
+    assert result.status == "succeeded", result.message
+    assert Path(result.wheel).read_text() == "wheel\n"
+    logs = [(e.channel, line) for e in events if e.type == "log" for line in e.lines]
+    # order holds within a channel (stdout and stderr are separate pipes: not across them)
+    assert [t for c, t in logs if c == "stdout"] == ["out-1", "cr-a", "cr-b", "no-newline"]
+    assert [t for c, t in logs if c == "stderr"] == ["err-1"]
+    assert list(read_log(runner.record.log_path)) == logs
+    record = runner.record.path
+    assert json.loads((record / "plan.json").read_text())["image"] == world.BUSYBOX
+    assert json.loads((record / "result.json").read_text())["status"] == "succeeded"
+    assert _leftovers(tw.client, runner.build_id) == []
+
+
+def test_a_missing_image_is_a_clear_error(tw, tmp_path):
+    plan = make_plan(load_recipe(tw.recipe), recipe_dir=tw.base)
+    plan = dataclasses.replace(plan, image="tfwizard-test/absent:nothing")
+    runner = BuildRunner(plan, data_root=tmp_path, client=tw.client, pull=False)
+    result = _run(runner)[-1].result
+    assert result.status == "error"
+    assert "tfwizard-test/absent:nothing is not on this machine" in result.message
+
+
+@pytest.fixture(scope="module")
+def cold(tw):
+    """The one cold fixture build of the module, through the runner."""
+    plan = make_plan(load_recipe(tw.recipe), recipe_dir=tw.base)
+    runner = BuildRunner(plan, out_dir=tw.base / "wheels", data_root=tw.data, client=tw.client,
+                         recipe_text=tw.recipe.read_text())
+    events = _run(runner)
+    return SimpleNamespace(runner=runner, events=events, result=events[-1].result)
+
+
+def test_fixture_build_produces_a_real_wheel_and_a_full_record(tw, cold):
+    result = cold.result
+    assert result.status == "succeeded", result.message
+    wheel = Path(result.wheel)
+    assert wheel.parent == tw.base / "wheels" and wheel.name.startswith("tensorflow_cpu-")
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+    assert any(n.endswith("METADATA") for n in names)
+    assert result.bazel_exit == "SUCCESS" and result.actions == 30
+    phases = [e.phase for e in cold.events if e.type == "phase"]
+    for a, b in zip(["prepare", "configure", "analyse", "compile"],
+                    ["configure", "analyse", "compile", "package"], strict=True):
+        assert phases.index(a) < phases.index(b)
+    progress = [e for e in cold.events if e.type == "progress" and e.total]
+    assert progress and progress[-1].done == progress[-1].total == 30
+    record = Path(result.record_dir)
+    assert {"recipe.toml", "plan.json", "log.txt", "bep.json", "result.json"} <= {
+        p.name for p in record.iterdir()}
+    assert (record / "recipe.toml").read_text() == tw.recipe.read_text()
+    log = (record / "log.txt").read_text()
+    assert "err | INFO: Build completed successfully, 30 total actions" in log
+    assert "out | You have bazel" in log  # configure.py's output, tagged stdout
+    assert _leftovers(tw.client, result.build_id) == []
+
+
+def test_second_build_through_the_cli_reuses_the_disk_cache(tw, cold, tmp_path):
+    assert cold.result.status == "succeeded"
+    out = tmp_path / "out"
+    status, stdout, stderr = capture(
+        ["build", str(tw.recipe), "--out", str(out), "--json"],
+        env_vars={**os.environ, "TFWIZARD_DATA_DIR": str(tw.data)})
+    assert status == ExitStatus.OK, stderr + stdout[-3000:]
+    events = [json.loads(line) for line in stdout.splitlines()]
+    finished = [e for e in events if e["type"] == "finished"][-1]["result"]
+    assert finished["status"] == "succeeded"
+    # Bazel 4 reports disk-cache hits as "remote cache hit": every compile came from the cache
+    assert finished["cache_hits"] == 28
+    assert finished["build_id"] != cold.result.build_id
+    assert Path(finished["wheel"]).parent == out and Path(finished["wheel"]).is_file()
+    assert any(e["type"] == "log" and e["line"].startswith("INFO: 30 processes: 28 remote "
+                                                           "cache hit") for e in events)
+
+
+def test_break_variant_fails_and_is_diagnosed_from_the_real_log(tw, tmp_path):
+    """As a non-root uid (volumes handed over by the prepare container, /record a volume)."""
+    ws = world.copy_workspace(tmp_path)
+    for p in [ws, *ws.rglob("*")]:
+        os.lchown(p, 1000, 1000)
+    recipe = _recipe(tmp_path / "break.toml", workspace=ws, prefix=tw.prefix + "-uid",
+                     bazel_flags=("--copt=-DTFW_FIXTURE_BREAK",))
+    plan = make_plan(load_recipe(recipe), recipe_dir=tmp_path, uid=1000, gid=1000)
+    runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=tw.data, client=tw.client)
+    events = _run(runner)
+    result = events[-1].result
+    assert result.status == "failed" and result.wheel is None
+    assert result.bazel_exit == "BUILD_FAILURE" and result.exit_code == 1
+    assert "compile-error" in result.findings
+    finding = next(e for e in events if e.type == "finding" and e.id == "compile-error")
+    lines = runner.record.log_path.read_text().splitlines()
+    assert any("matmul_op.cc" in lines[n - 1] for n in finding.lines)
+    assert [d.id for d in diagnose_file(runner.record.path)][0] == "compile-error"
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+    assert (runner.record.path / "bep.json").is_file()  # copied back from the volume
+    assert _leftovers(tw.client, result.build_id) == []
+
+
+def test_cancel_mid_build_stops_within_10s_and_leaves_nothing(tw, tmp_path):
+    recipe = _recipe(tmp_path / "sleep.toml", workspace=tw.workspace, prefix=tw.prefix,
+                     bazel_flags=("--action_env=TFW_FIXTURE_SLEEP=120",))
+    plan = make_plan(load_recipe(recipe), recipe_dir=tmp_path)
+    cancelled_at = []
+
+    def on_event(runner, event):
+        if (not cancelled_at and event.type == "log"
+                and any(line.startswith("[") for line in event.lines)):
+            cancelled_at.append(time.monotonic())
+            runner.cancel()
+
+    runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=tw.data, client=tw.client)
+    events = _run(runner, on_event)
+    assert cancelled_at, "the build never reached its first action"
+    assert time.monotonic() - cancelled_at[0] < 10
+    result = events[-1].result
+    assert result.status == "cancelled" and result.wheel is None
+    assert _leftovers(tw.client, runner.build_id) == []
+    saved = json.loads((runner.record.path / "result.json").read_text())
+    assert saved["status"] == "cancelled"
+    log = runner.record.log_path.read_text()
+    assert "Analyzing: target //tensorflow/tools/pip_package:wheel" in log
+
+
+def test_sigint_to_tfwizard_build_cancels_cleanly(tw, tmp_path):
+    name = f"sigint-{uuid.uuid4().hex[:6]}"
+    recipe = _recipe(tmp_path / "sigint.toml", workspace=tw.workspace, prefix=tw.prefix,
+                     name=name, bazel_flags=("--action_env=TFW_FIXTURE_SLEEP=120",))
+    env = {**os.environ, "TFWIZARD_DATA_DIR": str(tw.data), "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "tfwizard", "build", str(recipe), "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            cwd=tmp_path)
+    record = None
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            event = json.loads(line)
+            if event["type"] == "artifact" and event["kind"] == "record":
+                record = Path(event["path"])
+            if event["type"] == "log" and event["line"].startswith("["):
+                break
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        rest, err = proc.communicate(timeout=30)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == ExitStatus.CANCELLED, err
+    assert took < 10
+    left = tw.client.containers.list(all=True, filters={"label": f"{LABEL}.recipe={name}"})
+    assert left == []
+    assert record is not None
+    assert json.loads((record / "result.json").read_text())["status"] == "cancelled"
+    assert (record / "log.txt").stat().st_size > 0

@@ -1,0 +1,361 @@
+"""`tfwizard build` and `tfwizard diagnose`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from .cli import Environment, ExitStatus, _path
+from .core.errors import UsageError
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("build", help="build the recipe's wheel in Docker, with live progress")
+    p.add_argument("recipe", metavar="RECIPE", help="the recipe file (.toml)")
+    p.add_argument("--out", metavar="DIR",
+                   help="folder for the wheel (default: the recipe's output.dir, else the "
+                        "build record folder)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the plan (commands a person could paste) and build nothing")
+    p.add_argument("--json", action="store_true", help="one JSON event per line")
+    p.add_argument("--host", metavar="PROFILE",
+                   help="the build host's `tfwizard detect --json` file (default: detect)")
+    p.add_argument("--target", metavar="PROFILE",
+                   help="the machine the wheel is for (default: the recipe's, else this one)")
+    p.add_argument("--force", action="store_true",
+                   help="build even when `tfwizard check` reports errors")
+    p.set_defaults(handler=cmd_build)
+
+    p = sub.add_parser("diagnose", help="explain a failed build's log (known failure signatures)")
+    p.add_argument("log", metavar="LOGFILE",
+                   help="a log file, a build record folder, or a build id")
+    p.add_argument("--json", action="store_true", help="print the diagnoses as JSON")
+    p.set_defaults(handler=cmd_diagnose)
+
+
+# -- build -------------------------------------------------------------------------------------
+
+
+def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    from .cli_check import load_hosts
+    from .core.plan import make_plan, render_commands
+    from .core.recipe import load_recipe
+
+    recipe_path = _path(env, args.recipe)
+    recipe = load_recipe(recipe_path)
+    build_host, target_host = load_hosts(args, env, recipe)
+    status = _check(recipe, build_host, target_host, args, env)
+    if status is not None:
+        return status
+    recipe_dir = recipe.path.parent if recipe.path is not None else recipe_path.parent
+    plan = make_plan(recipe, build_host=build_host, target_host=target_host,
+                     recipe_dir=recipe_dir)
+    if args.dry_run:
+        env.out(plan.to_json() if args.json else render_commands(plan).rstrip("\n"))
+        return ExitStatus.OK
+    if args.out:
+        out_dir: Path | None = _path(env, args.out)
+    elif recipe.output.dir:
+        out = Path(recipe.output.dir).expanduser()
+        out_dir = out if out.is_absolute() else recipe_dir / out
+    else:
+        out_dir = None
+    from .core.runner import BuildRunner
+
+    runner = BuildRunner(plan, out_dir=out_dir, recipe_text=recipe_path.read_text("utf-8"),
+                         env=env.env)
+    if args.json:
+        printer: _Printer = _JsonPrinter(env)
+    elif env.stdout_isatty:
+        printer = _RichPrinter(env)
+    else:
+        printer = _PlainPrinter(env)
+    with printer:
+        asyncio.run(_drive(runner, printer))
+    result = runner.result
+    if result is None:
+        return ExitStatus.CANCELLED
+    if result.status == "cancelled":
+        return ExitStatus.CANCELLED
+    return ExitStatus.OK if result.ok else ExitStatus.ERROR
+
+
+def _check(recipe: Any, build_host: Any, target_host: Any, args: argparse.Namespace,
+           env: Environment) -> ExitStatus | None:
+    """Refuse to build while `tfwizard check` reports an error (unless --force)."""
+    from .core.rules import evaluate
+
+    findings = evaluate(recipe, build_host, target_host)
+    errors = [f for f in findings if f.severity == "error"]
+    shown = errors + [f for f in findings if f.severity == "warning"]
+    for f in shown:
+        line = f"{f.severity.upper()} {f.code}: {f.message}"
+        if args.json:
+            env.out(json.dumps({"type": "check", "severity": f.severity, "code": f.code,
+                                "message": f.message}))
+        else:
+            env.err(line)
+    if errors and not args.force:
+        env.err(f"tfwizard: {len(errors)} error(s) in the recipe; fix them "
+                f"(`tfwizard check {args.recipe}`) or pass --force to build anyway.")
+        return ExitStatus.ERROR
+    return None
+
+
+async def _drive(runner: Any, printer: _Printer) -> None:
+    """Run the build; the first Ctrl-C (or SIGTERM) cancels it cleanly, the second hard."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    presses = 0
+
+    def on_signal() -> None:
+        nonlocal presses
+        presses += 1
+        if presses == 1:
+            printer.note("cancelling the build (Ctrl-C again to stop at once)...")
+            runner.cancel()
+        elif task is not None:
+            task.cancel()  # the runner's cleanup still removes the containers
+
+    installed = []
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, on_signal)
+                installed.append(sig)
+    try:
+        async for event in runner.events():
+            printer.event(event)
+    except asyncio.CancelledError:
+        printer.note("build stopped; containers removed")
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+
+
+# -- printers ---------------------------------------------------------------------------------
+
+
+class _Printer:
+    def __init__(self, env: Environment) -> None:
+        self.env = env
+
+    def __enter__(self) -> _Printer:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+    def note(self, text: str) -> None:
+        self.env.err(f"tfwizard: {text}")
+
+    def event(self, event: Any) -> None:
+        raise NotImplementedError
+
+    def finished(self, result: Any, findings: list[Any]) -> None:
+        env = self.env
+        if result.ok:
+            env.out(f"Wheel: {result.wheel}")
+        else:
+            env.out(f"Build {result.status}: {result.message}")
+        for f in findings:
+            where = f" (log lines {', '.join(map(str, f.lines[:5]))})" if f.lines else ""
+            env.out(f"  {f.id}: {f.title}{where}")
+            env.out(f"    cause: {f.cause}")
+            env.out(f"    next:  {f.next_step}")
+            if f.recipe_fix:
+                env.out("    recipe fix: " + ", ".join(f"{k} = {json.dumps(v)}"
+                                                        for k, v in f.recipe_fix.items()))
+        env.out(f"Record: {result.record_dir}  (log: {Path(result.record_dir) / 'log.txt'})")
+
+
+class _PlainPrinter(_Printer):
+    """Not a terminal: every log line as it comes, progress every few seconds."""
+
+    def __init__(self, env: Environment) -> None:
+        super().__init__(env)
+        self.findings: list[Any] = []
+        self._last_progress = 0.0
+
+    def event(self, event: Any) -> None:
+        kind = event.type
+        out = self.env.stdout
+        if kind == "log":
+            prefix = "tfwizard: " if event.channel == "tfwizard" else ""
+            out.write("".join(f"{prefix}{line}\n" for line in event.lines))
+            out.flush()
+        elif kind == "phase":
+            self.env.out(f"tfwizard: phase {event.phase}")
+        elif kind == "progress":
+            now = time.monotonic()
+            if event.total and now - self._last_progress >= 5:
+                self._last_progress = now
+                self.env.out(f"tfwizard: progress {_progress_text(event)}")
+        elif kind == "finding":
+            self.findings.append(event)
+        elif kind == "finished":
+            self.finished(event.result, self.findings)
+
+
+class _JsonPrinter(_Printer):
+    """One JSON object per line: log events one per log line, progress at most 1/s."""
+
+    def __init__(self, env: Environment) -> None:
+        super().__init__(env)
+        self._last_progress = 0.0
+
+    def note(self, text: str) -> None:
+        self._write({"type": "note", "message": text})
+
+    def _write(self, data: dict[str, Any]) -> None:
+        self.env.stdout.write(json.dumps(data) + "\n")
+        self.env.stdout.flush()
+
+    def event(self, event: Any) -> None:
+        if event.type == "log":
+            out = self.env.stdout
+            out.write("".join(
+                json.dumps({"type": "log", "channel": event.channel, "n": event.first_line + i,
+                            "line": line}) + "\n" for i, line in enumerate(event.lines)))
+            out.flush()
+            return
+        if event.type == "progress":
+            now = time.monotonic()
+            if now - self._last_progress < 1.0:
+                return
+            self._last_progress = now
+        self._write(event.to_dict())
+
+
+class _RichPrinter(_Printer):
+    """A terminal: a progress bar (phase, done/total actions, ETA); tfwizard's own lines,
+    Bazel's ERROR lines and the result above it. The full log is in the record."""
+
+    def __init__(self, env: Environment) -> None:
+        super().__init__(env)
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            SpinnerColumn,
+            TextColumn,
+        )
+
+        self.console = Console(file=env.stdout, highlight=False)
+        self.progress = Progress(
+            SpinnerColumn(),
+            TextColumn("[bold]{task.fields[phase]:<9}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[eta]}"),
+            TextColumn("[dim]{task.fields[message]}"),
+            console=self.console,
+            transient=False,
+        )
+        self.task = self.progress.add_task("build", total=None, phase="prepare", eta="",
+                                           message="")
+        self.findings: list[Any] = []
+
+    def __enter__(self) -> _Printer:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.progress.stop()
+
+    def note(self, text: str) -> None:
+        self.console.print(f"[yellow]tfwizard: {text}")
+
+    def event(self, event: Any) -> None:
+        kind = event.type
+        if kind == "log":
+            for line in event.lines:
+                if event.channel == "tfwizard":
+                    self.console.print(f"[cyan]tfwizard:[/] {line}", markup=True,
+                                       highlight=False, soft_wrap=True)
+                elif line.startswith(("ERROR:", "FAILED:")):
+                    self.console.print(line, style="red", markup=False, soft_wrap=True)
+        elif kind == "phase":
+            self.progress.update(self.task, phase=event.phase)
+        elif kind == "progress":
+            fields: dict[str, Any] = {"phase": event.phase, "message": event.message[:60],
+                                      "eta": _eta_text(event.eta_s)}
+            if event.total:
+                fields.update(total=event.total, completed=event.done or 0)
+            self.progress.update(self.task, **fields)
+        elif kind == "finding":
+            self.findings.append(event)
+        elif kind == "finished":
+            self.progress.update(self.task, phase=event.result.status, eta="", message="")
+            self.progress.stop()
+            self.finished(event.result, self.findings)
+
+
+def _eta_text(eta: float | None) -> str:
+    if eta is None:
+        return ""
+    eta_i = int(eta)
+    return f"ETA {eta_i // 3600}:{eta_i % 3600 // 60:02d}:{eta_i % 60:02d}"
+
+
+def _progress_text(event: Any) -> str:
+    text = f"{event.phase} {event.done}/{event.total} actions"
+    if event.eta_s is not None:
+        text += f", {_eta_text(event.eta_s)}"
+    return text + (f" - {event.message}" if event.message else "")
+
+
+# -- diagnose ---------------------------------------------------------------------------------
+
+
+def _log_path(env: Environment, text: str) -> Path:
+    path = _path(env, text)
+    if path.exists():
+        return path
+    from .core.record import data_dir, is_build_id
+
+    if is_build_id(text):
+        record = data_dir(env.env) / "builds" / text
+        if record.is_dir():
+            return record
+    raise UsageError(f"{text}: no such log file, record folder or build id",
+                     "Pass the path of a log (e.g. the record's log.txt).")
+
+
+def cmd_diagnose(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    from .core.diagnose import diagnose_file
+
+    path = _log_path(env, args.log)
+    try:
+        found = diagnose_file(path)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read the log: {exc.strerror or exc}") from None
+    if args.json:
+        env.out(json.dumps({"log": str(path), "diagnoses": [d.to_dict() for d in found]},
+                           indent=2))
+        return ExitStatus.OK
+    if not found:
+        env.out(f"{path}: no known failure signature found.")
+        return ExitStatus.OK
+    for d in found:
+        env.out(f"{d.id}: {d.title}")
+        if d.lines:
+            env.out(f"  lines: {', '.join(map(str, d.lines[:10]))}"
+                    + (" ..." if len(d.lines) > 10 else ""))
+        for text in d.excerpt[:2]:
+            env.out(f"  > {text[:160]}")
+        env.out(f"  cause: {d.cause}")
+        env.out(f"  next:  {d.next_step}")
+        if d.recipe_fix:
+            env.out("  recipe fix: " + ", ".join(f"{k} = {json.dumps(v)}"
+                                                 for k, v in d.recipe_fix.items()))
+    return ExitStatus.OK
+

@@ -1,0 +1,227 @@
+"""Build events, and the plumbing that carries blocking streams onto the event loop.
+
+A build is an async generator of `BuildEvent`s. The docker SDK only offers blocking
+iterators, so each one runs in an executor thread and its items cross to the loop as
+data through an `asyncio.Queue` fed with `loop.call_soon_threadsafe`; an exception in
+the thread travels as an item too and is raised again on the loop side.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import threading
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+#: log channels: what the build's processes wrote, and what tfwizard itself says
+STDOUT = "stdout"
+STDERR = "stderr"
+TFWIZARD = "tfwizard"
+CHANNELS = (STDOUT, STDERR, TFWIZARD)
+
+#: the order a build goes through; `ProgressParser` never moves backwards in it
+PHASES = ("prepare", "fetch", "configure", "analyse", "compile", "link", "package", "done")
+
+
+@dataclass(frozen=True)
+class BuildEvent:
+    """Base of every event a build yields."""
+
+    type: ClassVar[str] = "event"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, **asdict(self)}
+
+
+@dataclass(frozen=True)
+class PhaseChanged(BuildEvent):
+    type: ClassVar[str] = "phase"
+    phase: str
+    step: str = ""  # the plan step running (fetch | configure | build | package)
+
+
+@dataclass(frozen=True)
+class LogLines(BuildEvent):
+    """Consecutive log lines of one channel.
+
+    Lines travel in batches (one per chunk read from the engine) rather than one event
+    per line: a TensorFlow build prints hundreds of thousands of lines, and consumers
+    (the GUI's log view, the record) want them batched anyway.
+    """
+
+    type: ClassVar[str] = "log"
+    channel: str
+    lines: tuple[str, ...]
+    first_line: int = 0  # 1-based number of lines[0] in the build's log.txt
+
+
+@dataclass(frozen=True)
+class Progress(BuildEvent):
+    type: ClassVar[str] = "progress"
+    phase: str
+    done: int | None = None  # actions done, from `[done / total]`
+    total: int | None = None
+    eta_s: float | None = None
+    rate: float | None = None  # actions per second, recent
+    message: str = ""  # what Bazel is doing, e.g. "Compiling tensorflow/core/..."
+    packages_loaded: int | None = None
+    targets_configured: int | None = None
+
+
+@dataclass(frozen=True)
+class FindingEvent(BuildEvent):
+    """A known failure signature matched in the log (see diagnose.py)."""
+
+    type: ClassVar[str] = "finding"
+    id: str
+    title: str
+    cause: str
+    next_step: str
+    lines: tuple[int, ...] = ()
+    recipe_fix: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Artifact(BuildEvent):
+    type: ClassVar[str] = "artifact"
+    kind: str  # wheel | record | bep
+    path: str
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    build_id: str
+    status: str  # succeeded | failed | cancelled | error
+    record_dir: str
+    wheel: str | None = None
+    exit_code: int | None = None  # of the last step that ran
+    bazel_exit: str | None = None  # BEP's authoritative exit name, e.g. SUCCESS, BUILD_FAILURE
+    message: str = ""
+    elapsed_s: float = 0.0
+    actions: int | None = None
+    cache_hits: int | None = None
+    findings: tuple[str, ...] = ()  # ids of the matched failure signatures
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "succeeded" and self.wheel is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Finished(BuildEvent):
+    type: ClassVar[str] = "finished"
+    result: BuildResult
+
+
+# -- lines -----------------------------------------------------------------------------
+
+
+class LineSplitter:
+    """Turn chunks of bytes into lines: a chunk is not a line.
+
+    Keeps the partial tail until its end arrives; `\\n`, `\\r\\n` and a lone `\\r` (progress
+    bars that redraw a line) all end a line; UTF-8 split across chunks is decoded whole.
+    """
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._tail = ""
+        self._cr_pending = False
+
+    def feed(self, chunk: bytes) -> list[str]:
+        text = self._decoder.decode(chunk)
+        if not text:
+            return []
+        if self._cr_pending and text.startswith("\n"):
+            text = text[1:]  # the \n of a \r\n cut between two chunks
+        self._cr_pending = text.endswith("\r")
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        text = self._tail + text
+        lines = text.split("\n")
+        self._tail = lines.pop()
+        return lines
+
+    def flush(self) -> list[str]:
+        """The unterminated last line, if any (call at end of stream)."""
+        text = self._tail + self._decoder.decode(b"", final=True)
+        self._tail = ""
+        return [text] if text else []
+
+
+# -- blocking iterators onto the loop ----------------------------------------------------------
+
+T = TypeVar("T")
+
+_ITEM, _ERROR, _DONE = "item", "error", "done"
+
+
+class ThreadFeed(Generic[T]):
+    """Run a blocking iterator in an executor thread; iterate its items asynchronously.
+
+    The thread puts ("item", x), ("error", exc) and ("done", None) on an asyncio.Queue via
+    `loop.call_soon_threadsafe`. `stop` (any callable) is called when the consumer stops
+    early, to unblock the thread (e.g. close the socket it reads).
+    """
+
+    def __init__(self, source: Callable[[], Iterable[T]], *,
+                 stop: Callable[[], None] | None = None, maxsize: int = 256) -> None:
+        self._source = source
+        self._stop = stop
+        self._stopped = threading.Event()
+        self._maxsize = maxsize
+
+    def _run(self, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[tuple[str, Any]],
+             room: threading.Semaphore) -> None:
+        def put(kind: str, value: Any) -> None:
+            with contextlib.suppress(RuntimeError):  # loop closed: nobody is listening
+                loop.call_soon_threadsafe(queue.put_nowait, (kind, value))
+
+        try:
+            for item in self._source():
+                # back-pressure: never more than maxsize items in flight
+                while not room.acquire(timeout=0.5):
+                    if self._stopped.is_set():
+                        return
+                if self._stopped.is_set():
+                    return
+                put(_ITEM, item)
+        except BaseException as exc:  # noqa: BLE001 - every failure crosses as data
+            if not self._stopped.is_set():
+                put(_ERROR, exc)
+        finally:
+            put(_DONE, None)
+
+    async def __aiter__(self) -> AsyncIterator[T]:
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        room = threading.Semaphore(self._maxsize)
+        future = loop.run_in_executor(None, self._run, loop, queue, room)
+        finished = False
+        try:
+            while True:
+                kind, value = await queue.get()
+                if kind == _ITEM:
+                    room.release()
+                    yield value
+                elif kind == _ERROR:
+                    finished = True
+                    raise value
+                else:
+                    finished = True
+                    return
+        finally:
+            if not finished:
+                self._stopped.set()
+                if self._stop is not None:
+                    with contextlib.suppress(Exception):
+                        self._stop()
+            else:
+                with contextlib.suppress(Exception):
+                    await future  # the thread has put "done": it ends at once

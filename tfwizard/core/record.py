@@ -1,0 +1,157 @@
+"""The build record: everything about one build, on disk, written as it happens.
+
+    <data dir>/builds/<build-id>/
+        recipe.toml   the recipe as it was
+        plan.json     the resolved plan
+        log.txt       every log line, tagged with its channel ("out | ", "err | ", "tfw | ")
+        bep.json      Bazel's Build Event Protocol file (the container writes it at /record)
+        result.json   how it ended (written last; "running" until then)
+
+The log is flushed after every batch, so a front end that dies loses nothing; replaying
+log.txt gives the whole history to a window opened late.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import IO, Any
+
+import platformdirs
+
+from .events import STDERR, STDOUT, TFWIZARD
+
+DATA_DIR_ENV = "TFWIZARD_DATA_DIR"
+TAGS = {STDOUT: "out | ", STDERR: "err | ", TFWIZARD: "tfw | "}
+_UNTAG = {v: k for k, v in TAGS.items()}
+_BUILD_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{6}$")
+
+
+def data_dir(env: Mapping[str, str] | None = None) -> Path:
+    """tfwizard's data folder: $TFWIZARD_DATA_DIR, else the platform's user data dir."""
+    env = os.environ if env is None else env
+    override = env.get(DATA_DIR_ENV)
+    if override:
+        return Path(override).expanduser()
+    return Path(platformdirs.user_data_dir("tfwizard"))
+
+
+def new_build_id() -> str:
+    """Sortable and unique: 20250102-130405-a1b2c3."""
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
+
+
+def is_build_id(text: str) -> bool:
+    return bool(_BUILD_ID.match(text))
+
+
+def atomic_write(path: Path, data: bytes | str) -> None:
+    """Write to a temporary name beside `path`, then rename over it."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    # "x" mode with a random name instead of mkstemp: the file gets the umask's mode
+    # (0644 usually), as any file the user writes, not mkstemp's 0600
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
+    try:
+        with tmp.open("xb") as fh:
+            fh.write(raw)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+class BuildRecord:
+    """One build's folder. Create with `BuildRecord.create`, reopen with `BuildRecord(path)`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.build_id = path.name
+        self._log: IO[str] | None = None
+        self.lines = 0  # lines written to log.txt so far
+
+    @classmethod
+    def create(cls, build_id: str, *, root: Path | None = None,
+               env: Mapping[str, str] | None = None) -> BuildRecord:
+        base = (root if root is not None else data_dir(env)) / "builds"
+        base.mkdir(parents=True, exist_ok=True)
+        path = base / build_id
+        path.mkdir()
+        record = cls(path)
+        record.write_result({"build_id": build_id, "status": "running"})
+        return record
+
+    # -- files -------------------------------------------------------------------------
+    @property
+    def log_path(self) -> Path:
+        return self.path / "log.txt"
+
+    @property
+    def bep_path(self) -> Path:
+        return self.path / "bep.json"
+
+    @property
+    def result_path(self) -> Path:
+        return self.path / "result.json"
+
+    def write_recipe(self, text: str) -> None:
+        atomic_write(self.path / "recipe.toml", text)
+
+    def write_plan(self, plan_json: str) -> None:
+        atomic_write(self.path / "plan.json", plan_json)
+
+    def write_result(self, result: Mapping[str, Any]) -> None:
+        atomic_write(self.result_path, json.dumps(dict(result), indent=2) + "\n")
+
+    def read_result(self) -> dict[str, Any]:
+        return json.loads(self.result_path.read_text(encoding="utf-8"))
+
+    # -- log -----------------------------------------------------------------------------
+    def append(self, channel: str, lines: Iterable[str]) -> int:
+        """Append lines of one channel and flush; returns the number of the first one."""
+        if self._log is None:
+            self._log = self.log_path.open("a", encoding="utf-8", errors="replace")
+        first = self.lines + 1
+        tag = TAGS[channel]
+        batch = [f"{tag}{line}\n" for line in lines]
+        self._log.write("".join(batch))
+        self._log.flush()
+        self.lines += len(batch)
+        return first
+
+    def close(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def replay(self) -> Iterator[tuple[str, str]]:
+        """(channel, line) for every line logged so far."""
+        yield from read_log(self.log_path)
+
+
+def untag(line: str) -> tuple[str | None, str]:
+    """(channel, text) of one log.txt line; (None, line) for a plain log."""
+    tag = line[:6]
+    channel = _UNTAG.get(tag)
+    return (channel, line[6:]) if channel else (None, line)
+
+
+def read_log(path: Path) -> Iterator[tuple[str, str]]:
+    """(channel, text) per line of a record's log.txt; untagged lines count as stdout."""
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        for raw in fh:
+            channel, text = untag(raw.rstrip("\n"))
+            yield channel or STDOUT, text
+
+
+def list_records(root: Path | None = None,
+                 env: Mapping[str, str] | None = None) -> list[BuildRecord]:
+    """Every build record, oldest first."""
+    base = (root if root is not None else data_dir(env)) / "builds"
+    if not base.is_dir():
+        return []
+    return [BuildRecord(p) for p in sorted(base.iterdir()) if p.is_dir() and is_build_id(p.name)]
