@@ -259,3 +259,28 @@ def test_sigint_to_tfwizard_build_cancels_cleanly(tw, tmp_path):
     assert record is not None
     assert json.loads((record / "result.json").read_text())["status"] == "cancelled"
     assert (record / "log.txt").stat().st_size > 0
+
+
+def test_secrets_reach_the_container_but_never_the_record(tw, tmp_path):
+    """A ${ENV} reference is resolved only at container start; log, plan and BEP mask it."""
+    secret = "http://alice:s3cretpass@proxy.invalid:3128"
+    plan = make_plan(load_recipe(tw.recipe), recipe_dir=tw.base)
+    env = dict(plan.container_env, HTTPS_PROXY="${TFW_TEST_PROXY}")
+    script = ('echo "len=${#HTTPS_PROXY}"; echo "proxy is $HTTPS_PROXY"; '
+              f"mkdir -p {OUTPUT_USER_ROOT}/w; echo w > {OUTPUT_USER_ROOT}/w/t-1-py3-none-any.whl")
+    plan = dataclasses.replace(
+        plan, image=world.BUSYBOX, wheel_dir=f"{OUTPUT_USER_ROOT}/w", container_env=env,
+        steps=[Step("build", "analyse", ("sh", "-c", script), workdir="/")])
+    runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=tmp_path, client=tw.client,
+                         env={**os.environ, "TFW_TEST_PROXY": secret})
+    events = _run(runner)
+    assert events[-1].result.status == "succeeded", events[-1].result.message
+    lines = [line for e in events if e.type == "log" for line in e.lines]
+    assert f"len={len(secret)}" in lines  # the container saw the resolved value
+    assert not any("s3cretpass" in line for line in lines)  # front ends see it masked
+    record = runner.record.path
+    for name in ("log.txt", "plan.json", "result.json"):
+        text = (record / name).read_text()
+        assert "s3cretpass" not in text, name
+    assert "${TFW_TEST_PROXY}" in (record / "plan.json").read_text()
+    assert any("***" in line for _, line in read_log(runner.record.log_path))

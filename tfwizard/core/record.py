@@ -25,6 +25,7 @@ from typing import IO, Any
 import platformdirs
 
 from .events import STDERR, STDOUT, TFWIZARD
+from .secrets import redact
 
 DATA_DIR_ENV = "TFWIZARD_DATA_DIR"
 TAGS = {STDOUT: "out | ", STDERR: "err | ", TFWIZARD: "tfw | "}
@@ -73,6 +74,8 @@ class BuildRecord:
         self.build_id = path.name
         self._log: IO[str] | None = None
         self.lines = 0  # lines written to log.txt so far
+        #: resolved secret values to mask (proxy credentials, header tokens): never on disk
+        self.secrets: tuple[str, ...] = ()
 
     @classmethod
     def create(cls, build_id: str, *, root: Path | None = None,
@@ -117,7 +120,8 @@ class BuildRecord:
             self._log = self.log_path.open("a", encoding="utf-8", errors="replace")
         first = self.lines + 1
         tag = TAGS[channel]
-        batch = [f"{tag}{line}\n" for line in lines]
+        secrets = self.secrets
+        batch = [f"{tag}{redact(line, secrets)}\n" for line in lines]
         self._log.write("".join(batch))
         self._log.flush()
         self.lines += len(batch)

@@ -60,6 +60,7 @@ from .plan import (
 )
 from .progress import BepSummary, ProgressParser, parse_bep
 from .record import BuildRecord, atomic_write, new_build_id
+from .secrets import redact
 
 T = TypeVar("T")
 
@@ -155,6 +156,8 @@ class BuildRunner:
 
     def _log(self, channel: str, lines: list[str]) -> LogLines:
         assert self.record is not None
+        if self.record.secrets:  # front ends see what the record keeps: masked
+            lines = [redact(line, self.record.secrets) for line in lines]
         first = self.record.append(channel, lines)
         return LogLines(channel, tuple(lines), first)
 
@@ -247,6 +250,9 @@ class BuildRunner:
         self._secret_env = dict(os.environ if self.env is None else self.env)
         resolve_secrets(plan, self._secret_env)
         self._secrets = secret_references(plan)
+        if self.record is not None:
+            # resolved values reach only the container; the record masks them
+            self.record.secrets = tuple(self._secret_env[n] for n in self._secrets)
         if self.client is None:
             self.client = await self._call("connecting to Docker", dockerutil.connect, self.env)
         self._local = dockerutil.is_local_engine(self.client)
@@ -497,6 +503,12 @@ class BuildRunner:
         path = self.record.bep_path
         if not path.is_file():
             return None
+        if self.record.secrets or self._secrets:
+            # BEP repeats the command line (with resolved headers): mask it on disk
+            text = path.read_text(encoding="utf-8", errors="replace")
+            masked = "\n".join(redact(line, self.record.secrets) for line in text.split("\n"))
+            if masked != text:
+                atomic_write(path, masked)
         with path.open(encoding="utf-8", errors="replace") as fh:
             return parse_bep(fh)
 
