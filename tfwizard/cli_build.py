@@ -31,6 +31,15 @@ def register(sub: Any) -> None:
                    help="the machine the wheel is for (default: the recipe's, else this one)")
     p.add_argument("--force", action="store_true",
                    help="build even when `tfwizard check` reports errors")
+    p.add_argument("--install", action="store_true",
+                   help="then install the wheel as the recipe's [install] section says")
+    p.add_argument("--venv", metavar="DIR", help="with --install: this venv (created if needed)")
+    p.add_argument("--find-links", action="append", default=[], metavar="DIR",
+                   help="with --install: also look for dependencies here (repeatable)")
+    p.add_argument("--no-index", action="store_true",
+                   help="with --install: do not use the package index (offline)")
+    p.add_argument("--verify", action="store_true",
+                   help="with --install: then verify TensorFlow in that interpreter")
     p.set_defaults(handler=cmd_build)
 
     p = sub.add_parser("diagnose", help="explain a failed build's log (known failure signatures)")
@@ -84,7 +93,62 @@ def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
         return ExitStatus.CANCELLED
     if result.status == "cancelled":
         return ExitStatus.CANCELLED
-    return ExitStatus.OK if result.ok else ExitStatus.ERROR
+    if not result.ok:
+        return ExitStatus.ERROR
+    if args.install and result.wheel:
+        return _install_and_verify(args, env, recipe, Path(result.wheel),
+                                   Path(result.record_dir), build_host)
+    return ExitStatus.OK
+
+
+def _install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any, wheel: Path,
+                        record: Path, host: Any) -> ExitStatus:
+    """`build --install [--verify]`: chain into install (and verify) with the recipe's
+    [install] section; their reports are saved in the build record."""
+    import json
+
+    from .core.errors import UsageError
+    from .core.install import InstallProgress, install_wheel, resolve_target
+
+    inst = recipe.install
+    venv = args.venv or inst.venv
+    if not venv and not inst.python:
+        raise UsageError("--install needs a target: set install.venv (or install.python) in the "
+                         "recipe, or pass --venv DIR")
+    target = resolve_target(venv=_path(env, venv) if venv else None,
+                            python=inst.python or None, create=bool(venv))
+    last = [""]
+
+    def report(event: Any) -> None:
+        if args.json:
+            env.out(json.dumps(event.to_dict()))
+        elif isinstance(event, InstallProgress) and event.summary() != last[0]:
+            last[0] = event.summary()
+            env.out(f"install: {last[0]}")
+
+    if not args.json:
+        env.out(f"Installing {wheel.name} into {target.python} ...")
+    installed = install_wheel(wheel, target, list(inst.extras), index_url=inst.index_url,
+                              trusted_host=inst.trusted_host,
+                              find_links=[str(_path(env, p)) for p in args.find_links],
+                              no_index=args.no_index, env=env.env, reporter=report)
+    (record / "install.json").write_text(json.dumps(installed.to_dict(), indent=2) + "\n",
+                                         encoding="utf-8")
+    if not installed.ok:
+        env.out(f"Install {installed.status}: {installed.message}")
+        return ExitStatus.ERROR
+    if not args.json:
+        env.out(f"Installed {installed.requirement} into {installed.python}.")
+    if not args.verify:
+        if not args.json:
+            env.out(f"Next: `tfwizard verify --python {installed.python} --build {record}`.")
+        return ExitStatus.OK
+    from .core.verify import render_report, verify
+
+    checked = verify(str(installed.python), host=host, env=env.env, recipe=recipe)
+    (record / "verify.json").write_text(checked.to_json() + "\n", encoding="utf-8")
+    env.out(checked.to_json() if args.json else render_report(checked, show_log=False))
+    return ExitStatus.OK if checked.ok else ExitStatus.ERROR
 
 
 def _check(recipe: Any, build_host: Any, target_host: Any, args: argparse.Namespace,

@@ -284,3 +284,31 @@ def test_secrets_reach_the_container_but_never_the_record(tw, tmp_path):
         assert "s3cretpass" not in text, name
     assert "${TFW_TEST_PROXY}" in (record / "plan.json").read_text()
     assert any("***" in line for _, line in read_log(runner.record.log_path))
+
+
+def test_build_install_verify_chain_on_the_fixture(tw, cold, tmp_path):
+    """`tfwizard build --install --verify` then `tfwizard verify --venv`: a truthful report."""
+    if sys.version_info[:2] != (3, 11):
+        pytest.skip("the fixture wheel is cp311")
+    links = tmp_path / "links"
+    world.build_cuda_stub_wheel(links)
+    recipe = tw.recipe.read_text().replace("[cache]", f'[install]\nvenv = "{tmp_path / "venv"}"\n'
+                                           'extras = ["and-cuda"]\n[cache]')
+    path = tmp_path / "fixture-install.toml"
+    path.write_text(recipe)
+    env = {**os.environ, "TFWIZARD_DATA_DIR": str(tw.data)}
+    status, out, err = capture(["build", str(path), "--host",
+                                str(ROOT / "tests/data/hosts/no-gpu-server.json"), "--install",
+                                "--find-links", str(links), "--no-index", "--verify"], env)
+    assert status == ExitStatus.OK, out + err
+    assert "Installed" in out and "reduce_sum" in out
+    venv_py = tmp_path / "venv" / "bin" / "python"
+    freeze = subprocess.run([str(venv_py), "-m", "pip", "freeze"], capture_output=True,
+                            text=True, check=True).stdout
+    assert "tfwizard-fixture-cuda-stub==1.0" in freeze  # the [and-cuda] extra resolved offline
+    status, out, err = capture(["verify", "--venv", str(tmp_path / "venv"), "--expect", "cpu",
+                                "--host", str(ROOT / "tests/data/hosts/no-gpu-server.json")], env)
+    assert status == ExitStatus.OK, out + err
+    assert "2.18.0" in out or "TensorFlow" in out
+    records = sorted((tw.data / "builds").iterdir(), key=lambda p: p.stat().st_mtime)
+    assert (records[-1] / "install.json").is_file() and (records[-1] / "verify.json").is_file()
