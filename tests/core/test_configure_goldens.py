@@ -10,10 +10,9 @@ from tfwizard.core.configure import configure_env, parse_env_file, simulate_conf
 from tfwizard.core.knowledge import load_knowledge
 from tfwizard.core.recipe import Recipe
 
-GOLDENS = Path(__file__).resolve().parents[3] / "shared" / "reference" / "tf-configure-goldens"
-if not GOLDENS.is_dir():  # CI runs in a fresh clone with shared/ beside it
-    GOLDENS = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / \
-        "tf-configure-goldens"
+# A copy of shared/reference/tf-configure-goldens (what TF's real configure.py wrote),
+# kept in the repository so the tests need nothing outside it.
+GOLDENS = Path(__file__).resolve().parents[1] / "data" / "tf-configure-goldens"
 
 #: the recipe equivalent to each golden set's answers
 RECIPES: dict[str, dict] = {
