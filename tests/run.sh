@@ -46,7 +46,7 @@ say "mypy"
 say "pytest"
 export QT_QPA_PLATFORM=offscreen
 set +e
-.venv-test/bin/python -m pytest -q -p no:cacheprovider "$@"
+.venv-test/bin/python -m pytest -q -rs -p no:cacheprovider "$@"
 rc=$?
 set -e
 if [ "$rc" = 5 ]; then echo "pytest collected no tests: that is a failure" >&2; exit 1; fi
