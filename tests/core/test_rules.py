@@ -286,3 +286,17 @@ def test_remote_and_network_rules():
     local = LAPTOP.with_changes({"build.network": "none", "tensorflow.source_dir": "/src/tf"})
     assert "OFFLINE_BUILD" in codes(check(local)) and "NETWORK_NONE" not in codes(check(local))
     assert not {"REMOTE_EXEC_TOOLCHAIN", "SECRET_IN_RECIPE", "NETWORK_NONE"} & codes(check(LAPTOP))
+
+
+def test_portable_preset_follows_what_the_toolchain_can_build():
+    from tfwizard.core.rules import portable_compute_capabilities
+
+    assert portable_compute_capabilities(LAPTOP) == ["sm_50", "sm_60", "sm_70", "sm_80", "sm_90",
+                                                     "compute_90"]
+    cuda13 = LAPTOP.with_changes({"tensorflow.version": "master", "cuda.version": "13.0.0",
+                                  "cuda.cudnn": "9.12.0", "toolchain.clang": "22",
+                                  "python.version": "3.12"})
+    tokens = portable_compute_capabilities(cuda13)
+    assert tokens[0] == "sm_75" and "sm_120" in tokens and tokens[-1] == "compute_120"
+    assert codes(check(cuda13.with_changes({"cuda.compute_capabilities": tokens})),
+                 "error") == set()

@@ -638,11 +638,15 @@ def _arch_findings(ctx: _Ctx) -> None:
                     f"The build image {image} may be x86_64 only; TF's arm64 image is "
                     f"{aarch['image']}.", aarch["sources"], "build.image",
                     Fix("Use TF's arm64 build image", {"build.image": aarch["image"]}))
-        if arch == "aarch64" and r.build.image == "":
-            ctx.add("AARCH64_IMAGE", "warning",
-                    f"On aarch64 the release's default image is x86_64; use {aarch['image']}.",
+        built_on = (b or t).cpu.arch if (b or t) is not None else None  # type: ignore[union-attr]
+        if built_on == "aarch64" and r.build.image == "":
+            # plan.make_plan picks this image itself when the build host is aarch64
+            ctx.add("AARCH64_IMAGE", "info",
+                    f"build.image is empty: on aarch64 the plan uses TF's arm64 CI image "
+                    f"{aarch['image']} (the releases' default images are x86_64 only).",
                     aarch["sources"], "build.image",
-                    Fix("Use TF's arm64 build image", {"build.image": aarch["image"]}))
+                    Fix("Pin TF's arm64 build image in the recipe",
+                        {"build.image": aarch["image"]}))
         cpu = (t or b).cpu if (t or b) is not None else None  # type: ignore[union-attr]
         if cpu is not None and "sve" in cpu.features and not any(
                 "march" in f or "mcpu" in f for f in r.build.opt_flags):
@@ -813,10 +817,42 @@ def rule_remote_and_network(ctx: _Ctx) -> None:
                 "This build writes to the shared cache: only builders everyone trusts should "
                 "upload (the others read with remote.upload = false).",
                 ["bazel-docs"], "remote.upload")
-    if remote.cache.startswith("http://") and remote.headers:
+    plain = [k for k in ("cache", "executor", "bes_backend")
+             if getattr(remote, k).startswith(("http://", "grpc://"))]
+    if plain and remote.headers:
         ctx.add("REMOTE_HEADERS_CLEARTEXT", "warning",
-                "Headers (API keys) go to a plain http:// cache unencrypted; use https:// or "
-                "grpcs:// beyond a trusted LAN.", ["bazel-docs"], "remote.cache")
+                f"Headers (API keys) go unencrypted to remote.{plain[0]} "
+                f"({getattr(remote, plain[0]).split('://')[0]}://); use https:// or grpcs:// "
+                "beyond a trusted LAN.", ["bazel-docs"], f"remote.{plain[0]}")
+    for key in ("executor", "bes_backend"):
+        value = getattr(remote, key)
+        if value and not value.startswith(("grpc://", "grpcs://", "unix:")):
+            ctx.add("REMOTE_SCHEME", "error",
+                    f"remote.{key} is {value.split('://')[0]}://, but Bazel speaks gRPC to "
+                    "executors and Build Event Services: use grpcs:// (or grpc:// on a LAN).",
+                    ["bazel-docs"], f"remote.{key}")
+    if remote.upload and not remote.cache and not remote.executor:
+        ctx.add("REMOTE_UPLOAD_UNUSED", "warning",
+                "remote.upload is true but remote.cache is empty: nothing is uploaded.",
+                ["bazel-docs"], "remote.cache")
+    if r.build.network == "host":
+        ctx.add("HOST_NETWORK", "info",
+                "build.network is \"host\": the build container shares this machine's network "
+                "(needed to reach a cache or proxy that listens on 127.0.0.1; anything in the "
+                "build can reach this machine's local services too).",
+                ["docker-api"], "build.network")
+    elif r.build.network == "bridge":
+        for key, value in (("remote.cache", remote.cache), ("remote.executor", remote.executor),
+                           ("remote.bes_backend", remote.bes_backend),
+                           ("network.http_proxy", net.http_proxy),
+                           ("network.https_proxy", net.https_proxy)):
+            host = _url_host(value)
+            if host in ("localhost", "127.0.0.1", "::1") or host.startswith("127."):
+                ctx.add("LOOPBACK_NOT_REACHABLE", "warning",
+                        f"{key} points at {host}, but in a bridge-network container that is "
+                        "the container itself, not this machine: use build.network = \"host\", "
+                        "or the machine's LAN address.", ["docker-api"], key,
+                        Fix("Use the host network", {"build.network": "host"}))
     for key in ("http_proxy", "https_proxy"):
         value = getattr(net, key)
         if value and re.match(r"[a-z]+://[^/@]+:[^/@]+@", value):
@@ -841,6 +877,32 @@ def rule_remote_and_network(ctx: _Ctx) -> None:
                 ["tf-build-issues"], "build.network")
 
 
+def _url_host(url: str) -> str:
+    """The host of scheme://[user@]host[:port]/..., lower-case; "" when there is none."""
+    rest = url.split("://", 1)[1] if "://" in url else ""
+    netloc = rest.split("/", 1)[0].rsplit("@", 1)[-1]
+    if netloc.startswith("["):
+        return netloc[1:].split("]", 1)[0].lower()
+    return netloc.split(":", 1)[0].lower()
+
+
+def rule_least_privilege(ctx: _Ctx) -> None:
+    """The one way a recipe widens the build container's reach: the host network."""
+    r = ctx.recipe
+    if r.build.network != "host":
+        return
+    urls = (r.remote.cache, r.remote.executor, r.remote.bes_backend, r.network.http_proxy,
+            r.network.https_proxy)
+    loopback = any(re.match(r"[a-z]+://([^/@]*@)?(localhost|127\.|\[::1\])", u) for u in urls)
+    ctx.add("HOST_NETWORK_EXPOSES_HOST", "warning",
+            "build.network = \"host\" takes the build container out of network isolation: "
+            "code run by the build (the image, TensorFlow's sources, Bazel's downloads) can "
+            "reach every service listening on this machine, 127.0.0.1 included. Use it only "
+            "for a cache or proxy on 127.0.0.1, and only with an image and sources you trust.",
+            ["docker-api"], "build.network",
+            None if loopback else Fix("Use the bridge network", {"build.network": "bridge"}))
+
+
 RULES: tuple[Rule, ...] = (
     rule_release,
     rule_python,
@@ -855,6 +917,7 @@ RULES: tuple[Rule, ...] = (
     rule_image,
     rule_bazel_flags,
     rule_remote_and_network,
+    rule_least_privilege,
 )
 
 
@@ -865,3 +928,29 @@ def apply_fix(recipe: Recipe, finding: Finding) -> Recipe:
     new = recipe.with_changes(finding.fix.changes)
     new.document, new.path = recipe.document, recipe.path
     return new
+
+
+def portable_compute_capabilities(recipe: Recipe, kb: KnowledgeBase | None = None) -> list[str]:
+    """The "portable" preset: a cubin for the oldest desktop CC of every GPU generation the
+    recipe's CUDA and compiler can build, plus PTX for the newest.
+
+    A cubin for X.0 runs on every desktop X.y, so this covers each generation; whether a
+    generation can be built is the rules' own verdict on that target alone.
+    """
+    kb = kb or load_knowledge()
+    oldest: dict[int, tuple[int, int]] = {}
+    for cc in kb.known_ccs():
+        parsed = ccmod.parse_cc(cc)
+        if parsed is None or kb.is_tegra(cc) or parsed[0] in oldest:
+            continue
+        token = f"sm_{parsed[0]}{parsed[1]}"
+        candidate = recipe.with_changes({"cuda.compute_capabilities": [token]})
+        blocked = any(f.severity == "error" and f.key == "cuda.compute_capabilities"
+                      and f.message.startswith(token) for f in evaluate(candidate, kb=kb))
+        if not blocked:
+            oldest[parsed[0]] = parsed
+    chosen = sorted(oldest.values())
+    tokens = [f"sm_{major}{minor}" for major, minor in chosen]
+    if chosen:
+        tokens.append("compute_{}{}".format(*chosen[-1]))
+    return tokens

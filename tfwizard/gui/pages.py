@@ -745,23 +745,10 @@ class ComputePage(RecipePage):
         s.update({"cuda.compute_capabilities": tokens})
 
     def portable_tokens(self) -> list[str]:
-        """The oldest desktop CC of each major the rules accept, PTX for the newest.
+        """The core's "portable" preset (one cubin per buildable generation, PTX newest)."""
+        from tfwizard.core.rules import portable_compute_capabilities
 
-        A cubin for X.0 runs on every X.y, so this covers each generation the recipe's CUDA
-        and clang can build; which ones they can is the rules' verdict on each token.
-        """
-        kb, s = self.state.kb, self.state
-        oldest: dict[str, str] = {}
-        for cc in kb.known_ccs():
-            if kb.is_tegra(cc):
-                continue
-            token = f"sm_{cc.replace('.', '')}"
-            candidate = s.recipe.with_changes({"cuda.compute_capabilities": [token]})
-            if any(f.severity == "error" and f.message.startswith(token)
-                   for f in s.evaluate(candidate)):
-                continue
-            oldest.setdefault(cc.split(".")[0], cc)
-        return self.tokens_for(oldest.values(), True)
+        return portable_compute_capabilities(self.state.recipe, self.state.kb)
 
 
 # -- Build options ----------------------------------------------------------------------------
