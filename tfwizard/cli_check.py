@@ -44,6 +44,11 @@ def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
     build, target = load_hosts(args, env, recipe)
     kb = load_knowledge()
     findings = evaluate(recipe, build, target, kb)
+    if args.preflight:
+        from .core.preflight import preflight
+
+        findings = _sorted(findings + preflight(
+            recipe, env.env, recipe_dir=recipe.path.parent if recipe.path else None))
     errors = [f for f in findings if f.severity == "error"]
     if args.json:
         env.out(json.dumps({"recipe": recipe.name, "errors": len(errors),
@@ -70,6 +75,32 @@ def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
                 f"{counts['info']} note(s)" + (f" ({hidden} notes hidden; -v shows them)"
                                                  if hidden else ""))
     return ExitStatus.ERROR if errors else ExitStatus.OK
+
+
+def _sorted(findings: list[Any]) -> list[Any]:
+    order = {"error": 0, "warning": 1, "info": 2}
+    return sorted(findings, key=lambda f: order[f.severity])
+
+
+def preflight_gate(recipe: Recipe, args: argparse.Namespace, env: Environment) -> ExitStatus | None:
+    """Before starting Docker work (build, fetch): the preflight checks; their errors stop
+    the command unless --force. None: go on."""
+    from .core.preflight import preflight
+
+    findings = preflight(recipe, env.env,
+                         recipe_dir=recipe.path.parent if recipe.path else None)
+    for f in findings:
+        if getattr(args, "json", False):
+            env.out(json.dumps({"type": "check", "severity": f.severity, "code": f.code,
+                                "message": f.message}))
+        else:
+            env.err(f"{f.severity.upper()} {f.code}: {f.message}")
+    errors = [f for f in findings if f.severity == "error"]
+    if errors and not getattr(args, "force", False):
+        env.err(f"tfwizard: preflight found {len(errors)} error(s); fix them "
+                "(`tfwizard check --preflight RECIPE`) or pass --force to go on anyway.")
+        return ExitStatus.ERROR
+    return None
 
 
 #: informational findings that explain a choice, shown without -v
@@ -103,6 +134,9 @@ def register(sub: Any) -> None:
                    "target.host_profile, else the build host)")
     p.add_argument("--json", action="store_true", help="print findings as JSON")
     p.add_argument("-v", "--verbose", action="store_true", help="also show every note")
+    p.add_argument("--preflight", action="store_true",
+                   help="also check what needs the network and the file system: proxies and "
+                   "remote services answer (2 s TCP connect each), local paths exist")
     p.set_defaults(handler=cmd_check)
 
     p = sub.add_parser("plan", help="print what the build will run")

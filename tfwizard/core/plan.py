@@ -7,6 +7,7 @@ container steps as argv lists. `render_*` turn it into text a person can paste.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -16,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from packaging.version import Version
 
 from . import cc as ccmod
 from .configure import DEFAULT_PYTHON_BIN, clang_major_of, configure_env, simulate_configure
@@ -174,13 +177,31 @@ def make_plan(
     amd = resolve_amd_targets(recipe, target_host) if kind == "rocm" else []
     env = configure_env(recipe, release, compute_capabilities=ccs, amdgpu_targets=amd,
                         python_bin=DEFAULT_PYTHON_BIN)
+    # local CUDA/cuDNN/NCCL redistributions: the same absolute path inside the container,
+    # read-only, so LOCAL_*_PATH means the same thing on both sides
+    redist_mounts: list[Mount] = []
+    for key, name in (("local_cuda_path", "LOCAL_CUDA_PATH"),
+                      ("local_cudnn_path", "LOCAL_CUDNN_PATH"),
+                      ("local_nccl_path", "LOCAL_NCCL_PATH")):
+        value = getattr(recipe.cuda, key)
+        if kind != "cuda" or not value:
+            continue
+        local = Path(value).expanduser()
+        if not local.is_absolute() and recipe_dir is not None:
+            local = recipe_dir / local
+        redist_mounts.append(Mount(str(local), str(local), "bind", read_only=True))
+        if env.get(name):
+            env[name] = str(local)
     predicted = simulate_configure(env, hermetic=release.hermetic_cuda)
     flags: list[Flag] = [Flag(f, "progress a program can read") for f in PROGRESS_FLAGS]
     flags.append(Flag(f"--build_event_json_file={RECORD}/bep.json",
                       "Build Event Protocol file: structure and the authoritative exit"))
     flags.append(Flag("--config=opt", "optimised build with the recipe's opt_flags"))
     notes: list[str] = []
-    wheel_name = "tensorflow" if kind in ("cuda", "rocm") else "tensorflow_cpu"
+    arch = _cpu_arch(build_host, target_host)
+    # TF's CI names its aarch64 CPU wheel "tensorflow", not tensorflow_cpu (envs/linux_arm64)
+    wheel_name = ("tensorflow" if kind in ("cuda", "rocm") or arch == "aarch64"
+                  else "tensorflow_cpu")
     if release.wheel_style == "wheel":
         target = "//tensorflow/tools/pip_package:wheel"
         flags.append(Flag(f"--repo_env=WHEEL_NAME={wheel_name}",
@@ -217,7 +238,7 @@ def make_plan(
         "disk": f"{recipe.cache.volume_prefix}-bazel-disk-cache",
         "repo": f"{recipe.cache.volume_prefix}-bazel-repo-cache",
     }
-    mounts: list[Mount] = []
+    mounts: list[Mount] = list(redist_mounts)
     if recipe.cache.disk_cache:
         flags.append(Flag(f"--disk_cache={DISK_CACHE}",
                           f"actions cached in volume {volumes['disk']} across builds"))
@@ -273,6 +294,10 @@ def make_plan(
         source_kind = "ref" if recipe.tensorflow.ref else "release"
         git_ref = recipe.tensorflow.ref or release.git_tag
     image = recipe.build.image or release.image_for(python)
+    if arch == "aarch64":
+        notes.extend(_aarch64_notes(kb, release, image_chosen=bool(recipe.build.image)))
+        if not recipe.build.image:  # the releases' images are x86_64 only
+            image = str(kb.platforms["aarch64"]["image"])
     uid = os.getuid() if uid is None and hasattr(os, "getuid") else uid
     gid = os.getgid() if gid is None and hasattr(os, "getgid") else gid
     # USER: Bazel's client refuses to start for a uid without a passwd entry unless USER is set
@@ -289,11 +314,16 @@ def make_plan(
         if not distdir.is_absolute() and recipe_dir is not None:
             distdir = recipe_dir / distdir
         mounts.append(Mount(str(distdir), DISTDIR, "bind", read_only=True))
+    git_url = recipe.tensorflow.git_url
+    if source_kind != "dir" and git_url.startswith("file://"):
+        # a local mirror (a bare clone): the same path inside the container, read-only
+        mirror = git_url[len("file://"):]
+        mounts.append(Mount(mirror, mirror, "bind", read_only=True))
     steps: list[Step] = []
     if source_kind != "dir":
         steps.append(Step("fetch", "fetch",
                           ("git", "clone", "--depth", "1", "--branch", git_ref, "--",
-                           recipe.tensorflow.git_url, SRC), workdir="/"))
+                           git_url, SRC), workdir="/"))
     steps.append(Step("configure", "configure", (DEFAULT_PYTHON_BIN, "configure.py"), env=env))
     startup = [f"--output_user_root={OUTPUT_USER_ROOT}"]
     steps.append(Step("build", "analyse",
@@ -316,7 +346,7 @@ def make_plan(
         python=python,
         source_kind=source_kind,
         source_dir=source_dir,
-        git_url=recipe.tensorflow.git_url,
+        git_url=git_url,
         git_ref=git_ref,
         configure_env=env,
         predicted_bazelrc=predicted.lines,
@@ -337,6 +367,78 @@ def make_plan(
         labels=labels,
         notes=notes + predicted.messages,
     )
+
+
+#: printed by the fetch plan's repository-cache listing steps: "<marker> SIZE PATH"
+REPO_CACHE_MARKER = "tfwizard-repo-cache"
+
+
+def make_fetch_plan(recipe: Recipe, **kwargs: Any) -> BuildPlan:
+    """The download phase only: make_plan's steps with `bazel build --nobuild`.
+
+    `--nobuild` loads and analyses the target with exactly the build's flags, configure
+    answers and caches, so every external repository analysis needs is fetched into the
+    repository cache (and network.distdir is honoured) and the real build later finds
+    them there; nothing is compiled. With a repository cache, listing steps before and
+    after say which archives are new. No wheel comes out (wheel_dir is empty).
+    """
+    plan = make_plan(recipe, **kwargs)
+    steps: list[Step] = []
+    listing = recipe.cache.repository_cache
+    for step in plan.steps:
+        if step.name == "package":
+            continue
+        if step.name == "build":
+            if listing:
+                steps.append(_repo_cache_listing("before"))
+            at = step.argv.index("build") + 1
+            steps.append(dataclasses.replace(
+                step, argv=(*step.argv[:at], "--nobuild", *step.argv[at:]), phase="fetch"))
+            if listing:
+                steps.append(_repo_cache_listing("after"))
+            continue
+        steps.append(step)
+    notes = [*plan.notes, "fetch only: `bazel build --nobuild` downloads what loading and "
+             "analysis need (nearly all of TensorFlow's external repositories) and compiles "
+             "nothing"]
+    if not listing:
+        notes.append("cache.repository_cache is false: the downloads are not kept for the "
+                     "build; only the Build Event Protocol's fetch events list them")
+    return dataclasses.replace(plan, steps=steps, wheel_dir="", notes=notes,
+                               labels={**plan.labels, f"{LABEL}.fetch": "1"})
+
+
+def _repo_cache_listing(when: str) -> Step:
+    return Step(f"cache-{when}", "fetch",
+                ("find", REPO_CACHE, "-type", "f", "-name", "file", "-printf",
+                 f"{REPO_CACHE_MARKER}-{when} %s %P\\n"), workdir="/", needs_network=False)
+
+
+def _cpu_arch(build_host: HostProfile | None, target_host: HostProfile | None) -> str | None:
+    """The CPU architecture the wheel is built for: builds are native (rules.py reports a
+    build host and target of different architectures), so the build host's, else the
+    target's."""
+    host = build_host if build_host is not None else target_host
+    return host.cpu.arch if host is not None else None
+
+
+def _aarch64_notes(kb: KnowledgeBase, release: Release, *, image_chosen: bool) -> list[str]:
+    aarch = kb.platforms["aarch64"]
+    notes = [] if image_chosen else [
+        f"aarch64: the build image is TF's arm64 CI image {aarch['image']} (platforms.toml "
+        "[aarch64]); the release's default image is x86_64 only."]
+    # Not added on purpose: release_* configs carry TF CI's toolchain and settings, whose
+    # aarch64 contents tfwizard has not verified; the plan stays on ./configure + opt as on
+    # x86_64 (where release_cpu_linux is not added either).
+    notes.append(f"aarch64: TF's CI builds aarch64 wheels with --config={aarch['config']} "
+                 "(ci/official/envs/linux_arm64); tfwizard uses ./configure and --config=opt "
+                 "as on x86_64. To follow CI exactly, add "
+                 f"\"--config={aarch['config']}\" to build.bazel_flags (its contents are "
+                 "UNVERIFIED here).")
+    if release.series_version < Version(str(aarch["first_google_wheel_series"])):
+        notes.append(f"aarch64: TensorFlow {release.series} aarch64 wheels were built by AWS, "
+                     "not in TF's arm64 image; building this release on aarch64 is UNVERIFIED.")
+    return notes
 
 
 def _compiler_clang_major(env: dict[str, str]) -> int | None:
@@ -418,3 +520,57 @@ def render_commands(plan: BuildPlan) -> str:
 
 def render_json(plan: BuildPlan) -> str:
     return plan.to_json()
+
+
+# -- what a fetch downloaded ---------------------------------------------------------------
+
+
+@dataclass
+class FetchReport:
+    """What `tfwizard fetch` downloaded: the BEP's fetch events and the repository cache."""
+
+    urls: list[str] = field(default_factory=list)  # fetched with success (BEP fetch events)
+    failed_urls: list[str] = field(default_factory=list)
+    new_files: list[tuple[str, int]] = field(default_factory=list)  # (cache path, bytes)
+    cache_files_before: int | None = None  # None: no listing (no repository cache)
+    cache_files_after: int | None = None
+
+    @property
+    def new_bytes(self) -> int:
+        return sum(size for _, size in self.new_files)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "new_bytes": self.new_bytes}
+
+
+def fetch_report(log_lines: Any, bep_lines: Any = ()) -> FetchReport:
+    """Read a fetch's log lines (the listing steps' output) and BEP JSON lines."""
+    report = FetchReport()
+    listed: dict[str, dict[str, int]] = {"before": {}, "after": {}}
+    seen: set[str] = set()
+    for line in log_lines:
+        for when, files in listed.items():
+            prefix = f"{REPO_CACHE_MARKER}-{when} "
+            if line.startswith(prefix):
+                seen.add(when)
+                size, _, path = line[len(prefix):].partition(" ")
+                if size.isdigit() and path:
+                    files[path] = int(size)
+    if "before" in seen or "after" in seen:
+        report.cache_files_before = len(listed["before"])
+        report.cache_files_after = len(listed["after"])
+        report.new_files = sorted((p, s) for p, s in listed["after"].items()
+                                  if p not in listed["before"])
+    for raw in bep_lines:
+        try:
+            event = json.loads(raw)
+        except ValueError:
+            continue
+        url = event.get("id", {}).get("fetch", {}).get("url") if isinstance(event, dict) else None
+        if not url:
+            continue
+        # proto3 JSON leaves out false: a fetch without "success" failed
+        target = report.urls if event.get("fetch", {}).get("success") else report.failed_urls
+        if url not in target:
+            target.append(url)
+    return report

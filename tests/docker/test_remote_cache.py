@@ -1,0 +1,148 @@
+"""Bazel's HTTP remote cache against a real server: nginx with WebDAV PUT on loopback.
+
+One fixture build fills the cache (remote.upload = true, no local disk cache), a second
+build in fresh containers (a fresh output root, no disk cache) reads every compile back from
+it; a read-only build (remote.upload = false) against an empty cache writes nothing.
+
+The build containers use the host's network (build.network = "host") to reach 127.0.0.1:
+nginx listens on loopback only (a rule of this workplace), and loopback is reachable from a
+container only in the host's network namespace. A bridge would need nginx to listen on the
+docker0 address and the container to be given that gateway address instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import uuid
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from tests import world
+from tests.net.servers import NginxServer
+from tfwizard.cli import ExitStatus, capture
+from tfwizard.core.plan import LABEL, make_plan
+from tfwizard.core.recipe import load_recipe
+from tfwizard.core.rules import evaluate
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+_PROCESSES = re.compile(r"^INFO: (\d+) processes: (.*)$")
+
+
+def _recipe(path: Path, *, workspace: Path, prefix: str, cache_url: str, upload: bool) -> Path:
+    path.write_text(f"""schema = 1
+name = "remote-cache-{prefix[-8:]}"
+[tensorflow]
+version = "2.21.0"
+source_dir = "{workspace}"
+[backend]
+kind = "cpu"
+[toolchain]
+gcc = "12"
+[build]
+image = "{world.IMAGE}"
+network = "host"
+jobs = 2
+[cache]
+disk_cache = false
+volume_prefix = "{prefix}"
+[remote]
+cache = "{cache_url}"
+upload = {"true" if upload else "false"}
+""", encoding="utf-8")
+    return path
+
+
+def _build(recipe: Path, data: Path, out: Path) -> SimpleNamespace:
+    status, stdout, stderr = capture(
+        ["build", str(recipe), "--out", str(out), "--json"],
+        env_vars={**os.environ, "TFWIZARD_DATA_DIR": str(data)})
+    events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    finished = [e for e in events if e["type"] == "finished"]
+    lines = [e["line"] for e in events if e["type"] == "log"]
+    processes = [m.groups() for m in map(_PROCESSES.match, lines) if m]
+    return SimpleNamespace(status=status, stderr=stderr, tail=stdout[-3000:], lines=lines,
+                           result=finished[-1]["result"] if finished else None,
+                           processes=processes)
+
+
+def _hits(processes: list[tuple[str, str]]) -> int:
+    m = re.search(r"(\d+) remote cache hit", processes[-1][1]) if processes else None
+    return int(m.group(1)) if m else 0
+
+
+@pytest.fixture(scope="module")
+def rc(tmp_path_factory):
+    world.require_docker()
+    world.ensure_images()
+    import docker
+
+    base = tmp_path_factory.mktemp("remote-cache")
+    ns = SimpleNamespace(base=base, workspace=world.copy_workspace(base),
+                         prefix=f"tfwizard-test-rc-{uuid.uuid4().hex[:8]}", data=base / "data",
+                         client=docker.from_env(timeout=120))
+    yield ns
+    for vol in ns.client.volumes.list(filters={"label": f"{LABEL}.recipe"}):
+        if vol.name.startswith(ns.prefix):
+            vol.remove(force=True)
+    ns.client.close()
+
+
+def test_recipe_and_plan_for_the_loopback_cache(rc):
+    recipe = load_recipe(_recipe(rc.base / "plan.toml", workspace=rc.workspace,
+                                 prefix=rc.prefix, cache_url="http://127.0.0.1:9/",
+                                 upload=True))
+    plan = make_plan(recipe)
+    assert "--remote_cache=http://127.0.0.1:9/" in plan.flag_list
+    assert "--remote_upload_local_results=true" in plan.flag_list
+    assert not any(f.startswith("--disk_cache") for f in plan.flag_list)
+    assert plan.network_mode == "host"
+    found = {f.code: f for f in evaluate(recipe)}
+    host_net = found["HOST_NETWORK_EXPOSES_HOST"]
+    assert host_net.severity == "warning" and host_net.fix is None  # needed for 127.0.0.1
+    assert "LOOPBACK_NOT_REACHABLE" not in found
+    bridged = recipe.with_changes({"build.network": "bridge"})
+    assert evaluate(bridged) and "LOOPBACK_NOT_REACHABLE" in {f.code for f in evaluate(bridged)}
+
+
+def test_upload_then_a_fresh_container_reads_the_http_cache(rc, tmp_path):
+    with NginxServer(tmp_path) as nginx:
+        recipe = _recipe(tmp_path / "fill.toml", workspace=rc.workspace, prefix=rc.prefix,
+                         cache_url=nginx.url, upload=True)
+        first = _build(recipe, rc.data, tmp_path / "out1")
+        assert first.status == ExitStatus.OK, first.stderr + first.tail
+        assert first.result["status"] == "succeeded"
+        assert _hits(first.processes) == 0, first.processes
+        ac, cas = nginx.stored("ac"), nginx.stored("cas")
+        assert ac and cas, os.listdir(nginx.root)
+        puts = [line for line in nginx.access_lines() if '"PUT /' in line]
+        assert len(puts) >= len(ac) + len(cas) - 1
+
+        second = _build(recipe, rc.data, tmp_path / "out2")
+        assert second.status == ExitStatus.OK, second.stderr + second.tail
+        assert second.result["build_id"] != first.result["build_id"]
+        hits = _hits(second.processes)
+        assert hits > 0 and second.result["cache_hits"] == hits, second.processes
+        gets = [line for line in nginx.access_lines() if '"GET /ac/' in line and '" 200 ' in line]
+        assert len(gets) >= hits
+        print(f"fill: {first.processes[-1]}; read: {second.processes[-1]}; "
+              f"stored ac={len(ac)} cas={len(cas)}; PUTs={len(puts)}; AC hits={len(gets)}")
+        assert Path(second.result["wheel"]).is_file()
+
+
+def test_read_only_cache_is_never_written(rc, tmp_path):
+    with NginxServer(tmp_path) as nginx:
+        recipe = _recipe(tmp_path / "ro.toml", workspace=rc.workspace, prefix=rc.prefix,
+                         cache_url=nginx.url, upload=False)
+        run = _build(recipe, rc.data, tmp_path / "out")
+        assert run.status == ExitStatus.OK, run.stderr + run.tail
+        assert _hits(run.processes) == 0
+        assert nginx.stored("ac") == [] and nginx.stored("cas") == []
+        log = nginx.access_lines()
+        assert log, "Bazel never asked the cache"
+        assert not any('"PUT /' in line for line in log), log[:5]
+        print(f"read-only: {run.processes[-1]}; {len(log)} requests, all GET/HEAD")

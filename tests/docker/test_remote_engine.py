@@ -1,0 +1,145 @@
+"""Building on another Docker engine (DOCKER_HOST=tcp://...): a second dockerd on loopback.
+
+The engine has its own data root, exec root and containerd, so it shares no images, volumes
+or host paths with the main one. `tfwizard build` must then upload the checkout into a
+volume (put_archive through a helper container) and bring the wheel, the BEP file and the
+record back through the API: no container it creates may have a bind mount.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+import time
+import uuid
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests import world
+from tests.net.servers import SecondDockerd
+from tfwizard.cli import ExitStatus, capture
+from tfwizard.core import dockerutil
+from tfwizard.core.plan import LABEL
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def engine():
+    world.require_docker()
+    if os.geteuid() != 0:
+        pytest.skip("starting a second dockerd needs root")
+    world.ensure_images()
+    import docker
+
+    main = docker.from_env(timeout=300)
+    second = SecondDockerd()
+    try:
+        second.start()
+        t0 = time.monotonic()
+        second.load_image(main, world.IMAGE)
+        print(f"image copied to the second engine in {time.monotonic() - t0:.1f} s")
+        yield second
+    finally:
+        second.stop()
+        main.close()
+    assert not second.base.exists()
+
+
+class _MountWatcher(threading.Thread):
+    """Records the mounts of every tfwizard container the engine runs (polls, bounded)."""
+
+    def __init__(self, client, limit_s: float = 900) -> None:
+        super().__init__(daemon=True)
+        self.client, self.limit_s = client, limit_s
+        self.seen: dict[str, list[dict]] = {}
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        deadline = time.monotonic() + self.limit_s
+        while not self.stop.is_set() and time.monotonic() < deadline:
+            with contextlib.suppress(Exception):
+                for c in self.client.containers.list(all=True, filters={"label": LABEL}):
+                    if c.name not in self.seen:
+                        self.seen[c.name] = c.attrs.get("HostConfig", {}).get("Mounts") or []
+            self.stop.wait(0.1)
+
+
+def test_engine_over_tcp_is_remote(engine):
+    import docker
+
+    assert not dockerutil.is_local_engine(engine.client)
+    local = docker.from_env()
+    try:
+        assert dockerutil.is_local_engine(local)
+        # truly another daemon. Not told by info()["ID"]: both read /etc/docker/key.json and
+        # report the same ID; their data roots differ
+        assert local.info()["DockerRootDir"] != engine.client.info()["DockerRootDir"]
+    finally:
+        local.close()
+
+
+def test_build_on_a_remote_engine_without_bind_mounts(engine, tmp_path):
+    workspace = world.copy_workspace(tmp_path)
+    name = f"remote-engine-{uuid.uuid4().hex[:6]}"
+    recipe = tmp_path / "remote.toml"
+    recipe.write_text(f"""schema = 1
+name = "{name}"
+[tensorflow]
+version = "2.21.0"
+source_dir = "{workspace}"
+[backend]
+kind = "cpu"
+[toolchain]
+gcc = "12"
+[build]
+image = "{world.IMAGE}"
+network = "none"
+jobs = 2
+[cache]
+volume_prefix = "tfwizard-test-remote"
+""", encoding="utf-8")
+    watcher = _MountWatcher(engine.client)
+    watcher.start()
+    try:
+        status, stdout, stderr = capture(
+            ["build", str(recipe), "--out", str(tmp_path / "out"), "--json"],
+            env_vars={**os.environ, "DOCKER_HOST": engine.host,
+                      "TFWIZARD_DATA_DIR": str(tmp_path / "data")})
+    finally:
+        watcher.stop.set()
+        watcher.join(10)
+    events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    assert status == ExitStatus.OK, stderr + stdout[-3000:]
+    result = [e for e in events if e["type"] == "finished"][-1]["result"]
+    wheel = Path(result["wheel"])
+    assert wheel.parent == tmp_path / "out" and wheel.is_file()
+    with zipfile.ZipFile(wheel) as zf:
+        assert any(n.endswith("METADATA") for n in zf.namelist())
+    record = Path(result["record_dir"])
+    assert (record / "bep.json").is_file()  # copied back through the API
+    log = (record / "log.txt").read_text()
+    assert f"uploading {workspace} into volume" in log
+    assert "INFO: Build completed successfully" in log
+    # every container of this build ran on the second engine, with volumes only
+    steps = {n.rsplit("-", 1)[-1] for n in watcher.seen}
+    assert {"configure", "build"} <= steps, watcher.seen
+    assert any(n.startswith("tfwizard-upload-") for n in watcher.seen), watcher.seen
+    kinds = {m.get("Type") for mounts in watcher.seen.values() for m in mounts}
+    assert kinds == {"volume"}, watcher.seen
+    print(f"containers seen on the second engine: {sorted(watcher.seen)}")
+    # nothing of the build is left there except the shared cache volumes
+    flt = {"label": f"{LABEL}.build={result['build_id']}"}
+    assert engine.client.containers.list(all=True, filters=flt) == []
+    assert engine.client.volumes.list(filters=flt) == []
+    import docker
+
+    local = docker.from_env()
+    try:
+        assert local.containers.list(all=True, filters={"label": f"{LABEL}.recipe={name}"}) == []
+    finally:
+        local.close()

@@ -1,0 +1,258 @@
+"""Real servers on loopback for the network tests: nginx (HTTP cache / file server),
+tinyproxy (forward proxy) and a second dockerd (a "remote" engine).
+
+Each one listens on 127.0.0.1 only, runs from a temporary config with its own log files,
+is started with a bounded wait until it answers and is stopped (terminate, then kill) by
+`stop()`; use them as context managers or from fixtures' finalizers. Every process is
+started with a `timeout` wrapper as well, so nothing outlives a crashed test session.
+
+    with NginxServer(tmp_path) as nginx:      nginx.url, nginx.root, nginx.access_lines()
+    with TinyProxy(tmp_path) as proxy:        proxy.url, proxy.requests()
+    with SecondDockerd() as engine:           engine.host ("tcp://127.0.0.1:PORT"), engine.client
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+#: hard upper bound on a server's life (the `timeout` wrapper), seconds
+MAX_LIFE_S = 1800
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for_port(port: int, *, timeout_s: float = 20.0, proc: Any = None) -> None:
+    """Poll until 127.0.0.1:port accepts a connection (bounded)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode} before listening")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
+            return
+        time.sleep(0.1)
+    raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout_s} s")
+
+
+def _stop(proc: subprocess.Popen[bytes] | None, grace_s: float = 10.0) -> None:
+    if proc is None or proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+
+
+class _Server:
+    proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Any:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        _stop(self.proc)
+        self.proc = None
+
+
+class NginxServer(_Server):
+    """nginx serving (and, with WebDAV PUT, storing) files under `root`.
+
+    The configuration Bazel documents for an HTTP remote cache: `dav_methods PUT;
+    create_full_put_path on; client_max_body_size 0;`. Runs as root (workers too, so PUT
+    can write the temporary root), in the foreground, from a config in `base`.
+    """
+
+    def __init__(self, base: Path, *, put: bool = True) -> None:
+        self.base = Path(base) / f"nginx-{os.getpid()}-{free_port()}"
+        self.root = self.base / "root"
+        self.port = free_port()
+        self.put = put
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    def start(self) -> None:
+        b = self.base
+        for d in ("root", "tmp", "logs"):
+            (b / d).mkdir(parents=True, exist_ok=True)
+        dav = ("dav_methods PUT; create_full_put_path on; client_max_body_size 0; "
+               "dav_access user:rw group:r all:r;") if self.put else ""
+        conf = b / "nginx.conf"
+        conf.write_text(f"""daemon off;
+master_process on;
+worker_processes 1;
+user root root;
+pid {b}/nginx.pid;
+error_log {b}/logs/error.log info;
+events {{ worker_connections 64; }}
+http {{
+  access_log {b}/logs/access.log;
+  client_body_temp_path {b}/tmp/body;
+  proxy_temp_path {b}/tmp/proxy;
+  fastcgi_temp_path {b}/tmp/fastcgi;
+  uwsgi_temp_path {b}/tmp/uwsgi;
+  scgi_temp_path {b}/tmp/scgi;
+  server {{
+    listen 127.0.0.1:{self.port};
+    root {self.root};
+    location / {{ {dav} }}
+  }}
+}}
+""", encoding="utf-8")
+        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+        self.proc = subprocess.Popen(
+            ["timeout", str(MAX_LIFE_S), nginx, "-c", str(conf), "-p", str(b),
+             "-e", str(b / "logs" / "error.log")],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for_port(self.port, proc=self.proc)
+
+    def access_lines(self) -> list[str]:
+        path = self.base / "logs" / "access.log"
+        return path.read_text(errors="replace").splitlines() if path.is_file() else []
+
+    def stored(self, top: str) -> list[Path]:
+        """Files stored under root/top (e.g. "ac", "cas")."""
+        folder = self.root / top
+        return [p for p in folder.rglob("*") if p.is_file()] if folder.is_dir() else []
+
+
+class TinyProxy(_Server):
+    """tinyproxy on 127.0.0.1 with its own config and log file (LogLevel Info)."""
+
+    def __init__(self, base: Path | None = None) -> None:
+        # its own folder under /tmp, not `base`: tinyproxy opens the log after dropping to
+        # `nobody`, who cannot pass pytest's 0700 tmp folders
+        del base
+        self.base = Path(tempfile.mkdtemp(prefix="tfwp.", dir="/tmp"))
+        self.port = free_port()
+        self.log = self.base / "tinyproxy.log"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.base.mkdir(parents=True, exist_ok=True)
+        self.base.chmod(0o755)
+        self.log.touch()
+        self.log.chmod(0o666)  # tinyproxy drops to `nobody` before writing
+        conf = self.base / "tinyproxy.conf"
+        user = ["User nobody", "Group nogroup"] if os.geteuid() == 0 else []
+        conf.write_text("\n".join([
+            *user,
+            f"Port {self.port}",
+            "Listen 127.0.0.1",
+            "Timeout 30",
+            f'LogFile "{self.log}"',
+            "LogLevel Info",
+            "MaxClients 16",
+            "Allow 127.0.0.1",
+            "",
+        ]), encoding="utf-8")
+        self.proc = subprocess.Popen(
+            ["timeout", str(MAX_LIFE_S), shutil.which("tinyproxy") or "/usr/bin/tinyproxy",
+             "-d", "-c", str(conf)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for_port(self.port, proc=self.proc)
+
+    def stop(self) -> None:
+        super().stop()
+        shutil.rmtree(self.base, ignore_errors=True)
+
+    def requests(self) -> list[str]:
+        """The request lines tinyproxy logged, e.g. "GET http://127.0.0.1:P/f HTTP/1.1"."""
+        out = []
+        for line in self.log.read_text(errors="replace").splitlines():
+            _, sep, request = line.partition("): ")
+            if sep and "Request (file descriptor" in line:
+                out.append(request.strip())
+        return out
+
+
+class SecondDockerd(_Server):
+    """A second Docker engine on tcp://127.0.0.1:PORT with its own data, exec root and
+    containerd (dockerd supervises one in its exec root when none is given), no bridge
+    and no iptables changes. As root only. `stop()` ends it and removes its folders."""
+
+    def __init__(self) -> None:
+        # short: containerd's unix socket path lives below the exec root (108-byte limit)
+        self.base = Path(tempfile.mkdtemp(prefix="tfwd.", dir="/tmp"))
+        self.port = free_port()
+        self.client: Any = None
+
+    @property
+    def host(self) -> str:
+        return f"tcp://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        import docker
+
+        b = self.base
+        self.logfile = (b / "dockerd.log").open("wb")
+        self.proc = subprocess.Popen(
+            ["timeout", str(MAX_LIFE_S), shutil.which("dockerd") or "/usr/sbin/dockerd",
+             "--host", self.host, "--host", f"unix://{b}/d.sock",
+             "--data-root", str(b / "data"), "--exec-root", str(b / "e"),
+             "--pidfile", str(b / "d.pid"), "--bridge", "none", "--iptables=false",
+             "--ip-masq=false"],
+            stdin=subprocess.DEVNULL, stdout=self.logfile, stderr=subprocess.STDOUT)
+        wait_for_port(self.port, timeout_s=60, proc=self.proc)
+        self.client = docker.DockerClient(base_url=self.host, timeout=300)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                self.client.ping()
+                break
+            except Exception:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.3)
+
+    def log_text(self) -> str:
+        return (self.base / "dockerd.log").read_text(errors="replace")
+
+    def load_image(self, source_client: Any, name: str) -> None:
+        """Copy an image from another engine: images.get().save() -> images.load()."""
+        # streamed: save() yields chunks, load() posts them as they come
+        self.client.images.load(source_client.images.get(name).save(named=True))
+
+    def stop(self) -> None:
+        if self.client is not None:
+            with contextlib.suppress(Exception):
+                for c in self.client.containers.list(all=True):
+                    c.remove(force=True)
+            with contextlib.suppress(Exception):
+                self.client.close()
+            self.client = None
+        _stop(self.proc, grace_s=20)
+        self.proc = None
+        with contextlib.suppress(Exception):
+            self.logfile.close()
+        # the engine unmounts its overlays on a clean stop; lazily unmount any leftover
+        mounts = Path("/proc/mounts").read_text().splitlines()
+        for target in sorted((m.split()[1] for m in mounts
+                              if m.split()[1].startswith(str(self.base))), reverse=True):
+            subprocess.run(["umount", "-l", target], check=False, capture_output=True)
+        shutil.rmtree(self.base, ignore_errors=True)

@@ -1,0 +1,83 @@
+"""`tfwizard fetch`: the download phase alone, in the build container with the same caches.
+
+For a machine that goes offline later (fetch while connected, build with network "none")
+or to fill the repository cache before a long build. Says what was downloaded: the Build
+Event Protocol's fetch events (URLs) and the repository cache's new files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from typing import Any
+
+from .cli import Environment, ExitStatus, _path
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("fetch", help="download what the build needs (bazel build --nobuild in "
+                       "the build container, same caches) and say what came")
+    p.add_argument("recipe", metavar="RECIPE", help="the recipe file (.toml)")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON event per line; the last one is the fetch report")
+    p.add_argument("--dry-run", action="store_true", help="print the fetch plan and stop")
+    p.add_argument("--host", metavar="PROFILE", help="the build host's profile")
+    p.add_argument("--target", metavar="PROFILE", help="the target machine's profile")
+    p.add_argument("--force", action="store_true",
+                   help="go on even when check or preflight report errors")
+    p.set_defaults(handler=cmd_fetch)
+
+
+def cmd_fetch(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    from .cli_build import _check, _drive, _JsonPrinter, _PlainPrinter, _Printer
+    from .cli_check import load_hosts, preflight_gate
+    from .core.plan import fetch_report, make_fetch_plan, render_commands
+    from .core.recipe import load_recipe
+    from .core.record import read_log
+    from .core.runner import BuildRunner
+
+    recipe_path = _path(env, args.recipe)
+    recipe = load_recipe(recipe_path)
+    build_host, target_host = load_hosts(args, env, recipe)
+    status = _check(recipe, build_host, target_host, args, env)
+    if status is not None:
+        return status
+    recipe_dir = recipe.path.parent if recipe.path is not None else recipe_path.parent
+    plan = make_fetch_plan(recipe, build_host=build_host, target_host=target_host,
+                           recipe_dir=recipe_dir)
+    if args.dry_run:
+        env.out(plan.to_json() if args.json else render_commands(plan).rstrip("\n"))
+        return ExitStatus.OK
+    status = preflight_gate(recipe, args, env)
+    if status is not None:
+        return status
+    runner = BuildRunner(plan, recipe_text=recipe_path.read_text("utf-8"), env=env.env)
+    printer: _Printer = _JsonPrinter(env) if args.json else _PlainPrinter(env)
+    with printer:
+        asyncio.run(_drive(runner, printer))
+    result = runner.result
+    if result is None or result.status == "cancelled":
+        return ExitStatus.CANCELLED
+    record = runner.record
+    assert record is not None
+    logs = [text for _, text in read_log(record.log_path)] if record.log_path.is_file() else []
+    bep = record.bep_path.read_text("utf-8", "replace").splitlines() \
+        if record.bep_path.is_file() else []
+    report = fetch_report(logs, bep)
+    if args.json:
+        env.out(json.dumps({"type": "fetch", "status": result.status,
+                            "record_dir": result.record_dir, **report.to_dict()}))
+    else:
+        env.out(f"Fetch {result.status}: {len(report.urls)} download(s)"
+                + (f", {len(report.failed_urls)} failed" if report.failed_urls else ""))
+        for url in report.urls:
+            env.out(f"  {url}")
+        for url in report.failed_urls:
+            env.out(f"  FAILED {url}")
+        if report.cache_files_after is not None:
+            env.out(f"Repository cache: {report.cache_files_before} -> "
+                    f"{report.cache_files_after} file(s), {len(report.new_files)} new "
+                    f"({report.new_bytes:,} bytes) in volume "
+                    f"{plan.cache_volumes.get('repo', '')}")
+    return ExitStatus.OK if result.status == "succeeded" else ExitStatus.ERROR
