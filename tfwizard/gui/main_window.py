@@ -16,6 +16,7 @@ from tfwizard.core.host import HostProfile
 from tfwizard.core.recipe import Recipe, load_recipe, save_recipe
 
 from . import jobs
+from .icons import app_icon
 from .pages import PageId
 from .wizard import BuildWizard
 
@@ -44,6 +45,7 @@ class MainWindow(QMainWindow):
         self.wizard.setWindowFlags(Qt.WindowType.Widget)
         self.setCentralWidget(self.wizard)
         self.setWindowTitle("tfwizard")
+        self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
         self.ask_close = ask_close or self._ask_close
         self._closing_task: asyncio.Task[Any] | None = None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,79 @@ class DiagnosisRow(QFrame):
             row.addWidget(self.fix_button, 0, Qt.AlignmentFlag.AlignTop)
 
 
+class BundleSaver(QWidget):
+    """"Save diagnostics bundle…": the core's bundle of the last build record, secrets masked.
+
+    A button and a status label; enabled once the state names a build record folder.
+    """
+
+    def __init__(self, state: WizardState, parent: QWidget, name: str,
+                 reports: Callable[[], dict[str, Any]] | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        #: () -> {"verify.json": ...} for reports the record does not keep
+        self.reports: Callable[[], dict[str, Any]] = reports or dict
+        self.saved: Path | None = None
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.button = QPushButton("Save diagnostics bundle…", self)
+        self.button.setObjectName(name)
+        self.button.setToolTip("One archive with the recipe, plan, host, log tail, failed "
+                               "actions, diagnosis and reports, to attach to a question or "
+                               "a bug report. Secrets are masked.")
+        self.button.clicked.connect(self.choose_and_save)
+        row.addWidget(self.button)
+        self.status = QLabel("", self)
+        self.status.setObjectName(f"{name}-status")
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        row.addWidget(self.status, 1)
+        self.sync()
+
+    def record(self) -> Path | None:
+        folder = self.state.record_dir
+        return Path(folder) if folder and Path(folder).is_dir() else None
+
+    def sync(self) -> None:
+        self.button.setEnabled(self.record() is not None)
+
+    @asyncSlot()
+    async def choose_and_save(self) -> None:
+        record = self.record()
+        if record is None:
+            return
+        from tfwizard.core.bundle import default_bundle_name
+
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Save diagnostics bundle", str(Path.home() / default_bundle_name(record.name)),
+            "Archives (*.tar.gz *.zip)")
+        if path:
+            await self.save(Path(path))
+
+    async def save(self, path: Path) -> None:
+        """Write the bundle in a thread (diagnosing a long log takes a moment)."""
+        record = self.record()
+        if record is None:
+            self.status.setText("No build record to bundle yet.")
+            return
+        from tfwizard.core.bundle import make_bundle
+
+        self.button.setEnabled(False)
+        self.status.setText("Saving…")
+        loop = asyncio.get_running_loop()
+        try:
+            bundle = await loop.run_in_executor(
+                None, lambda: make_bundle(record, path, host=self.state.build_host,
+                                          reports=self.reports()))
+        except (TfWizardError, OSError) as exc:
+            self.status.setText(f"Could not save the bundle: {exc}")
+            return
+        finally:
+            self.sync()
+        self.saved = bundle.path
+        self.status.setText(f"Saved {bundle.path} ({bundle.size / 1024:.0f} KiB, "
+                            "secrets masked).")
+
+
 class BuildPage(RecipePage):
     keys = None
     show_findings = False  # the Review page showed them; here the diagnosis matters
@@ -154,6 +228,8 @@ class BuildPage(RecipePage):
         self.diagnosis_layout.setContentsMargins(0, 0, 0, 0)
         self.body.addWidget(self.diagnosis_box)
         self.diagnoses: list[DiagnosisRow] = []
+        self.bundle = BundleSaver(state, self.content, "save-bundle")
+        self.body.addWidget(self.bundle)
 
     @property
     def running(self) -> bool:
@@ -266,6 +342,7 @@ class BuildPage(RecipePage):
                                                         if result.record_dir else ""))
             if result.wheel:
                 self.state.wheel = result.wheel
+            self.bundle.sync()
             self.buildFinished.emit(result)
 
     def fix_and_rebuild(self, finding: FindingEvent) -> None:
@@ -465,10 +542,19 @@ class VerifyPage(RecipePage):
         self.report_view.setObjectName("verify-report")
         mono(self.report_view)
         self.body.addWidget(self.report_view, 1)
+        self.bundle = BundleSaver(state, self.content, "save-bundle-verify",
+                                  reports=self._reports)
+        self.body.addWidget(self.bundle)
 
     def sync(self) -> None:
         if not self.python_edit.text():
             self.python_edit.setText(jobs.target_python(self.state))
+        self.bundle.sync()
+
+    def _reports(self) -> dict[str, Any]:
+        """The report shown here goes into the bundle when the record has none."""
+        to_dict = getattr(self.report, "to_dict", None)
+        return {"verify.json": to_dict()} if to_dict is not None else {}
 
     @asyncSlot()
     async def run_verify(self) -> None:

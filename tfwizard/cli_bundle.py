@@ -1,0 +1,46 @@
+"""`tfwizard bundle`: one archive with what is needed to help with a build (secrets masked)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from .cli import Environment, ExitStatus, _path
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "bundle", help="pack a build's recipe, plan, host, log tail, errors and diagnosis "
+                       "into one archive to share (secrets masked)")
+    p.add_argument("build", nargs="?", metavar="BUILD",
+                   help="a build id or a build record folder (default: the latest build)")
+    p.add_argument("--out", metavar="FILE",
+                   help="the archive to write: .tar.gz (default) or .zip; a folder gets "
+                        "tfwizard-diagnostics-BUILD_ID.tar.gz inside it")
+    p.add_argument("--host", metavar="PROFILE",
+                   help="use this `tfwizard detect --json` file as the host profile when "
+                        "the record keeps none (default: detect this machine)")
+    p.add_argument("--json", action="store_true", help="print what was written as JSON")
+    p.set_defaults(handler=cmd_bundle)
+
+
+def cmd_bundle(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    from .core.bundle import find_record, make_bundle
+
+    record = find_record(args.build, env=env.env, cwd=env.cwd)
+    host = None
+    if args.host:
+        from .core.host import HostProfile
+
+        host = HostProfile.load(_path(env, args.host))
+    out = _path(env, args.out) if args.out else env.cwd
+    bundle = make_bundle(record, out, host=host, env=env.env)
+    if args.json:
+        env.out(json.dumps({"bundle": str(bundle.path), "build_id": bundle.build_id,
+                            "files": list(bundle.files), "size": bundle.size}, indent=2))
+    else:
+        env.out(f"Wrote {bundle.path} ({bundle.size / 1024:.1f} KiB): build {bundle.build_id}, "
+                f"{len(bundle.files)} files, secrets masked.")
+        env.out("Read its README.txt (and the files) before you share it.")
+    return ExitStatus.OK

@@ -1,0 +1,59 @@
+"""`tfwizard install-desktop-entry`: put the wizard in the desktop's application menu."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from .cli import Environment, ExitStatus, _path
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "install-desktop-entry",
+        help="add tfwizard-gui to the desktop's application menu (XDG entry and icons)")
+    p.add_argument("--prefix", metavar="DIR",
+                   help="install under DIR/share (e.g. ~/.local; default: $XDG_DATA_HOME, "
+                        "else ~/.local/share)")
+    p.add_argument("--exec", dest="exec_path", metavar="PATH",
+                   help="the tfwizard-gui command the entry starts (default: the one beside "
+                        "this tfwizard)")
+    p.add_argument("--uninstall", action="store_true",
+                   help="remove the entry and icons this command installed")
+    p.add_argument("--json", action="store_true", help="print the files as JSON")
+    p.set_defaults(handler=cmd_install_desktop_entry)
+
+
+def cmd_install_desktop_entry(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    from .core.desktop import (
+        data_home,
+        find_gui_command,
+        install_desktop_entry,
+        uninstall_desktop_entry,
+    )
+
+    data = data_home(_path(env, args.prefix) if args.prefix else None, env.env)
+    if args.uninstall:
+        removed = uninstall_desktop_entry(data)
+        if args.json:
+            env.out(json.dumps({"removed": [str(p) for p in removed]}, indent=2))
+        elif removed:
+            env.out(f"Removed {len(removed)} file(s) under {data}:")
+            for path in removed:
+                env.out(f"  {path}")
+        else:
+            env.out(f"Nothing to remove under {data}.")
+        return ExitStatus.OK
+    exec_path = str(_path(env, args.exec_path)) if args.exec_path else find_gui_command(env.env)
+    done = install_desktop_entry(data, exec_path)
+    if args.json:
+        env.out(json.dumps({"entry": str(done.entry), "icons": [str(p) for p in done.icons],
+                            "exec": done.exec_path}, indent=2))
+    else:
+        env.out(f"Installed {done.entry} (Exec={done.exec_path})")
+        for path in done.icons:
+            env.out(f"  {path}")
+        env.out("It appears in the application menu as \"tfwizard\"; "
+                "`tfwizard install-desktop-entry --uninstall` removes it.")
+    return ExitStatus.OK
