@@ -18,7 +18,11 @@ from .core.errors import UsageError
 
 def register(sub: Any) -> None:
     p = sub.add_parser("build", help="build the recipe's wheel in Docker, with live progress")
-    p.add_argument("recipe", metavar="RECIPE", help="the recipe file (.toml)")
+    p.add_argument("recipe", metavar="RECIPE", nargs="?", help="the recipe file (.toml)")
+    p.add_argument("--attach", nargs="?", const="", metavar="BUILD_ID",
+                   help="follow a build whose `tfwizard build` stopped (killed, crashed, "
+                        "detached): replay its log, follow it to the end, copy the wheel out "
+                        "(default: the one build running)")
     p.add_argument("--out", metavar="DIR",
                    help="folder for the wheel (default: the recipe's output.dir, else the "
                         "build record folder)")
@@ -57,6 +61,10 @@ def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
     from .core.plan import make_plan, render_commands
     from .core.recipe import load_recipe
 
+    if args.attach is not None:
+        return _attach(args, env)
+    if not args.recipe:
+        raise UsageError("tfwizard build needs a RECIPE (or --attach [BUILD_ID])")
     recipe_path = _path(env, args.recipe)
     recipe = load_recipe(recipe_path)
     build_host, target_host = load_hosts(args, env, recipe)
@@ -69,6 +77,11 @@ def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
     if args.dry_run:
         env.out(plan.to_json() if args.json else render_commands(plan).rstrip("\n"))
         return ExitStatus.OK
+    from .cli_check import preflight_gate  # proxies answer, paths exist (network: issue 9)
+
+    status = preflight_gate(recipe, args, env)
+    if status is not None:
+        return status
     if args.out:
         out_dir: Path | None = _path(env, args.out)
     elif recipe.output.dir:
@@ -76,10 +89,33 @@ def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
         out_dir = out if out.is_absolute() else recipe_dir / out
     else:
         out_dir = None
+    _check_out(out_dir)
     from .core.runner import BuildRunner
 
     runner = BuildRunner(plan, out_dir=out_dir, recipe_text=recipe_path.read_text("utf-8"),
                          env=env.env)
+    status = _follow(runner, args, env)
+    result = runner.result
+    if status != ExitStatus.OK or result is None:
+        return status
+    if args.install and result.wheel:
+        return _install_and_verify(args, env, recipe, Path(result.wheel),
+                                   Path(result.record_dir), build_host)
+    return ExitStatus.OK
+
+
+def _check_out(out_dir: Path | None) -> None:
+    """Refuse an output folder that is a file, not writable or a system folder, now."""
+    from .core.safety import check_output_dir
+
+    problem = check_output_dir(out_dir) if out_dir is not None else None
+    if problem:
+        raise UsageError(f"the output folder {out_dir} {problem}",
+                         "Choose another with --out DIR (or output.dir in the recipe).")
+
+
+def _follow(runner: Any, args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Drive the runner with the printer that suits the output; the exit status."""
     if args.json:
         printer: _Printer = _JsonPrinter(env)
     elif env.stdout_isatty:
@@ -89,16 +125,21 @@ def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
     with printer:
         asyncio.run(_drive(runner, printer))
     result = runner.result
-    if result is None:
+    if result is None or result.status == "cancelled":
         return ExitStatus.CANCELLED
-    if result.status == "cancelled":
-        return ExitStatus.CANCELLED
-    if not result.ok:
-        return ExitStatus.ERROR
-    if args.install and result.wheel:
-        return _install_and_verify(args, env, recipe, Path(result.wheel),
-                                   Path(result.record_dir), build_host)
-    return ExitStatus.OK
+    return ExitStatus.OK if result.ok else ExitStatus.ERROR
+
+
+def _attach(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """`tfwizard build --attach [BUILD_ID]`: follow a build its front end left."""
+    from .core.runner import BuildRunner
+
+    out_dir = _path(env, args.out) if args.out else None
+    _check_out(out_dir)
+    runner = BuildRunner.attach(args.attach or None, env=env.env, out_dir=out_dir)
+    if not args.json and runner.record is not None:
+        env.err(f"tfwizard: attaching to build {runner.build_id} (record: {runner.record.path})")
+    return _follow(runner, args, env)
 
 
 def _install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any, wheel: Path,

@@ -1,4 +1,5 @@
-"""Subcommands beyond detect/recipe: check, plan, build, diagnose, install, verify."""
+"""Subcommands beyond detect/recipe: check, plan, build, diagnose, install, verify, bundle,
+install-desktop-entry."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import importlib
 from typing import Any
 
 #: modules that each define register(subparsers); imported when the parser is built
-_COMMAND_MODULES = ("tfwizard.cli_check", "tfwizard.cli_build", "tfwizard.cli_install")
+_COMMAND_MODULES = ("tfwizard.cli_check", "tfwizard.cli_build", "tfwizard.cli_install",
+                    "tfwizard.cli_bundle", "tfwizard.cli_desktop", "tfwizard.cli_fetch",
+                    "tfwizard.cli_clean")
 
 
 def register(sub: Any) -> None:

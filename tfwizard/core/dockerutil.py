@@ -22,6 +22,11 @@ START_HINT = ("Is the Docker daemon running? Try `sudo systemctl start docker`, 
 PERMISSION_HINT = ("Your user may not use the Docker socket. Add it to the docker group "
                    "(`sudo usermod -aG docker $USER`, then log out and in), or use rootless "
                    "Docker and set DOCKER_HOST.")
+GONE_HINT = ("Start Docker again (`sudo systemctl start docker`); the build's log is kept in its "
+             "record. Then `tfwizard clean` removes what is left of the build, and you can "
+             "build again.")
+#: errno values of a write that failed because the output folder is full or too small
+_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 
 
 def _is_permission(exc: BaseException) -> bool:
@@ -39,8 +44,12 @@ def _is_permission(exc: BaseException) -> bool:
     return False
 
 
-def translate(exc: BaseException, doing: str) -> TfWizardError:
-    """A tfwizard error (with what to do next) for an exception from the docker SDK."""
+def translate(exc: BaseException, doing: str, *, connected: bool = False) -> TfWizardError:
+    """A tfwizard error (with what to do next) for an exception from the docker SDK.
+
+    `connected`: the engine answered earlier (a build is under way), so a connection that
+    fails now means the daemon went away, not that it was never started.
+    """
     import docker.errors
     import requests.exceptions
 
@@ -64,22 +73,43 @@ def translate(exc: BaseException, doing: str) -> TfWizardError:
         if _is_permission(exc):
             return DockerUnavailable(f"{doing}: permission denied on the Docker socket",
                                      PERMISSION_HINT)
+        if connected:
+            return DockerUnavailable(f"{doing}: the Docker daemon went away ({exc})", GONE_HINT)
         return DockerUnavailable(f"{doing}: cannot reach the Docker engine ({exc})", START_HINT)
     if isinstance(exc, requests.exceptions.RequestException):
+        if connected:
+            return DockerUnavailable(f"{doing}: the Docker daemon went away ({exc})", GONE_HINT)
         return DockerUnavailable(f"{doing}: talking to the Docker engine failed: {exc}",
                                  START_HINT)
     return TfWizardError(f"{doing}: {type(exc).__name__}: {exc}")
 
 
 @contextlib.contextmanager
-def docker_errors(doing: str) -> Iterator[None]:
+def docker_errors(doing: str, *, connected: bool = False) -> Iterator[None]:
     """Turn SDK exceptions raised inside the block into tfwizard errors."""
     try:
         yield
     except TfWizardError:
         raise
     except Exception as exc:
-        raise translate(exc, doing) from exc
+        raise translate(exc, doing, connected=connected) from exc
+
+
+def output_error(exc: OSError, path: os.PathLike[str] | str) -> TfWizardError:
+    """A tfwizard error for a failed write of a build output (the wheel) to `path`."""
+    folder = os.path.dirname(os.fspath(path)) or "."
+    if exc.errno in _FULL:
+        return TfWizardError(
+            f"copying the wheel to {folder} failed: the folder is full or the file is too big "
+            f"({exc.strerror or exc}); nothing was left there",
+            "Free space there, or choose a folder with room (`tfwizard build --out DIR` or "
+            "output.dir in the recipe), then build again: the Bazel disk cache makes it quick.")
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return TfWizardError(
+            f"copying the wheel to {folder} failed: not writable ({exc.strerror or exc})",
+            "Choose a folder you may write to (`--out DIR` or output.dir in the recipe).")
+    return TfWizardError(f"copying the wheel to {folder} failed: {exc.strerror or exc}",
+                         "Check the output folder (`--out DIR` or output.dir in the recipe).")
 
 
 def connect(env: Mapping[str, str] | None = None, *, timeout: int = 60) -> Any:
@@ -91,6 +121,12 @@ def connect(env: Mapping[str, str] | None = None, *, timeout: int = 60) -> Any:
         client = docker.DockerClient.from_env(environment=environment, timeout=timeout)
         client.ping()
     return client
+
+
+def oom_killed(container: Any) -> bool:
+    """True when the engine says the container's memory limit killed a process in it."""
+    state = (getattr(container, "attrs", None) or {}).get("State", {})
+    return bool(state.get("OOMKilled"))
 
 
 def is_local_engine(client: Any) -> bool:
@@ -143,14 +179,24 @@ def read_frames(sock: Any, *, chunk: int = 1 << 16,
     instead of two small reads per frame: a build can print a million lines.
     """
     recv = sock.recv if hasattr(sock, "recv") else sock.read
+
+    def chunks() -> Iterator[bytes]:
+        while True:
+            try:
+                data = recv(chunk)
+            except (OSError, ValueError):  # closed under us: the consumer stopped
+                return
+            if not data:
+                return
+            yield data
+
+    return frames_of(chunks())
+
+
+def frames_of(chunks: Iterator[bytes]) -> Iterator[list[tuple[int, bytes]]]:
+    """Batches of (stream, payload) cut out of chunks of a multiplexed stream."""
     buf = b""
-    while True:
-        try:
-            data = recv(chunk)
-        except (OSError, ValueError):  # closed under us: the consumer stopped
-            return
-        if not data:
-            return
+    for data in chunks:
         buf = buf + data if buf else data
         batch: list[tuple[int, bytes]] = []
         pos, end = 0, len(buf)
@@ -163,6 +209,41 @@ def read_frames(sock: Any, *, chunk: int = 1 << 16,
         buf = buf[pos:]
         if batch:
             yield batch
+
+
+class LogFollower:
+    """A container's whole output from its first line, then live until it exits.
+
+    The engine's `logs?follow=1` reads the log driver's file and follows it, so nothing
+    printed while no one was attached is lost and nothing comes twice (an attach with
+    logs=1 replays, then attaches: a line printed in between can go missing).
+    """
+
+    def __init__(self, client: Any, container_id: str) -> None:
+        api = client.api
+        # the low-level GET keeps the stream ids (APIClient.logs drops them)
+        self._response = api._get(api._url("/containers/{0}/logs", container_id),
+                                  params={"stdout": 1, "stderr": 1, "follow": 1},
+                                  stream=True, timeout=None)
+        api._raise_for_status(self._response)
+        self._sock: Any = None
+        with contextlib.suppress(Exception):
+            self._sock = raw_socket(api._get_raw_response_socket(self._response))
+
+    def frames(self) -> Iterator[list[tuple[int, bytes]]]:
+        def chunks() -> Iterator[bytes]:
+            try:
+                # chunk_size=None: each HTTP chunk as it arrives, not a full 64 KiB buffer
+                yield from self._response.iter_content(chunk_size=None)
+            except Exception:  # closed under us (cancel, or the engine went away)
+                return
+
+        return frames_of(chunks())
+
+    def close(self) -> None:
+        if self._sock is not None:
+            close_quietly(self._sock)
+        close_quietly(self._response)
 
 
 def close_quietly(obj: Any) -> None:

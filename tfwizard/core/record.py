@@ -8,7 +8,10 @@
         result.json   how it ended (written last; "running" until then)
 
 The log is flushed after every batch, so a front end that dies loses nothing; replaying
-log.txt gives the whole history to a window opened late.
+log.txt gives the whole history to a window opened late. The front end that follows a
+build holds an advisory lock on its folder (`.lock`), released by the kernel when that
+process dies however it dies, so `tfwizard build --attach` can tell a build whose front
+end is gone from one that is still being watched.
 """
 
 from __future__ import annotations
@@ -73,9 +76,63 @@ class BuildRecord:
         self.path = path
         self.build_id = path.name
         self._log: IO[str] | None = None
+        self._lock: IO[bytes] | None = None
         self.lines = 0  # lines written to log.txt so far
         #: resolved secret values to mask (proxy credentials, header tokens): never on disk
         self.secrets: tuple[str, ...] = ()
+
+    @classmethod
+    def reopen(cls, path: Path) -> BuildRecord:
+        """An existing record, to go on appending to its log (`tfwizard build --attach`).
+
+        A line cut short by a crash mid-write is dropped: it is read again from the
+        container, whose log the engine keeps.
+        """
+        record = cls(path)
+        if record.log_path.is_file():
+            data = record.log_path.read_bytes()
+            keep = data.rfind(b"\n") + 1
+            if keep != len(data):
+                with record.log_path.open("r+b") as fh:
+                    fh.truncate(keep)
+            record.lines = data.count(b"\n")
+        return record
+
+    def lock(self) -> bool:
+        """Take the record's front-end lock; False when another live process holds it."""
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: no advisory locks, no check
+            return True
+        fh = (self.path / ".lock").open("a+b")
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.close()
+            return False
+        self._lock = fh
+        return True
+
+    def unlock(self) -> None:
+        if self._lock is not None:
+            self._lock.close()  # closing the descriptor releases the flock
+            self._lock = None
+
+    def step_line_counts(self, step: str) -> dict[str, int]:
+        """How many stdout/stderr lines the log holds for the last run of `step`.
+
+        Counted from the last `step NAME:` line tfwizard wrote when it started that step.
+        """
+        counts = {STDOUT: 0, STDERR: 0}
+        if not self.log_path.is_file():
+            return counts
+        marker = f"step {step}: "
+        for channel, text in self.replay():
+            if channel == TFWIZARD and text.startswith(marker):
+                counts = {STDOUT: 0, STDERR: 0}
+            elif channel in counts:
+                counts[channel] += 1
+        return counts
 
     @classmethod
     def create(cls, build_id: str, *, root: Path | None = None,

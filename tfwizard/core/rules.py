@@ -835,13 +835,8 @@ def rule_remote_and_network(ctx: _Ctx) -> None:
         ctx.add("REMOTE_UPLOAD_UNUSED", "warning",
                 "remote.upload is true but remote.cache is empty: nothing is uploaded.",
                 ["bazel-docs"], "remote.cache")
-    if r.build.network == "host":
-        ctx.add("HOST_NETWORK", "info",
-                "build.network is \"host\": the build container shares this machine's network "
-                "(needed to reach a cache or proxy that listens on 127.0.0.1; anything in the "
-                "build can reach this machine's local services too).",
-                ["docker-api"], "build.network")
-    elif r.build.network == "bridge":
+    # build.network = "host" is rule_least_privilege's (HOST_NETWORK_EXPOSES_HOST)
+    if r.build.network == "bridge":
         for key, value in (("remote.cache", remote.cache), ("remote.executor", remote.executor),
                            ("remote.bes_backend", remote.bes_backend),
                            ("network.http_proxy", net.http_proxy),

@@ -6,13 +6,19 @@
     runner.result                 # the BuildResult also carried by the Finished event
 
 Each plan step runs in its own container (docker SDK only: argv lists, no shell), as the
-plan's uid:gid, never privileged, with no Docker socket inside, labelled with the plan's
-labels and the build id. What the steps share lives in volumes: the source (bind-mounted
+plan's uid:gid, never privileged, without capabilities (`cap_drop=ALL`,
+no-new-privileges), with no Docker socket inside, labelled with the plan's labels and the
+build id. What the steps share lives in volumes: the source (bind-mounted
 checkout, or a per-build volume the fetch step clones into), Bazel's output root (a
 per-build volume, so `bazel-bin` never holds a wheel from an earlier build and the package
 step of older releases sees the build's outputs), the cache volumes (kept across builds)
 and /record (the record folder for a local engine; a per-build volume copied back for a
 remote one). The wheel leaves with `get_archive`, so a remote engine works too.
+
+A front end that dies (SIGKILL included) leaves the step container running and the log on
+disk; `BuildRunner.attach(build_id)` finds the build by its label, replays the record and
+follows the container from the first line the record lacks (the engine's log keeps the
+rest), then runs the steps still to come and copies the wheel out.
 """
 
 from __future__ import annotations
@@ -20,7 +26,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import json
 import os
+import re
+import secrets
 import tarfile
 import threading
 import time
@@ -32,7 +41,7 @@ from typing import Any, TypeVar
 
 from . import dockerutil
 from .diagnose import diagnose
-from .errors import BuildCancelled, TfWizardError
+from .errors import BuildCancelled, TfWizardError, UsageError
 from .events import (
     STDERR,
     STDOUT,
@@ -54,12 +63,15 @@ from .plan import (
     RECORD,
     SRC,
     BuildPlan,
+    Flag,
+    Mount,
     Step,
     resolve_secrets,
     secret_references,
 )
 from .progress import BepSummary, ProgressParser, parse_bep
-from .record import BuildRecord, atomic_write, new_build_id
+from .record import BuildRecord, atomic_write, data_dir, new_build_id
+from .safety import check_mount_source, check_output_dir
 from .secrets import redact
 
 T = TypeVar("T")
@@ -68,6 +80,9 @@ T = TypeVar("T")
 CANCEL_GRACE_S = 5.0
 #: the image's user for the prepare container that hands volumes to the build uid
 ROOT = "0:0"
+#: the only capabilities any tfwizard container gets back after dropping ALL: the prepare
+#: container's, to chown the volumes' top folders (build steps get none)
+PREPARE_CAPS = ("CHOWN", "DAC_OVERRIDE", "FOWNER")
 
 
 def gpu_options(kind: str | None) -> dict[str, Any]:
@@ -109,6 +124,7 @@ class BuildRunner:
     cancel_grace_s: float = CANCEL_GRACE_S
     pull: bool = True
     keep_containers: bool = False  # leave the step containers for inspection (benchmarks)
+    mem_limit: str | None = None  # cap each step container's memory ("4g"); None: no cap
 
     def __post_init__(self) -> None:
         self.record: BuildRecord | None = None
@@ -130,6 +146,11 @@ class BuildRunner:
         self._last_step = ""
         self._bep: BepSummary | None = None
         self._build_started_at: float | None = None
+        self._connected = False  # the engine answered once: a lost connection = it went away
+        self._attach = False  # set by BuildRunner.attach: follow a build a dead front end left
+        self._detached = False
+        self._found: FoundBuild | None = None
+        self._oom = False
 
     # -- control -----------------------------------------------------------------------------
     def cancel(self) -> None:
@@ -140,6 +161,14 @@ class BuildRunner:
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(ev.set)
 
+    def detach(self) -> None:
+        """Let the front end leave without stopping the build (`tfwizard build --attach`).
+
+        Call it, then stop iterating `events()`: the containers run on, the log so far stays
+        in the record, result.json still says "running".
+        """
+        self._detached = True
+
     @property
     def cancelled(self) -> bool:
         return self._cancelled.is_set()
@@ -149,10 +178,49 @@ class BuildRunner:
         loop = asyncio.get_running_loop()
 
         def run() -> T:
-            with dockerutil.docker_errors(doing):
+            with dockerutil.docker_errors(doing, connected=self._connected):
                 return fn(*args, **kw)
 
         return await loop.run_in_executor(None, run)
+
+    async def _call_cancellable(self, doing: str, fn: Callable[..., T], *args: Any) -> T:
+        """`_call` in a thread of its own that a cancel does not wait for.
+
+        For engine calls that can stall with nothing to interrupt (an image pull from a
+        registry that does not answer): on cancel, BuildCancelled at once; the thread ends
+        when the call returns or times out, and its result is dropped.
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+
+        def deliver(setter: Callable[[Any], None], value: Any) -> None:
+            if not future.done():
+                setter(value)
+
+        def run() -> None:
+            try:
+                with dockerutil.docker_errors(doing, connected=self._connected):
+                    value = fn(*args)
+            except BaseException as exc:  # noqa: BLE001 - crosses to the loop as data
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(deliver, future.set_exception, exc)
+            else:
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(deliver, future.set_result, value)
+
+        # a daemon thread: asyncio.run's executor shutdown must not wait for a stalled pull
+        threading.Thread(target=run, name=f"tfwizard {doing}", daemon=True).start()
+        assert self._cancel_async is not None
+        cancel = asyncio.ensure_future(self._cancel_async.wait())
+        try:
+            waiters: set[asyncio.Future[Any]] = {future, cancel}
+            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            cancel.cancel()
+        if not future.done():
+            future.cancel()
+            raise BuildCancelled(f"cancelled by the user while {doing}")
+        return future.result()
 
     def _log(self, channel: str, lines: list[str]) -> LogLines:
         assert self.record is not None
@@ -162,7 +230,8 @@ class BuildRunner:
         return LogLines(channel, tuple(lines), first)
 
     def _say(self, *lines: str) -> LogLines:
-        return self._log(TFWIZARD, list(lines))
+        # an error's message and hint are two lines: each gets its tag in the record
+        return self._log(TFWIZARD, [part for line in lines for part in line.split("\n")])
 
     # -- the build -----------------------------------------------------------------------------
     async def events(self) -> AsyncIterator[BuildEvent]:
@@ -172,19 +241,48 @@ class BuildRunner:
         if self._cancelled.is_set():
             self._cancel_async.set()
         self._started = time.monotonic()
-        self.record = BuildRecord.create(self.build_id, root=self.data_root, env=self.env)
-        if self.recipe_text is not None:
-            self.record.write_recipe(self.recipe_text)
-        self.record.write_plan(self.plan.to_json())
+        if self._attach:
+            assert self.record is not None  # reopened (and locked) by BuildRunner.attach
+        else:
+            self.record = BuildRecord.create(self.build_id, root=self.data_root, env=self.env)
+            self.record.lock()  # held while this process follows the build (see --attach)
+            if self.recipe_text is not None:
+                self.record.write_recipe(self.recipe_text)
+            self.record.write_plan(self.plan.to_json())
+            # what `tfwizard build --attach` needs if this process dies: where the wheel goes
+            self.record.write_result({"build_id": self.build_id, "status": "running",
+                                      "out_dir": str(self.out_dir) if self.out_dir else None,
+                                      "pid": os.getpid()})
         yield Artifact("record", str(self.record.path))
+        if self._attach:
+            for replayed in self._replay():
+                yield replayed
         status, message, exit_code, bep, wheel = "error", "", None, None, None
         clean = False
         try:
-            yield self._say(f"tfwizard build {self.build_id}: TensorFlow {self.plan.release} "
-                            f"({self.plan.backend}) in {self.plan.image}",
-                            f"record: {self.record.path}")
+            if self._attach:
+                yield self._say(f"tfwizard build --attach {self.build_id}: following the build "
+                                "its front end left")
+            else:
+                yield self._say(f"tfwizard build {self.build_id}: TensorFlow "
+                                f"{self.plan.release} ({self.plan.backend}) in {self.plan.image}",
+                                f"record: {self.record.path}")
             try:
-                async for event in self._run_steps():
+                # paths checked before any Docker work (not after a multi-hour build)
+                if self.out_dir is not None:
+                    problem = check_output_dir(self.out_dir)
+                    if problem:
+                        raise UsageError(f"the output folder {self.out_dir} {problem}",
+                                         "Choose another folder with `--out DIR` or output.dir "
+                                         "in the recipe.")
+                for m in self.plan.mounts:
+                    problem = check_mount_source(m.source) if m.kind == "bind" else None
+                    if problem:
+                        raise UsageError(f"{m.source} (mounted at {m.target}) {problem}",
+                                         "Point tensorflow.source_dir / network.distdir at a "
+                                         "folder of your own.")
+                steps = self._resume_steps() if self._attach else self._run_steps()
+                async for event in steps:
                     yield event
                 outcome = self._last
                 exit_code = outcome.exit_code if outcome else None
@@ -194,6 +292,14 @@ class BuildRunner:
                 elif exit_code != 0:
                     status = "failed"
                     message = f"step {self._last_step} exited with {exit_code}"
+                    if self._oom or exit_code == 137:
+                        message = (f"step {self._last_step} was killed (exit {exit_code}): "
+                                   + ("out of memory (the container's memory limit)"
+                                      if self._oom else "most likely out of memory")
+                                   + "; lower build.jobs in the recipe (e.g. halve it), or "
+                                     "give the build more memory")
+                elif not self.plan.wheel_dir:  # a plan that makes no wheel (tfwizard fetch)
+                    status, message = "succeeded", "every step passed (this plan makes no wheel)"
                 else:
                     wheels = await self._copy_wheels()
                     if wheels:
@@ -229,7 +335,13 @@ class BuildRunner:
                                       "stats": self.parser.stats.__dict__})
             yield Finished(self.result)
         finally:
-            if not clean:
+            if not clean and self._detached:
+                # the front end leaves on purpose: the build runs on, to be re-attached
+                with contextlib.suppress(Exception):
+                    self.record.append(TFWIZARD, [
+                        "front end detached; the build runs on: `tfwizard build --attach "
+                        f"{self.build_id}` follows it again"])
+            elif not clean:
                 # the consumer left (Ctrl-C, task cancelled): stop and remove synchronously,
                 # since this loop may not run another callback
                 self._cancelled.set()
@@ -243,8 +355,10 @@ class BuildRunner:
                             "message": "the front end stopped before the build ended",
                             "elapsed_s": round(time.monotonic() - self._started, 2)})
             self.record.close()
+            self.record.unlock()
 
-    async def _run_steps(self) -> AsyncIterator[BuildEvent]:
+    async def _setup_engine(self) -> None:
+        """Secrets resolved, the engine connected, where /record comes from decided."""
         plan = self.plan
         # fail before anything starts when a ${ENV_VAR} the recipe refers to is unset
         self._secret_env = dict(os.environ if self.env is None else self.env)
@@ -261,14 +375,26 @@ class BuildRunner:
         uid = (plan.user or "").split(":")[0]
         self._record_bind = self._local and (not uid or not hasattr(os, "getuid")
                                              or uid == str(os.getuid()))
+
+    async def _run_steps(self) -> AsyncIterator[BuildEvent]:
+        plan = self.plan
+        await self._setup_engine()
         yield PhaseChanged("prepare")
         yield self._say(f"checking image {plan.image}")
-        await self._call(f"finding image {plan.image}", dockerutil.ensure_image, self.client,
-                         plan.image, pull=self.pull)
+        # a pull can stall on a registry that does not answer: cancel must not wait for it
+        await self._call_cancellable(
+            f"finding image {plan.image}",
+            lambda: dockerutil.ensure_image(self.client, plan.image, pull=self.pull))
+        self._connected = True
         mounts = await self._prepare_volumes()
         async for event in self._prepare_container(mounts):
             yield event
-        for step in plan.steps:
+        async for event in self._steps(plan.steps, mounts):
+            yield event
+
+    async def _steps(self, steps: list[Step], mounts: list[Any]) -> AsyncIterator[BuildEvent]:
+        """Run `steps` in order until one fails; then the package phase."""
+        for step in steps:
             if self.cancelled:
                 raise BuildCancelled("cancelled by the user")
             self._last_step = step.name
@@ -285,6 +411,163 @@ class BuildRunner:
                 return
         if self.parser.enter("package"):
             yield PhaseChanged("package", "copy")
+
+    # -- re-attaching ----------------------------------------------------------------------------
+    @classmethod
+    def attach(cls, build_id: str | None = None, *, client: Any = None,
+               env: Mapping[str, str] | None = None, data_root: Path | None = None,
+               out_dir: Path | None = None, **kwargs: Any) -> BuildRunner:
+        """A runner that follows a build its front end left (killed, crashed, detached).
+
+        The build is found by its containers' `io.tfwizard.build` label (None: the one
+        build running on the engine), its record by its id (else by the container's
+        /record bind mount). `events()` then replays the record, follows the step
+        container from the first line the record lacks, runs the steps still to come, and
+        copies the wheel out; or, if the build ended meanwhile, reports how and still
+        copies the wheel. Raises UsageError when there is nothing to attach to, or when
+        another live tfwizard process follows the build.
+        """
+        if client is None:
+            client = dockerutil.connect(env)
+        builds = find_builds(client, build_id)
+        if build_id is None:
+            # the running builds whose record is in this data folder (others are not ours)
+            base = (data_root if data_root is not None else data_dir(env)) / "builds"
+            running = [b for b in builds if b.running and (base / b.build_id).is_dir()]
+            if not running:
+                raise UsageError("no tfwizard build is running on this Docker engine",
+                                 "`tfwizard build RECIPE` starts one; `tfwizard clean` "
+                                 "removes what finished builds left.")
+            if len(running) > 1:
+                raise UsageError("several tfwizard builds are running: "
+                                 + ", ".join(b.build_id for b in running),
+                                 "Name one: `tfwizard build --attach BUILD_ID`.")
+            found = running[0]
+        elif not builds:
+            raise UsageError(f"build {build_id} has no containers on this Docker engine",
+                             "It ended and was cleaned up: `tfwizard diagnose "
+                             f"{build_id}` reads its log.")
+        else:
+            found = builds[0]
+        path = found.record_dir(data_root, env)
+        if path is None:
+            raise UsageError(f"build {found.build_id} is running, but its record folder is "
+                             "not on this machine",
+                             "Set TFWIZARD_DATA_DIR as the build had it, or follow the "
+                             f"container with `docker logs -f {found.current.name}`.")
+        record = BuildRecord.reopen(path)
+        if not record.lock():
+            raise UsageError(f"build {found.build_id} is still followed by another tfwizard "
+                             "process", "Use that window or terminal, or stop it first.")
+        try:
+            plan = plan_from_dict(json.loads((path / "plan.json").read_text("utf-8")))
+            saved = record.read_result() if record.result_path.is_file() else {}
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            record.unlock()
+            raise UsageError(f"{path}: the build's plan cannot be read ({exc})") from None
+        if out_dir is None and saved.get("out_dir"):
+            out_dir = Path(saved["out_dir"])
+        runner = cls(plan, out_dir=out_dir, client=client, env=env,
+                     data_root=data_root, build_id=found.build_id, **kwargs)
+        runner.record = record
+        runner._attach = True
+        runner._found = found
+        return runner
+
+    def _replay(self) -> list[LogLines]:
+        """The record's history as LogLines events (for the front end; not logged again)."""
+        assert self.record is not None
+        out: list[LogLines] = []
+        first, channel, lines = 1, "", list[str]()
+        for ch, text in self.record.replay():
+            if ch != channel and lines:
+                out.append(LogLines(channel, tuple(lines), first))
+                first += len(lines)
+                lines = []
+            channel = ch
+            lines.append(text)
+        if lines:
+            out.append(LogLines(channel, tuple(lines), first))
+        return out
+
+    async def _resume_steps(self) -> AsyncIterator[BuildEvent]:
+        assert self.record is not None
+        found = self._found
+        assert found is not None
+        await self._setup_engine()
+        self._connected = True
+        # what this build made is removed at its end, as if this process had made it
+        self._containers.extend(found.containers)
+        self._volumes.extend(await self._call(
+            "listing the build's volumes", lambda: self.client.volumes.list(
+                filters={"label": f"{LABEL}.build={self.build_id}"})))
+        current = found.current
+        name = current.labels.get(f"{LABEL}.step", "")
+        names = [s.name for s in self.plan.steps]
+        if name not in names:
+            raise TfWizardError(f"build {self.build_id} had not started its first step when "
+                                f"its front end stopped (last container: {name or '?'})",
+                                "Build it again; `tfwizard clean` removes what is left.")
+        index = names.index(name)
+        step = self.plan.steps[index]
+        self._last_step = name
+        self.parser.enter(step.phase)
+        yield PhaseChanged(self.parser.phase, name)
+        seen = self.record.step_line_counts(name)
+        # not "step NAME: ...": that line marks where the step's output starts in the log
+        yield self._say(f"re-attached to step {name}, container {current.name} "
+                        + ("running" if found.running else f"ended ({current.status})")
+                        + f"; the record holds its first {seen[STDOUT]} stdout and "
+                          f"{seen[STDERR]} stderr lines")
+        async for event in self._follow_step(step, current, seen):
+            yield event
+        if name == "build":
+            self._bep = await self._read_bep()
+            if self._bep is not None and self._bep.exit_name:
+                yield self._say(f"Bazel exit (BEP): {self._bep.exit_name}")
+        if self._last is None or self._last.exit_code != 0:
+            return
+        rest = self.plan.steps[index + 1:]
+        if rest:
+            mounts = await self._prepare_volumes()
+            async for event in self._steps(rest, mounts):
+                yield event
+        elif self.parser.enter("package"):
+            yield PhaseChanged("package", "copy")
+
+    async def _follow_step(self, step: Step, container: Any,
+                           seen: Mapping[str, int]) -> AsyncIterator[BuildEvent]:
+        """The output of a step container that may have run unwatched: from its first
+        line the record lacks (the engine's log keeps it all), live until it exits."""
+        follower = await self._call("following the container's log", dockerutil.LogFollower,
+                                    self.client, container.id)
+        splitters: dict[int, LineSplitter] = {1: _SkippingSplitter(seen.get(STDOUT, 0)),
+                                              2: _SkippingSplitter(seen.get(STDERR, 0))}
+        self._running = container
+        watcher = asyncio.ensure_future(self._watch_cancel(container))
+        try:
+            feed: ThreadFeed[list[tuple[int, bytes]]] = ThreadFeed(follower.frames,
+                                                                   stop=follower.close)
+            async for batch in feed:
+                for event in self._lines(batch, splitters, False):
+                    yield event
+            for n, splitter in splitters.items():
+                lines = splitter.flush()
+                if lines:
+                    for event in self._emit(n, lines, False):
+                        yield event
+            status = await self._call(f"waiting for the {step.name} container", container.wait)
+            code = status.get("StatusCode")
+            started = await self._call("inspecting the container", self._started_at, container)
+        finally:
+            watcher.cancel()
+            follower.close()
+            self._running = None
+        if step.name == "build":
+            self._build_started_at = started
+        self._last = _StepOutcome(code, container, started)
+        self._oom = dockerutil.oom_killed(container)
+        yield self._say(f"step {step.name} exited with {code}")
 
     # -- volumes -----------------------------------------------------------------------------
     def _mounts(self) -> list[Any]:
@@ -320,6 +603,10 @@ class BuildRunner:
         for purpose, name in plan.cache_volumes.items():
             await self._volume(name, f"{purpose}-cache", per_build=False)
         mounts = self._mounts()
+        if not self._local:
+            # a remote engine cannot see this machine's folders: upload them into volumes
+            mounts = [await self._upload_bind(m, i) if m["Type"] == "bind" else m
+                      for i, m in enumerate(mounts)]
         if plan.source_kind != "dir":
             name = f"tfwizard-src-{self.build_id}"
             await self._volume(name, "source", per_build=True)
@@ -335,6 +622,23 @@ class BuildRunner:
             await self._volume(name, "record", per_build=True)
             mounts.append(docker.types.Mount(RECORD, name, type="volume"))
         return mounts
+
+    async def _upload_bind(self, mount: Any, index: int) -> Any:
+        """A per-build volume holding a copy of a host folder (for a remote engine)."""
+        import docker.types
+
+        source, target = mount["Source"], mount["Target"]
+        name = f"tfwizard-upload-{self.build_id}-{index}"
+        await self._volume(name, "upload", per_build=True)
+        self._say(f"remote engine: uploading {source} into volume {name} (for {target})")
+        user = (self.plan.user or "").split(":")
+        owner = (int(user[0]), int(user[1])) if len(user) == 2 and all(
+            p.isdigit() for p in user) else None
+        await self._call(f"uploading {source} to the engine", _upload_folder, self.client,
+                         self.plan.image, Path(source), name,
+                         {**self._labels, f"{LABEL}.step": "upload"}, owner)
+        return docker.types.Mount(target, name, type="volume",
+                                  read_only=bool(mount.get("ReadOnly")))
 
     async def _prepare_container(self, mounts: list[Any]) -> AsyncIterator[BuildEvent]:
         """Hand the volumes to the build uid: a root container chowns their top folders."""
@@ -374,9 +678,16 @@ class BuildRunner:
             "stdin_open": False,
             "tty": False,
             "privileged": False,
+            # least privilege: a build needs no capability (it writes files it owns); the
+            # root prepare container only hands the volumes' top folders to the build uid
+            "cap_drop": ["ALL"],
+            "cap_add": list(PREPARE_CAPS) if step.name == "prepare" else None,
+            "security_opt": ["no-new-privileges"],
             "init": True,  # a real PID 1 forwards SIGINT to Bazel and reaps its children
             **gpu_options(plan.gpu_passthrough if step.name not in ("prepare",) else None),
         }
+        if self.mem_limit:
+            kwargs["mem_limit"] = kwargs["memswap_limit"] = self.mem_limit
         try:
             return self.client.containers.create(plan.image, **kwargs)
         except docker.errors.APIError as exc:
@@ -419,6 +730,7 @@ class BuildRunner:
         if step.name == "build":
             self._build_started_at = started
         self._last = _StepOutcome(code, container, started)
+        self._oom = dockerutil.oom_killed(container)  # attrs fresh from _started_at's reload
         if not quiet or code != 0:
             yield self._say(f"step {step.name} exited with {code}")
 
@@ -520,9 +832,17 @@ class BuildRunner:
         wheel_dir = self.plan.wheel_dir
         assert self.record is not None
         out_dir = self.out_dir if self.out_dir is not None else self.record.path
-        out_dir.mkdir(parents=True, exist_ok=True)
+        owner = _output_owner(self.plan.user)
+        try:
+            if not out_dir.is_dir():
+                out_dir.mkdir(parents=True, exist_ok=True)
+                if owner is not None:
+                    os.chown(out_dir, *owner)
+        except OSError as exc:
+            raise dockerutil.output_error(exc, out_dir / "x.whl") from exc
         return await self._call(f"copying the wheel out of {wheel_dir}", _extract_wheels,
-                                container, wheel_dir, out_dir, since)
+                                container, wheel_dir, out_dir, since,
+                                cancelled=self._cancelled.is_set, owner=owner)
 
     def _diagnose(self, exit_code: int | None) -> list[FindingEvent]:
         assert self.record is not None
@@ -586,6 +906,41 @@ def _archive(container: Any, path: str) -> tarfile.TarFile:
     return tarfile.open(fileobj=buf, mode="r|*")
 
 
+def _upload_folder(client: Any, image: str, folder: Path, volume: str,
+                   labels: dict[str, str], owner: tuple[int, int] | None) -> None:
+    """Copy a host folder into a volume through the API (put_archive into a helper
+    container that is created, never started, and removed); no bind mount involved.
+    Files are owned by `owner` (the build's uid:gid) when given, as a bind mount of the
+    user's own checkout would be."""
+    import tempfile
+
+    import docker.types
+
+    if not folder.is_dir():
+        raise TfWizardError(f"{folder}: no such folder to upload to the Docker engine")
+
+    def own(info: tarfile.TarInfo) -> tarfile.TarInfo:
+        if owner is not None:
+            info.uid, info.gid, info.uname, info.gname = owner[0], owner[1], "", ""
+        return info
+
+    helper = client.containers.create(
+        image, command=["true"], labels=labels, network_mode="none", name=volume,
+        mounts=[docker.types.Mount("/upload", volume, type="volume")])
+    try:
+        # spooled to disk, streamed to the engine: a TensorFlow checkout is gigabytes
+        with tempfile.TemporaryFile() as fh:
+            with tarfile.open(fileobj=fh, mode="w") as tar:
+                for child in sorted(folder.iterdir()):
+                    tar.add(child, arcname=child.name, filter=own)
+            fh.seek(0)
+            if not helper.put_archive("/upload", fh):
+                raise TfWizardError(f"the engine refused the upload of {folder}")
+    finally:
+        with contextlib.suppress(Exception):
+            helper.remove(force=True)
+
+
 def _read_archive_file(container: Any, path: str) -> bytes | None:
     import docker.errors
 
@@ -600,30 +955,191 @@ def _read_archive_file(container: Any, path: str) -> bytes | None:
     return None
 
 
-def _extract_wheels(container: Any, wheel_dir: str, out_dir: Path,
-                    since: float | None) -> list[Path]:
-    """Wheels in wheel_dir written after `since` (engine clock), copied into out_dir."""
+#: what a wheel file name from the container may look like (PEP 427 characters only)
+_WHEEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+\-]{0,250}\.whl")
+_COPY_CHUNK = 1 << 20
+
+
+def wheel_member_name(member: tarfile.TarInfo) -> str | None:
+    """The file name to give a tar member of the wheel folder, or None to skip it.
+
+    Only regular files directly in the folder, named like a wheel: no links, devices or
+    sub-folders, nothing with "/", "..", a leading "." or a control character, so no name
+    from the container can reach outside the output folder.
+    """
+    if not member.isfile() or member.name.endswith("/"):
+        return None
+    parts = [p for p in member.name.split("/") if p not in ("", ".")]
+    if len(parts) != 1 or not _WHEEL_NAME.fullmatch(parts[0]):
+        return None
+    return parts[0]
+
+
+def _output_owner(user: str | None) -> tuple[int, int] | None:
+    """(uid, gid) to give outputs when tfwizard runs as root for another build uid."""
+    if not user or not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return None
+    uid, _, gid = user.partition(":")
+    if not (uid.isdigit() and gid.isdigit()) or (uid, gid) == ("0", "0"):
+        return None
+    return int(uid), int(gid)
+
+
+class _ChunkReader(io.RawIOBase):
+    """A read-only file over an iterator of byte chunks (tar streams without buffering)."""
+
+    def __init__(self, chunks: Any) -> None:
+        self._chunks = iter(chunks)
+        self._buf = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        while not self._buf:
+            try:
+                self._buf = next(self._chunks)
+            except StopIteration:
+                return 0
+        n = min(len(b), len(self._buf))
+        b[:n] = self._buf[:n]
+        self._buf = self._buf[n:]
+        return n
+
+
+def _extract_wheels(container: Any, wheel_dir: str, out_dir: Path, since: float | None, *,
+                    cancelled: Callable[[], bool] = lambda: False,
+                    owner: tuple[int, int] | None = None) -> list[Path]:
+    """Wheels in wheel_dir written after `since` (engine clock), copied into out_dir.
+
+    Streamed (a GPU wheel is ~600 MB) to a temporary name, then renamed: a cancel, a full
+    disk or a lost engine leave no partial wheel behind.
+    """
     import docker.errors
 
     try:
-        tar = _archive(container, wheel_dir.rstrip("/") + "/.")
+        stream, _stat = container.get_archive(wheel_dir.rstrip("/") + "/.")
     except docker.errors.NotFound:
         return []
+    tar = tarfile.open(fileobj=io.BufferedReader(_ChunkReader(stream), _COPY_CHUNK), mode="r|*")
     found: list[tuple[float, Path]] = []
     for member in tar:
-        name = os.path.basename(member.name)
-        if not member.isfile() or not name.endswith(".whl") or name.startswith("."):
-            continue
+        if cancelled():
+            break
+        name = wheel_member_name(member)
         # a wheel older than this build's Bazel step is stale: never hand it out
-        if since is not None and member.mtime + 2 < since:
+        if name is None or (since is not None and member.mtime + 2 < since):
             continue
         fh = tar.extractfile(member)
         if fh is None:
             continue
         target = out_dir / name
-        atomic_write(target, fh.read())
+        tmp = out_dir / f".{name}.{secrets.token_hex(4)}.tmp"
+        try:
+            with tmp.open("xb") as out:
+                while chunk := fh.read(_COPY_CHUNK):
+                    if cancelled():
+                        break
+                    out.write(chunk)
+            if cancelled():
+                tmp.unlink(missing_ok=True)
+                break
+            if owner is not None:
+                os.chown(tmp, *owner)
+            os.replace(tmp, target)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise dockerutil.output_error(exc, target) from exc
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
         found.append((member.mtime, target))
+    if cancelled():
+        for _, path in found:  # all or nothing: a cancelled build hands out no wheel
+            path.unlink(missing_ok=True)
+        raise BuildCancelled(f"cancelled by the user while copying the wheel; nothing was "
+                             f"left in {out_dir}")
     return [p for _, p in sorted(found)]
+
+
+class _SkippingSplitter(LineSplitter):
+    """A LineSplitter that drops its first `skip` lines (those the record already holds)."""
+
+    def __init__(self, skip: int) -> None:
+        super().__init__()
+        self.skip = skip
+
+    def _drop(self, lines: list[str]) -> list[str]:
+        if self.skip and lines:
+            n = min(self.skip, len(lines))
+            self.skip -= n
+            return lines[n:]
+        return lines
+
+    def feed(self, chunk: bytes) -> list[str]:
+        return self._drop(super().feed(chunk))
+
+    def flush(self) -> list[str]:
+        return self._drop(super().flush())
+
+
+@dataclass
+class FoundBuild:
+    """A build's containers on the engine, found by their `io.tfwizard.build` label."""
+
+    build_id: str
+    containers: list[Any]  # oldest first
+
+    @property
+    def current(self) -> Any:
+        """The step container created last (the one running, if any is)."""
+        steps = [c for c in self.containers if c.labels.get(f"{LABEL}.step") != "upload"]
+        return (steps or self.containers)[-1]
+
+    @property
+    def running(self) -> bool:
+        return any(c.status in ("running", "created", "restarting") for c in self.containers)
+
+    def record_dir(self, data_root: Path | None = None,
+                   env: Mapping[str, str] | None = None) -> Path | None:
+        """The build's record folder: by id in the data folder, else the /record bind."""
+        path = (data_root if data_root is not None else data_dir(env)) / "builds" / self.build_id
+        if path.is_dir():
+            return path
+        for c in reversed(self.containers):
+            for m in c.attrs.get("Mounts", []):
+                if m.get("Destination") == RECORD and m.get("Type") == "bind":
+                    src = Path(m.get("Source", ""))
+                    if src.name == self.build_id and src.is_dir():
+                        return src
+        return None
+
+
+def find_builds(client: Any, build_id: str | None = None) -> list[FoundBuild]:
+    """Builds with containers on the engine (all, or the one with `build_id`), newest first."""
+    flt = f"{LABEL}.build" + (f"={build_id}" if build_id else "")
+    with dockerutil.docker_errors("listing tfwizard's containers"):
+        containers = client.containers.list(all=True, filters={"label": flt})
+    by_id: dict[str, list[Any]] = {}
+    for c in sorted(containers, key=lambda c: c.attrs.get("Created", "")):
+        by_id.setdefault(c.labels.get(f"{LABEL}.build", ""), []).append(c)
+    found = [FoundBuild(i, cs) for i, cs in by_id.items() if i]
+    return sorted(found, key=lambda b: b.build_id, reverse=True)
+
+
+def plan_from_dict(data: Mapping[str, Any]) -> BuildPlan:
+    """The BuildPlan a record's plan.json holds (the inverse of BuildPlan.to_dict)."""
+    import dataclasses
+
+    def known(cls: Any, values: Mapping[str, Any]) -> dict[str, Any]:
+        names = {f.name for f in dataclasses.fields(cls)}
+        return {k: v for k, v in values.items() if k in names}
+
+    kw = known(BuildPlan, data)
+    kw["steps"] = [Step(**{**known(Step, s), "argv": tuple(s["argv"])}) for s in data["steps"]]
+    kw["bazel_flags"] = [Flag(**known(Flag, f)) for f in data["bazel_flags"]]
+    kw["mounts"] = [Mount(**known(Mount, m)) for m in data["mounts"]]
+    return BuildPlan(**kw)
 
 
 async def run_build(plan: BuildPlan, *, out_dir: Path | None = None, **kwargs: Any

@@ -7,8 +7,9 @@ Each check returns None when the value is fine, else a sentence saying what is w
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _SHELLISH = re.compile(r"(\$\(|`|;|\|\||&&|\$\{)")
@@ -106,3 +107,63 @@ def safe_relative(path: str) -> PurePosixPath:
     if p.is_absolute() or ".." in p.parts or any(_CONTROL.search(part) for part in p.parts):
         raise ValueError(f"{path!r} escapes its folder")
     return p
+
+
+#: system folders: tfwizard never writes outputs into them nor mounts them (or a folder that
+#: holds one, like / or /var) into a build container: /var/run holds the Docker socket
+SYSTEM_DIRS = ("/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc",
+               "/run", "/sbin", "/srv", "/sys", "/usr", "/var/lib", "/var/log", "/var/run",
+               "/var/spool", "/var/cache", "/var/mail")
+
+
+def _real(path: str | os.PathLike[str]) -> str:
+    return os.path.realpath(os.path.abspath(os.path.expanduser(os.fspath(path))))
+
+
+def _system_dir(real: str) -> str | None:
+    """The system folder `real` (a resolved path) is, is inside of, or holds."""
+    if os.name != "posix":
+        return None
+    if real == "/":
+        return "/"
+    for sysdir in SYSTEM_DIRS:
+        if real == sysdir or real.startswith(sysdir + "/") or sysdir.startswith(real + "/"):
+            return sysdir
+    return None
+
+
+def check_output_dir(path: str | os.PathLike[str]) -> str | None:
+    """Where a wheel may be written: a folder (or one to create) of the user's own.
+
+    Returns what is wrong (a file, not writable, a system folder) or None. Symlinks and
+    ".." are resolved first, so neither can smuggle the path into a system folder.
+    """
+    real = _real(path)
+    sysdir = _system_dir(real)
+    if sysdir is not None:
+        where = "is" if real == sysdir else "is inside" if real.startswith(sysdir) else "holds"
+        return (f"{where} the system folder {sysdir} (resolved: {real}); tfwizard writes "
+                "wheels only into folders of your own")
+    probe = Path(real)
+    if probe.exists() and not probe.is_dir():
+        return "is a file, not a folder"
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"cannot be created: {probe} is a file, not a folder"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"is not writable ({probe} does not let you create files)"
+    return None
+
+
+def check_mount_source(path: str | os.PathLike[str]) -> str | None:
+    """A host folder bind-mounted into a build container: an existing folder, not a
+    system folder nor one holding one (that would hand the build the Docker socket)."""
+    real = _real(path)
+    sysdir = _system_dir(real)
+    if sysdir is not None:
+        return (f"is or holds the system folder {sysdir} (resolved: {real}); tfwizard never "
+                "mounts system folders into a build container")
+    if not os.path.isdir(real):
+        return "is not a folder"
+    return None

@@ -67,6 +67,11 @@ def run_gui(argv: list[str] | None = None, **window_args: Any) -> int:
 
     app = QApplication.instance() or QApplication(argv or sys.argv)
     app.setApplicationName("tfwizard")
+    # static on QGuiApplication; Wayland matches the window to tfwizard.desktop by this name
+    QApplication.setDesktopFileName("tfwizard")
+    from .icons import app_icon
+
+    QApplication.setWindowIcon(app_icon())
     sys.excepthook = show_exception
 
     async def main() -> int:
@@ -82,6 +87,10 @@ def run_gui(argv: list[str] | None = None, **window_args: Any) -> int:
         window.show()
         if window.wizard.state.build_host is None:
             window.wizard.welcome.refresh()  # detection runs in a thread; the window is up
+        if "build_factory" not in window_args:  # a real build, not a test's fake one
+            from .attach import check_at_start
+
+            await check_at_start(window)  # a build whose window went away: attach to it?
         await closed
         return 0
 

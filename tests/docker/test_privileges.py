@@ -1,0 +1,171 @@
+"""Least privilege against the real engine: what the containers get, who owns the outputs,
+and that no name from a container reaches outside the output folder."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from tests import world
+from tests.docker import kit
+from tfwizard.core.plan import LABEL, Step, make_plan
+from tfwizard.core.recipe import load_recipe
+from tfwizard.core.runner import PREPARE_CAPS, BuildRunner
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def pw(tmp_path_factory):
+    world.require_docker()
+    world.ensure_images()
+    import docker
+
+    ns = SimpleNamespace(base=tmp_path_factory.mktemp("priv"),
+                         prefix=f"tfwizard-test-priv-{uuid.uuid4().hex[:8]}",
+                         client=docker.from_env(timeout=120), builds=[])
+    yield ns
+    for build_id in ns.builds:
+        kit.remove_build(ns.client, build_id)
+    kit.remove_caches(ns.client, ns.prefix)
+    ns.client.close()
+
+
+CAPS = "grep -E '^(CapEff|CapPrm|CapBnd|NoNewPrivs)' /proc/self/status"
+
+
+def _assert_least_privilege(client, build_id: str) -> dict:
+    """Every container of the build: HostConfig as it must be; {step: container}."""
+    containers = client.containers.list(all=True, filters={"label": f"{LABEL}.build={build_id}"})
+    by_step = {c.labels[f"{LABEL}.step"]: c for c in containers}
+    for step, c in by_step.items():
+        host = c.attrs["HostConfig"]
+        assert host["Privileged"] is False
+        assert host["CapDrop"] == ["ALL"]
+        assert host["CapAdd"] == (list(PREPARE_CAPS) if step == "prepare" else None)
+        assert "no-new-privileges" in (host["SecurityOpt"] or [])
+        assert host["NetworkMode"] == "none"  # as the recipe asks (see the test below)
+        assert not host.get("Devices") and not host.get("DeviceRequests")
+        for m in c.attrs["Mounts"]:
+            assert "docker.sock" not in m.get("Source", "")
+            if m["Type"] == "bind":
+                assert not m["Source"].startswith(("/var/run", "/run", "/var/lib/docker"))
+        assert c.labels[LABEL] == "1" and c.labels[f"{LABEL}.build"] == build_id
+    return by_step
+
+
+@pytest.mark.parametrize("uid", [0])  # busybox has no /bin/chown for the uid-1000 prepare
+def test_every_container_is_unprivileged_without_capabilities_or_socket(pw, tmp_path, uid):
+    """HostConfig of every container and what a step sees inside (uid 1000 and the
+    prepare container: the fixture build below)."""
+    steps = [Step("fetch", "fetch", ("sh", "-c", CAPS), workdir="/", needs_network=True),
+             Step("build", "analyse", ("sh", "-c", CAPS + "; " + kit.make_wheel_script()),
+                  workdir="/", needs_network=False)]
+    plan = kit.busybox_plan(tmp_path, steps, prefix=pw.prefix, uid=uid, gid=uid)
+    runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=tmp_path, client=pw.client,
+                         keep_containers=True)
+    pw.builds.append(runner.build_id)
+    events = kit.run(runner)
+    assert events[-1].result.status == "succeeded", events[-1].result.message
+    by_step = _assert_least_privilege(pw.client, runner.build_id)
+    assert set(by_step) == {"fetch", "build"}
+    # inside: no effective, permitted or bounding capability; no-new-privileges in force
+    lines = kit.stdout_lines(events)
+    for key in ("CapEff", "CapPrm", "CapBnd"):
+        values = {line.split()[1] for line in lines if line.startswith(key + ":")}
+        assert values == {"0000000000000000"}, (key, lines)
+    assert {line.split()[1] for line in lines if line.startswith("NoNewPrivs")} == {"1"}
+    # every volume this build made is labelled as tfwizard's, with the build id
+    for vol in pw.client.volumes.list(filters={"label": f"{LABEL}.build={runner.build_id}"}):
+        assert vol.attrs["Labels"][LABEL] == "1"
+    for name in plan.cache_volumes.values():
+        labels = pw.client.volumes.get(name).attrs["Labels"]
+        assert labels[LABEL] == "1" and f"{LABEL}.build" not in labels  # kept across builds
+
+
+@pytest.mark.parametrize("network", ["bridge", "host", "none"])
+def test_network_mode_is_what_the_recipe_asks_and_only_for_steps_that_need_it(pw, tmp_path,
+                                                                               network):
+    """Created (not started: this engine has no docker0 bridge) and inspected."""
+    plan = kit.busybox_plan(tmp_path, "true", prefix=pw.prefix, network=network)
+    runner = BuildRunner(plan, data_root=tmp_path, client=pw.client)
+    pw.builds.append(runner.build_id)
+    for needs in (True, False):
+        step = Step(f"s{int(needs)}", "fetch", ("true",), workdir="/", needs_network=needs)
+        c = runner._create(step, [], None)
+        try:
+            c.reload()
+            host = c.attrs["HostConfig"]
+            assert host["NetworkMode"] == (network if needs else "none")
+            assert host["Privileged"] is False and host["CapDrop"] == ["ALL"]
+            assert c.labels[f"{LABEL}.build"] == runner.build_id
+        finally:
+            c.remove(force=True)
+
+
+def test_wheel_names_from_the_container_cannot_escape_the_output_folder(pw, tmp_path):
+    """Links, folders, fifos, hidden and odd names in the wheel folder are never copied."""
+    w = kit.WHEEL_DIR
+    script = (f"mkdir -p {w}/d-1-py3-none-any.whl && cd {w} && echo good > good-1-py3-none-any.whl"
+              " && ln -s /etc/passwd link-1-py3-none-any.whl && ln -s ../../../../x.whl up.whl"
+              " && ln good-1-py3-none-any.whl hard-1-py3-none-any.whl"
+              " && echo hidden > ..evil.whl && echo nl > \"$(printf 'n\\nl.whl')\""
+              " && mkfifo fifo-1-py3-none-any.whl && echo in > d-1-py3-none-any.whl/in.whl"
+              " && ls -la")
+    plan = kit.busybox_plan(tmp_path, script, prefix=pw.prefix)
+    out = tmp_path / "nest" / "out"
+    runner = BuildRunner(plan, out_dir=out, data_root=tmp_path / "data", client=pw.client)
+    pw.builds.append(runner.build_id)
+    result = kit.run(runner)[-1].result
+    assert result.status == "succeeded", result.message
+    assert sorted(p.name for p in out.iterdir()) == ["good-1-py3-none-any.whl"]
+    assert (out / "good-1-py3-none-any.whl").read_text() == "good\n"
+    assert not list(tmp_path.rglob("x.whl")) and not list(tmp_path.rglob("in.whl"))
+    assert not list(tmp_path.rglob("*evil*"))
+    assert kit.leftovers(pw.client, runner.build_id) == []
+
+
+@pytest.fixture(scope="module")
+def fixture_builds(pw):
+    """The fixture workspace built as root and as uid 1000 (one shared disk cache)."""
+    out = {}
+    for uid in (0, 1000):
+        base = pw.base / f"uid{uid}"
+        base.mkdir()
+        ws = world.copy_workspace(base)
+        if uid:
+            for p in [base, ws, *ws.rglob("*")]:
+                os.lchown(p, uid, uid)
+        recipe = kit.recipe_file(base / "fixture.toml", source_dir=ws, prefix=pw.prefix)
+        plan = make_plan(load_recipe(recipe), recipe_dir=base, uid=uid, gid=uid)
+        # uid 1000: the containers stay for inspection (the prepare one included)
+        runner = BuildRunner(plan, out_dir=base / "wheels", data_root=base / "data",
+                             client=pw.client, keep_containers=bool(uid))
+        pw.builds.append(runner.build_id)
+        out[uid] = SimpleNamespace(runner=runner, result=kit.run(runner)[-1].result)
+        if uid:
+            out[uid].steps = set(_assert_least_privilege(pw.client, runner.build_id))
+            kit.remove_build(pw.client, runner.build_id)
+    return out
+
+
+@pytest.mark.parametrize("uid", [0, 1000])
+def test_fixture_build_works_without_capabilities_and_the_wheel_is_the_users(
+        pw, fixture_builds, uid):
+    if os.geteuid() != 0:
+        pytest.skip("building as another uid and checking ownership needs root")
+    build = fixture_builds[uid]
+    result = build.result
+    assert result.status == "succeeded", result.message
+    wheel = Path(result.wheel)
+    assert wheel.name.startswith("tensorflow_cpu-")
+    st = wheel.stat()
+    assert (st.st_uid, st.st_gid) == (uid, uid)
+    assert (wheel.parent.stat().st_uid, wheel.parent.stat().st_gid) == (uid, uid)
+    if uid:
+        assert build.steps == {"prepare", "configure", "build"}  # all inspected
+    assert kit.leftovers(pw.client, result.build_id) == []

@@ -1,0 +1,80 @@
+"""On start, offer to re-attach to a build whose window went away (closed, crashed).
+
+The core finds the builds (`find_builds`: containers labelled `io.tfwizard.build`, with a
+record in this data folder) and follows one (`BuildRunner.attach`); this module only asks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from .pages import PageId
+
+
+def running_builds(env: Mapping[str, str] | None = None) -> list[str]:
+    """Ids of the builds running on the engine with a record here ([] without Docker)."""
+    from tfwizard.core import dockerutil, record, runner
+    from tfwizard.core.errors import TfWizardError
+
+    try:
+        client = dockerutil.connect(env, timeout=5)
+    except TfWizardError:
+        return []
+    try:
+        base = record.data_dir(env) / "builds"
+        return [b.build_id for b in runner.find_builds(client)
+                if b.running and (base / b.build_id).is_dir()]
+    except TfWizardError:
+        return []
+    finally:
+        client.close()
+
+
+def attach_box(parent: QWidget | None, build_ids: list[str]) -> QMessageBox:
+    """The question: Attach (to the newest build) or Ignore."""
+    box = QMessageBox(QMessageBox.Icon.Question, "A build is still running",
+                      f"Build {build_ids[0]} is still running in Docker; its window went away.",
+                      parent=parent)
+    box.setObjectName("attach-box")
+    more = f" ({len(build_ids) - 1} more running)" if len(build_ids) > 1 else ""
+    box.setInformativeText("Attach shows its whole log so far and follows it to the end "
+                           f"(the wheel is copied out as usual){more}. Ignore leaves it running; "
+                           "`tfwizard build --attach` follows it later.")
+    box.addButton("Attach", QMessageBox.ButtonRole.AcceptRole).setObjectName("attach")
+    box.addButton("Ignore", QMessageBox.ButtonRole.RejectRole).setObjectName("ignore")
+    return box
+
+
+def offer_attach(window: Any, build_ids: list[str]) -> str | None:
+    """Ask; on Attach, open the Build page following that build. The chosen id, or None."""
+    if not build_ids:
+        return None
+    box = attach_box(window, build_ids)
+    box.exec()
+    clicked = box.clickedButton()
+    if clicked is None or clicked.objectName() != "attach":
+        return None
+    chosen = build_ids[0]
+
+    def follow(_state: Any) -> Any:
+        from tfwizard.core.runner import BuildRunner
+
+        return BuildRunner.attach(chosen)
+
+    wizard = window.wizard
+    wizard.build.factory = follow
+    wizard.setStartId(PageId.BUILD)
+    wizard.restart()
+    wizard.build.start()
+    return chosen
+
+
+async def check_at_start(window: Any,
+                         find: Callable[[], list[str]] = running_builds) -> str | None:
+    """The startup hook: look for running builds off the event loop, then ask."""
+    ids = await asyncio.get_running_loop().run_in_executor(None, find)
+    return offer_attach(window, ids)
