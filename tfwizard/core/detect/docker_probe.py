@@ -10,7 +10,15 @@ from ..host import DockerInfo
 
 #: detection must stay fast; a daemon that needs longer than this is reported as not answering
 DOCKER_TIMEOUT = 2
-DEFAULT_SOCKET = "unix:///var/run/docker.sock"
+
+
+def _default_socket() -> str:
+    """The socket the docker SDK uses when DOCKER_HOST is unset (the SDK is the authority)."""
+    try:
+        from docker.constants import DEFAULT_UNIX_SOCKET
+    except ImportError:  # reported separately as "docker SDK not installed"
+        return "the default Docker socket"
+    return DEFAULT_UNIX_SOCKET.replace("http+unix://", "unix://")
 
 #: returns a docker SDK client (``docker.DockerClient``) or raises what the SDK raises
 DockerClientFactory = Callable[[], Any]
@@ -20,7 +28,7 @@ def probe_docker(
     *, env: Mapping[str, str], client_factory: DockerClientFactory | None = None
 ) -> DockerInfo:
     """Describe the Docker engine named by ``env`` (DOCKER_HOST, or the local socket)."""
-    host = env.get("DOCKER_HOST") or DEFAULT_SOCKET
+    host = env.get("DOCKER_HOST") or _default_socket()
     info = DockerInfo(host=host)
     factory = client_factory or _default_factory(env)
     client = None
@@ -74,7 +82,7 @@ def _failed(info: DockerInfo, exc: BaseException, env: Mapping[str, str]) -> Doc
     cause = _os_error(exc)
     text = str(exc)
     docker_host = env.get("DOCKER_HOST")
-    socket = _socket_path(info.host or DEFAULT_SOCKET)
+    socket = _socket_path(info.host or _default_socket())
     if isinstance(cause, PermissionError) or "Permission denied" in text:
         info.status = "permission_denied"
         info.message = (
