@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
+import venv
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT.parent / "shared" / "reference"
 DATA = Path(__file__).resolve().parent / "data"
+TF_VENV = ROOT / ".venv-tf"
 
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -25,3 +28,27 @@ def kb():
 @pytest.fixture
 def root() -> Path:
     return ROOT
+
+
+def _tf_importable(python: Path) -> bool:
+    if not python.exists():
+        return False
+    done = subprocess.run([str(python), "-c", "import tensorflow"], capture_output=True,
+                          timeout=300, check=False)
+    return done.returncode == 0
+
+
+@pytest.fixture(scope="session")
+def tf_python() -> Path:
+    """<repo>/.venv-tf with the real tensorflow-cpu from PyPI (installed once per machine)."""
+    python = TF_VENV / "bin" / "python"
+    if _tf_importable(python):
+        return python
+    if not python.exists():
+        venv.EnvBuilder(with_pip=True, clear=True).create(TF_VENV)
+    done = subprocess.run([str(python), "-m", "pip", "install", "--disable-pip-version-check",
+                           "--progress-bar", "off", "tensorflow-cpu"],
+                          capture_output=True, text=True, timeout=1800, check=False)
+    if done.returncode != 0 or not _tf_importable(python):
+        pytest.fail(f"cannot install tensorflow-cpu into {TF_VENV}:\n{done.stderr[-3000:]}")
+    return python

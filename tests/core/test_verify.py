@@ -9,7 +9,6 @@ import os
 import string
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 import pytest
@@ -342,28 +341,7 @@ def test_probe_script_imports_nothing_from_tfwizard():
 # -- the real tensorflow-cpu -----------------------------------------------------------------------
 
 
-def _tf_importable(python: Path) -> bool:
-    if not python.exists():
-        return False
-    done = subprocess.run([str(python), "-c", "import tensorflow"], capture_output=True,
-                          timeout=300, check=False)
-    return done.returncode == 0
-
-
-@pytest.fixture(scope="session")
-def tf_python() -> Path:
-    """<repo>/.venv-tf with the real tensorflow-cpu from PyPI (installed once per machine)."""
-    python = TF_VENV / "bin" / "python"
-    if _tf_importable(python):
-        return python
-    if not python.exists():
-        venv.EnvBuilder(with_pip=True, clear=True).create(TF_VENV)
-    done = subprocess.run([str(python), "-m", "pip", "install", "--disable-pip-version-check",
-                           "--progress-bar", "off", "tensorflow-cpu"],
-                          capture_output=True, text=True, timeout=1800, check=False)
-    if done.returncode != 0 or not _tf_importable(python):
-        pytest.fail(f"cannot install tensorflow-cpu into {TF_VENV}:\n{done.stderr[-3000:]}")
-    return python
+# tf_python (the real tensorflow-cpu in <repo>/.venv-tf) is in tests/conftest.py
 
 
 @pytest.mark.slow

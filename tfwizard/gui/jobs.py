@@ -67,8 +67,11 @@ def default_install(state: WizardState, wheel: str) -> AsyncIterator[Any]:
     inst = state.recipe.install
     target = install.resolve_target(venv=inst.venv or None, python=inst.python or None,
                                     create=bool(inst.venv))
+    links = state.install_find_links
     return install.Installation(wheel, target, inst.extras, index_url=inst.index_url,
-                                trusted_host=inst.trusted_host).events()
+                                trusted_host=inst.trusted_host,
+                                find_links=(links,) if links else (),
+                                no_index=bool(links)).events()
 
 
 def target_python(state: WizardState) -> str:

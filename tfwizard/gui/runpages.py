@@ -389,6 +389,13 @@ class InstallPage(RecipePage):
         self.and_cuda.setObjectName("and-cuda")
         self.and_cuda.toggled.connect(self._extras)
         form.addRow("", self.and_cuda)
+        self.links_edit = QLineEdit(self.content)
+        self.links_edit.setObjectName("offline-packages")
+        self.links_edit.setPlaceholderText("empty: pip's index; a folder: install offline from it")
+        self.links_edit.setToolTip("A folder of wheels to install from instead of an index "
+                                   "(pip --no-index --find-links FOLDER).")
+        self.links_edit.textEdited.connect(self._links)
+        form.addRow("Offline package folder:", self.links_edit)
         self.body.addLayout(form)
         buttons = QHBoxLayout()
         self.install_button = QPushButton("Install", self.content)
@@ -434,10 +441,14 @@ class InstallPage(RecipePage):
         extras = [e for e in self.state.recipe.install.extras if e != "and-cuda"]
         self.set({"install.extras": (["and-cuda"] + extras) if on else extras})
 
+    def _links(self, text: str) -> None:
+        self.state.install_find_links = text.strip()
+
     def sync(self) -> None:
         r = self.state.recipe
         if self.state.wheel:
             self.wheel_edit.setText(self.state.wheel)
+        self.links_edit.setText(self.state.install_find_links)
         self.venv_edit.setText(r.install.venv)
         self.and_cuda.setChecked("and-cuda" in r.install.extras)
         self.and_cuda.setEnabled(r.backend.kind == "cuda")

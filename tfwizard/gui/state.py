@@ -54,6 +54,9 @@ class WizardState(QObject):
         self.record_dir: str | None = None
         #: the interpreter the Install page installed into (the Verify page's input)
         self.installed_python: str | None = None
+        #: a folder of wheels to install from offline (pip --no-index --find-links); not a
+        #: recipe key: it names a folder on this machine, for this session only
+        self.install_find_links = ""
         self._evaluate()
 
     # -- reading -----------------------------------------------------------------------
