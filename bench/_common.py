@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -16,26 +15,8 @@ from tests import world  # noqa: E402
 def fixture_recipe(path: Path, *, workspace: Path, prefix: str,
                    bazel_flags: tuple[str, ...] = ()) -> Path:
     """A recipe for the TF-shaped fixture in the offline test image."""
-    flags = ", ".join(json.dumps(f) for f in bazel_flags)
-    path.write_text(f"""schema = 1
-name = "bench"
-[tensorflow]
-version = "2.21.0"
-source_dir = "{workspace}"
-[backend]
-kind = "cpu"
-[toolchain]
-gcc = "12"
-clang = ""
-[build]
-image = "{world.IMAGE}"
-network = "none"
-jobs = 2
-bazel_flags = [{flags}]
-[cache]
-volume_prefix = "{prefix}"
-""", encoding="utf-8")
-    return path
+    return world.fixture_recipe(path, workspace=workspace, prefix=prefix, name="bench",
+                                bazel_flags=bazel_flags)
 
 
 def remove_volumes(client, prefix: str) -> None:

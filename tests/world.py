@@ -337,3 +337,38 @@ def remove_volume(name: str) -> None:
         pass
     finally:
         client.close()
+
+
+def fixture_recipe(path: Path, *, workspace: Path, prefix: str, name: str = "fixture",
+                   image: str = IMAGE, network: str = "none",
+                   bazel_flags: Sequence[str] = (), disk_cache: bool = True,
+                   extra: str = "") -> Path:
+    """Write an ordinary recipe that builds the TF-shaped fixture in the offline test image.
+
+    gcc toolchain (the image has no clang), two jobs, caches in volumes named after
+    `prefix` so each test module owns its own; `extra` is appended as more TOML tables.
+    """
+    import json
+
+    flags = ", ".join(json.dumps(f) for f in bazel_flags)
+    text = f"""schema = 1
+name = "{name}"
+[tensorflow]
+version = "2.21.0"
+source_dir = "{workspace}"
+[backend]
+kind = "cpu"
+[toolchain]
+gcc = "12"
+clang = ""
+[build]
+image = "{image}"
+network = "{network}"
+jobs = 2
+bazel_flags = [{flags}]
+[cache]
+disk_cache = {"true" if disk_cache else "false"}
+volume_prefix = "{prefix}"
+{extra}"""
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,26 +24,8 @@ def recipe_file(path: Path, *, source_dir: Path, prefix: str, name: str = "fixtu
                 image: str = world.IMAGE, network: str = "none",
                 bazel_flags: Sequence[str] = ()) -> Path:
     """A fixture recipe (gcc toolchain, offline) building `source_dir`."""
-    flags = ", ".join(json.dumps(f) for f in bazel_flags)
-    path.write_text(f"""schema = 1
-name = "{name}"
-[tensorflow]
-version = "2.21.0"
-source_dir = "{source_dir}"
-[backend]
-kind = "cpu"
-[toolchain]
-gcc = "12"
-clang = ""
-[build]
-image = "{image}"
-network = "{network}"
-jobs = 2
-bazel_flags = [{flags}]
-[cache]
-volume_prefix = "{prefix}"
-""", encoding="utf-8")
-    return path
+    return world.fixture_recipe(path, workspace=source_dir, prefix=prefix, name=name,
+                                image=image, network=network, bazel_flags=bazel_flags)
 
 
 def busybox_plan(tmp_path: Path, steps: str | Sequence[Step], *, prefix: str,

@@ -36,26 +36,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _recipe(path: Path, *, workspace: Path, prefix: str, name: str = "fixture",
             bazel_flags: tuple[str, ...] = ()) -> Path:
-    flags = ", ".join(json.dumps(f) for f in bazel_flags)
-    path.write_text(f"""schema = 1
-name = "{name}"
-[tensorflow]
-version = "2.21.0"
-source_dir = "{workspace}"
-[backend]
-kind = "cpu"
-[toolchain]
-gcc = "12"
-clang = ""
-[build]
-image = "{world.IMAGE}"
-network = "none"
-jobs = 2
-bazel_flags = [{flags}]
-[cache]
-volume_prefix = "{prefix}"
-""", encoding="utf-8")
-    return path
+    return world.fixture_recipe(path, workspace=workspace, prefix=prefix, name=name,
+                                bazel_flags=bazel_flags)
 
 
 @pytest.fixture(scope="module")

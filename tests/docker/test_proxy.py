@@ -57,24 +57,9 @@ def net(tmp_path_factory):
 def _recipe(path: Path, *, workspace: Path, prefix: str, network: str,
             proxy: str = "") -> Path:
     net = f'[network]\nhttp_proxy = "{proxy}"\n' if proxy else ""
-    path.write_text(f"""schema = 1
-name = "proxy-{prefix[-8:]}"
-[tensorflow]
-version = "2.21.0"
-source_dir = "{workspace}"
-[backend]
-kind = "cpu"
-[toolchain]
-gcc = "12"
-[build]
-image = "{world.IMAGE}"
-network = "{network}"
-jobs = 2
-[cache]
-disk_cache = false
-volume_prefix = "{prefix}"
-{net}""", encoding="utf-8")
-    return path
+    return world.fixture_recipe(path, workspace=workspace, prefix=prefix,
+                                name=f"proxy-{prefix[-8:]}", network=network, disk_cache=False,
+                                extra=net)
 
 
 def test_container_traffic_goes_through_the_recipes_proxy(net, tmp_path):

@@ -34,27 +34,10 @@ _PROCESSES = re.compile(r"^INFO: (\d+) processes: (.*)$")
 
 
 def _recipe(path: Path, *, workspace: Path, prefix: str, cache_url: str, upload: bool) -> Path:
-    path.write_text(f"""schema = 1
-name = "remote-cache-{prefix[-8:]}"
-[tensorflow]
-version = "2.21.0"
-source_dir = "{workspace}"
-[backend]
-kind = "cpu"
-[toolchain]
-gcc = "12"
-[build]
-image = "{world.IMAGE}"
-network = "host"
-jobs = 2
-[cache]
-disk_cache = false
-volume_prefix = "{prefix}"
-[remote]
-cache = "{cache_url}"
-upload = {"true" if upload else "false"}
-""", encoding="utf-8")
-    return path
+    remote = f'[remote]\ncache = "{cache_url}"\nupload = {"true" if upload else "false"}\n'
+    return world.fixture_recipe(path, workspace=workspace, prefix=prefix,
+                                name=f"remote-cache-{prefix[-8:]}", network="host",
+                                disk_cache=False, extra=remote)
 
 
 def _build(recipe: Path, data: Path, out: Path) -> SimpleNamespace:

@@ -8,7 +8,6 @@ the Verify page probes the installed fixture and the real tensorflow-cpu in <rep
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import time
@@ -38,27 +37,8 @@ VERIFY_TIMEOUT_MS = 180_000
 
 def _write_recipe(path: Path, *, workspace: Path, prefix: str,
                   bazel_flags: tuple[str, ...] = (), install: str = "") -> Path:
-    flags = ", ".join(json.dumps(f) for f in bazel_flags)
-    path.write_text(f"""schema = 1
-name = "gui-fixture"
-[tensorflow]
-version = "2.21.0"
-source_dir = "{workspace}"
-[backend]
-kind = "cpu"
-[toolchain]
-gcc = "12"
-clang = ""
-[build]
-image = "{world.IMAGE}"
-network = "none"
-jobs = 2
-bazel_flags = [{flags}]
-{install}
-[cache]
-volume_prefix = "{prefix}"
-""", encoding="utf-8")
-    return path
+    return world.fixture_recipe(path, workspace=workspace, prefix=prefix, name="gui-fixture",
+                                bazel_flags=bazel_flags, extra=install)
 
 
 @pytest.fixture(scope="module")
