@@ -20,6 +20,7 @@ from typing import IO, Any
 
 from . import __version__
 from .core.errors import RecipeError, TfWizardError, UsageError
+from .core.i18n import _, language, language_from_env, set_language
 
 
 class ExitStatus(enum.IntEnum):
@@ -50,11 +51,34 @@ class Environment:
         print(text, file=self.stderr)
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter with its own words ("usage: ") in the current language."""
+
+    def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
+        super().add_usage(usage, actions, groups, _("usage: ") if prefix is None else prefix)
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse that raises instead of exiting, so main() returns an ExitStatus."""
+    """argparse that raises instead of exiting, so main() returns an ExitStatus.
+
+    Its own texts (section titles, -h's help) are translated like ours; argparse's error
+    messages stay in its own (English) words inside our translated frame.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        add_help = kwargs.pop("add_help", True)
+        kwargs["add_help"] = False
+        super().__init__(*args, **kwargs)
+        self._positionals.title = _("positional arguments")
+        self._optionals.title = _("options")
+        if add_help:
+            self.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS,
+                              help=_("show this help message and exit"))
 
     def error(self, message: str) -> Any:
-        raise UsageError(f"{self.prog}: {message}", f"See `{self.prog} --help`.")
+        raise UsageError(f"{self.prog}: {message}",
+                         _("See `{prog} --help`.").format(prog=self.prog))
 
     def exit(self, status: int = 0, message: str | None = None) -> Any:
         if message:
@@ -80,7 +104,8 @@ def cmd_recipe_new(args: argparse.Namespace, env: Environment) -> ExitStatus:
 
     out = _path(env, args.out)
     if out.exists() and not args.force:
-        raise UsageError(f"{out}: already exists", "Pass --force to overwrite it.")
+        raise UsageError(_("{path}: already exists").format(path=out),
+                         _("Pass --force to overwrite it."))
     host = None
     if args.from_host:
         from .core.detect import detect_host
@@ -101,8 +126,10 @@ def cmd_recipe_new(args: argparse.Namespace, env: Environment) -> ExitStatus:
     save_recipe(new, out, backup=args.force)
     # save_recipe re-renders; keep the fully commented text instead
     out.write_text(text, encoding="utf-8")
-    env.out(f"Wrote {out} ({recipe.backend.kind} build of TensorFlow {recipe.tensorflow.version}).")
-    env.out(f"Next: `tfwizard check {args.out}`, then `tfwizard build {args.out}`.")
+    env.out(_("Wrote {path} ({backend} build of TensorFlow {version}).").format(
+        path=out, backend=recipe.backend.kind, version=recipe.tensorflow.version))
+    env.out(_("Next: `tfwizard check {recipe}`, then `tfwizard build {recipe}`.").format(
+        recipe=args.out))
     return ExitStatus.OK
 
 
@@ -116,7 +143,7 @@ def cmd_recipe_validate(args: argparse.Namespace, env: Environment) -> ExitStatu
             recipe = load_recipe(_path(env, name))
             results.append({"file": name, "valid": True, "problems": [], "name": recipe.name})
             if not args.json:
-                env.out(f"{name}: valid ({recipe.name})")
+                env.out(_("{file}: valid ({name})").format(file=name, name=recipe.name))
         except RecipeError as exc:
             status = ExitStatus.USAGE
             results.append({"file": name, "valid": False,
@@ -149,34 +176,35 @@ Handler = Callable[[argparse.Namespace, Environment], ExitStatus]
 def build_parser() -> _Parser:
     parser = _Parser(
         prog="tfwizard",
-        description="Build TensorFlow from source without the ordeal: detect the host, check "
-        "a recipe, build the wheel in Docker, install it and verify the GPU.",
-        epilog="Run `tfwizard COMMAND --help` for a command's options. "
-        "The desktop wizard is `tfwizard-gui`.",
+        description=_("Build TensorFlow from source without the ordeal: detect the host, check "
+        "a recipe, build the wheel in Docker, install it and verify the GPU."),
+        epilog=_("Run `tfwizard COMMAND --help` for a command's options. "
+        "The desktop wizard is `tfwizard-gui`."),
     )
-    parser.add_argument("--version", action="version", version=f"tfwizard {__version__}")
-    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    parser.add_argument("--version", action="version", version=f"tfwizard {__version__}",
+                        help=_("show the version and exit"))
+    parser.add_argument("--debug", action="store_true", help=_("show tracebacks on errors"))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    p = sub.add_parser("detect", help="report this machine: GPUs, driver, CPU, OS, Docker, RAM")
-    p.add_argument("--json", action="store_true", help="print the host profile as JSON")
+    p = sub.add_parser("detect", help=_("report this machine: GPUs, driver, CPU, OS, Docker, RAM"))
+    p.add_argument("--json", action="store_true", help=_("print the host profile as JSON"))
     p.add_argument("--python", action="append", default=[], metavar="PATH",
-                   help="also describe this interpreter as an install target (repeatable)")
+                   help=_("also describe this interpreter as an install target (repeatable)"))
     p.set_defaults(handler=cmd_detect)
 
-    p = sub.add_parser("recipe", help="create and validate recipe files")
+    p = sub.add_parser("recipe", help=_("create and validate recipe files"))
     rsub = p.add_subparsers(dest="recipe_command", metavar="ACTION", parser_class=_Parser)
     p.set_defaults(handler=None, subparser=p)
-    q = rsub.add_parser("new", help="write a commented default recipe")
+    q = rsub.add_parser("new", help=_("write a commented default recipe"))
     q.add_argument("out", metavar="OUT.toml")
     q.add_argument("--from-host", action="store_true",
-                   help="pick backend and GPU targets from this machine")
-    q.add_argument("--name", help="the recipe's name")
-    q.add_argument("--force", action="store_true", help="overwrite OUT (a backup is kept)")
+                   help=_("pick backend and GPU targets from this machine"))
+    q.add_argument("--name", help=_("the recipe's name"))
+    q.add_argument("--force", action="store_true", help=_("overwrite OUT (a backup is kept)"))
     q.set_defaults(handler=cmd_recipe_new)
-    q = rsub.add_parser("validate", help="check recipe files; exit 0 valid, 2 invalid")
+    q = rsub.add_parser("validate", help=_("check recipe files; exit 0 valid, 2 invalid"))
     q.add_argument("files", nargs="+", metavar="FILE")
-    q.add_argument("--json", action="store_true", help="print problems as JSON")
+    q.add_argument("--json", action="store_true", help=_("print problems as JSON"))
     q.set_defaults(handler=cmd_recipe_validate)
 
     _add_later_commands(sub)
@@ -193,6 +221,15 @@ def _add_later_commands(sub: Any) -> None:
 def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> ExitStatus:
     """Run tfwizard with these arguments in this environment; never raises."""
     env = env or Environment()
+    previous = language()
+    set_language(language_from_env(env.env))  # TFWIZARD_LANG, else the locale
+    try:
+        return _main(argv, env)
+    finally:
+        set_language(previous)  # a caller in the same process (the GUI) keeps its own
+
+
+def _main(argv: Sequence[str] | None, env: Environment) -> ExitStatus:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     parser = build_parser()
@@ -217,7 +254,7 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> E
         env.err(f"tfwizard: {exc}")
         return ExitStatus(exc.exit_code)
     except KeyboardInterrupt:
-        env.err("tfwizard: interrupted")
+        env.err("tfwizard: " + _("interrupted"))
         return ExitStatus.CANCELLED
     except BrokenPipeError:
         return ExitStatus.OK
@@ -225,8 +262,9 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> E
         if debug:
             traceback.print_exc(file=env.stderr)
         else:
-            env.err(f"tfwizard: internal error: {type(exc).__name__}: {exc}")
-            env.err("Run again with --debug for the traceback, and please report it.")
+            env.err("tfwizard: " + _("internal error: {error}").format(
+                error=f"{type(exc).__name__}: {exc}"))
+            env.err(_("Run again with --debug for the traceback, and please report it."))
         return ExitStatus.ERROR
 
 

@@ -14,42 +14,43 @@ from typing import Any
 
 from .cli import Environment, ExitStatus, _path
 from .core.errors import UsageError
+from .core.i18n import _
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("build", help="build the recipe's wheel in Docker, with live progress")
-    p.add_argument("recipe", metavar="RECIPE", nargs="?", help="the recipe file (.toml)")
+    p = sub.add_parser("build", help=_("build the recipe's wheel in Docker, with live progress"))
+    p.add_argument("recipe", metavar="RECIPE", nargs="?", help=_("the recipe file (.toml)"))
     p.add_argument("--attach", nargs="?", const="", metavar="BUILD_ID",
-                   help="follow a build whose `tfwizard build` stopped (killed, crashed, "
+                   help=_("follow a build whose `tfwizard build` stopped (killed, crashed, "
                         "detached): replay its log, follow it to the end, copy the wheel out "
-                        "(default: the one build running)")
+                        "(default: the one build running)"))
     p.add_argument("--out", metavar="DIR",
-                   help="folder for the wheel (default: the recipe's output.dir, else the "
-                        "build record folder)")
+                   help=_("folder for the wheel (default: the recipe's output.dir, else the "
+                        "build record folder)"))
     p.add_argument("--dry-run", action="store_true",
-                   help="print the plan (commands a person could paste) and build nothing")
-    p.add_argument("--json", action="store_true", help="one JSON event per line")
+                   help=_("print the plan (commands a person could paste) and build nothing"))
+    p.add_argument("--json", action="store_true", help=_("one JSON event per line"))
     p.add_argument("--host", metavar="PROFILE",
-                   help="the build host's `tfwizard detect --json` file (default: detect)")
+                   help=_("the build host's `tfwizard detect --json` file (default: detect)"))
     p.add_argument("--target", metavar="PROFILE",
-                   help="the machine the wheel is for (default: the recipe's, else this one)")
+                   help=_("the machine the wheel is for (default: the recipe's, else this one)"))
     p.add_argument("--force", action="store_true",
-                   help="build even when `tfwizard check` reports errors")
+                   help=_("build even when `tfwizard check` reports errors"))
     p.add_argument("--install", action="store_true",
-                   help="then install the wheel as the recipe's [install] section says")
-    p.add_argument("--venv", metavar="DIR", help="with --install: this venv (created if needed)")
+                   help=_("then install the wheel as the recipe's [install] section says"))
+    p.add_argument("--venv", metavar="DIR", help=_("with --install: this venv (created if needed)"))
     p.add_argument("--find-links", action="append", default=[], metavar="DIR",
-                   help="with --install: also look for dependencies here (repeatable)")
+                   help=_("with --install: also look for dependencies here (repeatable)"))
     p.add_argument("--no-index", action="store_true",
-                   help="with --install: do not use the package index (offline)")
+                   help=_("with --install: do not use the package index (offline)"))
     p.add_argument("--verify", action="store_true",
-                   help="with --install: then verify TensorFlow in that interpreter")
+                   help=_("with --install: then verify TensorFlow in that interpreter"))
     p.set_defaults(handler=cmd_build)
 
-    p = sub.add_parser("diagnose", help="explain a failed build's log (known failure signatures)")
+    p = sub.add_parser("diagnose", help=_("explain a failed build's log (known failure signatures)"))
     p.add_argument("log", metavar="LOGFILE",
-                   help="a log file, a build record folder, or a build id")
-    p.add_argument("--json", action="store_true", help="print the diagnoses as JSON")
+                   help=_("a log file, a build record folder, or a build id"))
+    p.add_argument("--json", action="store_true", help=_("print the diagnoses as JSON"))
     p.set_defaults(handler=cmd_diagnose)
 
 
@@ -64,7 +65,7 @@ def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
     if args.attach is not None:
         return _attach(args, env)
     if not args.recipe:
-        raise UsageError("tfwizard build needs a RECIPE (or --attach [BUILD_ID])")
+        raise UsageError(_("tfwizard build needs a RECIPE (or --attach [BUILD_ID])"))
     recipe_path = _path(env, args.recipe)
     recipe = load_recipe(recipe_path)
     build_host, target_host = load_hosts(args, env, recipe)
@@ -110,8 +111,9 @@ def _check_out(out_dir: Path | None) -> None:
 
     problem = check_output_dir(out_dir) if out_dir is not None else None
     if problem:
-        raise UsageError(f"the output folder {out_dir} {problem}",
-                         "Choose another with --out DIR (or output.dir in the recipe).")
+        raise UsageError(_("the output folder {path} {problem}").format(path=out_dir,
+                                                                         problem=problem),
+                         _("Choose another with --out DIR (or output.dir in the recipe)."))
 
 
 def _follow(runner: Any, args: argparse.Namespace, env: Environment) -> ExitStatus:
@@ -138,7 +140,8 @@ def _attach(args: argparse.Namespace, env: Environment) -> ExitStatus:
     _check_out(out_dir)
     runner = BuildRunner.attach(args.attach or None, env=env.env, out_dir=out_dir)
     if not args.json and runner.record is not None:
-        env.err(f"tfwizard: attaching to build {runner.build_id} (record: {runner.record.path})")
+        env.err("tfwizard: " + _("attaching to build {id} (record: {path})").format(
+            id=runner.build_id, path=runner.record.path))
     return _follow(runner, args, env)
 
 
@@ -154,8 +157,8 @@ def _install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any,
     inst = recipe.install
     venv = args.venv or inst.venv
     if not venv and not inst.python:
-        raise UsageError("--install needs a target: set install.venv (or install.python) in the "
-                         "recipe, or pass --venv DIR")
+        raise UsageError(_("--install needs a target: set install.venv (or install.python) in "
+                           "the recipe, or pass --venv DIR"))
     target = resolve_target(venv=_path(env, venv) if venv else None,
                             python=inst.python or None, create=bool(venv))
     last = [""]
@@ -168,7 +171,8 @@ def _install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any,
             env.out(f"install: {last[0]}")
 
     if not args.json:
-        env.out(f"Installing {wheel.name} into {target.python} ...")
+        env.out(_("Installing {wheel} into {python} ...").format(wheel=wheel.name,
+                                                                 python=target.python))
     installed = install_wheel(wheel, target, list(inst.extras), index_url=inst.index_url,
                               trusted_host=inst.trusted_host,
                               find_links=[str(_path(env, p)) for p in args.find_links],
@@ -176,13 +180,16 @@ def _install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any,
     (record / "install.json").write_text(json.dumps(installed.to_dict(), indent=2) + "\n",
                                          encoding="utf-8")
     if not installed.ok:
-        env.out(f"Install {installed.status}: {installed.message}")
+        env.out(_("Install {status}: {message}").format(status=installed.status,
+                                                        message=installed.message))
         return ExitStatus.ERROR
     if not args.json:
-        env.out(f"Installed {installed.requirement} into {installed.python}.")
+        env.out(_("Installed {requirement} into {python}.").format(
+            requirement=installed.requirement, python=installed.python))
     if not args.verify:
         if not args.json:
-            env.out(f"Next: `tfwizard verify --python {installed.python} --build {record}`.")
+            env.out(_("Next: `tfwizard verify --python {python} --build {record}`.").format(
+                python=installed.python, record=record))
         return ExitStatus.OK
     from .core.verify import render_report, verify
 
@@ -208,8 +215,9 @@ def _check(recipe: Any, build_host: Any, target_host: Any, args: argparse.Namesp
         else:
             env.err(line)
     if errors and not args.force:
-        env.err(f"tfwizard: {len(errors)} error(s) in the recipe; fix them "
-                f"(`tfwizard check {args.recipe}`) or pass --force to build anyway.")
+        env.err("tfwizard: " + _("{count} error(s) in the recipe; fix them (`tfwizard check "
+                                 "{recipe}`) or pass --force to build anyway.")
+                .format(count=len(errors), recipe=args.recipe))
         return ExitStatus.ERROR
     return None
 
@@ -267,18 +275,21 @@ class _Printer:
     def finished(self, result: Any, findings: list[Any]) -> None:
         env = self.env
         if result.ok:
-            env.out(f"Wheel: {result.wheel}")
+            env.out(_("Wheel: {path}").format(path=result.wheel))
         else:
-            env.out(f"Build {result.status}: {result.message}")
+            env.out(_("Build {status}: {message}").format(status=result.status,
+                                                          message=result.message))
         for f in findings:
-            where = f" (log lines {', '.join(map(str, f.lines[:5]))})" if f.lines else ""
+            where = (_(" (log lines {lines})").format(lines=", ".join(map(str, f.lines[:5])))
+                     if f.lines else "")
             env.out(f"  {f.id}: {f.title}{where}")
-            env.out(f"    cause: {f.cause}")
-            env.out(f"    next:  {f.next_step}")
+            env.out("    " + _("cause: {cause}").format(cause=f.cause))
+            env.out("    " + _("next:  {step}").format(step=f.next_step))
             if f.recipe_fix:
-                env.out("    recipe fix: " + ", ".join(f"{k} = {json.dumps(v)}"
-                                                        for k, v in f.recipe_fix.items()))
-        env.out(f"Record: {result.record_dir}  (log: {Path(result.record_dir) / 'log.txt'})")
+                env.out("    " + _("recipe fix: {changes}").format(changes=", ".join(
+                    f"{k} = {json.dumps(v)}" for k, v in f.recipe_fix.items())))
+        env.out(_("Record: {path}  (log: {log})").format(
+            path=result.record_dir, log=Path(result.record_dir) / "log.txt"))
 
 
 class _PlainPrinter(_Printer):
@@ -431,8 +442,8 @@ def _log_path(env: Environment, text: str) -> Path:
         record = data_dir(env.env) / "builds" / text
         if record.is_dir():
             return record
-    raise UsageError(f"{text}: no such log file, record folder or build id",
-                     "Pass the path of a log (e.g. the record's log.txt).")
+    raise UsageError(_("{text}: no such log file, record folder or build id").format(text=text),
+                     _("Pass the path of a log (e.g. the record's log.txt)."))
 
 
 def cmd_diagnose(args: argparse.Namespace, env: Environment) -> ExitStatus:
@@ -442,25 +453,26 @@ def cmd_diagnose(args: argparse.Namespace, env: Environment) -> ExitStatus:
     try:
         found = diagnose_file(path)
     except OSError as exc:
-        raise UsageError(f"{path}: cannot read the log: {exc.strerror or exc}") from None
+        raise UsageError(_("{path}: cannot read the log: {error}").format(
+            path=path, error=exc.strerror or exc)) from None
     if args.json:
         env.out(json.dumps({"log": str(path), "diagnoses": [d.to_dict() for d in found]},
                            indent=2))
         return ExitStatus.OK
     if not found:
-        env.out(f"{path}: no known failure signature found.")
+        env.out(_("{path}: no known failure signature found.").format(path=path))
         return ExitStatus.OK
     for d in found:
         env.out(f"{d.id}: {d.title}")
         if d.lines:
-            env.out(f"  lines: {', '.join(map(str, d.lines[:10]))}"
+            env.out("  " + _("lines: {lines}").format(lines=", ".join(map(str, d.lines[:10])))
                     + (" ..." if len(d.lines) > 10 else ""))
         for text in d.excerpt[:2]:
             env.out(f"  > {text[:160]}")
-        env.out(f"  cause: {d.cause}")
-        env.out(f"  next:  {d.next_step}")
+        env.out("  " + _("cause: {cause}").format(cause=d.cause))
+        env.out("  " + _("next:  {step}").format(step=d.next_step))
         if d.recipe_fix:
-            env.out("  recipe fix: " + ", ".join(f"{k} = {json.dumps(v)}"
-                                                 for k, v in d.recipe_fix.items()))
+            env.out("  " + _("recipe fix: {changes}").format(changes=", ".join(
+                f"{k} = {json.dumps(v)}" for k, v in d.recipe_fix.items())))
     return ExitStatus.OK
 

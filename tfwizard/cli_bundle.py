@@ -7,21 +7,22 @@ import json
 from typing import Any
 
 from .cli import Environment, ExitStatus, _path
+from .core.i18n import _
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
-        "bundle", help="pack a build's recipe, plan, host, log tail, errors and diagnosis "
-                       "into one archive to share (secrets masked)")
+        "bundle", help=_("pack a build's recipe, plan, host, log tail, errors and diagnosis "
+                       "into one archive to share (secrets masked)"))
     p.add_argument("build", nargs="?", metavar="BUILD",
-                   help="a build id or a build record folder (default: the latest build)")
+                   help=_("a build id or a build record folder (default: the latest build)"))
     p.add_argument("--out", metavar="FILE",
-                   help="the archive to write: .tar.gz (default) or .zip; a folder gets "
-                        "tfwizard-diagnostics-BUILD_ID.tar.gz inside it")
+                   help=_("the archive to write: .tar.gz (default) or .zip; a folder gets "
+                        "tfwizard-diagnostics-BUILD_ID.tar.gz inside it"))
     p.add_argument("--host", metavar="PROFILE",
-                   help="use this `tfwizard detect --json` file as the host profile when "
-                        "the record keeps none (default: detect this machine)")
-    p.add_argument("--json", action="store_true", help="print what was written as JSON")
+                   help=_("use this `tfwizard detect --json` file as the host profile when "
+                        "the record keeps none (default: detect this machine)"))
+    p.add_argument("--json", action="store_true", help=_("print what was written as JSON"))
     p.set_defaults(handler=cmd_bundle)
 
 

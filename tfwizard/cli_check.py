@@ -9,6 +9,7 @@ from typing import Any
 
 from .cli import Environment, ExitStatus, _path
 from .core.host import HostProfile
+from .core.i18n import _
 from .core.recipe import Recipe, load_recipe
 
 
@@ -60,20 +61,23 @@ def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
             env.out(f"{_severity_mark(f.severity)} {f.code}: {f.message}")
             extra = []
             if f.key:
-                extra.append(f"key: {f.key}")
+                extra.append(_("key: {key}").format(key=f.key))
             if f.sources:
-                extra.append("source: " + "; ".join(kb.sources[s].title for s in f.sources
-                                                     if s in kb.sources))
+                extra.append(_("source: {titles}").format(titles="; ".join(
+                    kb.sources[s].title for s in f.sources if s in kb.sources)))
             if f.fix:
-                extra.append(f"fix: {f.fix.label} ({_changes(f.fix.changes)})")
+                extra.append(_("fix: {label} ({changes})").format(label=f.fix.label,
+                                                                    changes=_changes(f.fix.changes)))
             for line in extra:
                 env.out(f"       {line}")
         counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning",
                                                                            "info")}
         hidden = len(findings) - len(shown)
-        env.out(f"{recipe.name}: {counts['error']} error(s), {counts['warning']} warning(s), "
-                f"{counts['info']} note(s)" + (f" ({hidden} notes hidden; -v shows them)"
-                                                 if hidden else ""))
+        env.out(_("{name}: {errors} error(s), {warnings} warning(s), {notes} note(s)").format(
+            name=recipe.name, errors=counts["error"], warnings=counts["warning"],
+            notes=counts["info"])
+            + (_(" ({hidden} notes hidden; -v shows them)").format(hidden=hidden)
+               if hidden else ""))
     return ExitStatus.ERROR if errors else ExitStatus.OK
 
 
@@ -97,8 +101,9 @@ def preflight_gate(recipe: Recipe, args: argparse.Namespace, env: Environment) -
             env.err(f"{f.severity.upper()} {f.code}: {f.message}")
     errors = [f for f in findings if f.severity == "error"]
     if errors and not getattr(args, "force", False):
-        env.err(f"tfwizard: preflight found {len(errors)} error(s); fix them "
-                "(`tfwizard check --preflight RECIPE`) or pass --force to go on anyway.")
+        env.err("tfwizard: " + _("preflight found {count} error(s); fix them (`tfwizard check "
+                                 "--preflight RECIPE`) or pass --force to go on anyway.")
+                .format(count=len(errors)))
         return ExitStatus.ERROR
     return None
 
@@ -125,25 +130,25 @@ def cmd_plan(args: argparse.Namespace, env: Environment) -> ExitStatus:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("check", help="say what would break before building (exit 1 on errors)")
+    p = sub.add_parser("check", help=_("say what would break before building (exit 1 on errors)"))
     p.add_argument("recipe", metavar="RECIPE")
     p.add_argument("--host", metavar="PROFILE.json",
-                   help="the build host's profile (default: detect this machine)")
+                   help=_("the build host's profile (default: detect this machine)"))
     p.add_argument("--target", metavar="PROFILE.json",
-                   help="profile of the machine that will run the wheel (default: the recipe's "
-                   "target.host_profile, else the build host)")
-    p.add_argument("--json", action="store_true", help="print findings as JSON")
-    p.add_argument("-v", "--verbose", action="store_true", help="also show every note")
+                   help=_("profile of the machine that will run the wheel (default: the recipe's "
+                   "target.host_profile, else the build host)"))
+    p.add_argument("--json", action="store_true", help=_("print findings as JSON"))
+    p.add_argument("-v", "--verbose", action="store_true", help=_("also show every note"))
     p.add_argument("--preflight", action="store_true",
-                   help="also check what needs the network and the file system: proxies and "
-                   "remote services answer (2 s TCP connect each), local paths exist")
+                   help=_("also check what needs the network and the file system: proxies and "
+                   "remote services answer (2 s TCP connect each), local paths exist"))
     p.set_defaults(handler=cmd_check)
 
-    p = sub.add_parser("plan", help="print what the build will run")
+    p = sub.add_parser("plan", help=_("print what the build will run"))
     p.add_argument("recipe", metavar="RECIPE")
     p.add_argument("--format", choices=("env", "bazelrc", "command", "json"), default="command",
-                   help="env: configure answers; bazelrc: the predicted .tf_configure.bazelrc; "
-                   "command: docker run + ./configure + bazel build; json: the whole plan")
-    p.add_argument("--host", metavar="PROFILE.json", help="the build host's profile")
-    p.add_argument("--target", metavar="PROFILE.json", help="the target machine's profile")
+                   help=_("env: configure answers; bazelrc: the predicted .tf_configure.bazelrc; "
+                   "command: docker run + ./configure + bazel build; json: the whole plan"))
+    p.add_argument("--host", metavar="PROFILE.json", help=_("the build host's profile"))
+    p.add_argument("--target", metavar="PROFILE.json", help=_("the target machine's profile"))
     p.set_defaults(handler=cmd_plan)

@@ -7,18 +7,19 @@ import json
 from typing import Any
 
 from .cli import Environment, ExitStatus
+from .core.i18n import _
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
-        "clean", help="remove tfwizard's leftover containers and volumes (only those "
-                      "labelled io.tfwizard)")
+        "clean", help=_("remove tfwizard's leftover containers and volumes (only those "
+                      "labelled io.tfwizard)"))
     p.add_argument("--caches", action="store_true",
-                   help="also remove the Bazel cache volumes (the next build starts cold)")
+                   help=_("also remove the Bazel cache volumes (the next build starts cold)"))
     p.add_argument("--running", action="store_true",
-                   help="also stop and remove the containers of builds still running")
-    p.add_argument("--dry-run", action="store_true", help="list what would go; remove nothing")
-    p.add_argument("--json", action="store_true", help="print the list as JSON")
+                   help=_("also stop and remove the containers of builds still running"))
+    p.add_argument("--dry-run", action="store_true", help=_("list what would go; remove nothing"))
+    p.add_argument("--json", action="store_true", help=_("print the list as JSON"))
     p.set_defaults(handler=cmd_clean)
 
 

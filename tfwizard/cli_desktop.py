@@ -7,21 +7,22 @@ import json
 from typing import Any
 
 from .cli import Environment, ExitStatus, _path
+from .core.i18n import _
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "install-desktop-entry",
-        help="add tfwizard-gui to the desktop's application menu (XDG entry and icons)")
+        help=_("add tfwizard-gui to the desktop's application menu (XDG entry and icons)"))
     p.add_argument("--prefix", metavar="DIR",
-                   help="install under DIR/share (e.g. ~/.local; default: $XDG_DATA_HOME, "
-                        "else ~/.local/share)")
+                   help=_("install under DIR/share (e.g. ~/.local; default: $XDG_DATA_HOME, "
+                        "else ~/.local/share)"))
     p.add_argument("--exec", dest="exec_path", metavar="PATH",
-                   help="the tfwizard-gui command the entry starts (default: the one beside "
-                        "this tfwizard)")
+                   help=_("the tfwizard-gui command the entry starts (default: the one beside "
+                        "this tfwizard)"))
     p.add_argument("--uninstall", action="store_true",
-                   help="remove the entry and icons this command installed")
-    p.add_argument("--json", action="store_true", help="print the files as JSON")
+                   help=_("remove the entry and icons this command installed"))
+    p.add_argument("--json", action="store_true", help=_("print the files as JSON"))
     p.set_defaults(handler=cmd_install_desktop_entry)
 
 

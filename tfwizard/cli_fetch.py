@@ -13,19 +13,20 @@ import json
 from typing import Any
 
 from .cli import Environment, ExitStatus, _path
+from .core.i18n import _
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("fetch", help="download what the build needs (bazel build --nobuild in "
-                       "the build container, same caches) and say what came")
-    p.add_argument("recipe", metavar="RECIPE", help="the recipe file (.toml)")
+    p = sub.add_parser("fetch", help=_("download what the build needs (bazel build --nobuild in "
+                       "the build container, same caches) and say what came"))
+    p.add_argument("recipe", metavar="RECIPE", help=_("the recipe file (.toml)"))
     p.add_argument("--json", action="store_true",
-                   help="one JSON event per line; the last one is the fetch report")
-    p.add_argument("--dry-run", action="store_true", help="print the fetch plan and stop")
-    p.add_argument("--host", metavar="PROFILE", help="the build host's profile")
-    p.add_argument("--target", metavar="PROFILE", help="the target machine's profile")
+                   help=_("one JSON event per line; the last one is the fetch report"))
+    p.add_argument("--dry-run", action="store_true", help=_("print the fetch plan and stop"))
+    p.add_argument("--host", metavar="PROFILE", help=_("the build host's profile"))
+    p.add_argument("--target", metavar="PROFILE", help=_("the target machine's profile"))
     p.add_argument("--force", action="store_true",
-                   help="go on even when check or preflight report errors")
+                   help=_("go on even when check or preflight report errors"))
     p.set_defaults(handler=cmd_fetch)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from .cli import Environment, ExitStatus, _path
 from .core.errors import UsageError
+from .core.i18n import _
 
 
 def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:
@@ -144,45 +145,45 @@ def cmd_verify(args: argparse.Namespace, env: Environment) -> ExitStatus:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("install", help="install a built wheel into a venv or interpreter")
+    p = sub.add_parser("install", help=_("install a built wheel into a venv or interpreter"))
     p.add_argument("wheel", metavar="WHEEL")
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--venv", metavar="DIR", help="the virtualenv to install into")
+    where.add_argument("--venv", metavar="DIR", help=_("the virtualenv to install into"))
     where.add_argument("--python", metavar="PATH",
-                       help="the interpreter to install into (may be tfwizard's own, if named)")
-    p.add_argument("--create", action="store_true", help="create the --venv first")
+                       help=_("the interpreter to install into (may be tfwizard's own, if named)"))
+    p.add_argument("--create", action="store_true", help=_("create the --venv first"))
     p.add_argument("--extras", action="append", metavar="NAME",
-                   help="wheel extra, e.g. and-cuda (repeatable or comma-separated; "
-                   "default: the recipe's, else none)")
-    p.add_argument("--index-url", metavar="URL", default="", help="pip index (a mirror)")
+                   help=_("wheel extra, e.g. and-cuda (repeatable or comma-separated; "
+                   "default: the recipe's, else none)"))
+    p.add_argument("--index-url", metavar="URL", default="", help=_("pip index (a mirror)"))
     p.add_argument("--trusted-host", metavar="HOST", default="",
-                   help="pip --trusted-host for the mirror")
+                   help=_("pip --trusted-host for the mirror"))
     p.add_argument("--find-links", action="append", default=[], metavar="DIR",
-                   help="also look for packages in DIR (repeatable)")
+                   help=_("also look for packages in DIR (repeatable)"))
     p.add_argument("--no-index", action="store_true",
-                   help="offline: only --find-links, no package index")
-    p.add_argument("--recipe", metavar="RECIPE", help="take [install] defaults from a recipe")
+                   help=_("offline: only --find-links, no package index"))
+    p.add_argument("--recipe", metavar="RECIPE", help=_("take [install] defaults from a recipe"))
     p.add_argument("--timeout", type=float, default=3 * 3600.0, metavar="S",
-                   help="stop pip after S seconds (default 3 hours)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("-v", "--verbose", action="store_true", help="show every pip line")
+                   help=_("stop pip after S seconds (default 3 hours)"))
+    p.add_argument("--json", action="store_true", help=_("print the result as JSON"))
+    p.add_argument("-v", "--verbose", action="store_true", help=_("show every pip line"))
     p.set_defaults(handler=cmd_install)
 
-    p = sub.add_parser("verify", help="check that the installed TensorFlow works (exit 1 if not)")
+    p = sub.add_parser("verify", help=_("check that the installed TensorFlow works (exit 1 if not)"))
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--python", metavar="PATH", help="the interpreter to verify")
-    where.add_argument("--venv", metavar="DIR", help="the venv to verify")
+    where.add_argument("--python", metavar="PATH", help=_("the interpreter to verify"))
+    where.add_argument("--venv", metavar="DIR", help=_("the venv to verify"))
     p.add_argument("--expect", choices=("cpu", "cuda", "rocm"),
-                   help="what must work (default: the recipe's backend, else what the wheel "
-                   "says it is)")
-    p.add_argument("--recipe", metavar="RECIPE", help="the recipe the wheel was built from")
+                   help=_("what must work (default: the recipe's backend, else what the wheel "
+                   "says it is)"))
+    p.add_argument("--recipe", metavar="RECIPE", help=_("the recipe the wheel was built from"))
     p.add_argument("--build", metavar="ID",
-                   help="a build record (id or folder): save the report there as verify.json")
+                   help=_("a build record (id or folder): save the report there as verify.json"))
     p.add_argument("--host", metavar="PROFILE.json",
-                   help="this machine's profile (default: detect it)")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--save", metavar="FILE", help="also write the JSON report to FILE")
+                   help=_("this machine's profile (default: detect it)"))
+    p.add_argument("--json", action="store_true", help=_("print the report as JSON"))
+    p.add_argument("--save", metavar="FILE", help=_("also write the JSON report to FILE"))
     p.add_argument("--timeout", type=float, default=300.0, metavar="S",
-                   help="give the probe S seconds (default 300; a first GPU run may JIT)")
-    p.add_argument("--quiet-log", action="store_true", help="leave TensorFlow's log out")
+                   help=_("give the probe S seconds (default 300; a first GPU run may JIT)"))
+    p.add_argument("--quiet-log", action="store_true", help=_("leave TensorFlow's log out"))
     p.set_defaults(handler=cmd_verify)

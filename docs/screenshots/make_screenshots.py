@@ -1,6 +1,9 @@
 """Screenshots of every wizard page in a real (Xvfb) window: docs/screenshots/NN-page.png.
 
-    python docs/screenshots/make_screenshots.py
+    python docs/screenshots/make_screenshots.py               # English
+    python docs/screenshots/make_screenshots.py --lang zh_CN  # docs/screenshots/zh_CN/
+
+Chinese needs a CJK font (Debian: fonts-noto-cjk).
 
 Starts `Xvfb :99` when DISPLAY is unset and uses Qt's xcb platform, so the pictures show
 the real window decorations-free rendering, not the offscreen plugin's. The host is a
@@ -10,6 +13,7 @@ Verify pages are fed sample events, nothing runs.
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import subprocess
@@ -52,13 +56,21 @@ def sample_events() -> list[object]:
                              "processwrapper-sandbox")]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Screenshots of every wizard page.")
+    parser.add_argument("--lang", default="en", help="en (default) or zh_CN")
+    args = parser.parse_args(argv)
+    out_dir = HERE if args.lang == "en" else HERE / args.lang
+    out_dir.mkdir(exist_ok=True)
     display = start_display()
     os.environ["QT_QPA_PLATFORM"] = "xcb"
     try:
         from PySide6.QtWidgets import QApplication
 
         app = QApplication(sys.argv[:1])
+        from tfwizard.gui import i18n
+
+        i18n.install(args.lang)
         from tfwizard.core.host import HostProfile
         from tfwizard.core.recipe import load_recipe
         from tfwizard.gui.main_window import MainWindow
@@ -91,7 +103,7 @@ def main() -> int:
             for _ in range(20):
                 app.processEvents()
                 time.sleep(0.02)
-            path = HERE / f"{int(page_id) + 1:02d}-{PAGE_SLUGS[page_id]}.png"
+            path = out_dir / f"{int(page_id) + 1:02d}-{PAGE_SLUGS[page_id]}.png"
             window.grab().save(str(path))
             written.append(path)
         for path in written:

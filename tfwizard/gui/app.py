@@ -22,9 +22,10 @@ def run() -> None:
     """GUI entry point."""
     if not has_display():
         from tfwizard.cli import main
+        from tfwizard.core.i18n import _
 
-        print("tfwizard-gui: no display found (DISPLAY / WAYLAND_DISPLAY unset); "
-              "here is the command-line tool instead.\n")
+        print(_("tfwizard-gui: no display found (DISPLAY / WAYLAND_DISPLAY unset); "
+                "here is the command-line tool instead.") + "\n")
         main(["--help"])
         print()
         main(["detect"])
@@ -46,12 +47,14 @@ def show_exception(exc_type: type[BaseException], exc: BaseException,
         return
     from tfwizard.core.errors import TfWizardError
 
-    box = QMessageBox(QMessageBox.Icon.Critical, "tfwizard: unexpected error",
+    from .i18n import tr
+
+    box = QMessageBox(QMessageBox.Icon.Critical, tr("tfwizard: unexpected error"),
                       str(exc) if isinstance(exc, TfWizardError) else
                       f"{exc_type.__name__}: {exc}")
     box.setObjectName("excepthook-box")
     if not isinstance(exc, TfWizardError):
-        box.setInformativeText("This is a bug in tfwizard; the details below help fix it.")
+        box.setInformativeText(tr("This is a bug in tfwizard; the details below help fix it."))
         box.setDetailedText(text)
     _error_boxes.append(box)  # a parentless dialog lives as long as a Python reference
     box.finished.connect(lambda _r: _error_boxes.remove(box))
@@ -73,6 +76,10 @@ def run_gui(argv: list[str] | None = None, **window_args: Any) -> int:
 
     QApplication.setWindowIcon(app_icon())
     sys.excepthook = show_exception
+    from . import i18n
+
+    i18n.install(i18n.initial_language())
+    window_args.setdefault("remember_language", True)
 
     async def main() -> int:
         from .main_window import MainWindow

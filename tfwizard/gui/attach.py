@@ -12,6 +12,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from .i18n import tr
 from .pages import PageId
 
 
@@ -36,16 +37,18 @@ def running_builds(env: Mapping[str, str] | None = None) -> list[str]:
 
 def attach_box(parent: QWidget | None, build_ids: list[str]) -> QMessageBox:
     """The question: Attach (to the newest build) or Ignore."""
-    box = QMessageBox(QMessageBox.Icon.Question, "A build is still running",
-                      f"Build {build_ids[0]} is still running in Docker; its window went away.",
-                      parent=parent)
+    box = QMessageBox(QMessageBox.Icon.Question, tr("A build is still running"),
+                      tr("Build {id} is still running in Docker; its window went away.")
+                      .format(id=build_ids[0]), parent=parent)
     box.setObjectName("attach-box")
-    more = f" ({len(build_ids) - 1} more running)" if len(build_ids) > 1 else ""
-    box.setInformativeText("Attach shows its whole log so far and follows it to the end "
-                           f"(the wheel is copied out as usual){more}. Ignore leaves it running; "
-                           "`tfwizard build --attach` follows it later.")
-    box.addButton("Attach", QMessageBox.ButtonRole.AcceptRole).setObjectName("attach")
-    box.addButton("Ignore", QMessageBox.ButtonRole.RejectRole).setObjectName("ignore")
+    more = (tr(" ({count} more running)").format(count=len(build_ids) - 1)
+            if len(build_ids) > 1 else "")
+    box.setInformativeText(tr("Attach shows its whole log so far and follows it to the end "
+                              "(the wheel is copied out as usual){more}. Ignore leaves it "
+                              "running; `tfwizard build --attach` follows it later.")
+                           .format(more=more))
+    box.addButton(tr("Attach"), QMessageBox.ButtonRole.AcceptRole).setObjectName("attach")
+    box.addButton(tr("Ignore"), QMessageBox.ButtonRole.RejectRole).setObjectName("ignore")
     return box
 
 

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from tfwizard.core.rules import Finding
 
+from .i18n import tr
 from .state import WizardState, key_matches
 
 SEVERITY_ICON = {
@@ -57,7 +58,7 @@ class FindingRow(QFrame):
         where = f"[{finding.key}] " if finding.key else ""
         body = f"{where}{finding.message}"
         if source_titles:
-            body += "\nSources: " + "; ".join(source_titles)
+            body += "\n" + tr("Sources: {titles}").format(titles="; ".join(source_titles))
         text.setText(body)
         text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         text.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
@@ -66,8 +67,8 @@ class FindingRow(QFrame):
         if finding.fix is not None:
             button = QPushButton(finding.fix.label, self)
             button.setObjectName(f"fix-{finding.code}")
-            button.setToolTip("Change the recipe: " + ", ".join(
-                f"{k} = {v!r}" for k, v in finding.fix.changes.items()))
+            button.setToolTip(tr("Change the recipe: {changes}").format(changes=", ".join(
+                f"{k} = {v!r}" for k, v in finding.fix.changes.items())))
             button.clicked.connect(lambda: self.fixClicked.emit(self.finding))
             layout.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
             self.fix_button = button
@@ -94,9 +95,9 @@ class FindingsPanel(QWidget):
         self.summary.setObjectName("findings-summary")
         self.summary.setWordWrap(True)
         head.addWidget(self.summary, 1)
-        self.fix_all = QPushButton("Apply all fixes", self)
+        self.fix_all = QPushButton(tr("Apply all fixes"), self)
         self.fix_all.setObjectName("fix-all")
-        self.fix_all.setToolTip("Apply the suggested fix of every error on this page, in turn")
+        self.fix_all.setToolTip(tr("Apply the suggested fix of every error on this page, in turn"))
         self.fix_all.clicked.connect(self._apply_all)
         head.addWidget(self.fix_all)
         outer.addLayout(head)
@@ -139,17 +140,18 @@ class FindingsPanel(QWidget):
         errors = [f for f in findings if f.severity == "error"]
         warnings = [f for f in findings if f.severity == "warning"]
         if errors:
-            self.summary.setText(f"Next is disabled: {len(errors)} error(s) stand. "
-                                 f"First: {errors[0].message}")
+            self.summary.setText(tr("Next is disabled: {count} error(s) stand. First: {message}")
+                                 .format(count=len(errors), message=errors[0].message))
             self.summary.setStyleSheet("color: #b00020; font-weight: bold;")
         elif warnings:
-            self.summary.setText(f"{len(warnings)} warning(s); the build can go ahead.")
+            self.summary.setText(tr("{count} warning(s); the build can go ahead.")
+                                 .format(count=len(warnings)))
             self.summary.setStyleSheet("")
         elif findings:
-            self.summary.setText("No problems found; notes below.")
+            self.summary.setText(tr("No problems found; notes below."))
             self.summary.setStyleSheet("")
         else:
-            self.summary.setText("No problems found.")
+            self.summary.setText(tr("No problems found."))
             self.summary.setStyleSheet("")
         self.fix_all.setVisible(any(f.fix is not None for f in errors))
 

@@ -25,6 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .i18n import tr
+
 FLUSH_INTERVAL_MS = 50
 MAX_BLOCKS = 5000
 #: lines inserted per flush; a bigger backlog is drained over the next ticks, so one
@@ -55,16 +57,16 @@ class LogView(QWidget):
         bar = QHBoxLayout()
         self.search = QLineEdit(self)
         self.search.setObjectName("log-search")
-        self.search.setPlaceholderText("Search the log (Enter: next match)")
+        self.search.setPlaceholderText(tr("Search the log (Enter: next match)"))
         self.search.setClearButtonEnabled(True)
         self.search.returnPressed.connect(self.find_next)
         bar.addWidget(self.search, 1)
         self.search_status = QLabel(self)
         bar.addWidget(self.search_status)
-        self.open_full = QPushButton("Open full log", self)
+        self.open_full = QPushButton(tr("Open full log"), self)
         self.open_full.setObjectName("open-full-log")
         self.open_full.setEnabled(False)
-        self.open_full.setToolTip("The view keeps the last lines; the whole log is on disk")
+        self.open_full.setToolTip(tr("The view keeps the last lines; the whole log is on disk"))
         self.open_full.clicked.connect(self.open_full_log)
         bar.addWidget(self.open_full)
         layout.addLayout(bar)
@@ -172,7 +174,7 @@ class LogView(QWidget):
             self.text.moveCursor(QTextCursor.MoveOperation.Start)
             found = self.text.find(needle)
         if not found and not self.text.find(needle, QTextDocument.FindFlag.FindBackward):
-            self.search_status.setText("not found in the shown lines")
+            self.search_status.setText(tr("not found in the shown lines"))
             return False
         self.search_status.setText("")
         return True
@@ -181,7 +183,8 @@ class LogView(QWidget):
         self._full_log = Path(path) if path else None
         self.open_full.setEnabled(self._full_log is not None)
         if self._full_log is not None:
-            self.open_full.setToolTip(f"Open {self._full_log} (every line of the build)")
+            self.open_full.setToolTip(
+                tr("Open {path} (every line of the build)").format(path=self._full_log))
 
     @property
     def full_log(self) -> Path | None:

@@ -8,14 +8,23 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import (
+    QAction,
+    QActionGroup,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QKeySequence,
+)
 from PySide6.QtWidgets import QApplication, QFileDialog, QMainWindow, QMessageBox, QWidget
 
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.host import HostProfile
+from tfwizard.core.i18n import LANGUAGES, language
 from tfwizard.core.recipe import Recipe, load_recipe, save_recipe
 
-from . import jobs
+from . import i18n, jobs
+from .i18n import tr
 from .icons import app_icon
 from .pages import PageId
 from .wizard import BuildWizard
@@ -37,11 +46,16 @@ class MainWindow(QMainWindow):
                  verify: jobs.VerifyFunction | None = None,
                  install: jobs.InstallFactory | None = None,
                  ask_close: Callable[[], str] | None = None,
+                 remember_language: bool = False,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        #: what a rebuilt wizard (after a language switch) is made with
+        self._jobs: dict[str, Any] = dict(detect=detect, build_factory=build_factory,
+                                          verify=verify, install=install)
+        #: save a language chosen in the menu (QSettings); the app does, tests do not
+        self.remember_language = remember_language
         self.wizard = BuildWizard(host=host, target=target, target_path=target_path,
-                                  recipe=recipe, detect=detect, build_factory=build_factory,
-                                  verify=verify, install=install, parent=self)
+                                  recipe=recipe, parent=self, **self._jobs)
         self.wizard.setWindowFlags(Qt.WindowType.Widget)
         self.setCentralWidget(self.wizard)
         self.setWindowTitle("tfwizard")
@@ -59,41 +73,98 @@ class MainWindow(QMainWindow):
         return self.wizard.state
 
     def _menus(self) -> None:
-        menu = self.menuBar().addMenu("&File")
+        self.menuBar().clear()
+        menu = self.menuBar().addMenu(tr("&File"))
         for text, shortcut, slot in (
-            ("&Open recipe…", QKeySequence.StandardKey.Open, self.open_recipe_dialog),
-            ("&Save recipe", QKeySequence.StandardKey.Save, self.save_recipe),
-            ("Save recipe &as…", QKeySequence.StandardKey.SaveAs, self.save_recipe_as),
+            (tr("&Open recipe…"), QKeySequence.StandardKey.Open, self.open_recipe_dialog),
+            (tr("&Save recipe"), QKeySequence.StandardKey.Save, self.save_recipe),
+            (tr("Save recipe &as…"), QKeySequence.StandardKey.SaveAs, self.save_recipe_as),
         ):
             action = QAction(text, self)
             action.setShortcut(shortcut)
             action.triggered.connect(slot)
             menu.addAction(action)
         menu.addSeparator()
-        target = QAction("Import &target machine profile…", self)
-        target.triggered.connect(self.wizard.welcome.choose_target)
+        target = QAction(tr("Import &target machine profile…"), self)
+        target.triggered.connect(lambda: self.wizard.welcome.choose_target())
         menu.addAction(target)
         menu.addSeparator()
-        quit_action = QAction("&Quit", self)
+        quit_action = QAction(tr("&Quit"), self)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
         quit_action.triggered.connect(self.close)
         menu.addAction(quit_action)
+        languages = self.menuBar().addMenu(tr("&Language"))
+        languages.setObjectName("language-menu")
+        group = QActionGroup(self)
+        self.language_actions: dict[str, QAction] = {}
+        for code, name in LANGUAGES.items():
+            action = QAction(name, self)  # each language in its own words: not translated
+            action.setObjectName(f"language-{code}")
+            action.setCheckable(True)
+            action.setChecked(code == language())
+            action.triggered.connect(lambda _c=False, c=code: self.set_language(c))
+            group.addAction(action)
+            languages.addAction(action)
+            self.language_actions[code] = action
+
+    # -- language -------------------------------------------------------------------------
+    def set_language(self, code: str) -> bool:
+        """Switch the whole window to another language now.
+
+        The texts are set when widgets are made, so the wizard is rebuilt over the same
+        recipe, hosts and page; while a build runs that would drop its widgets, so the
+        switch waits (the choice is still saved for the next start).
+        """
+        if self.remember_language:
+            i18n.save_language(code)
+        if self.wizard.build.running:
+            self.language_actions[language()].setChecked(True)
+            self._error(tr("A build is running"),
+                        tr("The language changes when the build has ended, or at the next "
+                           "start."))
+            return False
+        i18n.install(code)
+        self._rebuild_wizard()
+        self._menus()
+        return True
+
+    def _rebuild_wizard(self) -> None:
+        old = self.wizard
+        state = old.state
+        page = PageId(old.currentId()) if old.currentId() >= 0 else PageId.WELCOME
+        wizard = BuildWizard(host=state.build_host, target=state.target_host,
+                             target_path=state.target_path, recipe=state.recipe,
+                             parent=self, **self._jobs)
+        wizard.recipe_is_default = old.recipe_is_default
+        wizard.state.wheel = state.wheel
+        wizard.state.record_dir = state.record_dir
+        wizard.state.install_find_links = state.install_find_links
+        wizard.state.installed_python = state.installed_python
+        wizard.setWindowFlags(Qt.WindowType.Widget)
+        self.setCentralWidget(wizard)  # deletes the old one
+        self.wizard = wizard
+        if page <= PageId.REVIEW:
+            wizard.go_to(page)
+        else:
+            wizard.setStartId(int(page))
+            wizard.restart()
 
     # -- recipes ------------------------------------------------------------------------
     def open_recipe_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open recipe", "", "Recipes (*.toml)")
+        path, _ = QFileDialog.getOpenFileName(self, tr("Open recipe"), "",
+                                              tr("Recipes (*.toml)"))
         if path:
             self.open_recipe(path)
 
     def open_recipe(self, path: str | Path) -> bool:
         """Load a recipe and show what it will run (the Review page) before anything runs."""
         if self.wizard.build.running:
-            self._error("A build is running", "Open the recipe when the build has ended.")
+            self._error(tr("A build is running"), tr("Open the recipe when the build has ended."))
             return False
         try:
             recipe = load_recipe(path)
         except TfWizardError as exc:
-            self._error("Cannot open the recipe", str(exc))
+            self._error(tr("Cannot open the recipe"), str(exc))
             return False
         if recipe.target.host_profile:
             base = recipe.path.parent if recipe.path else Path.cwd()
@@ -102,7 +173,7 @@ class MainWindow(QMainWindow):
                 self.state.load_target_profile(profile if profile.is_absolute()
                                                else base / profile)
             except TfWizardError as exc:
-                self._error("Cannot read the recipe's target profile", str(exc))
+                self._error(tr("Cannot read the recipe's target profile"), str(exc))
         else:
             self.state.set_target(None)
         self.wizard.set_recipe(recipe)
@@ -118,18 +189,19 @@ class MainWindow(QMainWindow):
 
     def save_recipe_as(self) -> bool:
         default = str(self.state.recipe.path or f"{self.state.recipe.name}.toml")
-        path, _ = QFileDialog.getSaveFileName(self, "Save recipe", default, "Recipes (*.toml)")
+        path, _ = QFileDialog.getSaveFileName(self, tr("Save recipe"), default,
+                                              tr("Recipes (*.toml)"))
         return self.save_to(path) if path else False
 
     def save_to(self, path: str | Path) -> bool:
         try:
             saved = save_recipe(self.state.recipe, path)
         except TfWizardError as exc:
-            self._error("Cannot save the recipe", str(exc))
+            self._error(tr("Cannot save the recipe"), str(exc))
             return False
         self.wizard.mark_user_changed()
         self.setWindowTitle(f"tfwizard: {saved}")
-        self.statusBar().showMessage(f"Saved {saved}", 5000)
+        self.statusBar().showMessage(tr("Saved {path}").format(path=saved), 5000)
         return True
 
     def _error(self, title: str, text: str) -> None:
@@ -163,14 +235,14 @@ class MainWindow(QMainWindow):
 
     # -- closing -------------------------------------------------------------------------------
     def _ask_close(self) -> str:
-        box = QMessageBox(QMessageBox.Icon.Question, "A build is running",
-                          "Closing the window stops watching the build.", parent=self)
-        box.setInformativeText("Cancel the build (its containers are stopped and removed), or "
-                               "detach: the window closes and the build runs on to its end, "
-                               "its log kept in the build record.")
-        cancel = box.addButton("Cancel the build", QMessageBox.ButtonRole.DestructiveRole)
-        detach = box.addButton("Detach", QMessageBox.ButtonRole.AcceptRole)
-        box.addButton("Keep the window", QMessageBox.ButtonRole.RejectRole)
+        box = QMessageBox(QMessageBox.Icon.Question, tr("A build is running"),
+                          tr("Closing the window stops watching the build."), parent=self)
+        box.setInformativeText(tr("Cancel the build (its containers are stopped and removed), "
+                                  "or detach: the window closes and the build runs on to its "
+                                  "end, its log kept in the build record."))
+        cancel = box.addButton(tr("Cancel the build"), QMessageBox.ButtonRole.DestructiveRole)
+        detach = box.addButton(tr("Detach"), QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(tr("Keep the window"), QMessageBox.ButtonRole.RejectRole)
         box.exec()
         clicked = box.clickedButton()
         return CLOSE_CANCEL if clicked is cancel else CLOSE_DETACH if clicked is detach \
@@ -192,7 +264,7 @@ class MainWindow(QMainWindow):
             self._detach()
 
     async def _cancel_then_close(self) -> None:
-        self.statusBar().showMessage("Cancelling the build…")
+        self.statusBar().showMessage(tr("Cancelling the build…"))
         await self.wizard.build.cancel_and_wait()
         self._may_close = True
         self.close()

@@ -51,6 +51,7 @@ from tfwizard.core.recipe import Recipe
 from tfwizard.core.rules import Finding
 
 from .findings import FindingsPanel
+from .i18n import tr
 from .state import WizardState
 
 
@@ -168,7 +169,7 @@ class RecipePage(QWizardPage):
     def validatePage(self) -> bool:
         errors = self.state.errors_for(self.keys)
         if errors:
-            return self.block(f"Fix first: {errors[0].message}")
+            return self.block(tr("Fix first: {message}").format(message=errors[0].message))
         return True
 
 
@@ -176,44 +177,47 @@ class RecipePage(QWizardPage):
 
 
 def _gib(value: int | None) -> str:
-    return f"{value / 2**30:.0f} GiB" if value else "unknown"
+    return f"{value / 2**30:.0f} GiB" if value else tr("unknown")
 
 
 def host_html(host: HostProfile | None, state: WizardState, title: str) -> str:
     """The parts of a host profile that matter for a build, as a small HTML table."""
     e = html.escape
     if host is None:
-        return f"<b>{e(title)}</b><br>Detecting…"
+        return f"<b>{e(title)}</b><br>{e(tr('Detecting…'))}"
     rows: list[tuple[str, str]] = []
     nv = host.nvidia
     if nv.gpus:
         for gpu in nv.gpus:
             if gpu.error:
-                rows.append((f"GPU {gpu.index}", f"error: {gpu.error}"))
+                rows.append((f"GPU {gpu.index}", tr("error: {error}").format(error=gpu.error)))
                 continue
             cc = gpu.compute_capability or "?"
             arch = state.kb.gpu_arch_name(cc) if gpu.compute_capability else None
-            derived = " (from the name)" if gpu.cc_derived else ""
+            derived = tr(" (from the name)") if gpu.cc_derived else ""
             mem = f", {gpu.memory_total_mib / 1024:.0f} GiB" if gpu.memory_total_mib else ""
             rows.append((f"GPU {gpu.index}", f"{gpu.name or 'NVIDIA GPU'}: CC {cc}{derived}"
                          f"{' ' + arch if arch else ''}{mem}"))
-        rows.append(("NVIDIA driver", nv.driver_version or "unknown"))
-        rows.append(("CUDA supported by the driver", f"up to {nv.cuda_driver_version}"
-                     if nv.cuda_driver_version else "unknown"))
+        rows.append((tr("NVIDIA driver"), nv.driver_version or tr("unknown")))
+        rows.append((tr("CUDA supported by the driver"),
+                     tr("up to {version}").format(version=nv.cuda_driver_version)
+                     if nv.cuda_driver_version else tr("unknown")))
     else:
-        rows.append(("NVIDIA", nv.message or "no NVIDIA GPU detected"))
+        rows.append(("NVIDIA", nv.message or tr("no NVIDIA GPU detected")))
     for amd in host.amd.gpus:
         rows.append((f"AMD GPU {amd.node}", f"{amd.name or ''} {amd.gfx_target}".strip()))
     d = host.docker
     rows.append(("Docker", f"{d.status}: {d.message}" if d.message else d.status))
     res = host.resources
-    rows.append(("CPU", f"{host.cpu.model or host.cpu.arch} ({res.cpu_count or host.cpu.cores} "
-                 f"CPUs, {host.cpu.arch})"))
-    rows.append(("RAM", f"{_gib(res.ram_total_bytes)} total, {_gib(res.ram_available_bytes)} "
-                 "available"))
-    rows.append(("Disk", f"{_gib(res.disk_free_bytes)} free at {res.disk_path or '?'}"))
+    rows.append(("CPU", tr("{model} ({count} CPUs, {arch})").format(
+        model=host.cpu.model or host.cpu.arch, count=res.cpu_count or host.cpu.cores,
+        arch=host.cpu.arch)))
+    rows.append((tr("RAM"), tr("{total} total, {available} available").format(
+        total=_gib(res.ram_total_bytes), available=_gib(res.ram_available_bytes))))
+    rows.append((tr("Disk"), tr("{free} free at {path}").format(
+        free=_gib(res.disk_free_bytes), path=res.disk_path or "?")))
     os_text = " ".join(x for x in (host.os.distro, host.os.distro_version) if x) or host.os.system
-    rows.append(("OS", os_text + (f", glibc {host.os.glibc}" if host.os.glibc else "")
+    rows.append((tr("OS"), os_text + (f", glibc {host.os.glibc}" if host.os.glibc else "")
                  + (" (WSL2)" if host.os.wsl2 else "")))
     cells = "".join(f"<tr><td style='padding-right:12px'><i>{e(k)}</i></td><td>{e(v)}</td></tr>"
                     for k, v in rows)
@@ -224,9 +228,9 @@ class WelcomePage(RecipePage):
     keys = ("target.",)
 
     def __init__(self, state: WizardState, detect: Callable[[], HostProfile] | None) -> None:
-        super().__init__(state, "Welcome to tfwizard",
-                         "tfwizard builds a TensorFlow wheel from source in Docker. "
-                         "First, the machine it builds on, and the one it builds for.")
+        super().__init__(state, tr("Welcome to tfwizard"),
+                         tr("tfwizard builds a TensorFlow wheel from source in Docker. "
+                            "First, the machine it builds on, and the one it builds for."))
         self.detect = detect
         self.detecting = False
         self.build_label = QLabel(self.content)
@@ -241,19 +245,19 @@ class WelcomePage(RecipePage):
         self.target_label.setWordWrap(True)
         self.body.addWidget(self.target_label)
         buttons = QHBoxLayout()
-        self.refresh_button = QPushButton("Refresh", self.content)
+        self.refresh_button = QPushButton(tr("Refresh"), self.content)
         self.refresh_button.setObjectName("refresh")
-        self.refresh_button.setToolTip("Detect this machine again (GPUs, driver, Docker, RAM)")
+        self.refresh_button.setToolTip(tr("Detect this machine again (GPUs, driver, Docker, RAM)"))
         self.refresh_button.setEnabled(detect is not None)
         self.refresh_button.clicked.connect(self.refresh)
         buttons.addWidget(self.refresh_button)
-        self.import_button = QPushButton("Import target machine profile…", self.content)
+        self.import_button = QPushButton(tr("Import target machine profile…"), self.content)
         self.import_button.setObjectName("import-target")
-        self.import_button.setToolTip("Build for another machine: a file written there by "
-                                      "`tfwizard detect --json > target.json`")
+        self.import_button.setToolTip(tr("Build for another machine: a file written there by "
+                                         "`tfwizard detect --json > target.json`"))
         self.import_button.clicked.connect(self.choose_target)
         buttons.addWidget(self.import_button)
-        self.local_button = QPushButton("Build for this machine", self.content)
+        self.local_button = QPushButton(tr("Build for this machine"), self.content)
         self.local_button.setObjectName("clear-target")
         self.local_button.clicked.connect(lambda: self.state.set_target(None))
         buttons.addWidget(self.local_button)
@@ -270,13 +274,15 @@ class WelcomePage(RecipePage):
 
     def _render(self) -> None:
         s = self.state
-        self.build_label.setText(host_html(s.build_host, s, "This machine (builds the wheel)"))
+        self.build_label.setText(host_html(s.build_host, s,
+                                           tr("This machine (builds the wheel)")))
         if s.target_host is None:
-            self.target_label.setText("<b>Target machine</b>: this machine. Import another "
-                                      "machine's profile to build a wheel for it.")
+            self.target_label.setText(tr("<b>Target machine</b>: this machine. Import another "
+                                         "machine's profile to build a wheel for it."))
         else:
-            self.target_label.setText(host_html(s.target_host, s, "Target machine (runs the "
-                                                f"wheel): {s.target_path}"))
+            self.target_label.setText(host_html(
+                s.target_host, s,
+                tr("Target machine (runs the wheel): {path}").format(path=s.target_path)))
         self.local_button.setEnabled(s.target_host is not None)
 
     @asyncSlot()
@@ -286,7 +292,7 @@ class WelcomePage(RecipePage):
             return
         self.detecting = True
         self.refresh_button.setEnabled(False)
-        self.status.setText("Detecting this machine…")
+        self.status.setText(tr("Detecting this machine…"))
         try:
             host = await asyncio.get_running_loop().run_in_executor(None, self.detect)
         finally:
@@ -301,8 +307,8 @@ class WelcomePage(RecipePage):
         self._render()
 
     def choose_target(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Import target machine profile", "",
-                                              "Host profiles (*.json);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, tr("Import target machine profile"), "",
+                                              tr("Host profiles (*.json);;All files (*)"))
         if path:
             self.import_target(path)
 
@@ -310,9 +316,10 @@ class WelcomePage(RecipePage):
         try:
             self.state.load_target_profile(path)
         except TfWizardError as exc:
-            self.status.setText(f"Cannot import {path}: {exc.message}")
+            self.status.setText(tr("Cannot import {path}: {message}").format(path=path,
+                                                                               message=exc.message))
             return False
-        self.status.setText(f"Building for the machine described in {path}.")
+        self.status.setText(tr("Building for the machine described in {path}.").format(path=path))
         self._render()
         return True
 
@@ -324,17 +331,18 @@ class SourcePage(RecipePage):
     keys = ("tensorflow.", "python.", "name", "description", "schema")
 
     def __init__(self, state: WizardState) -> None:
-        super().__init__(state, "TensorFlow release and source",
-                         "Which TensorFlow to build, from a release tag or a checkout you have.")
+        super().__init__(state, tr("TensorFlow release and source"),
+                         tr("Which TensorFlow to build, from a release tag or a checkout you "
+                            "have."))
         kb = state.kb
         form = QFormLayout()
         self.name_edit = QLineEdit(self.content)
         self.name_edit.setObjectName("recipe-name")
-        self.name_edit.setToolTip("A short name: letters, digits, . _ -")
+        self.name_edit.setToolTip(tr("A short name: letters, digits, . _ -"))
         # registered while empty: Next stays disabled until the recipe has a name
         self.registerField("name*", self.name_edit)
         self.name_edit.textEdited.connect(lambda t: self.set({"name": t}))
-        form.addRow("Recipe name:", self.name_edit)
+        form.addRow(tr("Recipe name:"), self.name_edit)
         self.version_combo = QComboBox(self.content)
         self.version_combo.setObjectName("tf-version")
         releases = kb.release_versions()
@@ -344,34 +352,34 @@ class SourcePage(RecipePage):
                            self.version_combo.currentTextChanged)
         self.version_combo.currentTextChanged.connect(
             lambda t: self.set({"tensorflow.version": t}))
-        form.addRow("TensorFlow release:", self.version_combo)
+        form.addRow(tr("TensorFlow release:"), self.version_combo)
         self.python_combo = QComboBox(self.content)
         self.python_combo.setObjectName("python-version")
         pythons = sorted({p for r in kb.releases for p in r.pythons},
                          key=lambda p: tuple(int(x) for x in p.split(".")))
-        self.python_combo.addItem("newest the release supports", "")
+        self.python_combo.addItem(tr("newest the release supports"), "")
         for p in pythons:
             self.python_combo.addItem(f"Python {p}", p)
         self.python_combo.currentIndexChanged.connect(
             lambda _i: self.set({"python.version": self.python_combo.currentData() or ""}))
-        form.addRow("Python of the wheel:", self.python_combo)
+        form.addRow(tr("Python of the wheel:"), self.python_combo)
         self.body.addLayout(form)
 
-        box = QGroupBox("Source", self.content)
+        box = QGroupBox(tr("Source"), self.content)
         grid = QVBoxLayout(box)
-        self.release_radio = QRadioButton("Clone the release tag (or a git ref)", box)
+        self.release_radio = QRadioButton(tr("Clone the release tag (or a git ref)"), box)
         self.release_radio.setObjectName("source-release")
-        self.checkout_radio = QRadioButton("Build a local checkout", box)
+        self.checkout_radio = QRadioButton(tr("Build a local checkout"), box)
         self.checkout_radio.setObjectName("source-checkout")
         group = QButtonGroup(self)
         group.addButton(self.release_radio)
         group.addButton(self.checkout_radio)
         grid.addWidget(self.release_radio)
         ref_row = QHBoxLayout()
-        ref_row.addWidget(QLabel("git ref (optional):", box))
+        ref_row.addWidget(QLabel(tr("git ref (optional):"), box))
         self.ref_edit = QLineEdit(box)
         self.ref_edit.setObjectName("git-ref")
-        self.ref_edit.setPlaceholderText("empty = the release tag")
+        self.ref_edit.setPlaceholderText(tr("empty = the release tag"))
         self.ref_edit.textEdited.connect(lambda t: self.set({"tensorflow.ref": t.strip()}))
         ref_row.addWidget(self.ref_edit, 1)
         grid.addLayout(ref_row)
@@ -379,11 +387,11 @@ class SourcePage(RecipePage):
         dir_row = QHBoxLayout()
         self.dir_edit = QLineEdit(box)
         self.dir_edit.setObjectName("source-dir")
-        self.dir_edit.setPlaceholderText("/path/to/tensorflow (keep the release above: its "
-                                         "knowledge is used for the checks)")
+        self.dir_edit.setPlaceholderText(tr("/path/to/tensorflow (keep the release above: its "
+                                            "knowledge is used for the checks)"))
         self.dir_edit.textEdited.connect(lambda t: self.set({"tensorflow.source_dir": t.strip()}))
         dir_row.addWidget(self.dir_edit, 1)
-        self.browse = QPushButton("Browse…", box)
+        self.browse = QPushButton(tr("Browse…"), box)
         self.browse.clicked.connect(self._browse)
         dir_row.addWidget(self.browse)
         grid.addLayout(dir_row)
@@ -401,7 +409,7 @@ class SourcePage(RecipePage):
             self.set({"tensorflow.ref": "", "tensorflow.source_dir": self.dir_edit.text().strip()})
 
     def _browse(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "TensorFlow checkout")
+        path = QFileDialog.getExistingDirectory(self, tr("TensorFlow checkout"))
         if path:
             self.dir_edit.setText(path)
             self.set({"tensorflow.source_dir": path})
@@ -434,33 +442,38 @@ class SourcePage(RecipePage):
         if self.checkout_radio.isChecked():
             text = self.dir_edit.text().strip()
             if not text:
-                return self.block("Choose the folder of your TensorFlow checkout.")
+                return self.block(tr("Choose the folder of your TensorFlow checkout."))
             base = self.state.recipe.path.parent if self.state.recipe.path else Path.cwd()
             path = Path(text).expanduser()
             path = path if path.is_absolute() else base / path
             if not (path / "configure.py").is_file():
-                return self.block(f"{path} is not a TensorFlow checkout (no configure.py).")
+                return self.block(tr("{path} is not a TensorFlow checkout (no configure.py).")
+                                  .format(path=path))
         return True
 
 
 # -- Backend ------------------------------------------------------------------------------
 
-BACKENDS = (
-    ("cpu", "CPU only", "Runs everywhere; no GPU libraries needed."),
-    ("cuda", "NVIDIA CUDA", "Hermetic CUDA: the build needs no GPU, the target needs a driver."),
-    ("rocm", "AMD ROCm", "Needs a ROCm build image; the target needs an AMD GPU with ROCm."),
-)
+def backends() -> tuple[tuple[str, str, str], ...]:
+    """(kind, label, blurb) of each backend, in the current language."""
+    return (
+        ("cpu", tr("CPU only"), tr("Runs everywhere; no GPU libraries needed.")),
+        ("cuda", "NVIDIA CUDA",
+         tr("Hermetic CUDA: the build needs no GPU, the target needs a driver.")),
+        ("rocm", "AMD ROCm",
+         tr("Needs a ROCm build image; the target needs an AMD GPU with ROCm.")),
+    )
 
 
 class BackendPage(RecipePage):
     keys = ("backend.",)
 
     def __init__(self, state: WizardState) -> None:
-        super().__init__(state, "Backend", "What the wheel runs on.")
+        super().__init__(state, tr("Backend"), tr("What the wheel runs on."))
         self.group = QButtonGroup(self)
         self.radios: dict[str, QRadioButton] = {}
         self.reasons: dict[str, QLabel] = {}
-        for kind, label, blurb in BACKENDS:
+        for kind, label, blurb in backends():
             radio = QRadioButton(label, self.content)
             radio.setObjectName(f"backend-{kind}")
             self.group.addButton(radio)
@@ -480,7 +493,7 @@ class BackendPage(RecipePage):
 
     def sync(self) -> None:
         r, target = self.state.recipe, self.state.effective_target
-        for kind, _label, blurb in BACKENDS:
+        for kind, _label, blurb in backends():
             candidate = r.with_changes({"backend.kind": kind})
             blocking = [f for f in self.state.evaluate(candidate)
                         if f.severity == "error" and f.key == "backend.kind"]
@@ -488,15 +501,16 @@ class BackendPage(RecipePage):
             text = blurb
             if kind == "cuda" and target is not None:
                 ccs = target.nvidia_ccs()
-                text += (f" Target GPUs: CC {', '.join(ccs)}." if ccs else
-                         " The target has no NVIDIA GPU.")
+                text += (tr(" Target GPUs: CC {ccs}.").format(ccs=", ".join(ccs)) if ccs else
+                         tr(" The target has no NVIDIA GPU."))
             if kind == "rocm" and target is not None:
                 gfx = target.amd_targets()
-                text += f" Target GPUs: {', '.join(gfx)}." if gfx else " The target has no AMD GPU."
+                text += (tr(" Target GPUs: {gfx}.").format(gfx=", ".join(gfx)) if gfx else
+                         tr(" The target has no AMD GPU."))
             # the current choice stays selectable so its error (and fix) can be seen
             radio.setEnabled(not blocking or kind == r.backend.kind)
             if blocking:
-                text = "Not available: " + blocking[0].message
+                text = tr("Not available: {message}").format(message=blocking[0].message)
             reason.setText(text)
             radio.setChecked(kind == r.backend.kind)
 
@@ -539,8 +553,9 @@ class ToolchainPage(RecipePage):
             "install.extras")
 
     def __init__(self, state: WizardState) -> None:
-        super().__init__(state, "Toolchain", "CUDA, cuDNN and the compiler: the release's "
-                         "hermetic lists. Choices that would fail are marked with the reason.")
+        super().__init__(state, tr("Toolchain"),
+                         tr("CUDA, cuDNN and the compiler: the release's hermetic lists. "
+                            "Choices that would fail are marked with the reason."))
         self.cuda_box = QGroupBox("CUDA", self.content)
         cform = QFormLayout(self.cuda_box)
         self.cuda_combo = QComboBox(self.cuda_box)
@@ -555,11 +570,11 @@ class ToolchainPage(RecipePage):
         cform.addRow("cuDNN:", self.cudnn_combo)
         self.compiler_combo = QComboBox(self.cuda_box)
         self.compiler_combo.setObjectName("cuda-compiler")
-        self.compiler_combo.addItem("clang (what TensorFlow's releases use)", "clang")
+        self.compiler_combo.addItem(tr("clang (what TensorFlow's releases use)"), "clang")
         self.compiler_combo.addItem("nvcc", "nvcc")
         self.compiler_combo.activated.connect(
             lambda _i: self.set({"cuda.compiler": self.compiler_combo.currentData()}))
-        cform.addRow("CUDA compiler:", self.compiler_combo)
+        cform.addRow(tr("CUDA compiler:"), self.compiler_combo)
         self.body.addWidget(self.cuda_box)
 
         self.rocm_box = QGroupBox("ROCm", self.content)
@@ -567,16 +582,16 @@ class ToolchainPage(RecipePage):
         self.rocm_version = QLineEdit(self.rocm_box)
         self.rocm_version.setObjectName("rocm-version")
         self.rocm_version.textEdited.connect(lambda t: self.set({"rocm.version": t.strip()}))
-        rform.addRow("ROCm version:", self.rocm_version)
+        rform.addRow(tr("ROCm version:"), self.rocm_version)
         self.rocm_targets = QLineEdit(self.rocm_box)
         self.rocm_targets.setObjectName("rocm-targets")
-        self.rocm_targets.setPlaceholderText("gfx90a gfx1100, or auto")
+        self.rocm_targets.setPlaceholderText(tr("gfx90a gfx1100, or auto"))
         self.rocm_targets.textEdited.connect(
             lambda t: self.set({"rocm.amdgpu_targets": t.replace(",", " ").split()}))
-        rform.addRow("gfx targets:", self.rocm_targets)
+        rform.addRow(tr("gfx targets:"), self.rocm_targets)
         self.body.addWidget(self.rocm_box)
 
-        box = QGroupBox("C++ compiler", self.content)
+        box = QGroupBox(tr("C++ compiler"), self.content)
         form = QFormLayout(box)
         self.clang_combo = QComboBox(box)
         self.clang_combo.setObjectName("clang-version")
@@ -585,7 +600,7 @@ class ToolchainPage(RecipePage):
         form.addRow("clang:", self.clang_combo)
         self.gcc_edit = QLineEdit(box)
         self.gcc_edit.setObjectName("gcc-version")
-        self.gcc_edit.setPlaceholderText("only when not building with clang")
+        self.gcc_edit.setPlaceholderText(tr("only when not building with clang"))
         self.gcc_edit.textEdited.connect(lambda t: self.set({"toolchain.gcc": t.strip()}))
         form.addRow("gcc:", self.gcc_edit)
         self.body.addWidget(box)
@@ -603,12 +618,12 @@ class ToolchainPage(RecipePage):
                 cudas, cudnns = list(redist.cuda), list(redist.cudnn)
             else:
                 cudas, cudnns = [rel.tested_cuda], [rel.tested_cudnn]
-            fill_choices(self.cuda_combo, s, "cuda.version", cudas, r.cuda.version, "(none)")
-            fill_choices(self.cudnn_combo, s, "cuda.cudnn", cudnns, r.cuda.cudnn, "(none)")
+            fill_choices(self.cuda_combo, s, "cuda.version", cudas, r.cuda.version, tr("(none)"))
+            fill_choices(self.cudnn_combo, s, "cuda.cudnn", cudnns, r.cuda.cudnn, tr("(none)"))
             self.compiler_combo.setCurrentIndex(self.compiler_combo.findData(r.cuda.compiler))
         clangs = [str(c) for c in sorted(s.kb.clangs)]
         fill_choices(self.clang_combo, s, "toolchain.clang", [""] + clangs, r.toolchain.clang,
-                     "(none: gcc)")
+                     tr("(none: gcc)"))
         self.gcc_edit.setText(r.toolchain.gcc)
         self.rocm_version.setText(r.rocm.version)
         self.rocm_targets.setText(" ".join(r.rocm.amdgpu_targets))
@@ -625,15 +640,17 @@ class ComputePage(RecipePage):
     keys = ("cuda.compute_capabilities",)
 
     def __init__(self, state: WizardState) -> None:
-        super().__init__(state, "GPU compute capabilities",
-                         "Which GPUs get compiled code (cubins). Each one adds build time; a "
-                         "cubin for X.y also runs on X.z with z >= y.")
+        super().__init__(state, tr("GPU compute capabilities"),
+                         tr("Which GPUs get compiled code (cubins). Each one adds build time; a "
+                            "cubin for X.y also runs on X.z with z >= y."))
         presets = QHBoxLayout()
         for name, label, tip in (
-            ("this-machine", "This machine", "the target machine's GPUs, PTX for the newest"),
-            ("official", "Official wheel list", "what the release's pip wheel is built for"),
-            ("portable", "Portable", "one cubin per GPU generation this CUDA can build, PTX for "
-             "the newest"),
+            ("this-machine", tr("This machine"),
+             tr("the target machine's GPUs, PTX for the newest")),
+            ("official", tr("Official wheel list"),
+             tr("what the release's pip wheel is built for")),
+            ("portable", tr("Portable"), tr("one cubin per GPU generation this CUDA can build, "
+                                            "PTX for the newest")),
         ):
             button = QPushButton(label, self.content)
             button.setObjectName(f"preset-{name}")
@@ -642,7 +659,7 @@ class ComputePage(RecipePage):
             presets.addWidget(button)
         presets.addStretch(1)
         self.body.addLayout(presets)
-        self.auto_check = QCheckBox('"auto": whatever GPUs the target machine has', self.content)
+        self.auto_check = QCheckBox(tr('"auto": whatever GPUs the target machine has'), self.content)
         self.auto_check.setObjectName("cc-auto")
         self.auto_check.toggled.connect(self._auto_toggled)
         self.body.addWidget(self.auto_check)
@@ -655,8 +672,8 @@ class ComputePage(RecipePage):
             item.setCheckState(Qt.CheckState.Unchecked)
         self.list.itemChanged.connect(self._ticked)
         self.body.addWidget(self.list, 1)
-        self.ptx_check = QCheckBox("Also PTX for the newest ticked GPU (runs on future GPUs "
-                                   "after a one-time JIT)", self.content)
+        self.ptx_check = QCheckBox(tr("Also PTX for the newest ticked GPU (runs on future GPUs "
+                                      "after a one-time JIT)"), self.content)
         self.ptx_check.setObjectName("cc-ptx")
         self.ptx_check.toggled.connect(lambda _on: self._write_ticked())
         self.body.addWidget(self.ptx_check)
@@ -674,7 +691,7 @@ class ComputePage(RecipePage):
             names = [g.name or f"GPU {g.index}" for g in target.nvidia.gpus
                      if g.compute_capability == cc and not g.error]
             if names:
-                text += "   ← target: " + ", ".join(names)
+                text += tr("   ← target: {names}").format(names=", ".join(names))
         return text
 
     def items(self) -> dict[str, QListWidgetItem]:
@@ -699,8 +716,8 @@ class ComputePage(RecipePage):
             item.setCheckState(Qt.CheckState.Checked if cc in shown else Qt.CheckState.Unchecked)
         self.auto_check.setChecked("auto" in tokens)
         self.ptx_check.setChecked(any(t.ptx for t in expanded))
-        self.tokens_label.setText("Recipe: cuda.compute_capabilities = "
-                                  + (repr(tokens) if tokens else "[] (none)")
+        self.tokens_label.setText(tr("Recipe: cuda.compute_capabilities = {tokens}").format(
+                                  tokens=repr(tokens) if tokens else tr("[] (none)"))
                                   + (f"  →  {', '.join(ccmod.expand(tokens, gpus))}"
                                      if "auto" in tokens else ""))
 
@@ -758,15 +775,15 @@ class OptionsPage(RecipePage):
     keys = ("build.", "cache.", "output.")
 
     def __init__(self, state: WizardState) -> None:
-        super().__init__(state, "Build options", "Optimisation, XLA, parallelism, caches and "
-                         "the build image.")
+        super().__init__(state, tr("Build options"),
+                         tr("Optimisation, XLA, parallelism, caches and the build image."))
         form = QFormLayout()
         self.opt_edit = QLineEdit(self.content)
         self.opt_edit.setObjectName("opt-flags")
         self.opt_edit.setPlaceholderText("-march=native -Wno-sign-compare")
         self.opt_edit.textEdited.connect(lambda t: self.set({"build.opt_flags": split_words(t)}))
-        form.addRow("Optimisation flags:", self.opt_edit)
-        self.xla_check = QCheckBox("Build with XLA", self.content)
+        form.addRow(tr("Optimisation flags:"), self.opt_edit)
+        self.xla_check = QCheckBox(tr("Build with XLA"), self.content)
         self.xla_check.setObjectName("xla")
         self.xla_check.toggled.connect(lambda on: self.set({"build.xla": on}))
         form.addRow("", self.xla_check)
@@ -774,43 +791,43 @@ class OptionsPage(RecipePage):
         self.jobs_spin = QSpinBox(self.content)
         self.jobs_spin.setObjectName("jobs")
         self.jobs_spin.setRange(0, 4096)
-        self.jobs_spin.setSpecialValueText("auto")
+        self.jobs_spin.setSpecialValueText(tr("auto"))
         self.jobs_spin.valueChanged.connect(lambda v: self.set({"build.jobs": v}))
         jobs_row.addWidget(self.jobs_spin)
         self.jobs_hint = QLabel(self.content)
         self.jobs_hint.setObjectName("jobs-hint")
         self.jobs_hint.setWordWrap(True)
         jobs_row.addWidget(self.jobs_hint, 1)
-        form.addRow("Bazel jobs:", jobs_row)
-        self.disk_cache = QCheckBox("Keep Bazel's disk cache (faster rebuilds)", self.content)
+        form.addRow(tr("Bazel jobs:"), jobs_row)
+        self.disk_cache = QCheckBox(tr("Keep Bazel's disk cache (faster rebuilds)"), self.content)
         self.disk_cache.setObjectName("disk-cache")
         self.disk_cache.toggled.connect(lambda on: self.set({"cache.disk_cache": on}))
-        form.addRow("Caches:", self.disk_cache)
-        self.repo_cache = QCheckBox("Keep Bazel's download cache", self.content)
+        form.addRow(tr("Caches:"), self.disk_cache)
+        self.repo_cache = QCheckBox(tr("Keep Bazel's download cache"), self.content)
         self.repo_cache.setObjectName("repo-cache")
         self.repo_cache.toggled.connect(lambda on: self.set({"cache.repository_cache": on}))
         form.addRow("", self.repo_cache)
         self.image_edit = QLineEdit(self.content)
         self.image_edit.setObjectName("image")
         self.image_edit.textEdited.connect(lambda t: self.set({"build.image": t.strip()}))
-        form.addRow("Build image:", self.image_edit)
+        form.addRow(tr("Build image:"), self.image_edit)
         self.flags_edit = QLineEdit(self.content)
         self.flags_edit.setObjectName("bazel-flags")
         self.flags_edit.setPlaceholderText("--copt=-O3 --verbose_failures")
         self.flags_edit.textEdited.connect(
             lambda t: self.set({"build.bazel_flags": split_words(t)}))
-        form.addRow("Extra Bazel flags:", self.flags_edit)
+        form.addRow(tr("Extra Bazel flags:"), self.flags_edit)
         self.network_combo = QComboBox(self.content)
         self.network_combo.setObjectName("network")
         self.network_combo.addItems(["bridge", "none", "host"])
         self.network_combo.activated.connect(
             lambda _i: self.set({"build.network": self.network_combo.currentText()}))
-        form.addRow("Container network:", self.network_combo)
+        form.addRow(tr("Container network:"), self.network_combo)
         self.output_edit = QLineEdit(self.content)
         self.output_edit.setObjectName("output-dir")
-        self.output_edit.setPlaceholderText("empty = the build record folder")
+        self.output_edit.setPlaceholderText(tr("empty = the build record folder"))
         self.output_edit.textEdited.connect(lambda t: self.set({"output.dir": t.strip()}))
-        form.addRow("Wheel folder:", self.output_edit)
+        form.addRow(tr("Wheel folder:"), self.output_edit)
         self.body.addLayout(form)
         self.body.addStretch(1)
 
@@ -823,16 +840,17 @@ class OptionsPage(RecipePage):
         jobs, ram_mb, why = resource_limits(s.build_host, r.build.jobs,
                                             float(s.kb.platforms["memory"]["gib_per_job"]))
         if r.build.jobs:
-            self.jobs_hint.setText("set by hand")
+            self.jobs_hint.setText(tr("set by hand"))
         elif jobs:
-            self.jobs_hint.setText(f"auto: {why}")
+            self.jobs_hint.setText(tr("auto: {why}").format(why=why))
         else:
-            self.jobs_hint.setText("auto: Bazel decides (this machine's RAM is unknown)")
+            self.jobs_hint.setText(tr("auto: Bazel decides (this machine's RAM is unknown)"))
         self.disk_cache.setChecked(r.cache.disk_cache)
         self.repo_cache.setChecked(r.cache.repository_cache)
         rel = s.kb.release(r.tensorflow.version or "master")
         if rel is not None:
-            self.image_edit.setPlaceholderText(f"empty = {rel.image_for(resolve_python(r, rel))}")
+            self.image_edit.setPlaceholderText(
+                tr("empty = {image}").format(image=rel.image_for(resolve_python(r, rel))))
         self.image_edit.setText(r.build.image)
         if split_words(self.flags_edit.text()) != r.build.bazel_flags:
             self.flags_edit.setText(join_words(r.build.bazel_flags))
@@ -855,14 +873,14 @@ class ReviewPage(RecipePage):
     keys = None  # every finding: this is the last stop before the build
 
     def __init__(self, state: WizardState) -> None:
-        super().__init__(state, "Review", "The recipe, and exactly what the build will run. "
-                         "Nothing has run yet.")
-        self.setButtonText(QWizard.WizardButton.NextButton, "To the build >")
+        super().__init__(state, tr("Review"), tr("The recipe, and exactly what the build will "
+                                                 "run. Nothing has run yet."))
+        self.setButtonText(QWizard.WizardButton.NextButton, tr("To the build >"))
         top = QHBoxLayout()
-        self.save_button = QPushButton("Save recipe…", self.content)
+        self.save_button = QPushButton(tr("Save recipe…"), self.content)
         self.save_button.setObjectName("save-recipe")
         self.save_button.clicked.connect(self._save)
-        top.addWidget(QLabel("Recipe (TOML):", self.content))
+        top.addWidget(QLabel(tr("Recipe (TOML):"), self.content))
         top.addStretch(1)
         top.addWidget(self.save_button)
         self.body.addLayout(top)
@@ -887,9 +905,10 @@ class ReviewPage(RecipePage):
                              recipe_dir=s.recipe.path.parent if s.recipe.path else None)
             text = render_commands(plan)
             if plan.notes:
-                text += "\n# Notes:\n" + "".join(f"#   {n}\n" for n in plan.notes)
+                text += "\n# " + tr("Notes:") + "\n" + "".join(f"#   {n}\n" for n in plan.notes)
         except TfWizardError as exc:
-            text = f"# No plan yet: {exc.message}\n# {exc.hint}".rstrip("# \n") + "\n"
+            text = (tr("# No plan yet: {message}").format(message=exc.message)
+                    + f"\n# {exc.hint}").rstrip("# \n") + "\n"
         self.commands_view.setPlainText(text)
 
     def _save(self) -> None:
@@ -898,12 +917,12 @@ class ReviewPage(RecipePage):
         if callable(save):
             save()
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Save recipe", f"{self.state.recipe.name}"
-                                              ".toml", "Recipes (*.toml)")
+        path, _ = QFileDialog.getSaveFileName(self, tr("Save recipe"), f"{self.state.recipe.name}"
+                                              ".toml", tr("Recipes (*.toml)"))
         if path:
             from tfwizard.core.recipe import save_recipe
 
             try:
                 save_recipe(self.state.recipe, path)
             except TfWizardError as exc:
-                QMessageBox.warning(self, "Cannot save the recipe", str(exc))
+                QMessageBox.warning(self, tr("Cannot save the recipe"), str(exc))

@@ -44,6 +44,7 @@ from tfwizard.core.events import (
 
 from . import jobs
 from .findings import severity_icon
+from .i18n import tr
 from .logview import LogView
 from .pages import RecipePage, mono
 from .state import WizardState
@@ -51,21 +52,30 @@ from .state import WizardState
 
 def format_eta(seconds: float | None) -> str:
     if seconds is None:
-        return "ETA: estimating…"
+        return tr("ETA: estimating…")
     seconds = int(seconds)
     hours, rest = divmod(seconds, 3600)
     minutes, secs = divmod(rest, 60)
     if hours:
-        return f"ETA: {hours} h {minutes:02d} min"
-    return f"ETA: {minutes} min {secs:02d} s" if minutes else f"ETA: {secs} s"
+        return tr("ETA: {hours} h {minutes} min").format(hours=hours, minutes=f"{minutes:02d}")
+    if minutes:
+        return tr("ETA: {minutes} min {seconds} s").format(minutes=minutes, seconds=f"{secs:02d}")
+    return tr("ETA: {seconds} s").format(seconds=secs)
 
 
 def unavailable_banner(parent: QWidget, reason: str) -> QLabel:
-    label = QLabel(f"Not available in this build: {reason}", parent)
+    label = QLabel(tr("Not available in this build: {reason}").format(reason=reason), parent)
     label.setObjectName("unavailable")
     label.setWordWrap(True)
     label.setStyleSheet("color: #8a5300; font-weight: bold;")
     return label
+
+
+def build_status(status: str) -> str:
+    """"Build succeeded" and the like, for the runner's result status."""
+    known = {"succeeded": tr("Build succeeded"), "failed": tr("Build failed"),
+             "cancelled": tr("Build cancelled"), "error": tr("Build error")}
+    return known.get(status) or tr("Build {status}").format(status=status)
 
 
 class DiagnosisRow(QFrame):
@@ -81,14 +91,17 @@ class DiagnosisRow(QFrame):
         icon.setPixmap(severity_icon(self, "error").pixmap(20, 20))
         row.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
         lines = ", ".join(map(str, finding.lines[:5]))
-        text = QLabel(f"{finding.title}\nCause: {finding.cause}\nNext: {finding.next_step}"
-                      + (f"\nLog lines: {lines}" if lines else ""), self)
+        text = QLabel(f"{finding.title}\n"
+                      + tr("Cause: {cause}").format(cause=finding.cause) + "\n"
+                      + tr("Next: {step}").format(step=finding.next_step)
+                      + ("\n" + tr("Log lines: {lines}").format(lines=lines) if lines else ""),
+                      self)
         text.setWordWrap(True)
         text.setTextFormat(Qt.TextFormat.PlainText)
         row.addWidget(text, 1)
         self.fix_button: QPushButton | None = None
         if finding.recipe_fix:
-            self.fix_button = QPushButton("Apply fix and rebuild", self)
+            self.fix_button = QPushButton(tr("Apply fix and rebuild"), self)
             self.fix_button.setObjectName(f"rebuild-{finding.id}")
             self.fix_button.setToolTip(", ".join(f"{k} = {v!r}"
                                                  for k, v in finding.recipe_fix.items()))
@@ -110,11 +123,11 @@ class BundleSaver(QWidget):
         self.saved: Path | None = None
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
-        self.button = QPushButton("Save diagnostics bundle…", self)
+        self.button = QPushButton(tr("Save diagnostics bundle…"), self)
         self.button.setObjectName(name)
-        self.button.setToolTip("One archive with the recipe, plan, host, log tail, failed "
-                               "actions, diagnosis and reports, to attach to a question or "
-                               "a bug report. Secrets are masked.")
+        self.button.setToolTip(tr("One archive with the recipe, plan, host, log tail, failed "
+                                  "actions, diagnosis and reports, to attach to a question or "
+                                  "a bug report. Secrets are masked."))
         self.button.clicked.connect(self.choose_and_save)
         row.addWidget(self.button)
         self.status = QLabel("", self)
@@ -138,8 +151,8 @@ class BundleSaver(QWidget):
         from tfwizard.core.bundle import default_bundle_name
 
         path, _ = QFileDialog.getSaveFileName(
-            self, "Save diagnostics bundle", str(Path.home() / default_bundle_name(record.name)),
-            "Archives (*.tar.gz *.zip)")
+            self, tr("Save diagnostics bundle"),
+            str(Path.home() / default_bundle_name(record.name)), tr("Archives (*.tar.gz *.zip)"))
         if path:
             await self.save(Path(path))
 
@@ -147,25 +160,25 @@ class BundleSaver(QWidget):
         """Write the bundle in a thread (diagnosing a long log takes a moment)."""
         record = self.record()
         if record is None:
-            self.status.setText("No build record to bundle yet.")
+            self.status.setText(tr("No build record to bundle yet."))
             return
         from tfwizard.core.bundle import make_bundle
 
         self.button.setEnabled(False)
-        self.status.setText("Saving…")
+        self.status.setText(tr("Saving…"))
         loop = asyncio.get_running_loop()
         try:
             bundle = await loop.run_in_executor(
                 None, lambda: make_bundle(record, path, host=self.state.build_host,
                                           reports=self.reports()))
         except (TfWizardError, OSError) as exc:
-            self.status.setText(f"Could not save the bundle: {exc}")
+            self.status.setText(tr("Could not save the bundle: {error}").format(error=exc))
             return
         finally:
             self.sync()
         self.saved = bundle.path
-        self.status.setText(f"Saved {bundle.path} ({bundle.size / 1024:.0f} KiB, "
-                            "secrets masked).")
+        self.status.setText(tr("Saved {path} ({size} KiB, secrets masked).").format(
+            path=bundle.path, size=f"{bundle.size / 1024:.0f}"))
 
 
 class BuildPage(RecipePage):
@@ -175,8 +188,9 @@ class BuildPage(RecipePage):
     buildFinished = Signal(object)  # the BuildResult, or None when the build could not start
 
     def __init__(self, state: WizardState, factory: jobs.BuildFactory | None = None) -> None:
-        super().__init__(state, "Build", "The build runs in Docker; its whole log is kept on "
-                         "disk. Closing the window asks whether to cancel the build.")
+        super().__init__(state, tr("Build"), tr("The build runs in Docker; its whole log is "
+                                                "kept on disk. Closing the window asks whether "
+                                                "to cancel the build."))
         self.factory = factory or jobs.default_build_job
         self.job: jobs.BuildJob | None = None
         self.task: asyncio.Task[Any] | None = None
@@ -185,7 +199,7 @@ class BuildPage(RecipePage):
         if self.unavailable:
             self.body.addWidget(unavailable_banner(self.content, self.unavailable))
         top = QHBoxLayout()
-        self.phase_label = QLabel("Not started", self.content)
+        self.phase_label = QLabel(tr("Not started"), self.content)
         self.phase_label.setObjectName("phase")
         font = self.phase_label.font()
         font.setBold(True)
@@ -195,12 +209,12 @@ class BuildPage(RecipePage):
         self.eta_label.setObjectName("eta")
         top.addWidget(self.eta_label)
         top.addStretch(1)
-        self.start_button = QPushButton("Start build", self.content)
+        self.start_button = QPushButton(tr("Start build"), self.content)
         self.start_button.setObjectName("start-build")
         self.start_button.setEnabled(not self.unavailable)
         self.start_button.clicked.connect(self.start)
         top.addWidget(self.start_button)
-        self.cancel_button = QPushButton("Cancel build", self.content)
+        self.cancel_button = QPushButton(tr("Cancel build"), self.content)
         self.cancel_button.setObjectName("cancel-build")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
@@ -210,7 +224,7 @@ class BuildPage(RecipePage):
         self.progress.setObjectName("progress")
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
-        self.progress.setFormat("%v / %m actions")
+        self.progress.setFormat(tr("%v / %m actions"))
         self.body.addWidget(self.progress)
         self.action_label = QLabel("", self.content)
         self.action_label.setObjectName("action")
@@ -260,17 +274,17 @@ class BuildPage(RecipePage):
         try:
             self.job = self.factory(self.state)
         except TfWizardError as exc:
-            self.phase_label.setText("Could not start")
+            self.phase_label.setText(tr("Could not start"))
             self.result_label.setText(str(exc))
             self.buildFinished.emit(None)
             return
         self.cancel_button.setEnabled(True)
-        self.phase_label.setText("Starting…")
+        self.phase_label.setText(tr("Starting…"))
         try:
             async for event in self.job.events():
                 self.show_event(event)
         except TfWizardError as exc:
-            self.phase_label.setText("Failed")
+            self.phase_label.setText(tr("Failed"))
             self.result_label.setText(str(exc))
             self.buildFinished.emit(None)
         finally:
@@ -278,7 +292,7 @@ class BuildPage(RecipePage):
 
     def cancel(self) -> None:
         if self.job is not None and self.running:
-            self.phase_label.setText("Cancelling…")
+            self.phase_label.setText(tr("Cancelling…"))
             self.cancel_button.setEnabled(False)
             self.job.cancel()
 
@@ -308,7 +322,7 @@ class BuildPage(RecipePage):
         if isinstance(event, LogLines):
             self.log.append_lines(event.lines)
         elif isinstance(event, Progress):
-            self.phase_label.setText(f"Phase: {event.phase}")
+            self.phase_label.setText(tr("Phase: {phase}").format(phase=event.phase))
             if event.total:
                 self.progress.setRange(0, event.total)
                 self.progress.setValue(event.done or 0)
@@ -316,8 +330,9 @@ class BuildPage(RecipePage):
             if event.message:
                 self.action_label.setText(event.message[:200])
         elif isinstance(event, PhaseChanged):
-            self.phase_label.setText(f"Phase: {event.phase}"
-                                     + (f" (step {event.step})" if event.step else ""))
+            self.phase_label.setText(
+                tr("Phase: {phase}").format(phase=event.phase)
+                + (tr(" (step {step})").format(step=event.step) if event.step else ""))
         elif isinstance(event, FindingEvent):
             row = DiagnosisRow(event, self.diagnosis_box)
             if row.fix_button is not None:
@@ -333,13 +348,14 @@ class BuildPage(RecipePage):
         elif isinstance(event, Finished):
             result = event.result
             self.result = result
-            self.phase_label.setText(f"Build {result.status}")
+            self.phase_label.setText(build_status(result.status))
             if result.ok and result.actions:
                 self.progress.setRange(0, result.actions)
                 self.progress.setValue(result.actions)
             self.eta_label.setText(f"{result.elapsed_s:.0f} s")
-            self.result_label.setText(result.message + (f"\nRecord: {result.record_dir}"
-                                                        if result.record_dir else ""))
+            self.result_label.setText(
+                result.message + ("\n" + tr("Record: {path}").format(path=result.record_dir)
+                                  if result.record_dir else ""))
             if result.wheel:
                 self.state.wheel = result.wheel
             self.bundle.sync()
@@ -354,9 +370,10 @@ class InstallPage(RecipePage):
     keys = ("install.",)
 
     def __init__(self, state: WizardState, factory: jobs.InstallFactory | None = None) -> None:
-        super().__init__(state, "Install", "Install the wheel into a virtual environment "
-                         "(created when missing). The wheel's tags are checked against that "
-                         "interpreter first.")
+        super().__init__(state, tr("Install"),
+                         tr("Install the wheel into a virtual environment (created when "
+                            "missing). The wheel's tags are checked against that interpreter "
+                            "first."))
         self.factory = factory or jobs.default_install
         self.task: asyncio.Task[Any] | None = None
         self.result: Any = None
@@ -367,12 +384,12 @@ class InstallPage(RecipePage):
         wheel_row = QHBoxLayout()
         self.wheel_edit = QLineEdit(self.content)
         self.wheel_edit.setObjectName("wheel")
-        self.wheel_edit.setPlaceholderText("the wheel the build made, or one you have")
+        self.wheel_edit.setPlaceholderText(tr("the wheel the build made, or one you have"))
         wheel_row.addWidget(self.wheel_edit, 1)
-        pick = QPushButton("Choose wheel…", self.content)
+        pick = QPushButton(tr("Choose wheel…"), self.content)
         pick.clicked.connect(self._pick_wheel)
         wheel_row.addWidget(pick)
-        form.addRow("Wheel:", wheel_row)
+        form.addRow(tr("Wheel:"), wheel_row)
         row = QHBoxLayout()
         self.venv_edit = QLineEdit(self.content)
         self.venv_edit.setObjectName("venv")
@@ -380,30 +397,31 @@ class InstallPage(RecipePage):
         self.registerField("venv", self.venv_edit)
         self.venv_edit.textEdited.connect(lambda t: self.set({"install.venv": t.strip()}))
         row.addWidget(self.venv_edit, 1)
-        browse = QPushButton("Browse…", self.content)
+        browse = QPushButton(tr("Browse…"), self.content)
         browse.clicked.connect(self._browse)
         row.addWidget(browse)
-        form.addRow("Virtualenv:", row)
-        self.and_cuda = QCheckBox("Install the [and-cuda] extra (NVIDIA's CUDA libraries from "
-                                  "pip)", self.content)
+        form.addRow(tr("Virtualenv:"), row)
+        self.and_cuda = QCheckBox(tr("Install the [and-cuda] extra (NVIDIA's CUDA libraries "
+                                     "from pip)"), self.content)
         self.and_cuda.setObjectName("and-cuda")
         self.and_cuda.toggled.connect(self._extras)
         form.addRow("", self.and_cuda)
         self.links_edit = QLineEdit(self.content)
         self.links_edit.setObjectName("offline-packages")
-        self.links_edit.setPlaceholderText("empty: pip's index; a folder: install offline from it")
-        self.links_edit.setToolTip("A folder of wheels to install from instead of an index "
-                                   "(pip --no-index --find-links FOLDER).")
+        self.links_edit.setPlaceholderText(
+            tr("empty: pip's index; a folder: install offline from it"))
+        self.links_edit.setToolTip(tr("A folder of wheels to install from instead of an index "
+                                      "(pip --no-index --find-links FOLDER)."))
         self.links_edit.textEdited.connect(self._links)
-        form.addRow("Offline package folder:", self.links_edit)
+        form.addRow(tr("Offline package folder:"), self.links_edit)
         self.body.addLayout(form)
         buttons = QHBoxLayout()
-        self.install_button = QPushButton("Install", self.content)
+        self.install_button = QPushButton(tr("Install"), self.content)
         self.install_button.setObjectName("install")
         self.install_button.setEnabled(not self.unavailable)
         self.install_button.clicked.connect(self.start)
         buttons.addWidget(self.install_button)
-        self.cancel_button = QPushButton("Cancel", self.content)
+        self.cancel_button = QPushButton(tr("Cancel"), self.content)
         self.cancel_button.setObjectName("cancel-install")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
@@ -427,12 +445,12 @@ class InstallPage(RecipePage):
         return self.task is not None and not self.task.done()
 
     def _pick_wheel(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Wheel", "", "Wheels (*.whl)")
+        path, _ = QFileDialog.getOpenFileName(self, tr("Wheel"), "", tr("Wheels (*.whl)"))
         if path:
             self.wheel_edit.setText(path)
 
     def _browse(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Virtualenv folder")
+        path = QFileDialog.getExistingDirectory(self, tr("Virtualenv folder"))
         if path:
             self.venv_edit.setText(path)
             self.set({"install.venv": path})
@@ -464,7 +482,7 @@ class InstallPage(RecipePage):
         if self.running or self.unavailable:
             return
         if not wheel:
-            self.status.setText("Build a wheel first, or choose one.")
+            self.status.setText(tr("Build a wheel first, or choose one."))
             return
         self.task = asyncio.current_task()
         self.install_button.setEnabled(False)
@@ -472,14 +490,14 @@ class InstallPage(RecipePage):
         self.completeChanged.emit()
         self.log.clear()
         self.progress.setRange(0, 0)  # pip does not say how much is left: busy
-        self.status.setText("Installing…")
+        self.status.setText(tr("Installing…"))
         try:
             async for event in self.factory(self.state, wheel):
                 self.show_event(event)
         except TfWizardError as exc:
             self.status.setText(str(exc))
         except asyncio.CancelledError:
-            self.status.setText("Cancelled.")
+            self.status.setText(tr("Cancelled."))
         finally:
             self.task = None
             self.log.flush_all()
@@ -503,7 +521,7 @@ class InstallPage(RecipePage):
                 self.progress.setRange(0, 1)
                 self.progress.setValue(1)
         elif kind == "venv":
-            self.log.append_line(f"created the venv {event.path}")
+            self.log.append_line(tr("created the venv {path}").format(path=event.path))
         elif kind == "started":
             self.log.append_line("pip install " + event.requirement)
         elif kind == "finished":
@@ -521,8 +539,9 @@ class VerifyPage(RecipePage):
     show_findings = False
 
     def __init__(self, state: WizardState, verify: jobs.VerifyFunction | None = None) -> None:
-        super().__init__(state, "Verify", "Import TensorFlow in the target interpreter, list "
-                         "its devices, run ops on each, and explain what went wrong.")
+        super().__init__(state, tr("Verify"),
+                         tr("Import TensorFlow in the target interpreter, list its devices, run "
+                            "ops on each, and explain what went wrong."))
         self.verify_fn = verify or jobs.default_verify
         self.unavailable = None if verify is not None else jobs.missing_core_module("verify")
         self.report: Any = None
@@ -531,16 +550,16 @@ class VerifyPage(RecipePage):
         form = QFormLayout()
         self.python_edit = QLineEdit(self.content)
         self.python_edit.setObjectName("verify-python")
-        self.python_edit.setPlaceholderText("the python of the venv the wheel went into")
-        form.addRow("Interpreter:", self.python_edit)
+        self.python_edit.setPlaceholderText(tr("the python of the venv the wheel went into"))
+        form.addRow(tr("Interpreter:"), self.python_edit)
         self.body.addLayout(form)
         row = QHBoxLayout()
-        self.run_button = QPushButton("Run verification", self.content)
+        self.run_button = QPushButton(tr("Run verification"), self.content)
         self.run_button.setObjectName("run-verify")
         self.run_button.setEnabled(not self.unavailable)
         self.run_button.clicked.connect(self.run_verify)
         row.addWidget(self.run_button)
-        self.copy_button = QPushButton("Copy report", self.content)
+        self.copy_button = QPushButton(tr("Copy report"), self.content)
         self.copy_button.setObjectName("copy-report")
         self.copy_button.setEnabled(False)
         self.copy_button.clicked.connect(self.copy_report)
@@ -572,10 +591,10 @@ class VerifyPage(RecipePage):
         """Run the probe in a thread: importing TensorFlow takes seconds, and may hang."""
         python = self.python_edit.text().strip()
         if not python:
-            self.status.setText("Choose the interpreter to verify.")
+            self.status.setText(tr("Choose the interpreter to verify."))
             return
         self.run_button.setEnabled(False)
-        self.status.setText(f"Probing TensorFlow in {python}…")
+        self.status.setText(tr("Probing TensorFlow in {python}…").format(python=python))
         loop = asyncio.get_running_loop()
         try:
             report = await loop.run_in_executor(None, self.verify_fn, self.state, python)
@@ -593,8 +612,8 @@ class VerifyPage(RecipePage):
         except (ImportError, AttributeError, TypeError):
             text = report.to_json() if hasattr(report, "to_json") else str(report)
         self.report_view.setPlainText(text)
-        self.status.setText("All checks passed." if getattr(report, "ok", False)
-                            else "Some checks failed: see the diagnosis below.")
+        self.status.setText(tr("All checks passed.") if getattr(report, "ok", False)
+                            else tr("Some checks failed: see the diagnosis below."))
         self.copy_button.setEnabled(True)
 
     def copy_report(self) -> None:

@@ -12,6 +12,7 @@ from tfwizard.core.knowledge import KnowledgeBase, load_knowledge
 from tfwizard.core.recipe import Recipe
 
 from . import jobs
+from .i18n import tr
 from .pages import (
     BackendPage,
     ComputePage,
@@ -45,7 +46,13 @@ class BuildWizard(QWizard):
         self.recipe_is_default = recipe is None
         start = recipe if recipe is not None else default_recipe(host, kb)
         self.state = WizardState(start, host, target, target_path, kb, parent=self)
-        self.setWindowTitle("tfwizard: build TensorFlow from source")
+        self.setWindowTitle(tr("tfwizard: build TensorFlow from source"))
+        # Qt's own texts for these come from qtbase's catalog; ours keep both languages
+        # complete even where PySide6 ships no Qt translation
+        for button, text in ((QWizard.WizardButton.BackButton, tr("< &Back")),
+                             (QWizard.WizardButton.NextButton, tr("&Next >")),
+                             (QWizard.WizardButton.FinishButton, tr("&Finish"))):
+            self.setButtonText(button, text)
         self.setWizardStyle(QWizard.WizardStyle.ModernStyle)
         self.setOption(QWizard.WizardOption.NoBackButtonOnStartPage, True)
         self.setOption(QWizard.WizardOption.NoCancelButton, True)
