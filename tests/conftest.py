@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import venv
 from pathlib import Path
 
 import pytest
+
+# Tests assert on English texts whatever the machine's locale; the i18n tests switch
+# languages explicitly.
+os.environ.setdefault("TFWIZARD_LANG", "en")
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT.parent / "shared" / "reference"
