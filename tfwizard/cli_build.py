@@ -57,15 +57,15 @@ def register(sub: Any) -> None:
 # -- build -------------------------------------------------------------------------------------
 
 
-def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    from .cli_check import load_hosts
-    from .core.plan import make_plan, render_commands
+def prepare(args: argparse.Namespace, env: Environment, planner: Any
+            ) -> ExitStatus | tuple[Path, Any, Path, Any, Any]:
+    """Shared by build and fetch: load the recipe and hosts, stop on check errors, make the
+    plan with `planner`, print it for --dry-run, and run the preflight; returns an exit
+    status to stop with, or (recipe path, recipe, recipe dir, build host, plan)."""
+    from .cli_check import load_hosts, preflight_gate
+    from .core.plan import render_commands
     from .core.recipe import load_recipe
 
-    if args.attach is not None:
-        return _attach(args, env)
-    if not args.recipe:
-        raise UsageError(_("tfwizard build needs a RECIPE (or --attach [BUILD_ID])"))
     recipe_path = _path(env, args.recipe)
     recipe = load_recipe(recipe_path)
     build_host, target_host = load_hosts(args, env, recipe)
@@ -73,16 +73,28 @@ def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
     if status is not None:
         return status
     recipe_dir = recipe.path.parent if recipe.path is not None else recipe_path.parent
-    plan = make_plan(recipe, build_host=build_host, target_host=target_host,
-                     recipe_dir=recipe_dir)
+    plan = planner(recipe, build_host=build_host, target_host=target_host,
+                   recipe_dir=recipe_dir)
     if args.dry_run:
         env.out(plan.to_json() if args.json else render_commands(plan).rstrip("\n"))
         return ExitStatus.OK
-    from .cli_check import preflight_gate  # proxies answer, paths exist (network: issue 9)
-
-    status = preflight_gate(recipe, args, env)
+    status = preflight_gate(recipe, args, env)  # proxies answer, paths exist
     if status is not None:
         return status
+    return recipe_path, recipe, recipe_dir, build_host, plan
+
+
+def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    from .core.plan import make_plan
+
+    if args.attach is not None:
+        return _attach(args, env)
+    if not args.recipe:
+        raise UsageError(_("tfwizard build needs a RECIPE (or --attach [BUILD_ID])"))
+    prepared = prepare(args, env, make_plan)
+    if isinstance(prepared, ExitStatus):
+        return prepared
+    recipe_path, recipe, recipe_dir, build_host, plan = prepared
     if args.out:
         out_dir: Path | None = _path(env, args.out)
     elif recipe.output.dir:

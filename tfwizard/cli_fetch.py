@@ -12,7 +12,7 @@ import asyncio
 import json
 from typing import Any
 
-from .cli import Environment, ExitStatus, _path
+from .cli import Environment, ExitStatus
 from .core.i18n import _
 
 
@@ -31,28 +31,15 @@ def register(sub: Any) -> None:
 
 
 def cmd_fetch(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    from .cli_build import _check, _drive, _JsonPrinter, _PlainPrinter, _Printer
-    from .cli_check import load_hosts, preflight_gate
-    from .core.plan import fetch_report, make_fetch_plan, render_commands
-    from .core.recipe import load_recipe
+    from .cli_build import _drive, _JsonPrinter, _PlainPrinter, _Printer, prepare
+    from .core.plan import fetch_report, make_fetch_plan
     from .core.record import read_log
     from .core.runner import BuildRunner
 
-    recipe_path = _path(env, args.recipe)
-    recipe = load_recipe(recipe_path)
-    build_host, target_host = load_hosts(args, env, recipe)
-    status = _check(recipe, build_host, target_host, args, env)
-    if status is not None:
-        return status
-    recipe_dir = recipe.path.parent if recipe.path is not None else recipe_path.parent
-    plan = make_fetch_plan(recipe, build_host=build_host, target_host=target_host,
-                           recipe_dir=recipe_dir)
-    if args.dry_run:
-        env.out(plan.to_json() if args.json else render_commands(plan).rstrip("\n"))
-        return ExitStatus.OK
-    status = preflight_gate(recipe, args, env)
-    if status is not None:
-        return status
+    prepared = prepare(args, env, make_fetch_plan)
+    if isinstance(prepared, ExitStatus):
+        return prepared
+    recipe_path, _recipe, _recipe_dir, _build_host, plan = prepared
     runner = BuildRunner(plan, recipe_text=recipe_path.read_text("utf-8"), env=env.env)
     printer: _Printer = _JsonPrinter(env) if args.json else _PlainPrinter(env)
     with printer:

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Sequence
+import uuid
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from tests import world
@@ -90,3 +92,22 @@ def remove_caches(client: Any, prefix: str) -> None:
 def stdout_lines(events: list[Any]) -> list[str]:
     return [line for e in events if e.type == "log" and e.channel == "stdout"
             for line in e.lines]
+
+
+def docker_world(tmp_path_factory: Any, kind: str) -> Iterator[SimpleNamespace]:
+    """A module's Docker test world: a folder, a cache prefix, a client, the builds to clean.
+
+    Use as the body of a module-scoped fixture: `yield from kit.docker_world(f, "crash")`.
+    """
+    world.require_docker()
+    world.ensure_images()
+    import docker
+
+    ns = SimpleNamespace(base=tmp_path_factory.mktemp(kind),
+                         prefix=f"tfwizard-test-{kind}-{uuid.uuid4().hex[:8]}",
+                         client=docker.from_env(timeout=120), builds=[])
+    yield ns
+    for build_id in ns.builds:
+        remove_build(ns.client, build_id)
+    remove_caches(ns.client, ns.prefix)
+    ns.client.close()

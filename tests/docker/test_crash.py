@@ -21,7 +21,6 @@ import time
 import uuid
 import venv
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -64,18 +63,7 @@ def counted(n: int, wheel: bool = True) -> str:
 
 @pytest.fixture(scope="module")
 def cw(tmp_path_factory):
-    world.require_docker()
-    world.ensure_images()
-    import docker
-
-    ns = SimpleNamespace(base=tmp_path_factory.mktemp("crash"),
-                         prefix=f"tfwizard-test-crash-{uuid.uuid4().hex[:8]}",
-                         client=docker.from_env(timeout=120), builds=[])
-    yield ns
-    for build_id in ns.builds:
-        kit.remove_build(ns.client, build_id)
-    kit.remove_caches(ns.client, ns.prefix)
-    ns.client.close()
+    yield from kit.docker_world(tmp_path_factory, "crash")
 
 
 def _start_front_end(cw, tmp_path: Path, script: str):

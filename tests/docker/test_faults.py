@@ -14,7 +14,6 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -35,18 +34,7 @@ LOOP = "i=0; while :; do i=$((i+1)); echo line $i; sleep 0.2; done"
 
 @pytest.fixture(scope="module")
 def fw(tmp_path_factory):
-    world.require_docker()
-    world.ensure_images()
-    import docker
-
-    ns = SimpleNamespace(base=tmp_path_factory.mktemp("faults"),
-                         prefix=f"tfwizard-test-fault-{uuid.uuid4().hex[:8]}",
-                         client=docker.from_env(timeout=120), builds=[])
-    yield ns
-    for build_id in ns.builds:
-        kit.remove_build(ns.client, build_id)
-    kit.remove_caches(ns.client, ns.prefix)
-    ns.client.close()
+    yield from kit.docker_world(tmp_path_factory, "fault")
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ and that no name from a container reaches outside the output folder."""
 from __future__ import annotations
 
 import os
-import uuid
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -21,18 +20,7 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 @pytest.fixture(scope="module")
 def pw(tmp_path_factory):
-    world.require_docker()
-    world.ensure_images()
-    import docker
-
-    ns = SimpleNamespace(base=tmp_path_factory.mktemp("priv"),
-                         prefix=f"tfwizard-test-priv-{uuid.uuid4().hex[:8]}",
-                         client=docker.from_env(timeout=120), builds=[])
-    yield ns
-    for build_id in ns.builds:
-        kit.remove_build(ns.client, build_id)
-    kit.remove_caches(ns.client, ns.prefix)
-    ns.client.close()
+    yield from kit.docker_world(tmp_path_factory, "priv")
 
 
 CAPS = "grep -E '^(CapEff|CapPrm|CapBnd|NoNewPrivs)' /proc/self/status"
