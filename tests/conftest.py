@@ -57,3 +57,27 @@ def tf_python() -> Path:
     if done.returncode != 0 or not _tf_importable(python):
         pytest.fail(f"cannot install tensorflow-cpu into {TF_VENV}:\n{done.stderr[-3000:]}")
     return python
+
+
+@pytest.fixture
+def pseudo_lang():
+    """The core's `_()` in the pseudo language (⟦text⟧) for the test, then back.
+
+    `tests/i18n_scan.unmarked(text)` then lists lines with text nobody marked."""
+    from tfwizard.core import i18n
+
+    old = i18n.language()
+    i18n.set_language(i18n.PSEUDO)
+    yield
+    i18n.set_language(old)
+
+
+@pytest.fixture
+def zh_cn_lang():
+    """The core's `_()` in Simplified Chinese for the test, then back."""
+    from tfwizard.core import i18n
+
+    old = i18n.language()
+    i18n.set_language("zh_CN")
+    yield
+    i18n.set_language(old)

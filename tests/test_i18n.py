@@ -31,7 +31,7 @@ def marked_strings() -> dict[str, list[str]]:
             func = node.func
             name = func.id if isinstance(func, ast.Name) else \
                 func.attr if isinstance(func, ast.Attribute) else ""
-            if name not in ("tr", "_"):
+            if name not in ("tr", "_", "N_"):
                 continue
             arg = node.args[0]
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
@@ -45,10 +45,21 @@ def placeholders(text: str) -> set[str]:
             if field is not None}
 
 
+def catalog_files() -> list[Path]:
+    files = [CATALOG, *sorted(CATALOG.parent.glob("zh_CN-*.json"))]
+    assert all(path.parent == CATALOG.parent for path in i18n.catalog_files("zh_CN"))
+    return files
+
+
 def load_catalog() -> dict[str, str]:
-    data = json.loads(CATALOG.read_text(encoding="utf-8"))
-    assert isinstance(data, dict)
-    return data
+    merged: dict[str, str] = {}
+    for path in catalog_files():
+        data = json.loads(path.read_text(encoding="utf-8"))
+        assert isinstance(data, dict), path
+        clash = {k for k in data if k in merged and merged[k] != data[k]}
+        assert not clash, f"{path.name} translates these differently: {sorted(clash)}"
+        merged.update(data)
+    return merged
 
 
 def test_the_package_marks_strings():
@@ -78,7 +89,10 @@ def test_translations_keep_accelerators_and_percent_signs():
 
 
 def test_no_stale_catalog_entries():
-    stale = sorted(set(load_catalog()) - set(marked_strings()))
+    from tfwizard.core.knowledge import display_texts
+
+    used = set(marked_strings()) | display_texts()  # code, and the knowledge base's texts
+    stale = sorted(set(load_catalog()) - used)
     assert not stale, f"catalog entries no code uses: {stale}"
 
 
@@ -146,3 +160,32 @@ def test_gui_in_chinese_then_english_from_the_menu(qtbot, monkeypatch):
         gui_i18n.install("en")
         if window is not None:
             window.close()
+
+
+def test_argparse_errors_in_chinese_and_english():
+    from tfwizard.cli import capture
+
+    status, _out, err = capture(["check"], {"TFWIZARD_LANG": "zh_CN"})
+    assert status == 2
+    assert "tfwizard: check: 缺少必需的参数：RECIPE" in err and "参见 `tfwizard check --help`" in err
+    status, _out, err = capture(["nosuch"], {"TFWIZARD_LANG": "zh_CN"})
+    assert status == 2 and "无效的选择：'nosuch'" in err and "参数 COMMAND" in err
+    status, _out, err = capture(["check", "--bogus", "r.toml"], {"TFWIZARD_LANG": "zh_CN"})
+    assert status == 2 and "无法识别的参数：--bogus" in err
+    # English again in the same process: argparse's own lookup was restored
+    status, _out, err = capture(["check"], {"TFWIZARD_LANG": "en"})
+    assert "tfwizard: check: the following arguments are required: RECIPE" in err
+    import argparse
+    assert argparse._("usage: ") == "usage: "  # type: ignore[attr-defined]
+
+
+def test_every_argparse_text_is_argparse_s_own():
+    """ARGPARSE_TEXTS must be argparse's msgids, or the lookup silently misses."""
+    import argparse
+    import inspect
+
+    from tfwizard.cli import ARGPARSE_TEXTS
+
+    source = inspect.getsource(argparse)
+    for text in ARGPARSE_TEXTS:
+        assert repr(text)[1:-1] in source or text in source, text

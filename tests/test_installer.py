@@ -85,6 +85,18 @@ def test_the_packagers_desktop_file_is_the_generated_one_and_valid():
     _validate(shipped)
 
 
+def test_the_desktop_menu_names_tfwizard_in_chinese_too():
+    """A Chinese desktop shows the localized keys (Desktop Entry spec, "Localized values")."""
+    import configparser
+
+    entry = configparser.ConfigParser(interpolation=None, strict=True)
+    entry.optionxform = str  # type: ignore[assignment,method-assign]
+    entry.read_string(desktop_entry("tfwizard-gui"))
+    keys = entry["Desktop Entry"]
+    assert keys["GenericName[zh_CN]"] == "TensorFlow 构建向导"
+    assert "从源码构建 TensorFlow" in keys["Comment[zh_CN]"]
+
+
 @pytest.mark.skipif(VALIDATE is None, reason="desktop-file-validate (desktop-file-utils) "
                                              "is not installed")
 def test_desktop_file_validate_is_really_run(tmp_path):

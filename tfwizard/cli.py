@@ -7,20 +7,21 @@ variables and assert on the text and the exit status. Tracebacks only with --deb
 from __future__ import annotations
 
 import argparse
+import contextlib
 import enum
 import io
 import json
 import os
 import sys
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from . import __version__
 from .core.errors import RecipeError, TfWizardError, UsageError
-from .core.i18n import _, language, language_from_env, set_language
+from .core.i18n import N_, _, language, language_from_env, set_language, translate
 
 
 class ExitStatus(enum.IntEnum):
@@ -58,11 +59,53 @@ class _HelpFormatter(argparse.HelpFormatter):
         super().add_usage(usage, actions, groups, _("usage: ") if prefix is None else prefix)
 
 
+#: argparse's own texts a user can see (its gettext msgids), translated through our
+#: catalog while main() runs; the rest of its texts are programming errors
+ARGPARSE_TEXTS = (
+    N_("usage: "),
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("can't open '%(filename)s': %(error)s"),
+    N_("unrecognized arguments: %s"),
+    N_("not allowed with argument %s"),
+    N_("ignored explicit argument %r"),
+    N_("the following arguments are required: %s"),
+    N_("one of the arguments %s is required"),
+    N_("expected one argument"),
+    N_("expected at most one argument"),
+    N_("expected at least one argument"),
+    N_("expected %s argument"),
+    N_("expected %s arguments"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("unexpected option string: %s"),
+    N_("invalid %(type)s value: %(value)r"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+)
+
+
+def _argparse_gettext(text: str) -> str:
+    return translate(text)
+
+
+def _argparse_ngettext(singular: str, plural: str, n: int) -> str:
+    return translate(singular if n == 1 else plural)
+
+
+@contextlib.contextmanager
+def _argparse_in_our_language() -> Iterator[None]:
+    """argparse looks its texts up through its module's `_`/`ngettext` (gettext's
+    'messages' domain, which we do not ship): point those at our catalog meanwhile."""
+    saved = argparse._, argparse.ngettext  # type: ignore[attr-defined]
+    argparse._, argparse.ngettext = _argparse_gettext, _argparse_ngettext  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        argparse._, argparse.ngettext = saved  # type: ignore[attr-defined]
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that raises instead of exiting, so main() returns an ExitStatus.
 
-    Its own texts (section titles, -h's help) are translated like ours; argparse's error
-    messages stay in its own (English) words inside our translated frame.
+    Its own texts (section titles, -h's help, error messages) are translated like ours.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -77,7 +120,9 @@ class _Parser(argparse.ArgumentParser):
                               help=_("show this help message and exit"))
 
     def error(self, message: str) -> Any:
-        raise UsageError(f"{self.prog}: {message}",
+        # main() prefixes "tfwizard: "; the subcommand's prog names where the problem is
+        where = self.prog.removeprefix("tfwizard").strip()
+        raise UsageError(f"{where}: {message}" if where else message,
                          _("See `{prog} --help`.").format(prog=self.prog))
 
     def exit(self, status: int = 0, message: str | None = None) -> Any:
@@ -237,7 +282,8 @@ def _main(argv: Sequence[str] | None, env: Environment) -> ExitStatus:
         stdout, stderr = sys.stdout, sys.stderr
         sys.stdout, sys.stderr = env.stdout, env.stderr  # argparse prints help/version here
         try:
-            args = parser.parse_args(argv)
+            with _argparse_in_our_language():
+                args = parser.parse_args(argv)
         finally:
             sys.stdout, sys.stderr = stdout, stderr
         handler: Handler | None = getattr(args, "handler", None)

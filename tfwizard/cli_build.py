@@ -14,6 +14,7 @@ from typing import Any
 
 from .cli import Environment, ExitStatus, _path
 from .core.errors import UsageError
+from .core.events import phase_name
 from .core.i18n import _
 
 
@@ -180,7 +181,7 @@ def _install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any,
             env.out(json.dumps(event.to_dict()))
         elif isinstance(event, InstallProgress) and event.summary() != last[0]:
             last[0] = event.summary()
-            env.out(f"install: {last[0]}")
+            env.out(_("install: {summary}").format(summary=last[0]))
 
     if not args.json:
         env.out(_("Installing {wheel} into {python} ...").format(wheel=wheel.name,
@@ -192,8 +193,7 @@ def _install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any,
     (record / "install.json").write_text(json.dumps(installed.to_dict(), indent=2) + "\n",
                                          encoding="utf-8")
     if not installed.ok:
-        env.out(_("Install {status}: {message}").format(status=installed.status,
-                                                        message=installed.message))
+        env.out(install_failed_text(installed.status, installed.message))
         return ExitStatus.ERROR
     if not args.json:
         env.out(_("Installed {requirement} into {python}.").format(
@@ -220,7 +220,7 @@ def _check(recipe: Any, build_host: Any, target_host: Any, args: argparse.Namesp
     errors = [f for f in findings if f.severity == "error"]
     shown = errors + [f for f in findings if f.severity == "warning"]
     for f in shown:
-        line = f"{f.severity.upper()} {f.code}: {f.message}"
+        line = f"{severity_word(f.severity)} {f.code}: {f.message}"
         if args.json:
             env.out(json.dumps({"type": "check", "severity": f.severity, "code": f.code,
                                 "message": f.message}))
@@ -244,7 +244,7 @@ async def _drive(runner: Any, printer: _Printer) -> None:
         nonlocal presses
         presses += 1
         if presses == 1:
-            printer.note("cancelling the build (Ctrl-C again to stop at once)...")
+            printer.note(_("cancelling the build (Ctrl-C again to stop at once)..."))
             runner.cancel()
         elif task is not None:
             task.cancel()  # the runner's cleanup still removes the containers
@@ -259,7 +259,7 @@ async def _drive(runner: Any, printer: _Printer) -> None:
         async for event in runner.events():
             printer.event(event)
     except asyncio.CancelledError:
-        printer.note("build stopped; containers removed")
+        printer.note(_("build stopped; containers removed"))
     finally:
         for sig in installed:
             loop.remove_signal_handler(sig)
@@ -289,8 +289,7 @@ class _Printer:
         if result.ok:
             env.out(_("Wheel: {path}").format(path=result.wheel))
         else:
-            env.out(_("Build {status}: {message}").format(status=result.status,
-                                                          message=result.message))
+            env.out(build_failed_text(result.status, result.message))
         for f in findings:
             where = (_(" (log lines {lines})").format(lines=", ".join(map(str, f.lines[:5])))
                      if f.lines else "")
@@ -320,12 +319,12 @@ class _PlainPrinter(_Printer):
             out.write("".join(f"{prefix}{line}\n" for line in event.lines))
             out.flush()
         elif kind == "phase":
-            self.env.out(f"tfwizard: phase {event.phase}")
+            self.env.out("tfwizard: " + _("phase {phase}").format(phase=phase_name(event.phase)))
         elif kind == "progress":
             now = time.monotonic()
             if event.total and now - self._last_progress >= 5:
                 self._last_progress = now
-                self.env.out(f"tfwizard: progress {_progress_text(event)}")
+                self.env.out("tfwizard: " + _progress_text(event))
         elif kind == "finding":
             self.findings.append(event)
         elif kind == "finished":
@@ -400,21 +399,26 @@ class _RichPrinter(_Printer):
         self.progress.stop()
 
     def note(self, text: str) -> None:
-        self.console.print(f"[yellow]tfwizard: {text}")
+        from rich.markup import escape
+
+        self.console.print(f"[yellow]tfwizard: {escape(text)}")
 
     def event(self, event: Any) -> None:
+        from rich.markup import escape
+
         kind = event.type
         if kind == "log":
             for line in event.lines:
                 if event.channel == "tfwizard":
-                    self.console.print(f"[cyan]tfwizard:[/] {line}", markup=True,
+                    self.console.print(f"[cyan]tfwizard:[/] {escape(line)}", markup=True,
                                        highlight=False, soft_wrap=True)
                 elif line.startswith(("ERROR:", "FAILED:")):
                     self.console.print(line, style="red", markup=False, soft_wrap=True)
         elif kind == "phase":
-            self.progress.update(self.task, phase=event.phase)
+            self.progress.update(self.task, phase=phase_name(event.phase))
         elif kind == "progress":
-            fields: dict[str, Any] = {"phase": event.phase, "message": event.message[:60],
+            fields: dict[str, Any] = {"phase": phase_name(event.phase),
+                                      "message": event.message[:60],
                                       "eta": _eta_text(event.eta_s)}
             if event.total:
                 fields.update(total=event.total, completed=event.done or 0)
@@ -422,7 +426,8 @@ class _RichPrinter(_Printer):
         elif kind == "finding":
             self.findings.append(event)
         elif kind == "finished":
-            self.progress.update(self.task, phase=event.result.status, eta="", message="")
+            self.progress.update(self.task, phase=status_word(event.result.status), eta="",
+                                 message="")
             self.progress.stop()
             self.finished(event.result, self.findings)
 
@@ -431,14 +436,53 @@ def _eta_text(eta: float | None) -> str:
     if eta is None:
         return ""
     eta_i = int(eta)
-    return f"ETA {eta_i // 3600}:{eta_i % 3600 // 60:02d}:{eta_i % 60:02d}"
+    return _("ETA {time}").format(time=f"{eta_i // 3600}:{eta_i % 3600 // 60:02d}:"
+                                       f"{eta_i % 60:02d}")
 
 
 def _progress_text(event: Any) -> str:
-    text = f"{event.phase} {event.done}/{event.total} actions"
+    """"progress compile 10/20 actions, ETA 0:01:05 - Compiling x.cc" for the plain printer."""
+    counts = dict(phase=phase_name(event.phase), done=event.done, total=event.total)
     if event.eta_s is not None:
-        text += f", {_eta_text(event.eta_s)}"
+        text = _("progress {phase} {done}/{total} actions, {eta}").format(
+            **counts, eta=_eta_text(event.eta_s))
+    else:
+        text = _("progress {phase} {done}/{total} actions").format(**counts)
     return text + (f" - {event.message}" if event.message else "")
+
+
+# -- words shared by the commands ---------------------------------------------------------------
+
+
+def status_word(status: str) -> str:
+    """A build's, fetch's or install's result status (succeeded, failed, ...) as a word in
+    the current language; an unknown status as it is."""
+    words = {"succeeded": _("succeeded"), "failed": _("failed"), "cancelled": _("cancelled"),
+             "error": _("error"), "installed": _("installed")}
+    return words.get(status, status)
+
+
+def severity_word(severity: str) -> str:
+    """ERROR, WARNING, INFO: a finding's severity as the check and preflight lines show it."""
+    words = {"error": _("ERROR"), "warning": _("WARNING"), "info": _("INFO")}
+    return words.get(severity, severity.upper())
+
+
+def build_failed_text(status: str, message: str) -> str:
+    """"Build failed: <message>" for a build (or attach) that made no wheel."""
+    texts = {"failed": _("Build failed: {message}"),
+             "cancelled": _("Build cancelled: {message}"),
+             "error": _("Build error: {message}")}
+    text = texts.get(status) or _("Build {status}: {message}")
+    return text.format(status=status, message=message)
+
+
+def install_failed_text(status: str, message: str) -> str:
+    """"Install failed: <message>" for an install that did not install."""
+    texts = {"failed": _("Install failed: {message}"),
+             "cancelled": _("Install cancelled: {message}")}
+    text = texts.get(status) or _("Install {status}: {message}")
+    return text.format(status=status, message=message)
 
 
 # -- diagnose ---------------------------------------------------------------------------------

@@ -41,7 +41,8 @@ def cmd_bundle(args: argparse.Namespace, env: Environment) -> ExitStatus:
         env.out(json.dumps({"bundle": str(bundle.path), "build_id": bundle.build_id,
                             "files": list(bundle.files), "size": bundle.size}, indent=2))
     else:
-        env.out(f"Wrote {bundle.path} ({bundle.size / 1024:.1f} KiB): build {bundle.build_id}, "
-                f"{len(bundle.files)} files, secrets masked.")
-        env.out("Read its README.txt (and the files) before you share it.")
+        env.out(_("Wrote {path} ({kib:.1f} KiB): build {build_id}, {count} files, secrets "
+                  "masked.").format(path=bundle.path, kib=bundle.size / 1024,
+                                    build_id=bundle.build_id, count=len(bundle.files)))
+        env.out(_("Read its README.txt (and the files) before you share it."))
     return ExitStatus.OK

@@ -34,7 +34,8 @@ def load_hosts(args: argparse.Namespace, env: Environment,
 
 
 def _severity_mark(severity: str) -> str:
-    return {"error": "ERROR", "warning": "WARN ", "info": "info "}[severity]
+    """ERROR, WARN or info, padded to one width, in front of each finding of `check`."""
+    return {"error": _("ERROR"), "warning": _("WARN"), "info": _("info")}[severity].ljust(5)
 
 
 def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
@@ -89,6 +90,7 @@ def _sorted(findings: list[Any]) -> list[Any]:
 def preflight_gate(recipe: Recipe, args: argparse.Namespace, env: Environment) -> ExitStatus | None:
     """Before starting Docker work (build, fetch): the preflight checks; their errors stop
     the command unless --force. None: go on."""
+    from .cli_build import severity_word
     from .core.preflight import preflight
 
     findings = preflight(recipe, env.env,
@@ -98,7 +100,7 @@ def preflight_gate(recipe: Recipe, args: argparse.Namespace, env: Environment) -
             env.out(json.dumps({"type": "check", "severity": f.severity, "code": f.code,
                                 "message": f.message}))
         else:
-            env.err(f"{f.severity.upper()} {f.code}: {f.message}")
+            env.err(f"{severity_word(f.severity)} {f.code}: {f.message}")
     errors = [f for f in findings if f.severity == "error"]
     if errors and not getattr(args, "force", False):
         env.err("tfwizard: " + _("preflight found {count} error(s); fix them (`tfwizard check "

@@ -40,17 +40,34 @@ def cmd_clean(args: argparse.Namespace, env: Environment) -> ExitStatus:
              and i.name not in errors, "error": errors.get(i.name, "")} for i in items]},
             indent=2))
         return ExitStatus.ERROR if failed else ExitStatus.OK
-    verb = "would remove" if args.dry_run else "removed"
     for i in items:
-        what = f"{i.kind} {i.name}" + (f" (build {i.build_id}, {i.what})" if i.build_id
-                                       else f" ({i.what})")
+        what = _describe(i)
         if i.skipped:
-            env.out(f"kept {what}: {i.skipped}")
+            env.out(_("kept {item}: {why}").format(item=what, why=i.skipped))
         elif i.name in errors:
-            env.err(f"tfwizard: could not remove {what}: {errors[i.name]}")
+            env.err("tfwizard: " + _("could not remove {item}: {error}").format(
+                item=what, error=errors[i.name]))
+        elif args.dry_run:
+            env.out(_("would remove {item}").format(item=what))
         else:
-            env.out(f"{verb} {what}")
+            env.out(_("removed {item}").format(item=what))
     gone = sum(1 for i in items if not i.skipped and i.name not in errors)
-    env.out(f"{'Would remove' if args.dry_run else 'Removed'} {gone} of {len(items)} tfwizard "
-            "object(s); nothing without the io.tfwizard label is ever touched.")
+    if args.dry_run:
+        summary = _("Would remove {count} of {total} tfwizard object(s); nothing without the "
+                    "io.tfwizard label is ever touched.")
+    else:
+        summary = _("Removed {count} of {total} tfwizard object(s); nothing without the "
+                    "io.tfwizard label is ever touched.")
+    env.out(summary.format(count=gone, total=len(items)))
     return ExitStatus.ERROR if failed else ExitStatus.OK
+
+
+def _describe(item: Any) -> str:
+    """"container NAME (build ID, STEP)" or "volume NAME (PURPOSE)": one leftover."""
+    if item.kind == "container":
+        text = (_("container {name} (build {build_id}, {what})") if item.build_id
+                else _("container {name} ({what})"))
+    else:  # a volume
+        text = (_("volume {name} (build {build_id}, {what})") if item.build_id
+                else _("volume {name} ({what})"))
+    return text.format(name=item.name, build_id=item.build_id, what=item.what)

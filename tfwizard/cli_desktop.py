@@ -40,11 +40,12 @@ def cmd_install_desktop_entry(args: argparse.Namespace, env: Environment) -> Exi
         if args.json:
             env.out(json.dumps({"removed": [str(p) for p in removed]}, indent=2))
         elif removed:
-            env.out(f"Removed {len(removed)} file(s) under {data}:")
+            env.out(_("Removed {count} file(s) under {path}:").format(count=len(removed),
+                                                                      path=data))
             for path in removed:
                 env.out(f"  {path}")
         else:
-            env.out(f"Nothing to remove under {data}.")
+            env.out(_("Nothing to remove under {path}.").format(path=data))
         return ExitStatus.OK
     exec_path = str(_path(env, args.exec_path)) if args.exec_path else find_gui_command(env.env)
     done = install_desktop_entry(data, exec_path)
@@ -52,9 +53,10 @@ def cmd_install_desktop_entry(args: argparse.Namespace, env: Environment) -> Exi
         env.out(json.dumps({"entry": str(done.entry), "icons": [str(p) for p in done.icons],
                             "exec": done.exec_path}, indent=2))
     else:
-        env.out(f"Installed {done.entry} (Exec={done.exec_path})")
+        env.out(_("Installed {path} (Exec={command})").format(path=done.entry,
+                                                              command=done.exec_path))
         for path in done.icons:
             env.out(f"  {path}")
-        env.out("It appears in the application menu as \"tfwizard\"; "
-                "`tfwizard install-desktop-entry --uninstall` removes it.")
+        env.out(_("It appears in the application menu as \"tfwizard\"; "
+                  "`tfwizard install-desktop-entry --uninstall` removes it."))
     return ExitStatus.OK

@@ -31,7 +31,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_fetch(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    from .cli_build import _drive, _JsonPrinter, _PlainPrinter, _Printer, prepare
+    from .cli_build import _drive, _JsonPrinter, _PlainPrinter, _Printer, prepare, status_word
     from .core.plan import fetch_report, make_fetch_plan
     from .core.record import read_log
     from .core.runner import BuildRunner
@@ -49,7 +49,7 @@ def cmd_fetch(args: argparse.Namespace, env: Environment) -> ExitStatus:
         return ExitStatus.CANCELLED
     record = runner.record
     assert record is not None
-    logs = [text for _, text in read_log(record.log_path)] if record.log_path.is_file() else []
+    logs = [text for _n, text in read_log(record.log_path)] if record.log_path.is_file() else []
     bep = record.bep_path.read_text("utf-8", "replace").splitlines() \
         if record.bep_path.is_file() else []
     report = fetch_report(logs, bep)
@@ -57,15 +57,21 @@ def cmd_fetch(args: argparse.Namespace, env: Environment) -> ExitStatus:
         env.out(json.dumps({"type": "fetch", "status": result.status,
                             "record_dir": result.record_dir, **report.to_dict()}))
     else:
-        env.out(f"Fetch {result.status}: {len(report.urls)} download(s)"
-                + (f", {len(report.failed_urls)} failed" if report.failed_urls else ""))
+        status = status_word(result.status)
+        if report.failed_urls:
+            env.out(_("Fetch {status}: {count} download(s), {failed} failed").format(
+                status=status, count=len(report.urls), failed=len(report.failed_urls)))
+        else:
+            env.out(_("Fetch {status}: {count} download(s)").format(status=status,
+                                                                    count=len(report.urls)))
         for url in report.urls:
             env.out(f"  {url}")
         for url in report.failed_urls:
-            env.out(f"  FAILED {url}")
+            env.out("  " + _("FAILED {url}").format(url=url))
         if report.cache_files_after is not None:
-            env.out(f"Repository cache: {report.cache_files_before} -> "
-                    f"{report.cache_files_after} file(s), {len(report.new_files)} new "
-                    f"({report.new_bytes:,} bytes) in volume "
-                    f"{plan.cache_volumes.get('repo', '')}")
+            env.out(_("Repository cache: {before} -> {after} file(s), {new} new ({bytes:,} "
+                      "bytes) in volume {volume}").format(
+                before=report.cache_files_before, after=report.cache_files_after,
+                new=len(report.new_files), bytes=report.new_bytes,
+                volume=plan.cache_volumes.get("repo", "")))
     return ExitStatus.OK if result.status == "succeeded" else ExitStatus.ERROR

@@ -38,7 +38,7 @@ def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:
         if args.json:
             return
         if isinstance(event, VenvCreated):
-            env.out(f"created venv {event.path}")
+            env.out(_("created venv {path}").format(path=event.path))
         elif isinstance(event, PipLine):
             if args.verbose or event.channel != "stdout" or event.line.startswith("ERROR"):
                 (env.err if event.channel == "stderr" else env.out)(f"  pip | {event.line}")
@@ -60,12 +60,15 @@ def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:
     if args.json:
         env.out(json.dumps(result.to_dict(), indent=2))
     elif result.ok:
-        env.out(f"Installed {result.requirement} into {result.python}.")
+        env.out(_("Installed {requirement} into {python}.").format(
+            requirement=result.requirement, python=result.python))
         if result.installed:
             env.out("  " + " ".join(result.installed))
-        env.out(f"Next: `tfwizard verify --python {result.python}`.")
+        env.out(_("Next: `tfwizard verify --python {python}`.").format(python=result.python))
     else:
-        env.out(f"Install {result.status}: {result.message}")
+        from .cli_build import install_failed_text
+
+        env.out(install_failed_text(result.status, result.message))
     return ExitStatus.OK if result.ok else ExitStatus.ERROR
 
 
@@ -81,7 +84,7 @@ def _python_for(args: argparse.Namespace, env: Environment, recipe: Any) -> str:
     from .core.install import venv_python
 
     if args.python and args.venv:
-        raise UsageError("give --python or --venv, not both")
+        raise UsageError(_("give --python or --venv, not both"))
     if args.python:
         return str(_path(env, args.python)) if "/" in args.python else args.python
     if args.venv:
@@ -90,8 +93,9 @@ def _python_for(args: argparse.Namespace, env: Environment, recipe: Any) -> str:
         if recipe.install.python:
             return recipe.install.python
         return str(venv_python(Path(recipe.install.venv).expanduser()))
-    raise UsageError("no interpreter to verify",
-                     "Pass --python PATH or --venv DIR (the one the wheel was installed into).")
+    raise UsageError(_("no interpreter to verify"),
+                     _("Pass --python PATH or --venv DIR (the one the wheel was installed "
+                       "into)."))
 
 
 def _record_dir(args: argparse.Namespace, env: Environment) -> Path | None:
@@ -104,8 +108,9 @@ def _record_dir(args: argparse.Namespace, env: Environment) -> Path | None:
 
     folder = data_dir(env.env) / "builds" / args.build
     if not folder.is_dir():
-        raise UsageError(f"no build record {args.build!r} (looked in {folder})",
-                         "Give a build id from the builds folder, or its path.")
+        raise UsageError(
+            _("no build record {id!r} (looked in {folder})").format(id=args.build, folder=folder),
+            _("Give a build id from the builds folder, or its path."))
     return folder
 
 
@@ -140,7 +145,7 @@ def cmd_verify(args: argparse.Namespace, env: Environment) -> ExitStatus:
     else:
         env.out(render_report(report, show_log=not args.quiet_log))
         for path in saved:
-            env.out(f"Report saved to {path}")
+            env.out(_("Report saved to {path}").format(path=path))
     return ExitStatus.OK if report.ok else ExitStatus.ERROR
 
 

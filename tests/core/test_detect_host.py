@@ -41,7 +41,9 @@ class _Docker:
         pass
 
 
-def _fake_root(tmp_path: Path, *, cpuinfo: str, amd: str | None = None) -> Path:
+def _fake_root(tmp_path: Path, *, cpuinfo: str = "x86_64-xeon-avx512.txt",
+               amd: str | None = None, wsl: bool = False) -> Path:
+    """A file tree with what detection reads from / (cpuinfo, meminfo, os-release ...)."""
     root = tmp_path / "root"
     if amd:
         shutil.copytree(DATA / "sysfs" / amd, root)
@@ -49,8 +51,12 @@ def _fake_root(tmp_path: Path, *, cpuinfo: str, amd: str | None = None) -> Path:
     (root / "etc").mkdir(exist_ok=True)
     shutil.copy(DATA / "cpuinfo" / cpuinfo, root / "proc/cpuinfo")
     (root / "proc/meminfo").write_text("MemTotal: 32768000 kB\nMemAvailable: 30000000 kB\n")
-    (root / "proc/sys/kernel/osrelease").write_text("6.8.0-45-generic\n")
+    kernel = "5.15.153.1-microsoft-standard-WSL2" if wsl else "6.8.0-45-generic"
+    (root / "proc/sys/kernel/osrelease").write_text(kernel + "\n")
     (root / "etc/os-release").write_text('ID=ubuntu\nVERSION_ID="24.04"\n')
+    if wsl:
+        (root / "usr/lib/wsl/lib").mkdir(parents=True)
+        (root / "usr/lib/wsl/lib/libcuda.so.1").write_text("")
     return root
 
 

@@ -216,3 +216,65 @@ def test_verify_page_reports_the_real_tensorflow_cpu(qtbot, make_window, tf_pyth
         print(f"verified tensorflow-cpu {version} in {took:.1f} s")
     finally:
         wizard.setStartId(int(PageId.WELCOME))
+
+
+@pytest.mark.docker
+def test_in_chinese_a_failed_fixture_build_gives_a_bundle(qtbot, make_window, docker_world,
+                                                          tmp_path, monkeypatch):
+    """Issue 10's done-when, the GUI part: the wizard switched to Chinese from its Language
+    menu, a real fixture build that fails to compile, the diagnosis shown in Chinese, and
+    the diagnostics bundle saved from the Build page's button."""
+    import json
+
+    from PySide6.QtWidgets import QFileDialog
+
+    from tests.i18n_scan import unmarked
+    from tfwizard.core import i18n
+    from tfwizard.core.bundle import read_bundle
+    from tfwizard.gui import i18n as gui_i18n
+
+    monkeypatch.setenv("TFWIZARD_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("TFWIZARD_LANG")  # the menu decides, as a user would
+    monkeypatch.setattr(gui_i18n, "save_language", lambda code: None)  # keep user settings
+    recipe = _write_recipe(tmp_path / "break.toml", workspace=world.copy_workspace(tmp_path),
+                           prefix=docker_world.prefix,
+                           bazel_flags=("--copt=-DTFW_FIXTURE_BREAK",))
+    first = make_window(recipe=load_recipe(recipe), host=host("no-gpu-server"),
+                        build_factory=jobs.default_build_job, ask_close=lambda: CLOSE_CANCEL)
+    try:
+        first.language_actions["zh_CN"].trigger()
+        assert i18n.language() == "zh_CN"
+        wizard = first.wizard
+        assert wizard.go_to(PageId.BUILD) == PageId.BUILD
+        page = wizard.build
+        assert page.start_button.text() != "Start build"
+        qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: page.result is not None and not page.running,
+                        timeout=BUILD_TIMEOUT_MS)
+        assert page.result.status == "failed"
+        assert page.phase_label.text() == "构建失败"
+        rows = {row.finding.id: row for row in page.diagnoses}
+        assert "compile-error" in rows, list(rows)
+        shown = rows["compile-error"].findChildren(type(page.phase_label))
+        text = "\n".join(label.text() for label in shown)
+        assert "原因" in text and "下一步" in text, text
+        assert sum("\u4e00" <= ch <= "\u9fff" for ch in text) > 20, text  # Chinese, not English
+
+        out = tmp_path / "诊断.tar.gz"
+        monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                            staticmethod(lambda *args: (str(out), args[-1])))
+        qtbot.mouseClick(page.bundle.button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: page.bundle.saved is not None, timeout=60_000)
+        assert "已保存" in page.bundle.status.text() or str(out) in page.bundle.status.text()
+        files = read_bundle(out)
+        assert "compile-error" in files["diagnosis.txt"]
+        assert "matmul_op.cc" in files["log-tail.txt"]
+        assert json.loads(files["host.json"])["os"]["system"] == "linux"
+        # and nothing on the page is left in English prose (Bazel's own text aside)
+        from tests.gui.test_i18n_pages import visible_texts
+
+        bazel_says = page.action_label.text()
+        bad = [line for t in visible_texts(page) if t != bazel_says for line in unmarked(t)]
+        assert not bad, bad
+    finally:
+        gui_i18n.install("en")

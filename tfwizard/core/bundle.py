@@ -31,6 +31,7 @@ from typing import Any
 from .errors import UsageError
 from .events import TFWIZARD
 from .host import HostProfile
+from .i18n import _
 from .record import BuildRecord, data_dir, is_build_id, list_records, untag
 from .secrets import env_reference, redact
 
@@ -58,8 +59,10 @@ class ErrorBlock:
     truncated: int = 0  # lines of this block left out beyond MAX_BLOCK_LINES
 
     def text(self) -> str:
-        more = f"  ... {self.truncated} more line(s)\n" if self.truncated else ""
-        return f"--- log line {self.line}\n" + "".join(f"{t}\n" for t in self.lines) + more
+        more = ("  " + _("... {count} more line(s)").format(count=self.truncated) + "\n"
+                if self.truncated else "")
+        return ("--- " + _("log line {line}").format(line=self.line) + "\n"
+                + "".join(f"{t}\n" for t in self.lines) + more)
 
 
 @dataclass
@@ -137,7 +140,7 @@ def bundle_secrets(recipe_text: str, env: Mapping[str, str]) -> list[str]:
     except Exception:  # a broken recipe is still bundled; its shapes are still redacted
         return found
     for header in recipe.remote.headers:
-        _, sep, value = header.partition("=")
+        _name, sep, value = header.partition("=")
         if sep and value and env_reference(value) is None and value not in found:
             found.append(value)
     for url in (recipe.network.http_proxy, recipe.network.https_proxy, recipe.remote.cache,
@@ -189,12 +192,13 @@ def find_record(build: str | None, *, env: Mapping[str, str] | None = None,
             record = data_dir(env) / "builds" / build
             if record.is_dir():
                 return record
-        raise UsageError(f"{build}: no such build id or build record folder",
-                         f"Builds are kept in {data_dir(env) / 'builds'}.")
+        raise UsageError(_("{build}: no such build id or build record folder").format(
+                             build=build),
+                         _("Builds are kept in {path}.").format(path=data_dir(env) / "builds"))
     records = list_records(env=env)
     if not records:
-        raise UsageError(f"no build records in {data_dir(env) / 'builds'}",
-                         "Run `tfwizard build RECIPE` first, or name a record folder.")
+        raise UsageError(_("no build records in {path}").format(path=data_dir(env) / "builds"),
+                         _("Run `tfwizard build RECIPE` first, or name a record folder."))
     return records[-1].path
 
 
@@ -232,19 +236,19 @@ def bundle_contents(record_dir: Path, *, host: HostProfile | None = None,
         files["recipe.toml"] = "".join(redact(line, extra) + "\n"
                                        for line in recipe_text.splitlines())
     else:
-        notes.append("recipe.toml: the record has no recipe.")
+        notes.append(_("recipe.toml: the record has no recipe."))
     plan = _read_json(record_dir / "plan.json")
     if plan is not None:
         files["plan.json"] = _json_text(plan, extra)
     else:
-        notes.append("plan.json: the record has no (readable) plan.")
+        notes.append(_("plan.json: the record has no (readable) plan."))
 
     host_source = ""
     if host is None and (record_dir / "host.json").is_file():
         data = _read_json(record_dir / "host.json")
         if data is not None:
             files["host.json"] = _json_text(data, extra)
-            host_source = "the build host as the record kept it (host.json)"
+            host_source = _("the build host as the record kept it (host.json)")
     if "host.json" not in files:
         if host is None:
             if detect is None:
@@ -253,11 +257,11 @@ def bundle_contents(record_dir: Path, *, host: HostProfile | None = None,
                 def detect() -> HostProfile:
                     return detect_host(env=env)
             host = detect()
-            host_source = ("this machine, detected when the bundle was made (the record "
-                           "keeps no host profile)")
+            host_source = _("this machine, detected when the bundle was made (the record "
+                            "keeps no host profile)")
         else:
-            host_source = ("a host profile given when the bundle was made (`tfwizard bundle "
-                           "--host`, or the wizard's build host)")
+            host_source = _("a host profile given when the bundle was made (`tfwizard bundle "
+                            "--host`, or the wizard's build host)")
         files["host.json"] = _json_text(json.loads(host.to_json()), extra)
 
     result = _read_json(record.result_path)
@@ -269,20 +273,22 @@ def bundle_contents(record_dir: Path, *, host: HostProfile | None = None,
         with record.log_path.open(encoding="utf-8", errors="replace") as fh:
             scan = scan_log(fh, tail_lines=tail_lines)
         first = scan.total - len(scan.tail) + 1
-        head = (f"# tfwizard log {record.build_id}: lines {first}-{scan.total} of "
-                f"{scan.total}\n" if scan.total else "# the log is empty\n")
+        head = ("# " + (_("tfwizard log {id}: lines {first}-{last} of {total}").format(
+                    id=record.build_id, first=first, last=scan.total, total=scan.total)
+                          if scan.total else _("the log is empty")) + "\n")
         files["log-tail.txt"] = head + "".join(redact(line, extra) + "\n" for line in scan.tail)
         blocks = "".join(redact(b.text(), extra) for b in scan.blocks)
         if scan.blocks_left_out:
-            blocks += f"... and {scan.blocks_left_out} more ERROR block(s)\n"
-        files["failed-actions.txt"] = blocks or "No ERROR: line in the log.\n"
+            blocks += _("... and {count} more ERROR block(s)").format(
+                count=scan.blocks_left_out) + "\n"
+        files["failed-actions.txt"] = blocks or _("No ERROR: line in the log.") + "\n"
         exit_code = result.get("exit_code") if isinstance(result, dict) else None
         diagnoses = diagnose_file(record.log_path, exit_code=exit_code)
         files["diagnosis.json"] = _json_text([d.to_dict() for d in diagnoses], extra)
         files["diagnosis.txt"] = redact(_diagnosis_text(diagnoses), extra)
     else:
-        notes.append("log.txt: the record has no log, so no log tail, failed actions or "
-                     "diagnosis.")
+        notes.append(_("log.txt: the record has no log, so no log tail, failed actions or "
+                       "diagnosis."))
 
     for name in ("install.json", "verify.json"):
         data = _read_json(record_dir / name)
@@ -312,61 +318,70 @@ def bundle_contents(record_dir: Path, *, host: HostProfile | None = None,
 
 def _diagnosis_text(diagnoses: list[Any]) -> str:
     if not diagnoses:
-        return "No known failure signature found in the log.\n"
+        return _("No known failure signature found in the log.") + "\n"
     out = []
     for d in diagnoses:
         out.append(f"{d.id}: {d.title}")
         if d.lines:
-            out.append(f"  log lines: {', '.join(map(str, d.lines[:10]))}")
+            out.append("  " + _("log lines: {lines}").format(
+                lines=", ".join(map(str, d.lines[:10]))))
         out.extend(f"  > {t[:200]}" for t in d.excerpt)
-        out.append(f"  cause: {d.cause}")
-        out.append(f"  next:  {d.next_step}")
+        out.append("  " + _("cause: {cause}").format(cause=d.cause))
+        out.append("  " + _("next:  {step}").format(step=d.next_step))
         if d.recipe_fix:
-            out.append("  recipe fix: " + ", ".join(f"{k} = {json.dumps(v)}"
-                                                    for k, v in d.recipe_fix.items()))
+            out.append("  " + _("recipe fix: {changes}").format(
+                changes=", ".join(f"{k} = {json.dumps(v)}" for k, v in d.recipe_fix.items())))
     return "\n".join(out) + "\n"
 
 
-_DESCRIPTIONS = {
-    "recipe.toml": "the recipe the build ran, as it was",
-    "plan.json": "the resolved build plan: image, configure answers, Bazel target and flags",
-    "host.json": "a host profile (as `tfwizard detect --json` writes it); source: {host}",
-    "result.json": "how the build ended: status, exit code, message, times",
-    "log-tail.txt": "the last {tail} lines of the build log (channels: out | stdout, "
-                    "err | stderr, tfw | tfwizard)",
-    "failed-actions.txt": "every `ERROR:` block of the whole log with the failed action's "
-                          "output (compiler errors) that follows it",
-    "diagnosis.txt": "known failure signatures found in the whole log, with cause and next step",
-    "diagnosis.json": "the same diagnosis as JSON (`tfwizard diagnose --json`)",
-    "install.json": "the install report (`tfwizard install`)",
-    "verify.json": "the verify report (`tfwizard verify`): TF build info, devices, ops",
-    "manifest.json": "what this bundle holds, as JSON",
-    "README.txt": "this file",
-}
+def _descriptions() -> dict[str, str]:
+    """What each file of a bundle holds, in the current language (README.txt's list)."""
+    return {
+        "recipe.toml": _("the recipe the build ran, as it was"),
+        "plan.json": _("the resolved build plan: image, configure answers, Bazel target and "
+                       "flags"),
+        "host.json": _("a host profile (as `tfwizard detect --json` writes it); source: "
+                       "{host}"),
+        "result.json": _("how the build ended: status, exit code, message, times"),
+        "log-tail.txt": _("the last {tail} lines of the build log (channels: out | stdout, "
+                          "err | stderr, tfw | tfwizard)"),
+        "failed-actions.txt": _("every `ERROR:` block of the whole log with the failed "
+                                "action's output (compiler errors) that follows it"),
+        "diagnosis.txt": _("known failure signatures found in the whole log, with cause and "
+                           "next step"),
+        "diagnosis.json": _("the same diagnosis as JSON (`tfwizard diagnose --json`)"),
+        "install.json": _("the install report (`tfwizard install`)"),
+        "verify.json": _("the verify report (`tfwizard verify`): TF build info, devices, ops"),
+        "manifest.json": _("what this bundle holds, as JSON"),
+        "README.txt": _("this file"),
+    }
 
 
 def _readme(build_id: str, files: Mapping[str, str], scan: LogScan, host_source: str,
             notes: list[str], tail_lines: int) -> str:
     lines = [
-        f"tfwizard diagnostics bundle for build {build_id}",
+        _("tfwizard diagnostics bundle for build {id}").format(id=build_id),
         "",
-        "Made by `tfwizard bundle` (or the wizard's \"Save diagnostics bundle...\") to be",
-        "attached to a question or a bug report. Secrets are masked as *** : credentials in",
-        "URLs, header values and tokens, the recipe's clear-text header values, and the",
-        "values of its ${ENV_VAR} references. Check the files before sharing them anyway.",
+        *_("Made by `tfwizard bundle` (or the wizard's \"Save diagnostics bundle...\") to be\n"
+           "attached to a question or a bug report. Secrets are masked as *** : credentials in\n"
+           "URLs, header values and tokens, the recipe's clear-text header values, and the\n"
+           "values of its ${ENV_VAR} references. Check the files before sharing them "
+           "anyway.").split("\n"),
         "",
-        "Files:",
+        _("Files:"),
     ]
-    names = [n for n in _DESCRIPTIONS if n in files or n in ("README.txt", "manifest.json")]
+    descriptions = _descriptions()
+    names = [n for n in descriptions if n in files or n in ("README.txt", "manifest.json")]
     width = max(len(n) for n in names)
     for name in names:
-        text = _DESCRIPTIONS[name].format(host=host_source, tail=tail_lines)
+        text = descriptions[name].format(host=host_source, tail=tail_lines)
         lines.append(f"  {name:<{width}}  {text}")
     if scan.total:
-        lines += ["", f"The full log had {scan.total} lines; the tail keeps "
-                      f"{len(scan.tail)}. The full log stays in the build record."]
+        lines += ["", _("The full log had {total} lines; the tail keeps {tail}. The full log "
+                        "stays in the build record.").format(total=scan.total,
+                                                             tail=len(scan.tail))]
     if notes:
-        lines += ["", "Missing:"] + [f"  {n}" for n in notes]
+        lines += ["", _("Missing:")] + [f"  {n}" for n in notes]
     return "\n".join(lines) + "\n"
 
 
@@ -393,7 +408,7 @@ def make_bundle(record_dir: Path, out: Path | None = None, *, host: HostProfile 
     """
     record_dir = Path(record_dir)
     if not record_dir.is_dir():
-        raise UsageError(f"{record_dir}: not a build record folder")
+        raise UsageError(_("{path}: not a build record folder").format(path=record_dir))
     build_id = record_dir.name
     if out is None:
         out = Path.cwd() / default_bundle_name(build_id)

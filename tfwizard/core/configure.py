@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .errors import UnsafeValue
+from .i18n import _
 from .knowledge import Release
 from .recipe import Recipe
 from .safety import check_env_value
@@ -114,7 +115,8 @@ def configure_env(
     for key, value in env.items():
         problem = check_env_value(value)
         if problem:
-            raise UnsafeValue(f"configure answer {key}: {problem}")
+            raise UnsafeValue(_("configure answer {key}: {problem}").format(
+                key=key, problem=problem))
     return env
 
 
@@ -260,10 +262,9 @@ def _hermetic_cuda_lines(env: Mapping[str, str], result: ConfigureResult) -> Non
     ccs = env.get("HERMETIC_CUDA_COMPUTE_CAPABILITIES", "")
     if not ccs or not _valid_cc_list(ccs):
         if ccs:
-            result.messages.append(
-                f"ERROR: invalid compute capability {ccs!r}; configure.py falls back to "
-                f"{TF_DEFAULT_CCS} without asking again"
-            )
+            result.messages.append(_(
+                "ERROR: invalid compute capability {ccs!r}; configure.py falls back to "
+                "{default} without asking again").format(ccs=ccs, default=TF_DEFAULT_CCS))
         ccs = TF_DEFAULT_CCS
     lines.append(f'build:cuda --repo_env HERMETIC_CUDA_COMPUTE_CAPABILITIES="{ccs}"')
     for name in ("LOCAL_CUDA_PATH", "LOCAL_CUDNN_PATH", "LOCAL_NCCL_PATH"):
@@ -290,6 +291,6 @@ def parse_env_file(text: str) -> dict[str, str]:
     env: dict[str, str] = {}
     for line in text.splitlines():
         if line.strip():
-            key, _, value = line.partition("=")
+            key, _sep, value = line.partition("=")
             env[key] = value
     return env

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import UsageError
+from .i18n import _
 from .resources import resource_path
 
 APP_ID = "tfwizard"
@@ -37,7 +38,8 @@ def icon_files() -> dict[str, Path]:
 def quote_exec_arg(arg: str) -> str:
     """One Exec= argument, quoted as the Desktop Entry spec says (then escaped as a string)."""
     if any(c in arg for c in "\n\r"):
-        raise UsageError(f"{arg!r}: a command path for a desktop entry cannot hold a newline")
+        raise UsageError(_("{arg!r}: a command path for a desktop entry cannot hold a "
+                           "newline").format(arg=arg))
     if arg and not (set(arg) & _RESERVED) and "=" not in arg and "%" not in arg:
         return arg
     inner = "".join("\\" + c if c in '"`$\\' else c for c in arg).replace("%", "%%")
@@ -53,7 +55,9 @@ def desktop_entry(exec_path: str, icon: str = APP_ID, *, marker: bool = False) -
         "Version=1.4",
         "Name=tfwizard",
         "GenericName=TensorFlow Build Wizard",
+        "GenericName[zh_CN]=TensorFlow 构建向导",
         "Comment=Build TensorFlow from source in Docker: detect, check, build, install, verify",
+        "Comment[zh_CN]=在 Docker 中从源码构建 TensorFlow：检测、检查、构建、安装、验证",
         f"Exec={quote_exec_arg(exec_path)}",
         f"TryExec={exec_path.replace(chr(92), chr(92) * 2)}",
         f"Icon={icon}",
@@ -85,8 +89,8 @@ def find_gui_command(env: Mapping[str, str] | None = None) -> str:
     found = shutil.which("tfwizard-gui", path=env.get("PATH"))
     if found:
         return str(Path(found).absolute())
-    raise UsageError("tfwizard-gui was not found beside this tfwizard nor on PATH",
-                     "Install the GUI (pipx install 'tfwizard[gui]'), or pass --exec PATH.")
+    raise UsageError(_("tfwizard-gui was not found beside this tfwizard nor on PATH"),
+                     _("Install the GUI (pipx install 'tfwizard[gui]'), or pass --exec PATH."))
 
 
 def data_home(prefix: Path | None = None, env: Mapping[str, str] | None = None) -> Path:
@@ -138,8 +142,9 @@ def uninstall_desktop_entry(data: Path) -> list[Path]:
     removed: list[Path] = []
     if entry.is_file():
         if MARKER not in entry.read_text(encoding="utf-8", errors="replace").splitlines():
-            raise UsageError(f"{entry} was not written by `tfwizard install-desktop-entry`; "
-                             "leaving it alone", "Remove it yourself if you want it gone.")
+            raise UsageError(_("{path} was not written by `tfwizard install-desktop-entry`; "
+                               "leaving it alone").format(path=entry),
+                             _("Remove it yourself if you want it gone."))
         entry.unlink()
         removed.append(entry)
     for dest in icons.values():

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import KnowledgeError
+from .i18n import _
 from .record import untag
 from .resources import resource_path
 
@@ -65,7 +66,8 @@ def load_failures_from(path: Path, known_sources: Iterable[str] | None = None
         with path.open("rb") as fh:
             raw = tomllib.load(fh)
     except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise KnowledgeError(f"{path.name}: cannot load failure signatures: {exc}") from None
+        raise KnowledgeError(_("{file}: cannot load failure signatures: {error}").format(
+            file=path.name, error=exc)) from None
     known = set(known_sources) if known_sources is not None else None
     out: list[FailureSignature] = []
     seen: set[str] = set()
@@ -84,15 +86,18 @@ def load_failures_from(path: Path, known_sources: Iterable[str] | None = None
                 generic=bool(entry.get("generic", False)),
             )
         except KeyError as exc:
-            raise KnowledgeError(f"{where}: missing key {exc}") from None
+            raise KnowledgeError(_("{where}: missing key {key}").format(
+                where=where, key=exc)) from None
         except re.error as exc:
-            raise KnowledgeError(f"{where}: bad pattern: {exc}") from None
+            raise KnowledgeError(_("{where}: bad pattern: {error}").format(
+                where=where, error=exc)) from None
         if sig.id in seen:
-            raise KnowledgeError(f"{where}: duplicate id")
+            raise KnowledgeError(_("{where}: duplicate id").format(where=where))
         if not sig.patterns and not sig.exit_codes:
-            raise KnowledgeError(f"{where}: needs patterns or exit_codes")
+            raise KnowledgeError(_("{where}: needs patterns or exit_codes").format(where=where))
         if known is not None and (not sig.sources or not set(sig.sources) <= known):
-            raise KnowledgeError(f"{where}: sources must be keys of sources.toml")
+            raise KnowledgeError(_("{where}: sources must be keys of sources.toml").format(
+                where=where))
         seen.add(sig.id)
         out.append(sig)
     return tuple(out)
@@ -144,8 +149,9 @@ def diagnose(lines: Iterable[str], *, exit_code: int | None = None,
     out = []
     for sig_id in order:
         sig = by_id[sig_id]
-        out.append(Diagnosis(sig.id, sig.title, sig.cause, sig.next_step, dict(sig.recipe_fix),
-                             sig.sources, tuple(hits[sig_id]),
+        # the catalogue's words in the current language (display_texts() lists them)
+        out.append(Diagnosis(sig.id, _(sig.title), _(sig.cause), _(sig.next_step),
+                             dict(sig.recipe_fix), sig.sources, tuple(hits[sig_id]),
                              tuple(texts.get(sig_id, [])[:3])))
     return out
 

@@ -16,15 +16,25 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .errors import DockerUnavailable, ImageMissing, TfWizardError
+from .i18n import _
 
-START_HINT = ("Is the Docker daemon running? Try `sudo systemctl start docker`, "
-              "or set DOCKER_HOST to the engine you use.")
-PERMISSION_HINT = ("Your user may not use the Docker socket. Add it to the docker group "
-                   "(`sudo usermod -aG docker $USER`, then log out and in), or use rootless "
-                   "Docker and set DOCKER_HOST.")
-GONE_HINT = ("Start Docker again (`sudo systemctl start docker`); the build's log is kept in its "
-             "record. Then `tfwizard clean` removes what is left of the build, and you can "
+
+def start_hint() -> str:
+    return _("Is the Docker daemon running? Try `sudo systemctl start docker`, or set "
+             "DOCKER_HOST to the engine you use.")
+
+
+def permission_hint() -> str:
+    return _("Your user may not use the Docker socket. Add it to the docker group (`sudo "
+             "usermod -aG docker $USER`, then log out and in), or use rootless Docker and set "
+             "DOCKER_HOST.")
+
+
+def gone_hint() -> str:
+    return _("Start Docker again (`sudo systemctl start docker`); the build's log is kept in "
+             "its record. Then `tfwizard clean` removes what is left of the build, and you can "
              "build again.")
+
 #: errno values of a write that failed because the output folder is full or too small
 _FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 
@@ -56,31 +66,47 @@ def translate(exc: BaseException, doing: str, *, connected: bool = False) -> TfW
     if isinstance(exc, TfWizardError):
         return exc
     if isinstance(exc, docker.errors.ImageNotFound):
-        return ImageMissing(f"{doing}: image not found: {exc.explanation or exc}",
-                            "Build or pull the image first, or set build.image in the recipe.")
+        return ImageMissing(_("{doing}: image not found: {error}").format(
+                                doing=doing, error=exc.explanation or exc),
+                            _("Build or pull the image first, or set build.image in the "
+                              "recipe."))
     if isinstance(exc, docker.errors.APIError):
         text = str(exc.explanation or exc)
         if "could not select device driver" in text:
             return DockerUnavailable(
-                f"{doing}: the engine cannot pass GPUs to containers: {text}",
-                "Install the NVIDIA Container Toolkit, run `sudo nvidia-ctk runtime configure "
-                "--runtime=docker` and restart Docker (snap Docker is not supported).")
+                _("{doing}: the engine cannot pass GPUs to containers: {error}").format(
+                    doing=doing, error=text),
+                _("Install the NVIDIA Container Toolkit, run `sudo nvidia-ctk runtime "
+                  "configure --runtime=docker` and restart Docker (snap Docker is not "
+                  "supported)."))
         if exc.status_code == 404:
-            return TfWizardError(f"{doing}: not found: {text}")
-        return TfWizardError(f"{doing}: the Docker engine refused: {text}")
+            return TfWizardError(_("{doing}: not found: {error}").format(doing=doing, error=text))
+        return TfWizardError(_("{doing}: the Docker engine refused: {error}").format(
+            doing=doing, error=text))
     if isinstance(exc, docker.errors.DockerException) or isinstance(
             exc, (requests.exceptions.ConnectionError, ConnectionError, FileNotFoundError)):
         if _is_permission(exc):
-            return DockerUnavailable(f"{doing}: permission denied on the Docker socket",
-                                     PERMISSION_HINT)
+            return DockerUnavailable(
+                _("{doing}: permission denied on the Docker socket").format(doing=doing),
+                permission_hint())
         if connected:
-            return DockerUnavailable(f"{doing}: the Docker daemon went away ({exc})", GONE_HINT)
-        return DockerUnavailable(f"{doing}: cannot reach the Docker engine ({exc})", START_HINT)
+            return DockerUnavailable(
+                _("{doing}: the Docker daemon went away ({error})").format(doing=doing,
+                                                                            error=exc),
+                gone_hint())
+        return DockerUnavailable(
+            _("{doing}: cannot reach the Docker engine ({error})").format(doing=doing, error=exc),
+            start_hint())
     if isinstance(exc, requests.exceptions.RequestException):
         if connected:
-            return DockerUnavailable(f"{doing}: the Docker daemon went away ({exc})", GONE_HINT)
-        return DockerUnavailable(f"{doing}: talking to the Docker engine failed: {exc}",
-                                 START_HINT)
+            return DockerUnavailable(
+                _("{doing}: the Docker daemon went away ({error})").format(doing=doing,
+                                                                            error=exc),
+                gone_hint())
+        return DockerUnavailable(
+            _("{doing}: talking to the Docker engine failed: {error}").format(doing=doing,
+                                                                               error=exc),
+            start_hint())
     return TfWizardError(f"{doing}: {type(exc).__name__}: {exc}")
 
 
@@ -100,16 +126,21 @@ def output_error(exc: OSError, path: os.PathLike[str] | str) -> TfWizardError:
     folder = os.path.dirname(os.fspath(path)) or "."
     if exc.errno in _FULL:
         return TfWizardError(
-            f"copying the wheel to {folder} failed: the folder is full or the file is too big "
-            f"({exc.strerror or exc}); nothing was left there",
-            "Free space there, or choose a folder with room (`tfwizard build --out DIR` or "
-            "output.dir in the recipe), then build again: the Bazel disk cache makes it quick.")
+            _("copying the wheel to {path} failed: the folder is full or the file is too big "
+              "({error}); nothing was left there").format(path=folder,
+                                                          error=exc.strerror or exc),
+            _("Free space there, or choose a folder with room (`tfwizard build --out DIR` or "
+              "output.dir in the recipe), then build again: the Bazel disk cache makes it "
+              "quick."))
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         return TfWizardError(
-            f"copying the wheel to {folder} failed: not writable ({exc.strerror or exc})",
-            "Choose a folder you may write to (`--out DIR` or output.dir in the recipe).")
-    return TfWizardError(f"copying the wheel to {folder} failed: {exc.strerror or exc}",
-                         "Check the output folder (`--out DIR` or output.dir in the recipe).")
+            _("copying the wheel to {path} failed: not writable ({error})").format(
+                path=folder, error=exc.strerror or exc),
+            _("Choose a folder you may write to (`--out DIR` or output.dir in the recipe)."))
+    return TfWizardError(
+        _("copying the wheel to {path} failed: {error}").format(path=folder,
+                                                                error=exc.strerror or exc),
+        _("Check the output folder (`--out DIR` or output.dir in the recipe)."))
 
 
 def connect(env: Mapping[str, str] | None = None, *, timeout: int = 60) -> Any:
@@ -117,7 +148,7 @@ def connect(env: Mapping[str, str] | None = None, *, timeout: int = 60) -> Any:
     import docker
 
     environment = dict(os.environ if env is None else env)
-    with docker_errors("connecting to Docker"):
+    with docker_errors(_("connecting to Docker")):
         client = docker.DockerClient.from_env(environment=environment, timeout=timeout)
         client.ping()
     return client
@@ -145,19 +176,20 @@ def ensure_image(client: Any, image: str, *, pull: bool = True) -> Any:
     except docker.errors.ImageNotFound:
         pass
     except Exception as exc:
-        raise translate(exc, f"looking up image {image}") from exc
+        raise translate(exc, _("looking up image {image}").format(image=image)) from exc
     if pull:
         try:
             return client.images.pull(image)
         except Exception as exc:
             why = getattr(exc, "explanation", None) or str(exc)
             raise ImageMissing(
-                f"The build image {image} is not on this machine and cannot be pulled: {why}",
-                "Pull it where a registry is reachable (`docker pull IMAGE`, then `docker save`"
-                " / `docker load`), build it yourself, or set build.image in the recipe to an "
-                "image you have (`docker images`).") from exc
-    raise ImageMissing(f"The build image {image} is not on this machine.",
-                       "Pull or build it, or set build.image in the recipe.")
+                _("The build image {image} is not on this machine and cannot be pulled: "
+                  "{error}").format(image=image, error=why),
+                _("Pull it where a registry is reachable (`docker pull IMAGE`, then `docker "
+                  "save` / `docker load`), build it yourself, or set build.image in the recipe "
+                  "to an image you have (`docker images`).")) from exc
+    raise ImageMissing(_("The build image {image} is not on this machine.").format(image=image),
+                       _("Pull or build it, or set build.image in the recipe."))
 
 
 # -- fast multiplexed stream reading -----------------------------------------------------------

@@ -28,9 +28,11 @@ class RecipeError(UsageError):
     """A recipe that cannot be used; carries every problem found, not just the first."""
 
     def __init__(self, path: str, problems: list) -> None:  # list[Problem]
+        from .i18n import _  # here: i18n imports this module
+
         self.path = path
         self.problems = problems
-        lines = [f"{path}: {len(problems)} problem(s)"]
+        lines = [_("{path}: {count} problem(s)").format(path=path, count=len(problems))]
         lines += [f"  {p}" for p in problems]
         super().__init__("\n".join(lines))
 

@@ -16,6 +16,8 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
+from .i18n import _
+
 #: log channels: what the build's processes wrote, and what tfwizard itself says
 STDOUT = "stdout"
 STDERR = "stderr"
@@ -24,6 +26,17 @@ CHANNELS = (STDOUT, STDERR, TFWIZARD)
 
 #: the order a build goes through; `ProgressParser` never moves backwards in it
 PHASES = ("prepare", "fetch", "configure", "analyse", "compile", "link", "package", "done")
+
+
+def phase_name(phase: str) -> str:
+    """A phase as a person reads it, in the current language ("compile" -> "编译").
+
+    Events and JSON keep the identifiers of PHASES (in English too); front ends show this.
+    """
+    names = {"prepare": _("prepare"), "fetch": _("fetch"), "configure": _("configure"),
+             "analyse": _("analyse"), "compile": _("compile"), "link": _("link"),
+             "package": _("package"), "done": _("done")}
+    return names.get(phase, phase)
 
 
 @dataclass(frozen=True)

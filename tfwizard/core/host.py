@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .errors import UsageError
+from .i18n import _
 
 #: bump when a field changes meaning; from_dict migrates older profiles
 HOST_SCHEMA = 1
@@ -159,13 +160,14 @@ class HostProfile:
     @classmethod
     def from_dict(cls, data: Any, where: str = "profile") -> HostProfile:
         if not isinstance(data, dict):
-            raise UsageError(f"{where}: a host profile must be a JSON object")
+            raise UsageError(_("{where}: a host profile must be a JSON object").format(where=where))
         schema = data.get("schema", HOST_SCHEMA)
         if not isinstance(schema, int) or schema > HOST_SCHEMA:
             raise UsageError(
-                f"{where}: host profile schema {schema!r} is newer than this tfwizard "
-                f"understands ({HOST_SCHEMA})",
-                "Upgrade tfwizard, or re-create the profile with `tfwizard detect --json`.",
+                _("{where}: host profile schema {schema!r} is newer than this tfwizard "
+                  "understands ({supported})").format(where=where, schema=schema,
+                                                      supported=HOST_SCHEMA),
+                _("Upgrade tfwizard, or re-create the profile with `tfwizard detect --json`."),
             )
         return _build(cls, data, where)
 
@@ -175,8 +177,9 @@ class HostProfile:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise UsageError(
-                f"{where}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
-                "Create a profile with `tfwizard detect --json > target.json`.",
+                _("{where}: not valid JSON (line {line}, column {column}: {error})").format(
+                    where=where, line=exc.lineno, column=exc.colno, error=exc.msg),
+                _("Create a profile with `tfwizard detect --json > target.json`."),
             ) from None
         return cls.from_dict(data, where)
 
@@ -187,11 +190,12 @@ class HostProfile:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise UsageError(
-                f"{path}: no such host profile",
-                "Create one on the target machine with `tfwizard detect --json > target.json`.",
+                _("{path}: no such host profile").format(path=path),
+                _("Create one on the target machine with `tfwizard detect --json > target.json`."),
             ) from None
         except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"{path}: cannot read host profile: {exc}") from None
+            raise UsageError(_("{path}: cannot read host profile: {error}").format(
+                path=path, error=exc)) from None
         return cls.from_json(text, str(path))
 
 
@@ -223,7 +227,8 @@ def _build(cls: type[T], data: dict[str, Any], where: str) -> T:
     try:
         return cls(**kwargs)
     except TypeError as exc:  # a required field is missing
-        raise UsageError(f"{where}: {exc}") from None
+        raise UsageError(_("{where}: an entry is incomplete ({error})").format(
+            where=where, error=exc)) from None
 
 
 def _convert(hint: Any, value: Any, path: str, typing: Any, types: Any) -> Any:
@@ -236,22 +241,27 @@ def _convert(hint: Any, value: Any, path: str, typing: Any, types: Any) -> Any:
         return _convert(inner[0], value, path, typing, types)
     if origin is list:
         if not isinstance(value, list):
-            raise UsageError(f"{path}: expected a list, got {type(value).__name__}")
+            raise UsageError(_("{path}: expected a list, got {type}").format(
+                path=path, type=type(value).__name__))
         return [_convert(args[0], v, f"{path}[{i}]", typing, types) for i, v in enumerate(value)]
     if dataclasses.is_dataclass(hint):
         if not isinstance(value, dict):
-            raise UsageError(f"{path}: expected an object, got {type(value).__name__}")
+            raise UsageError(_("{path}: expected an object, got {type}").format(
+                path=path, type=type(value).__name__))
         return _build(hint, value, path)  # type: ignore[arg-type]
     if hint is bool:
         if not isinstance(value, bool):
-            raise UsageError(f"{path}: expected true/false, got {value!r}")
+            raise UsageError(_("{path}: expected true/false, got {value!r}").format(
+                path=path, value=value))
         return value
     if hint is int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise UsageError(f"{path}: expected a whole number, got {value!r}")
+            raise UsageError(_("{path}: expected a whole number, got {value!r}").format(
+                path=path, value=value))
         return value
     if hint is str:
         if not isinstance(value, str):
-            raise UsageError(f"{path}: expected a string, got {value!r}")
+            raise UsageError(_("{path}: expected a string, got {value!r}").format(
+                path=path, value=value))
         return value
     return value

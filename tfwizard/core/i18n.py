@@ -1,10 +1,15 @@
 """Translations without Qt: `_("English text")` looks the text up in a JSON catalog.
 
-The catalogs are `resources/i18n/<lang>.json`, one object `{english: translation}`. The
-GUI installs the same catalog into Qt (`tfwizard.gui.i18n`), so one file serves both.
+A language's catalog is `resources/i18n/<lang>.json` plus the area files beside it,
+`<lang>-<area>.json` (rules, knowledge, reports, ...), each one object `{english:
+translation}`; the loader merges them. The GUI installs the same catalog into Qt
+(`tfwizard.gui.i18n`), so one set of files serves both front ends.
 The language: `TFWIZARD_LANG`, else the system locale (`LC_ALL`, `LC_MESSAGES`, `LANG`),
 else English; `set_language` changes it at run time. Placeholders stay `{name}` in both
 languages and are filled with `.format` after the lookup.
+
+`TFWIZARD_LANG=pseudo` is a test language: every translated text comes back between
+⟦ and ⟧, so text on screen outside those marks is text nobody marked for translation.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import json
 import os
 from collections.abc import Mapping
 from functools import cache
+from pathlib import Path
 
 from .errors import KnowledgeError
 from .resources import resource_path
@@ -20,6 +26,7 @@ from .resources import resource_path
 #: the languages with a catalog, and how each calls itself (for a language menu)
 LANGUAGES = {"en": "English", "zh_CN": "简体中文"}
 DEFAULT = "en"
+PSEUDO = "pseudo"  # not in LANGUAGES: for tests, never offered in a menu
 
 _current = DEFAULT
 
@@ -27,6 +34,8 @@ _current = DEFAULT
 def normalize(code: str) -> str:
     """A locale name ("zh_CN.UTF-8", "zh-Hans", "zh") as one of LANGUAGES, else English."""
     base = code.split(".")[0].split("@")[0].replace("-", "_").strip()
+    if base == PSEUDO:
+        return PSEUDO
     if base.lower().startswith("zh"):
         return "zh_CN"
     return DEFAULT
@@ -42,17 +51,42 @@ def language_from_env(env: Mapping[str, str] | None = None) -> str:
     return DEFAULT
 
 
+def catalog_files(lang: str) -> list[Path]:
+    """`<lang>.json` and its area files `<lang>-*.json`, in a fixed order."""
+    try:
+        folder = resource_path("i18n")
+    except KnowledgeError:
+        return []
+    main = folder / f"{lang}.json"
+    return ([main] if main.is_file() else []) + sorted(folder.glob(f"{lang}-*.json"))
+
+
 @cache
 def catalog(lang: str) -> dict[str, str]:
     """The {english: translation} catalog of a language ({} for English)."""
     if lang == DEFAULT:
         return {}
-    path = resource_path("i18n", f"{lang}.json")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, KnowledgeError):  # no catalog: English
-        return {}
-    return {str(k): str(v) for k, v in data.items() if v}
+    if lang == PSEUDO:
+        return _PseudoCatalog()
+    merged: dict[str, str] = {}
+    for path in catalog_files(lang):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # a broken file: its texts stay English
+            continue
+        if isinstance(data, dict):
+            merged.update({str(k): str(v) for k, v in data.items() if v})
+    return merged
+
+
+class _PseudoCatalog(dict[str, str]):
+    """Every text "translated" to ⟦text⟧ (see the module's docstring)."""
+
+    def get(self, key: str, default: str | None = None) -> str:  # type: ignore[override]
+        return f"⟦{key}⟧"
+
+    def __bool__(self) -> bool:
+        return True
 
 
 def set_language(code: str) -> str:
@@ -74,6 +108,11 @@ def translate(text: str, lang: str | None = None) -> str:
 def _(text: str) -> str:
     """Mark a user-visible string and translate it into the current language."""
     return catalog(_current).get(text, text)
+
+
+def N_(text: str) -> str:
+    """Mark a string for the catalog without translating it now (gettext's N_)."""
+    return text
 
 
 set_language(language_from_env())

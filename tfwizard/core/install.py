@@ -32,6 +32,7 @@ from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 
 from .errors import InstallFailed, UsageError
 from .events import STDERR, STDOUT, TFWIZARD, LineSplitter, ThreadFeed
+from .i18n import _
 
 VENV_TIMEOUT = 300.0
 TAGS_TIMEOUT = 60.0
@@ -96,23 +97,27 @@ def resolve_target(*, venv: str | os.PathLike[str] | None = None,
                    create: bool = False) -> InstallTarget:
     """Check and describe the install target; raises UsageError with what to do."""
     if not venv and not python:
-        raise UsageError("no install target: name a venv or an interpreter",
-                         "Pass --venv DIR (add --create to make it) or --python PATH; "
-                         "tfwizard never installs into its own interpreter by default.")
+        raise UsageError(_("no install target: name a venv or an interpreter"),
+                         _("Pass --venv DIR (add --create to make it) or --python PATH; "
+                           "tfwizard never installs into its own interpreter by default."))
     if venv:
         vdir = Path(venv).expanduser().absolute()
         if _same_path(vdir, sys.prefix):
-            raise UsageError(f"{vdir} is the environment tfwizard itself runs in",
-                             f"To install there on purpose, name its interpreter: "
-                             f"--python {sys.executable}")
+            raise UsageError(
+                _("{path} is the environment tfwizard itself runs in").format(path=vdir),
+                _("To install there on purpose, name its interpreter: --python {python}").format(
+                    python=sys.executable))
         py = venv_python(vdir)
         if not py.exists():
             if not create:
-                raise UsageError(f"{vdir}: no virtual environment there ({py} is missing)",
-                                 "Add --create to make it, or name an existing venv.")
+                raise UsageError(
+                    _("{path}: no virtual environment there ({python} is missing)").format(
+                        path=vdir, python=py),
+                    _("Add --create to make it, or name an existing venv."))
             if vdir.exists() and any(vdir.iterdir()):
-                raise UsageError(f"{vdir}: exists, is not empty and is not a venv",
-                                 "Choose a new folder for --venv.")
+                raise UsageError(
+                    _("{path}: exists, is not empty and is not a venv").format(path=vdir),
+                    _("Choose a new folder for --venv."))
         base = Path(python).expanduser() if python else None
         return InstallTarget(py, vdir, create and not py.exists(), base)
     assert python is not None
@@ -121,9 +126,10 @@ def resolve_target(*, venv: str | os.PathLike[str] | None = None,
         found = shutil.which(str(py)) if os.sep not in str(py) else None
         py = Path(found) if found else py.absolute()
     if not py.exists():
-        raise UsageError(f"{py}: no such interpreter", "Give the path of a python executable.")
+        raise UsageError(_("{path}: no such interpreter").format(path=py),
+                         _("Give the path of a python executable."))
     if create:
-        raise UsageError("--create needs --venv DIR", "Name the venv folder to create.")
+        raise UsageError(_("--create needs --venv DIR"), _("Name the venv folder to create."))
     return InstallTarget(py, None, False, None)
 
 
@@ -141,10 +147,12 @@ def _run(argv: Sequence[str], timeout: float, env: Mapping[str, str],
                               timeout=timeout, env=dict(env), stdin=subprocess.DEVNULL,
                               check=False)
     except subprocess.TimeoutExpired:
-        raise InstallFailed(f"{what}: no answer within {timeout:g} s",
-                            f"Command: {' '.join(argv)}") from None
+        raise InstallFailed(_("{what}: no answer within {timeout:g} s").format(
+                                what=what, timeout=timeout),
+                            _("Command: {command}").format(command=" ".join(argv))) from None
     except OSError as exc:
-        raise InstallFailed(f"{what}: cannot run {argv[0]}: {exc.strerror or exc}") from None
+        raise InstallFailed(_("{what}: cannot run {program}: {error}").format(
+            what=what, program=argv[0], error=exc.strerror or exc)) from None
 
 
 def create_venv(target: InstallTarget, env: Mapping[str, str] | None = None) -> Path:
@@ -152,12 +160,13 @@ def create_venv(target: InstallTarget, env: Mapping[str, str] | None = None) -> 
     assert target.venv is not None
     base = target.base_python or Path(getattr(sys, "_base_executable", "") or sys.executable)
     done = _run([str(base), "-m", "venv", str(target.venv)], VENV_TIMEOUT, target_env(env),
-                "creating the venv")
+                _("creating the venv"))
     if done.returncode != 0 or not target.python.exists():
-        raise InstallFailed(f"cannot create the venv {target.venv}: "
-                            f"{(done.stderr or done.stdout).strip()[-500:]}",
-                            "On Debian/Ubuntu install python3-venv; or create it yourself "
-                            "and pass --venv without --create.")
+        raise InstallFailed(_("cannot create the venv {path}: {output}").format(
+                                path=target.venv,
+                                output=(done.stderr or done.stdout).strip()[-500:]),
+                            _("On Debian/Ubuntu install python3-venv; or create it yourself "
+                              "and pass --venv without --create."))
     return target.python
 
 
@@ -174,7 +183,9 @@ class InterpreterTags:
     tags: tuple[str, ...]  # best first
 
     def describe(self) -> str:
-        return f"{self.implementation} {self.version} on {self.platform} {self.machine}"
+        return _("{implementation} {version} on {platform} {machine}").format(
+            implementation=self.implementation, version=self.version, platform=self.platform,
+            machine=self.machine)
 
 
 def interpreter_tags(python: Path | str, env: Mapping[str, str] | None = None) -> InterpreterTags:
@@ -182,25 +193,27 @@ def interpreter_tags(python: Path | str, env: Mapping[str, str] | None = None) -
     import json
 
     done = _run([str(python), "-c", _TAGS_SCRIPT], TAGS_TIMEOUT, target_env(env),
-                f"asking {python} for its wheel tags")
+                _("asking {python} for its wheel tags").format(python=python))
     try:
         data = json.loads(done.stdout.strip().splitlines()[-1])
         return InterpreterTags(str(python), data["version"], data["implementation"],
                                data["platform"], data["machine"], tuple(data["tags"]))
     except (ValueError, KeyError, IndexError, TypeError):
         raise InstallFailed(
-            f"{python} could not tell its wheel tags (status {done.returncode}): "
-            f"{(done.stderr or done.stdout).strip()[-400:] or 'no output'}",
-            "Is it a working Python with pip? Try `PY -m pip --version`.") from None
+            _("{python} could not tell its wheel tags (status {status}): {output}").format(
+                python=python, status=done.returncode,
+                output=(done.stderr or done.stdout).strip()[-400:] or _("no output")),
+            _("Is it a working Python with pip? Try `PY -m pip --version`.")) from None
 
 
 def check_wheel(wheel: Path, tags: InterpreterTags) -> None:
     """Raise WheelIncompatible unless one of the wheel's tags runs in that interpreter."""
     try:
-        _, _, _, wheel_tags = parse_wheel_filename(wheel.name)
+        _name, _version, _build, wheel_tags = parse_wheel_filename(wheel.name)
     except InvalidWheelFilename as exc:
-        raise UsageError(f"{wheel.name}: not a wheel file name ({exc})",
-                         "Wheels are named NAME-VERSION-PYTAG-ABITAG-PLATFORM.whl.") from None
+        raise UsageError(_("{name}: not a wheel file name ({error})").format(name=wheel.name,
+                                                                            error=exc),
+                         _("Wheels are named NAME-VERSION-PYTAG-ABITAG-PLATFORM.whl.")) from None
     supported = set(tags.tags)
     if any(str(t) in supported for t in wheel_tags):
         return
@@ -213,20 +226,24 @@ def check_wheel(wheel: Path, tags: InterpreterTags) -> None:
         mine = parsed[0] if parsed else None
         here = f"{mine.interpreter}-{mine.abi}" if mine else "?"
         theirs = ", ".join(sorted({f"{t.interpreter}-{t.abi}" for t in wheel_tags}))
-        problems.append(f"its Python tag {theirs} does not run on {tags.describe()} "
-                        f"(which takes {here})")
+        problems.append(_("its Python tag {tags} does not run on {interpreter} (which takes "
+                          "{here})").format(tags=theirs, interpreter=tags.describe(), here=here))
     if not any(t.platform in platforms for t in wheel_tags):
         theirs = ", ".join(sorted({t.platform for t in wheel_tags}))
         shown = _platform_summary(parsed)
-        problems.append(f"its platform tag {theirs} does not run on this machine "
-                        f"({tags.platform} {tags.machine}, which takes {shown})")
+        problems.append(_("its platform tag {tags} does not run on this machine ({platform} "
+                          "{machine}, which takes {accepted})").format(
+                              tags=theirs, platform=tags.platform, machine=tags.machine,
+                              accepted=shown))
     if not problems:
-        problems.append(f"no combination of its tags {', '.join(wanted)} is accepted "
-                        f"(best here: {tags.tags[0] if tags.tags else '?'})")
+        problems.append(_("no combination of its tags {tags} is accepted (best here: "
+                          "{best})").format(tags=", ".join(wanted),
+                                            best=tags.tags[0] if tags.tags else "?"))
     raise WheelIncompatible(
-        f"refusing to install {wheel.name} into {tags.python}: " + "; and ".join(problems),
-        "Build the wheel for this interpreter (the recipe's python.version and the build "
-        "host's platform), or install it into a matching interpreter with --python/--venv.")
+        _("refusing to install {wheel} into {python}: {problems}").format(
+            wheel=wheel.name, python=tags.python, problems=_("; and ").join(problems)),
+        _("Build the wheel for this interpreter (the recipe's python.version and the build "
+          "host's platform), or install it into a matching interpreter with --python/--venv."))
 
 
 def _platform_summary(parsed: list[Tag]) -> str:
@@ -235,7 +252,8 @@ def _platform_summary(parsed: list[Tag]) -> str:
         if t.platform not in seen:
             seen.append(t.platform)
     if len(seen) > 4:
-        return ", ".join(seen[:2]) + f", ... {seen[-1]} ({len(seen)} platforms)"
+        return _("{first}, ... {last} ({count} platforms)").format(
+            first=", ".join(seen[:2]), last=seen[-1], count=len(seen))
     return ", ".join(seen)
 
 
@@ -247,8 +265,10 @@ def pip_freeze(python: Path | str, env: Mapping[str, str] | None = None) -> list
     done = _run([str(python), "-m", "pip", "freeze", "--all", "--disable-pip-version-check"],
                 FREEZE_TIMEOUT, target_env(env), f"{python} -m pip freeze")
     if done.returncode != 0:
-        raise InstallFailed(f"{python} -m pip freeze failed: {done.stderr.strip()[-400:]}",
-                            f"Is pip installed there? Try `{python} -m ensurepip`.")
+        raise InstallFailed(_("{python} -m pip freeze failed: {error}").format(
+                                python=python, error=done.stderr.strip()[-400:]),
+                            _("Is pip installed there? Try `{python} -m ensurepip`.").format(
+                                python=python))
     return sorted(line for line in done.stdout.splitlines() if line.strip())
 
 
@@ -306,14 +326,15 @@ class InstallProgress(InstallEvent):
     message: str = ""
 
     def summary(self) -> str:
-        parts = [f"{self.collected} collected", f"{self.downloaded} downloaded"]
+        parts = [_("{count} collected").format(count=self.collected),
+                 _("{count} downloaded").format(count=self.downloaded)]
         if self.cached:
-            parts.append(f"{self.cached} cached")
+            parts.append(_("{count} cached").format(count=self.cached))
         if self.satisfied:
-            parts.append(f"{self.satisfied} already satisfied")
+            parts.append(_("{count} already satisfied").format(count=self.satisfied))
         if self.to_install:
-            parts.append(f"{self.to_install} to install")
-        return f"[{self.phase}] " + ", ".join(parts)
+            parts.append(_("{count} to install").format(count=self.to_install))
+        return f"[{install_phase_name(self.phase)}] " + ", ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -347,6 +368,13 @@ class InstallResult:
 class InstallFinished(InstallEvent):
     type: ClassVar[str] = "finished"
     result: InstallResult
+
+
+def install_phase_name(phase: str) -> str:
+    """An install phase (resolve | download | install | done) as a person reads it."""
+    names = {"resolve": _("resolve"), "download": _("download"), "install": _("install"),
+             "done": _("done")}
+    return names.get(phase, phase)
 
 
 class PipProgress:
@@ -399,7 +427,8 @@ class PipProgress:
 def _requirement(wheel: Path, extras: Sequence[str]) -> str:
     for extra in extras:
         if not _EXTRA.match(extra):
-            raise UsageError(f"extra {extra!r} is not a valid name", "Example: --extras and-cuda")
+            raise UsageError(_("extra {extra!r} is not a valid name").format(extra=extra),
+                             _("Example: --extras and-cuda"))
     return str(wheel) + (f"[{','.join(extras)}]" if extras else "")
 
 
@@ -441,7 +470,8 @@ class _PipProcess:
                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                          env=self.env, start_new_session=True)
         except OSError as exc:
-            raise InstallFailed(f"cannot run {self.argv[0]}: {exc.strerror or exc}") from None
+            raise InstallFailed(_("cannot run {program}: {error}").format(
+                program=self.argv[0], error=exc.strerror or exc)) from None
         items: queue.Queue[tuple[str, str] | None] = queue.Queue()
         readers = [threading.Thread(target=self._read, args=(stream, channel, items),
                                     daemon=True)
@@ -533,7 +563,8 @@ class Installation:
         started = time.monotonic()
         target = self.target
         if not self.wheel.is_file():
-            raise UsageError(f"{self.wheel}: no such wheel", "Give the path of a .whl file.")
+            raise UsageError(_("{path}: no such wheel").format(path=self.wheel),
+                             _("Give the path of a .whl file."))
         requirement = _requirement(self.wheel, self.extras)
         created = False
         if target.create and target.venv is not None and not target.python.exists():
@@ -556,7 +587,7 @@ class Installation:
         pip = _PipProcess(argv, self.env, self.timeout)
         progress = PipProgress()
         last: InstallProgress | None = None
-        status, message = "cancelled", "cancelled; pip was stopped"
+        status, message = "cancelled", _("cancelled; pip was stopped")
         try:
             yield InstallStarted(str(target.python), str(self.wheel), requirement, tuple(argv))
             async for channel, line in ThreadFeed(pip.lines, stop=pip.stop):
@@ -567,11 +598,15 @@ class Installation:
                     yield snap
             code = pip.returncode
             if pip.timed_out:
-                status, message = "failed", f"pip did not finish within {self.timeout:g} s"
+                status = "failed"
+                message = _("pip did not finish within {timeout:g} s").format(
+                    timeout=self.timeout)
             elif code == 0:
-                status, message = "installed", f"installed {requirement} into {target.python}"
+                status = "installed"
+                message = _("installed {requirement} into {python}").format(
+                    requirement=requirement, python=target.python)
             else:
-                status, message = "failed", f"pip exited with status {code}"
+                status, message = "failed", _("pip exited with status {code}").format(code=code)
         except InstallFailed as exc:
             status, message = "failed", exc.message
         finally:
@@ -585,7 +620,8 @@ class Installation:
                 if created:
                     _remove_created_venv(target)
                     unchanged = True
-                    note = f" The venv {target.venv} this run created was removed."
+                    note = _(" The venv {path} this run created was removed.").format(
+                        path=target.venv)
                 else:
                     unchanged, changes = _compare_freeze(target.python, before, self.env)
                     note = _freeze_note(unchanged, changes)
@@ -614,7 +650,7 @@ class InstallCancelled(InstallFailed):
     exit_code = 130
 
     def __init__(self, result: InstallResult) -> None:
-        super().__init__(f"install cancelled: {result.message}")
+        super().__init__(_("install cancelled: {message}").format(message=result.message))
         self.result = result
 
 
@@ -635,10 +671,11 @@ def _compare_freeze(python: Path, before: Sequence[str],
 
 def _freeze_note(unchanged: bool | None, changes: Sequence[str]) -> str:
     if unchanged is None or unchanged and not changes:
-        return "" if unchanged is None else " The environment is as it was (pip freeze unchanged)."
-    return (" pip left the environment changed: " + ", ".join(changes[:20])
-            + ". Restore with `PY -m pip install` of the '-' lines and "
-              "`PY -m pip uninstall` of the '+' lines.")
+        return "" if unchanged is None else _(" The environment is as it was (pip freeze "
+                                              "unchanged).")
+    return _(" pip left the environment changed: {changes}. Restore with `PY -m pip install` "
+             "of the '-' lines and `PY -m pip uninstall` of the '+' lines.").format(
+        changes=", ".join(changes[:20]))
 
 
 Reporter = Callable[[InstallEvent], None]
@@ -673,7 +710,7 @@ def install_wheel(
             raise InstallCancelled(installation.result) from None
         raise
     if installation.result is None:  # pragma: no cover - events() always sets it
-        raise InstallFailed("the install ended without a result")
+        raise InstallFailed(_("the install ended without a result"))
     return installation.result
 
 

@@ -17,6 +17,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from .errors import KnowledgeError
+from .i18n import _
 from .resources import resource_path
 
 if sys.version_info >= (3, 11):
@@ -283,7 +284,8 @@ def _spec(text: str, where: str) -> SpecifierSet:
     try:
         return SpecifierSet(text)
     except InvalidSpecifier as exc:
-        raise KnowledgeError(f"{where}: bad version range {text!r}: {exc}") from None
+        raise KnowledgeError(_("{where}: bad version range {text!r}: {error}").format(
+            where=where, text=text, error=exc)) from None
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -291,7 +293,8 @@ def _read(path: Path) -> dict[str, Any]:
         with path.open("rb") as fh:
             return tomllib.load(fh)
     except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise KnowledgeError(f"{path.name}: cannot load knowledge file: {exc}") from None
+        raise KnowledgeError(_("{file}: cannot load knowledge file: {error}").format(
+            file=path.name, error=exc)) from None
 
 
 def load_knowledge_from(folder: Path) -> KnowledgeBase:
@@ -299,11 +302,13 @@ def load_knowledge_from(folder: Path) -> KnowledgeBase:
     raw = {p.stem: _read(p) for p in sorted(folder.glob("*.toml"))}
     for required in ("sources", "releases", "cuda", "gpus", "rocm", "platforms"):
         if required not in raw:
-            raise KnowledgeError(f"knowledge base: {required}.toml is missing in {folder}")
+            raise KnowledgeError(_("knowledge base: {file} is missing in {folder}").format(
+                file=f"{required}.toml", folder=folder))
     try:
         return _assemble(raw)
     except (KeyError, TypeError, ValueError) as exc:
-        raise KnowledgeError(f"knowledge base is malformed: {exc!r}") from None
+        raise KnowledgeError(_("knowledge base is malformed: {error}").format(
+            error=repr(exc))) from None
 
 
 def _assemble(raw: dict[str, Any]) -> KnowledgeBase:
@@ -445,6 +450,41 @@ def _assemble(raw: dict[str, Any]) -> KnowledgeBase:
         platforms=raw["platforms"],
         raw=raw,
     )
+
+
+#: the knowledge texts people read, by file: (table path, keys); each is shown through `_()`
+#: where it is used (runtime_diagnosis, diagnose, rules), so each needs a translation
+_DISPLAY_KEYS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    (("failures", "failure"), ("title", "cause", "next_step")),
+    (("runtime", "message"), ("title", "cause", "next_step", "next_step_wsl")),
+    (("runtime", "check"), ("title", "cause", "next_step", "next_step_wsl")),
+)
+#: single platform texts shown by the checks (platforms.toml)
+_DISPLAY_PLATFORM = (("windows", "message"), ("wsl2", "advice"), ("aarch64", "note"))
+
+
+def display_texts(kb: KnowledgeBase | None = None) -> set[str]:
+    """Every knowledge-base text that is shown to people translated (`_(text)`).
+
+    failures.toml's title/cause/next_step (build diagnosis), runtime.toml's
+    title/cause/next_step/next_step_wsl (runtime diagnosis), platforms.toml's Windows,
+    WSL2 and aarch64 texts, and the note of a GPU architecture a CUDA dropped (the check
+    CC_DROPPED_BY_CUDA quotes it). Source titles are document names and stay English.
+    """
+    kb = kb or load_knowledge()
+    texts: set[str] = set()
+    for path, keys in _DISPLAY_KEYS:
+        table: Any = kb.raw
+        for part in path:
+            table = table.get(part, {}) if isinstance(table, dict) else {}
+        for entry in table if isinstance(table, list) else []:
+            texts.update(str(entry[k]) for k in keys if entry.get(k))
+    for section, key in _DISPLAY_PLATFORM:
+        text = kb.platforms.get(section, {}).get(key)
+        if text:
+            texts.add(str(text))
+    texts.update(a.note for a in kb.archs.values() if a.note and a.max_cuda)
+    return texts
 
 
 @cache

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from . import dockerutil
+from .i18n import _
 from .plan import LABEL
 
 BUILD = f"{LABEL}.build"
@@ -39,7 +40,7 @@ def find_leftovers(client: Any, *, caches: bool = False,
     """Every tfwizard container and volume on the engine, each with why it would stay."""
     out: list[Leftover] = []
     busy: set[str] = set()
-    with dockerutil.docker_errors("listing tfwizard's containers and volumes"):
+    with dockerutil.docker_errors(_("listing tfwizard's containers and volumes")):
         containers = client.containers.list(all=True, filters={"label": LABEL})
         volumes = client.volumes.list(filters={"label": LABEL})
     for c in containers:
@@ -50,8 +51,8 @@ def find_leftovers(client: Any, *, caches: bool = False,
         skipped = ""
         if c.status in ("running", "restarting", "paused") and not running:
             busy.add(build)
-            skipped = (f"build {build} is running: `tfwizard build --attach {build}` follows "
-                       "it; `tfwizard clean --running` stops it")
+            skipped = _("build {id} is running: `tfwizard build --attach {id}` follows it; "
+                        "`tfwizard clean --running` stops it").format(id=build)
         out.append(Leftover("container", c.name, build, labels.get(f"{LABEL}.step", ""),
                             skipped))
     for v in volumes:
@@ -63,9 +64,9 @@ def find_leftovers(client: Any, *, caches: bool = False,
         skipped = ""
         if not build:
             if not caches:
-                skipped = "a cache volume (kept across builds; `--caches` removes it)"
+                skipped = _("a cache volume (kept across builds; `--caches` removes it)")
         elif build in busy:
-            skipped = f"in use by the running build {build}"
+            skipped = _("in use by the running build {id}").format(id=build)
         out.append(Leftover("volume", v.name, build, purpose, skipped))
     return out
 
@@ -84,5 +85,6 @@ def remove_leftovers(client: Any, items: list[Leftover]) -> list[tuple[Leftover,
         except docker.errors.NotFound:
             continue  # gone meanwhile (a build ended and cleaned up): fine
         except Exception as exc:  # noqa: BLE001 - reported per item, the rest go on
-            failed.append((item, str(dockerutil.translate(exc, f"removing {item.name}"))))
+            failed.append((item, str(dockerutil.translate(
+                exc, _("removing {name}").format(name=item.name)))))
     return failed

@@ -24,6 +24,7 @@ from . import cc as ccmod
 from .configure import DEFAULT_PYTHON_BIN, clang_major_of, configure_env, simulate_configure
 from .errors import UsageError
 from .host import HostProfile
+from .i18n import _
 from .knowledge import KnowledgeBase, Release, load_knowledge
 from .recipe import Recipe
 
@@ -115,8 +116,10 @@ def resolve_release(recipe: Recipe, kb: KnowledgeBase) -> Release:
     version = recipe.tensorflow.version or "master"
     release = kb.release(version)
     if release is None:
-        raise UsageError(f"tensorflow.version: {version!r} is not a release tfwizard knows",
-                         "Known: " + ", ".join(kb.release_versions()))
+        raise UsageError(
+            _("tensorflow.version: {version!r} is not a release tfwizard knows").format(
+                version=version),
+            _("Known: {versions}").format(versions=", ".join(kb.release_versions())))
     return release
 
 
@@ -145,7 +148,7 @@ def resource_limits(build_host: HostProfile | None, jobs: int,
                     gib_per_job: float) -> tuple[int | None, int | None, str]:
     """(--jobs, --local_ram_resources in MB, why) from the build host's RAM and CPUs."""
     if jobs > 0:
-        return jobs, None, "jobs set in the recipe"
+        return jobs, None, _("jobs set in the recipe")
     if build_host is None or not build_host.resources.ram_total_bytes:
         return None, None, ""
     ram_gib = build_host.resources.ram_total_bytes / 2**30
@@ -153,8 +156,9 @@ def resource_limits(build_host: HostProfile | None, jobs: int,
     by_ram = max(1, math.floor(ram_gib / gib_per_job))
     chosen = max(1, min(cpus, by_ram))
     ram_mb = int(ram_gib * 1024 * 0.8)
-    why = (f"{ram_gib:.0f} GiB RAM / ~{gib_per_job} GiB per TensorFlow C++ job -> {by_ram}; "
-           f"{cpus} CPUs -> --jobs={chosen}")
+    why = _("{ram:.0f} GiB RAM / ~{per_job} GiB per TensorFlow C++ job -> {by_ram}; "
+            "{cpus} CPUs -> --jobs={jobs}").format(ram=ram_gib, per_job=gib_per_job,
+                                                   by_ram=by_ram, cpus=cpus, jobs=chosen)
     return chosen, ram_mb, why
 
 
@@ -193,10 +197,10 @@ def make_plan(
         if env.get(name):
             env[name] = str(local)
     predicted = simulate_configure(env, hermetic=release.hermetic_cuda)
-    flags: list[Flag] = [Flag(f, "progress a program can read") for f in PROGRESS_FLAGS]
+    flags: list[Flag] = [Flag(f, _("progress a program can read")) for f in PROGRESS_FLAGS]
     flags.append(Flag(f"--build_event_json_file={RECORD}/bep.json",
-                      "Build Event Protocol file: structure and the authoritative exit"))
-    flags.append(Flag("--config=opt", "optimised build with the recipe's opt_flags"))
+                      _("Build Event Protocol file: structure and the authoritative exit")))
+    flags.append(Flag("--config=opt", _("optimised build with the recipe's opt_flags")))
     notes: list[str] = []
     arch = _cpu_arch(build_host, target_host)
     # TF's CI names its aarch64 CPU wheel "tensorflow", not tensorflow_cpu (envs/linux_arm64)
@@ -205,35 +209,38 @@ def make_plan(
     if release.wheel_style == "wheel":
         target = "//tensorflow/tools/pip_package:wheel"
         flags.append(Flag(f"--repo_env=WHEEL_NAME={wheel_name}",
-                          "the :wheel target names the wheel from WHEEL_NAME (TF >= 2.17)"))
+                          _("the :wheel target names the wheel from WHEEL_NAME (TF >= 2.17)")))
         wheel_dir = f"{SRC}/{WHEEL_DIR_WHEEL}"
     else:
         target = "//tensorflow/tools/pip_package:build_pip_package"
         wheel_dir = PKG_DIR_LEGACY
-        notes.append("TF <= 2.16 builds build_pip_package, then runs it to write the wheel.")
+        notes.append(_("TF <= 2.16 builds build_pip_package, then runs it to write the wheel."))
     if kind == "cuda":
-        flags.append(Flag("--config=cuda", "CUDA build"))
+        flags.append(Flag("--config=cuda", _("CUDA build")))
         if release.cuda_wheel_config:
-            flags.append(Flag("--config=cuda_wheel", "GPU wheel packaging (TF >= 2.18)"))
+            flags.append(Flag("--config=cuda_wheel", _("GPU wheel packaging (TF >= 2.18)")))
     if kind == "rocm":
-        flags.append(Flag("--config=rocm", "ROCm build"))
+        flags.append(Flag("--config=rocm", _("ROCm build")))
     if release.use_pywrap_rules:
-        flags.append(Flag("--repo_env=USE_PYWRAP_RULES=1", "required by TF >= 2.20 wheel builds"))
+        flags.append(Flag("--repo_env=USE_PYWRAP_RULES=1",
+                          _("required by TF >= 2.20 wheel builds")))
     if release.hermetic_cuda or release.wheel_style == "wheel":
         flags.append(Flag(f"--repo_env=HERMETIC_PYTHON_VERSION={python}",
-                          "hermetic Python: the wheel's Python version"))
+                          _("hermetic Python: the wheel's Python version")))
     elif release.series == "2.16":
         flags.append(Flag(f"--repo_env=TF_PYTHON_VERSION={python}",
-                          "the wheel's Python version (2.16-era name)"))
+                          _("the wheel's Python version (2.16-era name)")))
     clang_major = _compiler_clang_major(env)
     clang = kb.clang(clang_major) if clang_major else None
     if clang_major and clang_major >= 18 and clang and clang.offsetof_warning:
         flags.append(Flag("--copt=-Wno-gnu-offsetof-extensions",
-                          f"configure.py adds this only for clang 16/17, but clang "
-                          f"{clang_major} hits the same upb error (tensorflow#78613, #79756)"))
+                          _("configure.py adds this only for clang 16/17, but clang {major} "
+                            "hits the same upb error (tensorflow#78613, #79756)").format(
+                              major=clang_major)))
     if clang and clang.c23_warning:
         flags.append(Flag("--copt=-Wno-c23-extensions",
-                          f"clang {clang_major} also fails on -Wc23-extensions (tensorflow#90459)"))
+                          _("clang {major} also fails on -Wc23-extensions "
+                            "(tensorflow#90459)").format(major=clang_major)))
     volumes = {
         "disk": f"{recipe.cache.volume_prefix}-bazel-disk-cache",
         "repo": f"{recipe.cache.volume_prefix}-bazel-repo-cache",
@@ -241,13 +248,15 @@ def make_plan(
     mounts: list[Mount] = list(redist_mounts)
     if recipe.cache.disk_cache:
         flags.append(Flag(f"--disk_cache={DISK_CACHE}",
-                          f"actions cached in volume {volumes['disk']} across builds"))
+                          _("actions cached in volume {volume} across builds").format(
+                              volume=volumes["disk"])))
         mounts.append(Mount(volumes["disk"], DISK_CACHE, "volume"))
     else:
         volumes.pop("disk")
     if recipe.cache.repository_cache:
         flags.append(Flag(f"--repository_cache={REPO_CACHE}",
-                          f"downloads cached in volume {volumes['repo']}"))
+                          _("downloads cached in volume {volume}").format(
+                              volume=volumes["repo"])))
         mounts.append(Mount(volumes["repo"], REPO_CACHE, "volume"))
     else:
         volumes.pop("repo")
@@ -257,29 +266,33 @@ def make_plan(
         flags.append(Flag(f"--jobs={jobs}", why))
     if ram_mb:
         flags.append(Flag(f"--local_ram_resources={ram_mb}",
-                          "keep Bazel under 80% of the build host's RAM"))
+                          _("keep Bazel under 80% of the build host's RAM")))
     remote = recipe.remote
     if remote.cache:
-        flags.append(Flag(f"--remote_cache={remote.cache}", "shared remote cache (recipe [remote])"))
+        flags.append(Flag(f"--remote_cache={remote.cache}",
+                          _("shared remote cache (recipe [remote])")))
         flags.append(Flag(f"--remote_upload_local_results={'true' if remote.upload else 'false'}",
-                          "write results to the remote cache" if remote.upload else
-                          "read-only use of the remote cache"))
+                          _("write results to the remote cache") if remote.upload else
+                          _("read-only use of the remote cache")))
     if remote.executor:
-        flags.append(Flag(f"--remote_executor={remote.executor}", "remote execution"))
+        flags.append(Flag(f"--remote_executor={remote.executor}", _("remote execution")))
     if remote.instance_name:
-        flags.append(Flag(f"--remote_instance_name={remote.instance_name}", "remote instance"))
+        flags.append(Flag(f"--remote_instance_name={remote.instance_name}",
+                          _("remote instance")))
     if remote.bes_backend:
-        flags.append(Flag(f"--bes_backend={remote.bes_backend}", "Build Event Service"))
+        flags.append(Flag(f"--bes_backend={remote.bes_backend}", _("Build Event Service")))
     if remote.bes_results_url:
-        flags.append(Flag(f"--bes_results_url={remote.bes_results_url}", "build results UI"))
+        flags.append(Flag(f"--bes_results_url={remote.bes_results_url}",
+                          _("build results UI")))
     if remote.cache or remote.executor or remote.bes_backend:
         for header in remote.headers:
             flags.append(Flag(f"--remote_header={header}",
-                              "header for the remote services (secret resolved at start)"))
+                              _("header for the remote services (secret resolved at start)")))
     if recipe.network.distdir:
-        flags.append(Flag(f"--distdir={DISTDIR}", "pre-downloaded archives for offline builds"))
+        flags.append(Flag(f"--distdir={DISTDIR}",
+                          _("pre-downloaded archives for offline builds")))
     for extra in recipe.build.bazel_flags:
-        flags.append(Flag(extra, "from the recipe (build.bazel_flags), last so it wins"))
+        flags.append(Flag(extra, _("from the recipe (build.bazel_flags), last so it wins")))
 
     source_dir = None
     if recipe.tensorflow.source_dir:
@@ -398,12 +411,12 @@ def make_fetch_plan(recipe: Recipe, **kwargs: Any) -> BuildPlan:
                 steps.append(_repo_cache_listing("after"))
             continue
         steps.append(step)
-    notes = [*plan.notes, "fetch only: `bazel build --nobuild` downloads what loading and "
-             "analysis need (nearly all of TensorFlow's external repositories) and compiles "
-             "nothing"]
+    notes = [*plan.notes, _("fetch only: `bazel build --nobuild` downloads what loading and "
+                            "analysis need (nearly all of TensorFlow's external repositories) "
+                            "and compiles nothing")]
     if not listing:
-        notes.append("cache.repository_cache is false: the downloads are not kept for the "
-                     "build; only the Build Event Protocol's fetch events list them")
+        notes.append(_("cache.repository_cache is false: the downloads are not kept for the "
+                       "build; only the Build Event Protocol's fetch events list them"))
     return dataclasses.replace(plan, steps=steps, wheel_dir="", notes=notes,
                                labels={**plan.labels, f"{LABEL}.fetch": "1"})
 
@@ -425,19 +438,20 @@ def _cpu_arch(build_host: HostProfile | None, target_host: HostProfile | None) -
 def _aarch64_notes(kb: KnowledgeBase, release: Release, *, image_chosen: bool) -> list[str]:
     aarch = kb.platforms["aarch64"]
     notes = [] if image_chosen else [
-        f"aarch64: the build image is TF's arm64 CI image {aarch['image']} (platforms.toml "
-        "[aarch64]); the release's default image is x86_64 only."]
+        _("aarch64: the build image is TF's arm64 CI image {image} (platforms.toml "
+          "[aarch64]); the release's default image is x86_64 only.").format(image=aarch["image"])]
     # Not added on purpose: release_* configs carry TF CI's toolchain and settings, whose
     # aarch64 contents tfwizard has not verified; the plan stays on ./configure + opt as on
     # x86_64 (where release_cpu_linux is not added either).
-    notes.append(f"aarch64: TF's CI builds aarch64 wheels with --config={aarch['config']} "
-                 "(ci/official/envs/linux_arm64); tfwizard uses ./configure and --config=opt "
-                 "as on x86_64. To follow CI exactly, add "
-                 f"\"--config={aarch['config']}\" to build.bazel_flags (its contents are "
-                 "UNVERIFIED here).")
+    notes.append(_("aarch64: TF's CI builds aarch64 wheels with --config={config} "
+                   "(ci/official/envs/linux_arm64); tfwizard uses ./configure and --config=opt "
+                   "as on x86_64. To follow CI exactly, add \"--config={config}\" to "
+                   "build.bazel_flags (its contents are UNVERIFIED here).").format(
+                       config=aarch["config"]))
     if release.series_version < Version(str(aarch["first_google_wheel_series"])):
-        notes.append(f"aarch64: TensorFlow {release.series} aarch64 wheels were built by AWS, "
-                     "not in TF's arm64 image; building this release on aarch64 is UNVERIFIED.")
+        notes.append(_("aarch64: TensorFlow {series} aarch64 wheels were built by AWS, not in "
+                       "TF's arm64 image; building this release on aarch64 is "
+                       "UNVERIFIED.").format(series=release.series))
     return notes
 
 
@@ -469,8 +483,9 @@ def resolve_secrets(plan: BuildPlan, env: Mapping[str, str]) -> tuple[list[str],
     container only: never write the result to a record or a log."""
     missing = [n for n in secret_references(plan) if n not in env]
     if missing:
-        raise UsageError("the recipe refers to unset environment variable(s): "
-                         + ", ".join(missing), "export them before building")
+        raise UsageError(_("the recipe refers to unset environment variable(s): {names}").format(
+                             names=", ".join(missing)),
+                         _("export them before building"))
 
     def sub(text: str) -> str:
         return _REF.sub(lambda m: env[m.group(1)], text)
@@ -486,11 +501,17 @@ def render_bazelrc(plan: BuildPlan) -> str:
     return "".join(line + "\n" for line in plan.predicted_bazelrc)
 
 
+def _comment(text: str) -> str:
+    """A shell comment line; a translation cannot break out of it with a line break."""
+    return "# " + " ".join(text.splitlines())
+
+
 def render_commands(plan: BuildPlan) -> str:
     """Plain commands a person could paste: docker run, ./configure, bazel build."""
     q = shlex.quote
-    lines = [f"# tfwizard plan for {plan.recipe_name}: TensorFlow {plan.release} ({plan.backend})",
-             "# Start the build container:"]
+    lines = [_comment(_("tfwizard plan for {name}: TensorFlow {release} ({backend})").format(
+                 name=plan.recipe_name, release=plan.release, backend=plan.backend)),
+             _comment(_("Start the build container:"))]
     run = ["docker", "run", "--rm", "-it", "--name", f"tfwizard-{plan.recipe_name}"]
     if plan.user:
         run += ["--user", plan.user]
@@ -503,10 +524,11 @@ def render_commands(plan: BuildPlan) -> str:
         run += ["-v", f"tfwizard-src-{plan.recipe_name}:{SRC}"]
     run += ["-w", SRC, plan.image, "bash"]
     lines.append(" ".join(q(a) for a in run))
-    lines.append("# Inside the container:")
+    lines.append(_comment(_("Inside the container:")))
     for step in plan.steps:
         if step.name == "configure":
-            lines.append("# answer every configure question with environment variables:")
+            lines.append(_comment(_("answer every configure question with environment "
+                                    "variables:")))
             for k, v in step.env.items():
                 lines.append(f"export {k}={q(v)}")
             lines.append("./configure")
@@ -514,7 +536,7 @@ def render_commands(plan: BuildPlan) -> str:
             lines.append(" \\\n    ".join([" ".join(q(a) for a in step.argv[:4])] +
                                           [q(a) for a in step.argv[4:]])
                          if step.name == "build" else " ".join(q(a) for a in step.argv))
-    lines.append(f"# The wheel: {plan.wheel_dir}/*.whl")
+    lines.append(_comment(_("The wheel: {path}").format(path=f"{plan.wheel_dir}/*.whl")))
     return "\n".join(lines) + "\n"
 
 
@@ -537,7 +559,7 @@ class FetchReport:
 
     @property
     def new_bytes(self) -> int:
-        return sum(size for _, size in self.new_files)
+        return sum(size for _path, size in self.new_files)
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "new_bytes": self.new_bytes}
@@ -553,7 +575,7 @@ def fetch_report(log_lines: Any, bep_lines: Any = ()) -> FetchReport:
             prefix = f"{REPO_CACHE_MARKER}-{when} "
             if line.startswith(prefix):
                 seen.add(when)
-                size, _, path = line[len(prefix):].partition(" ")
+                size, _space, path = line[len(prefix):].partition(" ")
                 if size.isdigit() and path:
                     files[path] = int(size)
     if "before" in seen or "after" in seen:

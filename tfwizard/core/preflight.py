@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .i18n import _
 from .recipe import Recipe
 from .rules import Finding
 
@@ -38,10 +39,10 @@ def endpoint(url: str) -> tuple[str, int] | None:
         return None
     netloc = rest.split("/", 1)[0].rsplit("@", 1)[-1]
     if netloc.startswith("["):
-        host, _, tail = netloc[1:].partition("]")
+        host, _bracket, tail = netloc[1:].partition("]")
         port_text = tail[1:] if tail.startswith(":") else ""
     else:
-        host, _, port_text = netloc.partition(":")
+        host, _colon, port_text = netloc.partition(":")
     if not host:
         return None
     if port_text:
@@ -61,11 +62,12 @@ def reachable(url: str, *, timeout_s: float = CONNECT_TIMEOUT_S,
     """None when a TCP connection to the URL's host:port opens, else why not."""
     where = endpoint(url)
     if where is None:
-        return "no host:port in the URL"
+        return _("no host:port in the URL")
     try:
         conn = connect(where, timeout_s)
     except TimeoutError:
-        return f"no answer from {where[0]}:{where[1]} within {timeout_s:g} s"
+        return _("no answer from {host}:{port} within {timeout:g} s").format(
+            host=where[0], port=where[1], timeout=timeout_s)
     except OSError as exc:
         return f"{where[0]}:{where[1]}: {exc.strerror or exc}"
     close = getattr(conn, "close", None)
@@ -89,19 +91,24 @@ def preflight(recipe: Recipe, env: Mapping[str, str] | None = None, *,
         if ref:
             if ref.group(1) not in env:
                 out.append(Finding("PROXY_UNSET", "error",
-                                   f"network.{key} refers to ${{{ref.group(1)}}}, which is not "
-                                   "set in this environment; export it before building.",
+                                   _("network.{key} refers to ${{{name}}}, which is not set in "
+                                     "this environment; export it before building.").format(
+                                       key=key, name=ref.group(1)),
                                    ("bazel-docs",), f"network.{key}"))
                 continue
             value = env[ref.group(1)]
         why = reachable(value, timeout_s=timeout_s, connect=connect)
         if why:
             shown = endpoint(value)
-            where = f"{shown[0]}:{shown[1]}" if shown else "the proxy"
-            out.append(Finding("PROXY_UNREACHABLE", "error",
-                               f"network.{key}: the proxy {where} does not answer from this "
-                               f"machine ({why}); every download of the build would fail.",
-                               ("bazel-docs",), f"network.{key}"))
+            if shown:
+                message = _("network.{key}: the proxy {where} does not answer from this "
+                            "machine ({why}); every download of the build would fail.").format(
+                    key=key, where=f"{shown[0]}:{shown[1]}", why=why)
+            else:  # no host:port to name (and the URL may hold a password)
+                message = _("network.{key}: {why}; every download of the build would "
+                            "fail.").format(key=key, why=why)
+            out.append(Finding("PROXY_UNREACHABLE", "error", message, ("bazel-docs",),
+                               f"network.{key}"))
     for key in ("cache", "executor", "bes_backend"):
         value = getattr(remote, key)
         if not value or value.startswith("unix:"):
@@ -109,8 +116,9 @@ def preflight(recipe: Recipe, env: Mapping[str, str] | None = None, *,
         why = reachable(value, timeout_s=timeout_s, connect=connect)
         if why:
             out.append(Finding("REMOTE_UNREACHABLE", "warning",
-                               f"remote.{key} ({value}) does not answer from this machine "
-                               f"({why}); Bazel will fail or fall back to building locally.",
+                               _("remote.{key} ({value}) does not answer from this machine "
+                                 "({why}); Bazel will fail or fall back to building "
+                                 "locally.").format(key=key, value=value, why=why),
                                ("bazel-docs",), f"remote.{key}"))
     paths = [("network.distdir", net.distdir), ("cuda.local_cuda_path", recipe.cuda.local_cuda_path),
              ("cuda.local_cudnn_path", recipe.cuda.local_cudnn_path),
@@ -125,7 +133,8 @@ def preflight(recipe: Recipe, env: Mapping[str, str] | None = None, *,
         if not path.is_absolute() and recipe_dir is not None:
             path = recipe_dir / path
         if not path.exists():
-            out.append(Finding("PATH_MISSING", "error", f"{key}: {path} does not exist on this "
-                               "machine.", ("docker-api",), key))
+            out.append(Finding("PATH_MISSING", "error",
+                               _("{key}: {path} does not exist on this machine.").format(
+                                   key=key, path=path), ("docker-api",), key))
     order = {"error": 0, "warning": 1, "info": 2}
     return sorted(out, key=lambda f: order[f.severity])

@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .events import PHASES, Progress
+from .events import PHASES, Progress, phase_name
+from .i18n import _
 
 _N = r"(\d[\d,]*)"  # Bazel prints 12,345 in big builds
 
@@ -139,7 +140,8 @@ class ProgressParser:
                     if counts[2]:
                         self.stats.targets_configured = _int(counts[2])
                     text = text[:counts.start()].rstrip(" (")
-                self.message = f"Analysing {text}".strip() if text else "Analysing"
+                self.message = (_("Analysing {target}").format(target=text).strip() if text
+                                else _("Analysing"))
                 return self.snapshot()
             return None
         if first == "I":
@@ -166,7 +168,8 @@ class ProgressParser:
             self.stats.analysed_target = m[1] or None
             self.stats.packages_loaded = _int(m[2])
             self.stats.targets_configured = _int(m[3])
-            self.message = "Analysed " + (m[1] or "targets")
+            self.message = (_("Analysed {target}").format(target=m[1]) if m[1]
+                            else _("Analysed targets"))
             return self.snapshot()
         m = _COMPLETED.match(line)
         if m:
@@ -199,6 +202,33 @@ class ProgressParser:
             self.message = line[6:].strip()
             return self.snapshot()
         return None
+
+
+def eta_text(seconds: float | None) -> str:
+    """The time left as a person reads it: "ETA: 1 h 05 min", "ETA: estimating…"."""
+    if seconds is None:
+        return _("ETA: estimating…")
+    total = int(seconds)
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return _("ETA: {hours} h {minutes} min").format(hours=hours, minutes=f"{minutes:02d}")
+    if minutes:
+        return _("ETA: {minutes} min {seconds} s").format(minutes=minutes, seconds=f"{secs:02d}")
+    return _("ETA: {seconds} s").format(seconds=secs)
+
+
+def progress_text(progress: Progress) -> str:
+    """One line for a Progress event: phase, actions, time left, what Bazel is doing."""
+    phase = phase_name(progress.phase)
+    if progress.total:
+        text = _("{phase}: {done}/{total} actions").format(phase=phase, done=progress.done or 0,
+                                                           total=progress.total)
+    else:
+        text = phase
+    if progress.eta_s is not None:
+        text += ", " + eta_text(progress.eta_s)
+    return text + (f" - {progress.message}" if progress.message else "")
 
 
 def _phase_of(message: str) -> str | None:

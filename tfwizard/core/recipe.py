@@ -22,6 +22,7 @@ import tomlkit.exceptions
 
 from . import safety
 from .errors import RecipeError, UsageError
+from .i18n import _
 
 RECIPE_SCHEMA = 1
 #: largest recipe we read; recipes are a few hundred bytes, anything huge is a mistake
@@ -230,7 +231,7 @@ class Recipe:
 
     # -- key paths -----------------------------------------------------------------
     def get(self, key_path: str) -> Any:
-        section, _, key = key_path.partition(".")
+        section, _sep, key = key_path.partition(".")
         if not key:
             return getattr(self, section)
         return getattr(getattr(self, section), key)
@@ -241,14 +242,14 @@ class Recipe:
         for name in SECTIONS:
             setattr(new, name, dataclasses.replace(getattr(self, name)))
         for key_path, value in changes.items():
-            section, _, key = key_path.partition(".")
+            section, _sep, key = key_path.partition(".")
             if not key:
                 if section not in TOP_KEYS:
-                    raise UsageError(f"unknown recipe key {key_path!r}")
+                    raise UsageError(_("unknown recipe key {key!r}").format(key=key_path))
                 setattr(new, section, value)
                 continue
             if section not in SECTIONS or key not in _field_names(SECTIONS[section]):
-                raise UsageError(f"unknown recipe key {key_path!r}")
+                raise UsageError(_("unknown recipe key {key!r}").format(key=key_path))
             setattr(getattr(new, section), key, value)
         return new
 
@@ -311,9 +312,14 @@ class Problem:
     suggestion: str = ""
 
     def __str__(self) -> str:
-        where = f"line {self.line}: " if self.line else ""
-        text = f"{where}{self.key_path}: {self.message}"
-        return f"{text}; {self.suggestion}" if self.suggestion else text
+        if self.line:
+            text = _("line {line}: {key}: {message}").format(
+                line=self.line, key=self.key_path, message=self.message)
+        else:
+            text = _("{key}: {message}").format(key=self.key_path, message=self.message)
+        if self.suggestion:
+            return _("{problem}; {suggestion}").format(problem=text, suggestion=self.suggestion)
+        return text
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -360,7 +366,9 @@ class _Collector:
 
 def _did_you_mean(word: str, options: list[str]) -> str:
     close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
-    return f'did you mean "{close[0]}"?' if close else "known keys: " + ", ".join(options)
+    if close:
+        return _('did you mean "{word}"?').format(word=close[0])
+    return _("known keys: {keys}").format(keys=", ".join(options))
 
 
 # -- loading ----------------------------------------------------------------------------
@@ -370,18 +378,18 @@ def parse_recipe(data: bytes | str, where: str = "recipe") -> Recipe:
     """Parse and validate recipe text; raises RecipeError listing every problem."""
     if isinstance(data, bytes):
         if len(data) > MAX_RECIPE_BYTES:
-            raise RecipeError(where, [Problem("(file)", f"is {len(data):,} bytes; a recipe is "
-                                              f"at most {MAX_RECIPE_BYTES:,}")])
+            raise RecipeError(where, [Problem("(file)", _too_large(len(data)))])
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             line = data[: exc.start].count(b"\n") + 1
-            raise RecipeError(where, [Problem("(file)", f"is not UTF-8 text (byte {exc.start})",
-                                              line, "save the file as UTF-8")]) from None
+            raise RecipeError(where, [Problem(
+                "(file)", _("is not UTF-8 text (byte {offset})").format(offset=exc.start), line,
+                _("save the file as UTF-8"))]) from None
     else:
         text = data
         if len(text) > MAX_RECIPE_BYTES:
-            raise RecipeError(where, [Problem("(file)", "is too large for a recipe")])
+            raise RecipeError(where, [Problem("(file)", _("is too large for a recipe"))])
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
@@ -389,16 +397,18 @@ def parse_recipe(data: bytes | str, where: str = "recipe") -> Recipe:
         plain = doc.unwrap()
     except tomlkit.exceptions.ParseError as exc:
         message = str(exc).split(" at line ")[0]
-        raise RecipeError(where, [Problem("(toml)", message, exc.line, "fix the TOML syntax")]) \
-            from None
+        # tomlkit's own words (English) say what is wrong; the suggestion is ours
+        raise RecipeError(where, [Problem("(toml)", message, exc.line,
+                                          _("fix the TOML syntax"))]) from None
     except tomlkit.exceptions.TOMLKitError as exc:  # e.g. KeyAlreadyPresent, which has no line
         message = str(exc)
         raise RecipeError(where, [Problem("(toml)", message, _duplicate_line(text),
-                                          "each key and table may appear only once")]) from None
+                                          _("each key and table may appear only once"))]) \
+            from None
     except (RecursionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
         # tomlkit raises plain errors on some pathological inputs (deep nesting, odd keys)
-        raise RecipeError(where, [Problem("(toml)", f"cannot be parsed: {type(exc).__name__}")]) \
-            from None
+        raise RecipeError(where, [Problem("(toml)", _("cannot be parsed: {error}").format(
+            error=type(exc).__name__))]) from None
     recipe = validate(plain, text, where)
     recipe.document = doc
     return recipe
@@ -433,19 +443,24 @@ def load_recipe(path: str | Path) -> Recipe:
     try:
         size = path.stat().st_size
         if size > MAX_RECIPE_BYTES:
-            raise RecipeError(str(path), [Problem("(file)", f"is {size:,} bytes; a recipe is at "
-                                                  f"most {MAX_RECIPE_BYTES:,}")])
+            raise RecipeError(str(path), [Problem("(file)", _too_large(size))])
         data = path.read_bytes()
     except FileNotFoundError:
-        raise UsageError(f"{path}: no such recipe file",
-                         "Create one with `tfwizard recipe new recipe.toml`.") from None
+        raise UsageError(_("{path}: no such recipe file").format(path=path),
+                         _("Create one with `tfwizard recipe new recipe.toml`.")) from None
     except IsADirectoryError:
-        raise UsageError(f"{path}: is a folder, not a recipe file") from None
+        raise UsageError(_("{path}: is a folder, not a recipe file").format(path=path)) from None
     except OSError as exc:
-        raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+        raise UsageError(_("{path}: cannot read: {error}").format(
+            path=path, error=exc.strerror)) from None
     recipe = parse_recipe(data, str(path))
     recipe.path = path
     return recipe
+
+
+def _too_large(size: int) -> str:
+    return _("is {size:,} bytes; a recipe is at most {limit:,}").format(
+        size=size, limit=MAX_RECIPE_BYTES)
 
 
 def validate(plain: dict[str, Any], text: str, where: str = "recipe") -> Recipe:
@@ -458,22 +473,25 @@ def validate(plain: dict[str, Any], text: str, where: str = "recipe") -> Recipe:
 
     schema = plain.get("schema")
     if schema is None:
-        col.add("schema", "is missing", f"add `schema = {RECIPE_SCHEMA}` at the top")
+        col.add("schema", _("is missing"),
+                _("add `schema = {schema}` at the top").format(schema=RECIPE_SCHEMA))
     elif isinstance(schema, bool) or not isinstance(schema, int):
-        col.add("schema", f"must be a whole number, not {schema!r}", f"use {RECIPE_SCHEMA}")
+        col.add("schema", _("must be a whole number, not {value!r}").format(value=schema),
+                _("use {schema}").format(schema=RECIPE_SCHEMA))
     elif schema > RECIPE_SCHEMA:
-        col.add("schema", f"{schema} is newer than this tfwizard understands ({RECIPE_SCHEMA})",
-                "upgrade tfwizard")
+        col.add("schema", _("{schema} is newer than this tfwizard understands ({supported})")
+                .format(schema=schema, supported=RECIPE_SCHEMA), _("upgrade tfwizard"))
     elif schema < 1:
-        col.add("schema", f"{schema} is not a recipe schema", f"use {RECIPE_SCHEMA}")
+        col.add("schema", _("{schema} is not a recipe schema").format(schema=schema),
+                _("use {schema}").format(schema=RECIPE_SCHEMA))
     else:
         recipe.schema = schema
 
     name = plain.get("name")
     if name is None:
-        col.add("name", "is missing", 'add e.g. `name = "tf218-cuda"`')
+        col.add("name", _("is missing"), _('add e.g. `name = "tf218-cuda"`'))
     elif not isinstance(name, str):
-        col.add("name", f"must be a string, not {type(name).__name__}")
+        col.add("name", _("must be a string, not {type}").format(type=type(name).__name__))
     else:
         err = safety.check_name(name)
         if err:
@@ -482,9 +500,9 @@ def validate(plain: dict[str, Any], text: str, where: str = "recipe") -> Recipe:
             recipe.name = name
     description = plain.get("description", "")
     if not isinstance(description, str):
-        col.add("description", "must be a string")
+        col.add("description", _("must be a string"))
     elif "\x00" in description:
-        col.add("description", "contains a NUL character")
+        col.add("description", _("contains a NUL character"))
     else:
         recipe.description = description
 
@@ -493,10 +511,11 @@ def validate(plain: dict[str, Any], text: str, where: str = "recipe") -> Recipe:
         if key in TOP_KEYS:
             continue
         if key not in SECTIONS:
-            col.add(str(key), "is not a recipe key", _did_you_mean(str(key), known_top))
+            col.add(str(key), _("is not a recipe key"), _did_you_mean(str(key), known_top))
             continue
         if not isinstance(value, dict):
-            col.add(key, f"must be a table ([{key}]), not {type(value).__name__}")
+            col.add(key, _("must be a table ([{key}]), not {type}").format(
+                key=key, type=type(value).__name__))
             continue
         section = getattr(recipe, key)
         cls = SECTIONS[key]
@@ -504,7 +523,7 @@ def validate(plain: dict[str, Any], text: str, where: str = "recipe") -> Recipe:
         for sub, sub_value in value.items():
             path = f"{key}.{sub}"
             if sub not in fields:
-                col.add(path, "is not a recipe key", _did_you_mean(str(sub), list(fields)))
+                col.add(path, _("is not a recipe key"), _did_you_mean(str(sub), list(fields)))
                 continue
             checked = _check_value(path, sub_value, fields[sub].metadata, col)
             if checked is not _INVALID:
@@ -524,46 +543,53 @@ def _check_value(path: str, value: Any, meta: Any, col: _Collector) -> Any:
     kind = meta["kind"]
     if kind == "bool":
         if not isinstance(value, bool):
-            col.add(path, f"must be true or false, not {value!r}")
+            col.add(path, _("must be true or false, not {value!r}").format(value=value))
             return _INVALID
         return value
     if kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):
-            col.add(path, f"must be a whole number, not {value!r}")
+            col.add(path, _("must be a whole number, not {value!r}").format(value=value))
             return _INVALID
         if value < 0 or value > 4096:
-            col.add(path, f"{value} is out of range", "use 0 (automatic) or 1 to 4096")
+            col.add(path, _("{value} is out of range").format(value=value),
+                    _("use 0 (automatic) or 1 to 4096"))
             return _INVALID
         return value
     if kind == "list":
         if not isinstance(value, list):
             if isinstance(value, str):
-                col.add(path, "must be a list of strings", f'write ["{value}"]')
+                col.add(path, _("must be a list of strings"),
+                        _('write ["{value}"]').format(value=value))
             else:
-                col.add(path, f"must be a list of strings, not {type(value).__name__}")
+                col.add(path, _("must be a list of strings, not {type}").format(
+                    type=type(value).__name__))
             return _INVALID
         if len(value) > 256:
-            col.add(path, f"has {len(value)} entries; at most 256")
+            col.add(path, _("has {count} entries; at most 256").format(count=len(value)))
             return _INVALID
         ok = True
         out = []
         for i, item in enumerate(value):
             if not isinstance(item, str):
-                col.add(path, f"entry {i + 1} must be a string, not {item!r}")
+                col.add(path, _("entry {number} must be a string, not {value!r}").format(
+                    number=i + 1, value=item))
                 ok = False
                 continue
             err = _check_string(meta["check"], item)
             if err:
-                col.add(path, f"entry {i + 1} {item!r}: {err}")
+                col.add(path, _("entry {number} {value!r}: {problem}").format(
+                    number=i + 1, value=item, problem=err))
                 ok = False
             out.append(item)
         return out if ok else _INVALID
     # strings
     if not isinstance(value, str):
-        col.add(path, f"must be a string, not {type(value).__name__} {value!r}"[:200])
+        col.add(path, _("must be a string, not {type} {value!r}").format(
+            type=type(value).__name__, value=value)[:200])
         return _INVALID
     if meta["choices"] and value not in meta["choices"]:
-        col.add(path, f'"{value}" is not one of {", ".join(meta["choices"])}',
+        col.add(path, _('"{value}" is not one of {choices}').format(
+                    value=value, choices=", ".join(meta["choices"])),
                 _did_you_mean(value, list(meta["choices"])))
         return _INVALID
     if value == "":
@@ -582,21 +608,21 @@ def _check_string(check: str, value: str) -> str | None:
         return base
     if check == "version":
         if not re.fullmatch(r"\d+(\.\d+){1,3}", value):
-            return f'"{value}" is not a version like 12.5.1'
+            return _('"{value}" is not a version like 12.5.1').format(value=value)
     elif check == "pyversion":
         if not re.fullmatch(r"3\.\d{1,2}", value):
-            return f'"{value}" is not a Python version like 3.11'
+            return _('"{value}" is not a Python version like 3.11').format(value=value)
     elif check == "major":
         if not re.fullmatch(r"\d{1,3}", value):
-            return f'"{value}" is not a major version like 18'
+            return _('"{value}" is not a major version like 18').format(value=value)
     elif check == "cc":
         if value != "auto" and not re.fullmatch(r"(\d{1,2}\.\d[af]?|(sm|compute)_\d{2,3}[af]?)",
                                                 value):
-            return (f'"{value}" is not a compute capability; use "8.6", "sm_86", "compute_90" '
-                    'or "auto"')
+            return _('"{value}" is not a compute capability; use "8.6", "sm_86", "compute_90" '
+                     'or "auto"').format(value=value)
     elif check == "gfx":
         if value != "auto" and not re.fullmatch(r"gfx[0-9a-f]{3,5}(:[a-z+\-:]+)?", value):
-            return f'"{value}" is not an AMD GPU target like gfx90a'
+            return _('"{value}" is not an AMD GPU target like gfx90a').format(value=value)
     elif check in ("copt", "bazelflag"):
         return safety.check_flag(value, bazel=check == "bazelflag")
     elif check == "image":
@@ -612,18 +638,18 @@ def _check_string(check: str, value: str) -> str | None:
     elif check == "header":
         match = re.fullmatch(r"([A-Za-z0-9\-_]{1,100})=(\S{1,2000})", value)
         if not match:
-            return f'"{value[:60]}" is not a header like "x-api-key=${{API_KEY}}"'
+            return _('"{value}" is not a header like "x-api-key=${{API_KEY}}"').format(value=value[:60])
         if re.fullmatch(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}", match.group(2)):
             return None
         return safety.check_flag("--x=" + value, bazel=True)
     elif check == "proxy":
         if value.startswith("${") and value.endswith("}"):
             return None if re.fullmatch(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}", value) else \
-                f'"{value}" is not an environment reference like ${{HTTPS_PROXY}}'
+                _('"{value}" is not an environment reference like ${{HTTPS_PROXY}}').format(value=value)
         return safety.check_url(value)
     elif check == "hostlist":
         if not re.fullmatch(r"[A-Za-z0-9.*_\-/:,\[\]]+", value):
-            return f'"{value[:60]}" is not a comma-separated host list'
+            return _('"{value}" is not a comma-separated host list').format(value=value[:60])
     return None
 
 
@@ -631,24 +657,26 @@ def _cross_checks(recipe: Recipe, plain: dict[str, Any], col: _Collector, kb: An
     tf = recipe.tensorflow
     tf_table = plain.get("tensorflow") if isinstance(plain.get("tensorflow"), dict) else None
     if tf_table is None:
-        col.add("tensorflow", "is missing", 'add [tensorflow] with version = "2.18.0"')
+        col.add("tensorflow", _("is missing"), _('add [tensorflow] with version = "2.18.0"'))
     elif not (tf.version or tf.ref or tf.source_dir):
-        col.add("tensorflow.version", "is missing",
-                "set version (a release), ref (a git ref) or source_dir (a checkout)")
+        col.add("tensorflow.version", _("is missing"),
+                _("set version (a release), ref (a git ref) or source_dir (a checkout)"))
     if tf.version and kb.release(tf.version) is None:
         versions = kb.release_versions()
         close = difflib.get_close_matches(tf.version, versions, n=1, cutoff=0.5)
-        hint = f'did you mean "{close[0]}"? ' if close else ""
-        col.add("tensorflow.version", f'"{tf.version}" is not a release tfwizard knows',
-                hint + "known: " + ", ".join(versions))
+        known = ", ".join(versions)
+        hint = (_('did you mean "{version}"? known: {known}').format(version=close[0], known=known)
+                if close else _("known: {known}").format(known=known))
+        col.add("tensorflow.version",
+                _('"{version}" is not a release tfwizard knows').format(version=tf.version), hint)
     if tf.ref and tf.source_dir:
-        col.add("tensorflow.ref", "and tensorflow.source_dir are both set",
-                "a checkout is built as it is; remove one of them")
+        col.add("tensorflow.ref", _("and tensorflow.source_dir are both set"),
+                _("a checkout is built as it is; remove one of them"))
 
     backend_table = plain.get("backend")
     if not isinstance(backend_table, dict) or "kind" not in backend_table:
         if isinstance(plain.get("cuda"), dict) and plain["cuda"].get("version"):
-            col.add("backend.kind", "is missing but [cuda] is set", 'add kind = "cuda"')
+            col.add("backend.kind", _("is missing but [cuda] is set"), _('add kind = "cuda"'))
 
     release = kb.release(tf.version) if tf.version else None
     if recipe.cuda.version and "cuda.version" not in _bad_keys(col):
@@ -657,8 +685,10 @@ def _cross_checks(recipe: Recipe, plain: dict[str, Any], col: _Collector, kb: An
             supported = _cuda_list(kb, release)
             if version.count(".") != 2 and not (version == "11.8" and "11.8" in supported):
                 matches = [v for v in supported if v.startswith(version + ".")]
-                col.add("cuda.version", f'"{version}" is not a full version',
-                        f"supported for {release.version}: " + ", ".join(matches or supported))
+                col.add("cuda.version",
+                        _('"{version}" is not a full version').format(version=version),
+                        _("supported for {release}: {versions}").format(
+                            release=release.version, versions=", ".join(matches or supported)))
 
 
 def _bad_keys(col: _Collector) -> set[str]:

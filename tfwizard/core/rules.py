@@ -4,6 +4,11 @@ Each finding says what will break (or is worth knowing) before a multi-hour buil
 where the fact comes from (knowledge-base source keys) and, where possible, a fix as a
 recipe change the GUI applies in one click. Facts come from the knowledge base; the
 rules only combine them. Evaluation is pure and fast (the GUI re-checks on every change).
+
+Messages and fix labels are made in the current language (`_()`; the knowledge-base texts
+a message quotes whole through `translate()`, their translations are the knowledge
+area's, see `knowledge.display_texts`); codes, keys, sources and a fix's `changes` are for
+machines and stay as they are.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from packaging.version import InvalidVersion, Version
 
 from . import cc as ccmod
 from .host import HostProfile
+from .i18n import _, translate
 from .knowledge import KnowledgeBase, Release, load_knowledge
 from .recipe import Recipe
 
@@ -114,21 +120,23 @@ def errors(findings: list[Finding]) -> list[Finding]:
 def rule_release(ctx: _Ctx) -> None:
     tf = ctx.recipe.tensorflow
     if ctx.release is None:
+        latest = ctx.kb.latest_release().version
         ctx.add("RELEASE_UNKNOWN", "error",
-                f"TensorFlow {tf.version!r} is not in the knowledge base; checks cannot run.",
+                _("TensorFlow {version!r} is not in the knowledge base; checks cannot run.")
+                .format(version=tf.version),
                 key="tensorflow.version",
-                fix=Fix(f"Use {ctx.kb.latest_release().version}",
-                        {"tensorflow.version": ctx.kb.latest_release().version}))
+                fix=Fix(_("Use {version}").format(version=latest),
+                        {"tensorflow.version": latest}))
         return
     if not tf.version:
         ctx.add("RELEASE_ASSUMED_MASTER", "info",
-                "No tensorflow.version: the checks use what is known about master. Set the "
-                "release your ref or checkout belongs to for exact checks.",
+                _("No tensorflow.version: the checks use what is known about master. Set the "
+                  "release your ref or checkout belongs to for exact checks."),
                 ["tf-ci-official"], "tensorflow.version")
     if ctx.release.unverified and ctx.release.is_master:
         ctx.add("RELEASE_MASTER_MOVES", "warning",
-                "master changes daily: Python range, compiler and hermetic defaults for master "
-                "are not verified; prefer a release tag for a reproducible build.",
+                _("master changes daily: Python range, compiler and hermetic defaults for "
+                  "master are not verified; prefer a release tag for a reproducible build."),
                 ctx.release.sources, "tensorflow.version")
 
 
@@ -143,25 +151,31 @@ def rule_python(ctx: _Ctx) -> None:
     if pv not in rel.python:
         best = min(rel.pythons, key=lambda p: abs(_v(p).minor - pv.minor))  # type: ignore[union-attr]
         ctx.add("PYTHON_RANGE", "error",
-                f"Python {py} is outside TensorFlow {rel.version}'s tested range "
-                f"({rel.pythons[0]}-{rel.pythons[-1]}); the build image and the hermetic Python "
-                "lock files exist only for those.",
+                _("Python {python} is outside TensorFlow {version}'s tested range "
+                  "({first}-{last}); the build image and the hermetic Python lock files exist "
+                  "only for those.").format(python=py, version=rel.version,
+                                            first=rel.pythons[0], last=rel.pythons[-1]),
                 ["tf-source-md", "pypi-wheels"], "python.version",
-                Fix(f"Use Python {best}", {"python.version": best}))
+                Fix(_("Use Python {version}").format(version=best), {"python.version": best}))
     numpy = rel.numpy_for(py)
     if str(numpy):
-        two = " (NumPy 2 is not supported: wheels built on 1.x fail with _ARRAY_API not found)" \
-            if Version("2.0.0") not in numpy else ""
-        ctx.add("NUMPY_RANGE", "info",
-                f"The wheel needs numpy {numpy} in the install target{two}; pip resolves it "
-                "when installing.", ["pypi-wheels"], "install.venv")
+        if Version("2.0.0") not in numpy:
+            text = _("The wheel needs numpy {numpy} in the install target (NumPy 2 is not "
+                     "supported: wheels built on 1.x fail with _ARRAY_API not found); pip "
+                     "resolves it when installing.")
+        else:
+            text = _("The wheel needs numpy {numpy} in the install target; pip resolves it "
+                     "when installing.")
+        ctx.add("NUMPY_RANGE", "info", text.format(numpy=numpy), ["pypi-wheels"],
+                "install.venv")
     target = ctx.target
     if target is not None and target.pythons and not ctx.target_is_build_host:
         versions = {".".join((p.version or "").split(".")[:2]) for p in target.pythons}
         if py not in versions:
             ctx.add("PYTHON_NOT_ON_TARGET", "warning",
-                    f"The target machine's interpreters are {', '.join(sorted(versions))}; a "
-                    f"cp{py.replace('.', '')} wheel will not install there.",
+                    _("The target machine's interpreters are {versions}; a {tag} wheel will "
+                      "not install there.").format(versions=", ".join(sorted(versions)),
+                                                   tag="cp" + py.replace(".", "")),
                     ["pypi-wheels"], "python.version")
 
 
@@ -196,60 +210,69 @@ def rule_cuda_versions(ctx: _Ctx) -> None:
     if rel.hermetic_cuda:
         redist = ctx.kb.redist.get(rel.cuda_list or "")
         if not cuda:
-            ctx.add("CUDA_MISSING", "error", "backend is cuda but cuda.version is empty.",
+            ctx.add("CUDA_MISSING", "error", _("backend is cuda but cuda.version is empty."),
                     rel.sources, "cuda.version",
-                    Fix(f"Use CUDA {rel.hermetic_cuda_default}",
+                    Fix(_("Use CUDA {version}").format(version=rel.hermetic_cuda_default),
                         {"cuda.version": rel.hermetic_cuda_default}))
         elif redist is not None and cuda not in redist.cuda:
             best = _closest(cuda, redist.cuda)
             in_range = redist.cuda[0] <= cuda and _num(cuda) <= _num(redist.cuda[-1])
             sev = "warning" if (not redist.complete and in_range) else "error"
             ctx.add("CUDA_NOT_SUPPORTED", sev,
-                    f"Hermetic CUDA {cuda} is not in TensorFlow {rel.version}'s list; the build "
-                    f"would stop with \"The supported CUDA versions are [...]\". Listed: "
-                    f"{', '.join(redist.cuda)}.",
+                    _("Hermetic CUDA {cuda} is not in TensorFlow {version}'s list; the build "
+                      "would stop with \"The supported CUDA versions are [...]\". Listed: "
+                      "{listed}.").format(cuda=cuda, version=rel.version,
+                                          listed=", ".join(redist.cuda)),
                     redist.sources, "cuda.version",
-                    Fix(f"Use CUDA {best}", {"cuda.version": best}) if best else None)
+                    Fix(_("Use CUDA {version}").format(version=best), {"cuda.version": best})
+                    if best else None)
         if not cudnn:
-            ctx.add("CUDNN_MISSING", "error", "backend is cuda but cuda.cudnn is empty.",
+            ctx.add("CUDNN_MISSING", "error", _("backend is cuda but cuda.cudnn is empty."),
                     rel.sources, "cuda.cudnn",
-                    Fix(f"Use cuDNN {rel.hermetic_cudnn_default}",
+                    Fix(_("Use cuDNN {version}").format(version=rel.hermetic_cudnn_default),
                         {"cuda.cudnn": rel.hermetic_cudnn_default}))
         elif redist is not None and cudnn not in redist.cudnn:
             best = _closest(cudnn, redist.cudnn)
             sev = "warning" if not redist.complete else "error"
             ctx.add("CUDNN_NOT_SUPPORTED", sev,
-                    f"Hermetic cuDNN {cudnn} is not in TensorFlow {rel.version}'s list. Listed: "
-                    f"{', '.join(redist.cudnn)}.",
+                    _("Hermetic cuDNN {cudnn} is not in TensorFlow {version}'s list. Listed: "
+                      "{listed}.").format(cudnn=cudnn, version=rel.version,
+                                          listed=", ".join(redist.cudnn)),
                     redist.sources, "cuda.cudnn",
-                    Fix(f"Use cuDNN {best}", {"cuda.cudnn": best}) if best else None)
+                    Fix(_("Use cuDNN {version}").format(version=best), {"cuda.cudnn": best})
+                    if best else None)
     else:
         if cuda and _mm(cuda) != _mm(rel.tested_cuda):
             ctx.add("CUDA_NOT_TESTED", "warning",
-                    f"TensorFlow {rel.version} predates hermetic CUDA: it builds against the CUDA "
-                    f"installed in the build image, tested with CUDA {rel.tested_cuda}. CUDA {cuda} "
-                    "needs an image that has it.",
+                    _("TensorFlow {version} predates hermetic CUDA: it builds against the CUDA "
+                      "installed in the build image, tested with CUDA {tested}. CUDA {cuda} "
+                      "needs an image that has it.").format(version=rel.version,
+                                                            tested=rel.tested_cuda, cuda=cuda),
                     ["tf-source-md"], "cuda.version",
-                    Fix(f"Use CUDA {rel.tested_cuda}", {"cuda.version": rel.tested_cuda}))
+                    Fix(_("Use CUDA {version}").format(version=rel.tested_cuda),
+                        {"cuda.version": rel.tested_cuda}))
         if not cuda:
-            ctx.add("CUDA_MISSING", "error", "backend is cuda but cuda.version is empty.",
+            ctx.add("CUDA_MISSING", "error", _("backend is cuda but cuda.version is empty."),
                     ["tf-source-md"], "cuda.version",
-                    Fix(f"Use CUDA {rel.tested_cuda}", {"cuda.version": rel.tested_cuda}))
+                    Fix(_("Use CUDA {version}").format(version=rel.tested_cuda),
+                        {"cuda.version": rel.tested_cuda}))
     cv = _v(cuda) if cuda else None
     wheel_major = (_v(rel.wheel_cuda) or Version("0")).major
     if cv is not None and rel.and_cuda and "and-cuda" in r.install.extras and cv.major != wheel_major:
         ctx.add("AND_CUDA_MAJOR", "warning",
-                f"TensorFlow {rel.version}'s [and-cuda] extra installs CUDA {wheel_major} pip "
-                f"libraries, but this wheel is built for CUDA {cv.major}; install it without "
-                f"[and-cuda] and provide CUDA {cv.major} libraries.",
-                ["pypi-wheels"], "install.extras", Fix("Install without [and-cuda]",
+                _("TensorFlow {version}'s [and-cuda] extra installs CUDA {wheel_major} pip "
+                  "libraries, but this wheel is built for CUDA {major}; install it without "
+                  "[and-cuda] and provide CUDA {major} libraries.")
+                .format(version=rel.version, wheel_major=wheel_major, major=cv.major),
+                ["pypi-wheels"], "install.extras", Fix(_("Install without [and-cuda]"),
                                                        {"install.extras": []}))
     if cudnn and cv is not None:
         compat = ctx.kb.cudnn_compat(cudnn)
         if compat is not None and cv.major not in compat.cuda_majors:
             ctx.add("CUDNN_CUDA_MAJOR", "error",
-                    f"cuDNN {cudnn} has builds for CUDA {', '.join(map(str, compat.cuda_majors))}.x,"
-                    f" not CUDA {cv.major}.",
+                    _("cuDNN {cudnn} has builds for CUDA {majors}.x, not CUDA {major}.")
+                    .format(cudnn=cudnn, majors=", ".join(map(str, compat.cuda_majors)),
+                            major=cv.major),
                     compat.sources, "cuda.cudnn")
 
 
@@ -276,18 +299,18 @@ def rule_driver(ctx: _Ctx) -> None:
     nv = t.nvidia
     if nv.status == "mismatch":
         ctx.add("DRIVER_MISMATCH", "error",
-                "The target's NVIDIA kernel module and user library come from different driver "
-                "builds (Driver/library version mismatch): nothing CUDA will run until it is "
-                "rebooted or one driver version is reinstalled.",
+                _("The target's NVIDIA kernel module and user library come from different "
+                  "driver builds (Driver/library version mismatch): nothing CUDA will run until "
+                  "it is rebooted or one driver version is reinstalled."),
                 ["tf-gpu-device", "nvml-api"], "target.host_profile")
         return
     if not nv.driver_version:
         if ctx.target_is_build_host and not nv.gpus:
             ctx.add("NO_GPU_HERE", "info",
-                    "This machine has no NVIDIA GPU: that is fine for building (hermetic CUDA "
-                    "needs no GPU), but nothing can check the machine that will run the wheel. "
-                    "Save its profile there with `tfwizard detect --json > target.json` and set "
-                    "target.host_profile (or pass --target).",
+                    _("This machine has no NVIDIA GPU: that is fine for building (hermetic "
+                      "CUDA needs no GPU), but nothing can check the machine that will run the "
+                      "wheel. Save its profile there with `tfwizard detect --json > target.json`"
+                      " and set target.host_profile (or pass --target)."),
                     ["xla-hermetic-cuda"], "target.host_profile")
         return
     cv = _v(r.cuda.version)
@@ -299,7 +322,7 @@ def rule_driver(ctx: _Ctx) -> None:
     if floor is None or driver is None:
         return
     needed = floor.windows if system == "windows" and floor.windows else floor.linux
-    where = "this machine" if ctx.target_is_build_host else "the target machine"
+    here = ctx.target_is_build_host
     if driver < Version(needed):
         supported = nv.cuda_driver_version or ""
         fix = None
@@ -308,14 +331,28 @@ def rule_driver(ctx: _Ctx) -> None:
             redist = ctx.kb.redist.get(rel.cuda_list or "")
             ok = [c for c in (redist.cuda if redist else ()) if _floor_ok(ctx, c, driver, system)]
             if ok:
-                fix = Fix(f"Use CUDA {ok[-1]} (runs on driver {nv.driver_version})",
+                fix = Fix(_("Use CUDA {version} (runs on driver {driver})")
+                          .format(version=ok[-1], driver=nv.driver_version),
                           {"cuda.version": ok[-1]})
+        if supported and here:
+            text = _("CUDA {major}.x needs NVIDIA driver >= {needed} on {os}; this machine has "
+                     "{driver} (supports CUDA up to {supported}). Upgrade the driver there, or "
+                     "build with an older CUDA.")
+        elif supported:
+            text = _("CUDA {major}.x needs NVIDIA driver >= {needed} on {os}; the target "
+                     "machine has {driver} (supports CUDA up to {supported}). Upgrade the "
+                     "driver there, or build with an older CUDA.")
+        elif here:
+            text = _("CUDA {major}.x needs NVIDIA driver >= {needed} on {os}; this machine has "
+                     "{driver}. Upgrade the driver there, or build with an older CUDA.")
+        else:
+            text = _("CUDA {major}.x needs NVIDIA driver >= {needed} on {os}; the target "
+                     "machine has {driver}. Upgrade the driver there, or build with an older "
+                     "CUDA.")
         ctx.add("DRIVER_TOO_OLD", "error",
-                f"CUDA {cv.major}.x needs NVIDIA driver >= {needed} on "
-                f"{'Windows' if system == 'windows' else 'Linux'}; {where} has "
-                f"{nv.driver_version}"
-                + (f" (supports CUDA up to {supported})" if supported else "")
-                + ". Upgrade the driver there, or build with an older CUDA.",
+                text.format(major=cv.major, needed=needed,
+                            os="Windows" if system == "windows" else "Linux",
+                            driver=nv.driver_version, supported=supported),
                 floor.sources, "cuda.version", fix)
         return
     # PTX: minor-version compatibility does not cover JIT of PTX from a newer toolkit
@@ -329,11 +366,16 @@ def rule_driver(ctx: _Ctx) -> None:
         cov = ccmod.coverage(targets, gpu.compute_capability,
                              tegra_mismatch=ctx.kb.is_tegra(gpu.compute_capability))
         if cov.needs_jit:
+            text = _("GPU {index} ({name}) has no cubin in this build and must JIT the PTX, "
+                     "which needs a driver at least as new as the toolkit (CUDA {cuda} -> >= "
+                     "{needed}); this machine has {driver}.") if here else \
+                _("GPU {index} ({name}) has no cubin in this build and must JIT the PTX, "
+                  "which needs a driver at least as new as the toolkit (CUDA {cuda} -> >= "
+                  "{needed}); the target machine has {driver}.")
             ctx.add("PTX_DRIVER", "error",
-                    f"GPU {gpu.index} ({gpu.name or gpu.compute_capability}) has no cubin in "
-                    f"this build and must JIT the PTX, which needs a driver at least as new as "
-                    f"the toolkit (CUDA {r.cuda.version} -> >= {tk_driver}); {where} has "
-                    f"{nv.driver_version}.",
+                    text.format(index=gpu.index, name=gpu.name or gpu.compute_capability,
+                                cuda=r.cuda.version, needed=tk_driver,
+                                driver=nv.driver_version),
                     ["cuda-compat", "cuda-release-notes"], "cuda.compute_capabilities",
                     _add_cc_fix(ctx, gpu.compute_capability))
 
@@ -364,7 +406,8 @@ def _add_cc_fix(ctx: _Ctx, cc: str) -> Fix | None:
     current = list(ctx.recipe.cuda.compute_capabilities)
     if token in current:
         return None
-    return Fix(f"Add {token}", {"cuda.compute_capabilities": current + [token]})
+    return Fix(_("Add {token}").format(token=token),
+               {"cuda.compute_capabilities": current + [token]})
 
 
 def _clang_major(ctx: _Ctx) -> int | None:
@@ -381,27 +424,28 @@ def rule_compute_capabilities(ctx: _Ctx) -> None:
     key = "cuda.compute_capabilities"
     if not tokens:
         ctx.add("CC_EMPTY", "error",
-                "No compute capabilities: configure.py would fall back to its default 3.5,7.0, "
-                "which CUDA 12 and clang 17+ cannot build.",
+                _("No compute capabilities: configure.py would fall back to its default "
+                  "3.5,7.0, which CUDA 12 and clang 17+ cannot build."),
                 ["tf-configure-goldens", "tf-configure-py"], key,
-                Fix("Use the official wheel's list", {key: official}) if official else None)
+                Fix(_("Use the official wheel's list"), {key: official}) if official else None)
         return
     gpus = ctx.target.nvidia_ccs() if ctx.target is not None else []
     if "auto" in tokens and not gpus:
         ctx.add("CC_AUTO_NO_GPU", "error",
-                '"auto" takes the target machine\'s GPUs, but '
-                + ("this machine has no NVIDIA GPU" if ctx.target_is_build_host
-                   else "the target profile lists no NVIDIA GPU")
-                + ". Name the capabilities, or set target.host_profile to the machine that will "
-                "run the wheel.",
+                _('"auto" takes the target machine\'s GPUs, but this machine has no NVIDIA '
+                  "GPU. Name the capabilities, or set target.host_profile to the machine that "
+                  "will run the wheel.") if ctx.target_is_build_host else
+                _('"auto" takes the target machine\'s GPUs, but the target profile lists no '
+                  "NVIDIA GPU. Name the capabilities, or set target.host_profile to the machine "
+                  "that will run the wheel."),
                 ["tf-configure-py"], key,
-                Fix("Use the official wheel's list", {key: official}) if official else None)
+                Fix(_("Use the official wheel's list"), {key: official}) if official else None)
     if sorted(t for t in tokens if t != "auto") == ["3.5", "7.0"]:
         ctx.add("CC_TF_DEFAULT", "error",
-                "3.5,7.0 is configure.py's default list; sm_35 cannot be built by CUDA >= 12 or "
-                "clang >= 17 for CUDA 12.",
+                _("3.5,7.0 is configure.py's default list; sm_35 cannot be built by CUDA >= 12 "
+                  "or clang >= 17 for CUDA 12."),
                 ["tf-configure-py", "clang-cuda"], key,
-                Fix("Use the official wheel's list", {key: official}) if official else None)
+                Fix(_("Use the official wheel's list"), {key: official}) if official else None)
     cv = _v(r.cuda.version) if r.cuda.version else None
     clang = _clang_major(ctx) if r.cuda.compiler == "clang" else None
     for token in tokens:
@@ -412,44 +456,54 @@ def rule_compute_capabilities(ctx: _Ctx) -> None:
             continue
         if t.major < 3 or t.sm < 30:
             ctx.add("CC_CONFIGURE_REJECTS", "error",
-                    f"{token}: configure.py rejects capabilities below 3.0 and then silently "
-                    "builds for 3.5,7.0 instead.",
+                    _("{token}: configure.py rejects capabilities below 3.0 and then silently "
+                      "builds for 3.5,7.0 instead.").format(token=token),
                     ["tf-configure-goldens"], key)
             continue
         arch = ctx.kb.arch(t.sm)
         if arch is None:
-            ctx.add("CC_UNKNOWN", "warning", f"{token}: not a GPU target tfwizard knows.",
+            ctx.add("CC_UNKNOWN", "warning",
+                    _("{token}: not a GPU target tfwizard knows.").format(token=token),
                     ["cuda-gpus"], key)
             continue
         if cv is not None:
             if cv < Version(arch.min_cuda):
                 ctx.add("CC_TOO_NEW_FOR_CUDA", "error",
-                        f"{token} needs CUDA >= {arch.min_cuda}; the recipe uses {r.cuda.version}.",
+                        _("{token} needs CUDA >= {needed}; the recipe uses {cuda}.")
+                        .format(token=token, needed=arch.min_cuda, cuda=r.cuda.version),
                         arch.sources, key)
             if arch.max_cuda and cv > Version(arch.max_cuda + ".99"):
+                text = _("{token}: CUDA {cuda} can no longer build sm_{sm} (last in CUDA "
+                         "{last}).").format(token=token, cuda=f"{cv.major}.{cv.minor}",
+                                            sm=t.sm, last=arch.max_cuda)
                 ctx.add("CC_DROPPED_BY_CUDA", "error",
-                        f"{token}: CUDA {cv.major}.{cv.minor} can no longer build sm_{t.sm} "
-                        f"(last in CUDA {arch.max_cuda}). {arch.note}".strip(),
+                        f"{text} {translate(arch.note)}" if arch.note else text,
                         arch.sources, key,
-                        Fix(f"Remove {token}", {key: [x for x in tokens if x != token]}))
+                        Fix(_("Remove {token}").format(token=token),
+                            {key: [x for x in tokens if x != token]}))
             if t.suffix == "a" and cv < Version(ctx.kb.suffixes.a_min_cuda):
                 ctx.add("CC_SUFFIX_CUDA", "error",
-                        f"{token}: 'a' targets need CUDA >= {ctx.kb.suffixes.a_min_cuda}.",
+                        _("{token}: 'a' targets need CUDA >= {needed}.")
+                        .format(token=token, needed=ctx.kb.suffixes.a_min_cuda),
                         ["cuda-features-archive"], key)
             if t.suffix == "f" and cv < Version(ctx.kb.suffixes.f_min_cuda):
                 ctx.add("CC_SUFFIX_CUDA", "error",
-                        f"{token}: 'f' (family) targets need CUDA >= {ctx.kb.suffixes.f_min_cuda}.",
+                        _("{token}: 'f' (family) targets need CUDA >= {needed}.")
+                        .format(token=token, needed=ctx.kb.suffixes.f_min_cuda),
                         ["cuda-features-archive"], key)
         if clang is not None and clang < arch.min_clang:
             ctx.add("CC_TOO_NEW_FOR_CLANG", "error",
-                    f"{token}: clang {clang} cannot target sm_{t.sm} (needs clang >= "
-                    f"{arch.min_clang}).",
+                    _("{token}: clang {clang} cannot target sm_{sm} (needs clang >= "
+                      "{needed}).").format(token=token, clang=clang, sm=t.sm,
+                                           needed=arch.min_clang),
                     ["clang-cuda"], "toolchain.clang",
-                    Fix(f"Use clang {arch.min_clang}", {"toolchain.clang": str(arch.min_clang)}))
+                    Fix(_("Use clang {version}").format(version=arch.min_clang),
+                        {"toolchain.clang": str(arch.min_clang)}))
         if t.suffix == "a":
             ctx.add("CC_SUFFIX_A", "info",
-                    f"{token}: an architecture-specific target runs only on exactly CC "
-                    f"{t.cc}, with no forward compatibility; add a plain target too.",
+                    _("{token}: an architecture-specific target runs only on exactly CC "
+                      "{cc}, with no forward compatibility; add a plain target too.")
+                    .format(token=token, cc=t.cc),
                     ["cuda-features-archive"], key)
     _coverage_findings(ctx)
 
@@ -465,7 +519,8 @@ def _coverage_findings(ctx: _Ctx) -> None:
     for gpu in t.nvidia.gpus:
         if gpu.error:
             ctx.add("GPU_ERROR", "warning",
-                    f"GPU {gpu.index} reports an error ({gpu.error}); it is left out of the checks.",
+                    _("GPU {index} reports an error ({error}); it is left out of the checks.")
+                    .format(index=gpu.index, error=gpu.error),
                     ["nvml-api"], "target.host_profile")
             continue
         cc = gpu.compute_capability
@@ -476,24 +531,29 @@ def _coverage_findings(ctx: _Ctx) -> None:
         label = f"GPU {gpu.index} ({gpu.name}, CC {cc})" if gpu.name else f"GPU {gpu.index} (CC {cc})"
         if cov.cubin is not None:
             if cov.cubin.cc == cc:
-                ctx.add("CC_COVERS_GPU", "info", f"{label} runs the {cov.cubin.token} cubin.",
+                ctx.add("CC_COVERS_GPU", "info",
+                        _("{gpu} runs the {token} cubin.").format(gpu=label,
+                                                                  token=cov.cubin.token),
                         ["cuda-pg-compat"], key)
             else:
                 ctx.add("CC_COVERS_GPU", "info",
-                        f"{label} runs the {cov.cubin.token} cubin: a cubin for "
-                        f"{cov.cubin.cc} runs on {cc} (same major, lower minor), so no extra "
-                        f"target is needed; sm_{cc.replace('.', '')} would add only "
-                        "Ada/newer-specific tuning.",
+                        _("{gpu} runs the {token} cubin: a cubin for {cubin_cc} runs on {cc} "
+                          "(same major, lower minor), so no extra target is needed; {exact} "
+                          "would add only Ada/newer-specific tuning.")
+                        .format(gpu=label, token=cov.cubin.token, cubin_cc=cov.cubin.cc, cc=cc,
+                                exact="sm_" + cc.replace(".", "")),
                         ["cuda-pg-compat"], key)
         elif cov.ptx is not None:
             ctx.add("CC_PTX_JIT", "warning",
-                    f"{label}: no cubin in this build, only PTX ({cov.ptx.token}); your {cc} GPU "
-                    "would JIT from PTX for ~30 minutes or fail (first use only; JIT results are cached).",
+                    _("{gpu}: no cubin in this build, only PTX ({token}); your {cc} GPU would "
+                      "JIT from PTX for ~30 minutes or fail (first use only; JIT results are "
+                      "cached).").format(gpu=label, token=cov.ptx.token, cc=cc),
                     ["cuda-pg-compat", "tf-gpu-device"], key, _add_cc_fix(ctx, cc))
         else:
             ctx.add("CC_NOT_COVERED", "error",
-                    f"{label}: no cubin of major {cc.split('.')[0]} with a minor <= its own and no "
-                    f"PTX <= {cc}; TensorFlow would ignore this GPU.",
+                    _("{gpu}: no cubin of major {major} with a minor <= its own and no PTX <= "
+                      "{cc}; TensorFlow would ignore this GPU.")
+                    .format(gpu=label, major=cc.split(".")[0], cc=cc),
                     ["cuda-pg-compat", "tf-gpu-device"], key, _add_cc_fix(ctx, cc))
 
 
@@ -508,10 +568,12 @@ def rule_compiler(ctx: _Ctx) -> None:
     gcc = r.toolchain.gcc
     if clang and gcc:
         ctx.add("COMPILER_BOTH", "warning",
-                f"Both toolchain.clang ({clang}) and toolchain.gcc ({gcc}) are set; clang is used"
-                + (" as the CUDA compiler" if r.backend.kind == "cuda" else "") + ".",
+                (_("Both toolchain.clang ({clang}) and toolchain.gcc ({gcc}) are set; clang is "
+                   "used as the CUDA compiler.") if r.backend.kind == "cuda" else
+                 _("Both toolchain.clang ({clang}) and toolchain.gcc ({gcc}) are set; clang is "
+                   "used.")).format(clang=clang, gcc=gcc),
                 ["tf-configure-py"], "toolchain.gcc",
-                Fix("Remove toolchain.gcc", {"toolchain.gcc": ""}))
+                Fix(_("Remove toolchain.gcc"), {"toolchain.gcc": ""}))
     wheel_clang = None
     if "llvm-" in rel.wheel_compiler:
         wheel_clang = int(rel.wheel_compiler.split("llvm-")[1].split("/")[0])
@@ -520,62 +582,73 @@ def rule_compiler(ctx: _Ctx) -> None:
     if clang:
         info = ctx.kb.clang(clang)
         if clang == rel.tested_clang or clang == wheel_clang:
-            what = "the tested compiler" if clang == rel.tested_clang else \
-                "what the official wheel was built with"
-            ctx.add("CLANG_MATCHES", "info", f"clang {clang} is {what} for TensorFlow "
-                    f"{rel.version}.", ["tf-source-md", "pypi-wheels"], "toolchain.clang")
+            text = _("clang {clang} is the tested compiler for TensorFlow {version}.") \
+                if clang == rel.tested_clang else \
+                _("clang {clang} is what the official wheel was built with for TensorFlow "
+                  "{version}.")
+            ctx.add("CLANG_MATCHES", "info", text.format(clang=clang, version=rel.version),
+                    ["tf-source-md", "pypi-wheels"], "toolchain.clang")
         elif rel.tested_clang:
             ctx.add("CLANG_NOT_TESTED", "warning",
-                    f"TensorFlow {rel.version} is tested with {rel.tested_compiler}; clang {clang} "
-                    "may hit new warnings-as-errors.",
+                    _("TensorFlow {version} is tested with {compiler}; clang {clang} may hit "
+                      "new warnings-as-errors.").format(version=rel.version,
+                                                        compiler=rel.tested_compiler,
+                                                        clang=clang),
                     ["tf-source-md", "tf-build-issues"], "toolchain.clang",
-                    Fix(f"Use clang {rel.tested_clang}", {"toolchain.clang": str(rel.tested_clang)}))
+                    Fix(_("Use clang {version}").format(version=rel.tested_clang),
+                        {"toolchain.clang": str(rel.tested_clang)}))
         else:
             ctx.add("CLANG_NOT_TESTED", "warning",
-                    f"TensorFlow {rel.version} was tested with {rel.tested_compiler}, not clang.",
+                    _("TensorFlow {version} was tested with {compiler}, not clang.")
+                    .format(version=rel.version, compiler=rel.tested_compiler),
                     ["tf-source-md"], "toolchain.clang")
         if info is not None and info.offsetof_warning and clang >= 18:
             ctx.add("CLANG_OFFSETOF", "info",
-                    f"configure.py adds -Wno-gnu-offsetof-extensions only for clang 16/17, but "
-                    f"clang {clang} hits the same upb error; the plan adds "
-                    "--copt=-Wno-gnu-offsetof-extensions.",
+                    _("configure.py adds -Wno-gnu-offsetof-extensions only for clang 16/17, "
+                      "but clang {clang} hits the same upb error; the plan adds "
+                      "--copt=-Wno-gnu-offsetof-extensions.").format(clang=clang),
                     info.sources, "toolchain.clang")
         if info is not None and info.c23_warning:
             ctx.add("CLANG_C23", "warning",
-                    f"clang {clang} also errors on -Wc23-extensions in TF's dependencies; the plan "
-                    "adds --copt=-Wno-c23-extensions, but expect more new warnings.",
+                    _("clang {clang} also errors on -Wc23-extensions in TF's dependencies; the "
+                      "plan adds --copt=-Wno-c23-extensions, but expect more new warnings.")
+                    .format(clang=clang),
                     info.sources, "toolchain.clang")
         if r.backend.kind == "cuda" and r.cuda.compiler == "clang" and info and r.cuda.version:
             cv, newest = _v(r.cuda.version), _v(info.newest_cuda)
             if cv is not None and newest is not None and (cv.major, cv.minor) > (
                     newest.major, newest.minor):
                 ctx.add("CLANG_CUDA_PARTIAL", "info",
-                        f"clang {clang} fully supports CUDA up to {info.newest_cuda}; with CUDA "
-                        f"{r.cuda.version} it warns (-Wunknown-cuda-version) and carries on, as "
-                        "TensorFlow's own builds do.",
+                        _("clang {clang} fully supports CUDA up to {newest}; with CUDA {cuda} it "
+                          "warns (-Wunknown-cuda-version) and carries on, as TensorFlow's own "
+                          "builds do.").format(clang=clang, newest=info.newest_cuda,
+                                               cuda=r.cuda.version),
                         info.sources, "toolchain.clang")
         if info is None:
-            ctx.add("CLANG_UNKNOWN", "warning", f"clang {clang} is not in the knowledge base.",
+            ctx.add("CLANG_UNKNOWN", "warning",
+                    _("clang {clang} is not in the knowledge base.").format(clang=clang),
                     ["clang-cuda"], "toolchain.clang")
     elif r.backend.kind == "cuda" and r.cuda.compiler == "clang":
         ctx.add("CLANG_MISSING", "warning",
-                "cuda.compiler is clang but toolchain.clang is empty; clang 18 is assumed.",
+                _("cuda.compiler is clang but toolchain.clang is empty; clang 18 is assumed."),
                 ["tf-configure-py"], "toolchain.clang",
-                Fix("Use clang 18", {"toolchain.clang": "18"}))
+                Fix(_("Use clang {version}").format(version=18), {"toolchain.clang": "18"}))
     else:
         tested_gcc = rel.tested_gcc
         if tested_gcc is None:
             ctx.add("GCC_NOT_TESTED", "warning",
-                    f"TensorFlow {rel.version} is built and tested with {rel.tested_compiler}; "
-                    "gcc builds are not tested by TensorFlow and often fail late.",
+                    _("TensorFlow {version} is built and tested with {compiler}; gcc builds "
+                      "are not tested by TensorFlow and often fail late.")
+                    .format(version=rel.version, compiler=rel.tested_compiler),
                     ["tf-source-md"], "toolchain.clang",
-                    Fix(f"Use clang {rel.tested_clang}",
+                    Fix(_("Use clang {version}").format(version=rel.tested_clang),
                         {"toolchain.clang": str(rel.tested_clang), "toolchain.gcc": ""})
                     if rel.tested_clang else None)
     if r.backend.kind == "cuda" and r.cuda.compiler == "nvcc" and rel.hermetic_cuda:
         ctx.add("NVCC_HOST", "info",
-                "nvcc with gcc as host compiler: TensorFlow's releases build CUDA with clang; "
-                "nvcc builds are supported (--config=cuda_nvcc in newer releases) but less tested.",
+                _("nvcc with gcc as host compiler: TensorFlow's releases build CUDA with clang; "
+                  "nvcc builds are supported (--config=cuda_nvcc in newer releases) but less "
+                  "tested."),
                 ["tf-configure-py", "tf-ci-official"], "cuda.compiler")
 
 
@@ -585,35 +658,46 @@ def rule_compiler(ctx: _Ctx) -> None:
 def rule_platform(ctx: _Ctx) -> None:
     r, rel, t, b = ctx.recipe, ctx.release, ctx.target, ctx.build
     windows = ctx.kb.platforms["windows"]
-    for host, who in ((b, "build host"), (t, "target")):
-        if host is None or (host is t and ctx.target_is_build_host and who == "target"):
+    for host, is_build in ((b, True), (t, False)):
+        if host is None or (host is t and ctx.target_is_build_host and not is_build):
             continue
         if r.backend.kind == "cuda" and host.os.system == "windows" and rel is not None \
                 and not rel.windows_cuda:
+            text = _("The build host is native Windows: {message}") if is_build else \
+                _("The target is native Windows: {message}")
             ctx.add("WINDOWS_CUDA", "error",
-                    f"The {who} is native Windows: {windows['message']}",
+                    text.format(message=translate(windows["message"])),
                     windows["sources"], "backend.kind")
         if r.is_gpu and host.os.system == "darwin":
-            ctx.add("MACOS_GPU", "error", f"The {who} is macOS: TensorFlow has no GPU support "
-                    "on macOS.", ["tf-source-md"], "backend.kind",
-                    Fix("Build for CPU", {"backend.kind": "cpu"}))
+            ctx.add("MACOS_GPU", "error",
+                    _("The build host is macOS: TensorFlow has no GPU support on macOS.")
+                    if is_build else
+                    _("The target is macOS: TensorFlow has no GPU support on macOS."),
+                    ["tf-source-md"], "backend.kind",
+                    Fix(_("Build for CPU"), {"backend.kind": "cpu"}))
     if t is not None and t.os.wsl2 and r.backend.kind == "cuda":
-        ctx.add("WSL2", "info", ctx.kb.platforms["wsl2"]["advice"]
-                + (f" (found {t.os.wsl_libcuda_path})" if t.os.wsl_libcuda_path else ""),
+        advice = translate(ctx.kb.platforms["wsl2"]["advice"])
+        ctx.add("WSL2", "info",
+                _("{advice} (found {path})").format(advice=advice, path=t.os.wsl_libcuda_path)
+                if t.os.wsl_libcuda_path else advice,
                 ctx.kb.platforms["wsl2"]["sources"], "target.host_profile")
     if r.backend.kind == "rocm" and (r.cuda.version or r.cuda.compute_capabilities):
         ctx.add("ROCM_CUDA_EXCLUSIVE", "warning",
-                "[cuda] settings are ignored: CUDA and ROCm are mutually exclusive in one build.",
+                _("[cuda] settings are ignored: CUDA and ROCm are mutually exclusive in one "
+                  "build."),
                 ["tf-configure-py"], "backend.kind")
     if r.backend.kind == "cpu" and t is not None and t.nvidia.gpus and not ctx.target_is_build_host:
         ctx.add("CPU_WITH_GPU_TARGET", "warning",
-                "The target machine has NVIDIA GPUs but the recipe builds a CPU-only wheel.",
-                ["tf-pip-md"], "backend.kind", Fix("Build for CUDA", {"backend.kind": "cuda"}))
+                _("The target machine has NVIDIA GPUs but the recipe builds a CPU-only wheel."),
+                ["tf-pip-md"], "backend.kind", Fix(_("Build for CUDA"), {"backend.kind": "cuda"}))
     if rel is not None and t is not None and t.os.glibc and t.os.system == "linux":
         if (_v(t.os.glibc) or Version("0")) < Version(rel.glibc_floor):
             ctx.add("GLIBC_TOO_OLD", "error",
-                    f"TensorFlow {rel.version} wheels are {rel.manylinux} (glibc >= "
-                    f"{rel.glibc_floor}); the target has glibc {t.os.glibc}.",
+                    _("TensorFlow {version} wheels are {manylinux} (glibc >= {floor}); the "
+                      "target has glibc {glibc}.").format(version=rel.version,
+                                                          manylinux=rel.manylinux,
+                                                          floor=rel.glibc_floor,
+                                                          glibc=t.os.glibc),
                     ["pypi-wheels"], "tensorflow.version")
     _arch_findings(ctx)
 
@@ -624,35 +708,38 @@ def _arch_findings(ctx: _Ctx) -> None:
     arm_image = "arm64" in image or "aarch64" in image
     if t is not None and b is not None and t.cpu.arch != b.cpu.arch and not ctx.target_is_build_host:
         ctx.add("ARCH_MISMATCH", "error",
-                f"The build host is {b.cpu.arch} and the target is {t.cpu.arch}: tfwizard builds "
-                f"natively; run the build on a {t.cpu.arch} machine (TF's cross-compile configs "
-                "are not supported here).",
+                _("The build host is {build} and the target is {target}: tfwizard builds "
+                  "natively; run the build on a {target} machine (TF's cross-compile configs "
+                  "are not supported here).").format(build=b.cpu.arch, target=t.cpu.arch),
                 ["tf-ci-official"], "target.host_profile")
     arch = (t or b).cpu.arch if (t or b) is not None else None  # type: ignore[union-attr]
     if arch == "aarch64" or arm_image:
         aarch = ctx.kb.platforms["aarch64"]
         if r.backend.kind == "cuda":
-            ctx.add("AARCH64_CUDA", "warning", aarch["note"], aarch["sources"], "backend.kind")
+            ctx.add("AARCH64_CUDA", "warning", translate(aarch["note"]), aarch["sources"],
+                    "backend.kind")
         if arch == "aarch64" and not arm_image and not r.build.image == "":
             ctx.add("AARCH64_IMAGE", "warning",
-                    f"The build image {image} may be x86_64 only; TF's arm64 image is "
-                    f"{aarch['image']}.", aarch["sources"], "build.image",
-                    Fix("Use TF's arm64 build image", {"build.image": aarch["image"]}))
+                    _("The build image {image} may be x86_64 only; TF's arm64 image is "
+                      "{arm_image}.").format(image=image, arm_image=aarch["image"]),
+                    aarch["sources"], "build.image",
+                    Fix(_("Use TF's arm64 build image"), {"build.image": aarch["image"]}))
         built_on = (b or t).cpu.arch if (b or t) is not None else None  # type: ignore[union-attr]
         if built_on == "aarch64" and r.build.image == "":
             # plan.make_plan picks this image itself when the build host is aarch64
             ctx.add("AARCH64_IMAGE", "info",
-                    f"build.image is empty: on aarch64 the plan uses TF's arm64 CI image "
-                    f"{aarch['image']} (the releases' default images are x86_64 only).",
+                    _("build.image is empty: on aarch64 the plan uses TF's arm64 CI image "
+                      "{arm_image} (the releases' default images are x86_64 only).")
+                    .format(arm_image=aarch["image"]),
                     aarch["sources"], "build.image",
-                    Fix("Pin TF's arm64 build image in the recipe",
+                    Fix(_("Pin TF's arm64 build image in the recipe"),
                         {"build.image": aarch["image"]}))
         cpu = (t or b).cpu if (t or b) is not None else None  # type: ignore[union-attr]
         if cpu is not None and "sve" in cpu.features and not any(
                 "march" in f or "mcpu" in f for f in r.build.opt_flags):
             ctx.add("AARCH64_SVE", "info",
-                    "The target CPU has SVE; -mcpu=native (or -march=armv8.2-a+sve) in "
-                    "build.opt_flags would use it, at the cost of portability.",
+                    _("The target CPU has SVE; -mcpu=native (or -march=armv8.2-a+sve) in "
+                      "build.opt_flags would use it, at the cost of portability."),
                     aarch["sources"], "build.opt_flags")
 
 
@@ -662,46 +749,56 @@ def rule_rocm(ctx: _Ctx) -> None:
         return
     key = "rocm.amdgpu_targets"
     if not r.rocm.version:
-        ctx.add("ROCM_VERSION_MISSING", "warning", "rocm.version is empty; the build image's ROCm "
-                "is used unchecked.", ["rocm-matrix"], "rocm.version")
+        ctx.add("ROCM_VERSION_MISSING", "warning",
+                _("rocm.version is empty; the build image's ROCm is used unchecked."),
+                ["rocm-matrix"], "rocm.version")
     info = ctx.kb.rocm_release(r.rocm.version) if r.rocm.version else None
     if r.rocm.version and info is None:
-        ctx.add("ROCM_UNKNOWN", "warning", f"ROCm {r.rocm.version} is not in the knowledge base.",
+        ctx.add("ROCM_UNKNOWN", "warning",
+                _("ROCm {version} is not in the knowledge base.").format(version=r.rocm.version),
                 ["rocm-matrix"], "rocm.version")
     if info is not None and rel is not None and info.tensorflow and not any(
             v.rsplit(".", 1)[0] == rel.series for v in info.tensorflow):
         ctx.add("ROCM_TF_NOT_VALIDATED", "warning",
-                f"ROCm {r.rocm.version} was validated with TensorFlow "
-                f"{', '.join(info.tensorflow)}, not {rel.series}.", info.sources, "rocm.version")
+                _("ROCm {version} was validated with TensorFlow {validated}, not {series}.")
+                .format(version=r.rocm.version, validated=", ".join(info.tensorflow),
+                        series=rel.series), info.sources, "rocm.version")
     gpus = t.amd_targets() if t is not None else []
     targets = [x for x in r.rocm.amdgpu_targets if x != "auto"]
     if "auto" in r.rocm.amdgpu_targets:
         targets += [g for g in gpus if g not in targets]
         if not gpus:
             ctx.add("ROCM_AUTO_NO_GPU", "error",
-                    '"auto" takes the target machine\'s AMD GPUs, but none were found; name the '
-                    "gfx targets.", ["kfd-device"], key,
-                    Fix("Use the ROCm default targets", {key: list(ctx.kb.rocm_default_targets)}))
+                    _('"auto" takes the target machine\'s AMD GPUs, but none were found; name '
+                      "the gfx targets."), ["kfd-device"], key,
+                    Fix(_("Use the ROCm default targets"),
+                        {key: list(ctx.kb.rocm_default_targets)}))
     if not r.rocm.amdgpu_targets:
-        ctx.add("ROCM_TARGETS_EMPTY", "warning", "No gfx targets: the build image's default "
-                "list is used.", ["tf-sig-build"], key)
+        ctx.add("ROCM_TARGETS_EMPTY", "warning",
+                _("No gfx targets: the build image's default list is used."),
+                ["tf-sig-build"], key)
     if info is not None:
         for target in targets:
             base = target.split(":")[0]
             if base not in info.targets:
                 ctx.add("ROCM_TARGET_UNSUPPORTED", "warning",
-                        f"{base} is not an officially supported target of ROCm {r.rocm.version} "
-                        f"(supported: {', '.join(info.targets)}).", info.sources, key)
+                        _("{target} is not an officially supported target of ROCm {version} "
+                          "(supported: {supported}).")
+                        .format(target=base, version=r.rocm.version,
+                                supported=", ".join(info.targets)), info.sources, key)
     for gpu in gpus:
         if targets and gpu not in [x.split(":")[0] for x in targets]:
             override = t.amd.hsa_override_gfx_version if t is not None else None
+            text = _("The target's {gpu} is not in the build's gfx targets; TensorFlow would "
+                     "ignore it (\"Ignoring visible gpu device ... AMDGPU version\"); "
+                     "HSA_OVERRIDE_GFX_VERSION={override} is set there") if override else \
+                _("The target's {gpu} is not in the build's gfx targets; TensorFlow would "
+                  "ignore it (\"Ignoring visible gpu device ... AMDGPU version\")")
             ctx.add("ROCM_GPU_NOT_COVERED", "error" if not override else "warning",
-                    f"The target's {gpu} is not in the build's gfx targets; TensorFlow would "
-                    "ignore it (\"Ignoring visible gpu device ... AMDGPU version\")"
-                    + (f"; HSA_OVERRIDE_GFX_VERSION={override} is set there" if override else ""),
+                    text.format(gpu=gpu, override=override),
                     ["tf-gpu-device", "rocm-matrix"], key,
-                    Fix(f"Add {gpu}", {key: [x for x in r.rocm.amdgpu_targets if x != "auto"]
-                                       + [gpu]}))
+                    Fix(_("Add {token}").format(token=gpu),
+                        {key: [x for x in r.rocm.amdgpu_targets if x != "auto"] + [gpu]}))
 
 
 # -- resources and Docker -------------------------------------------------------------------
@@ -721,24 +818,31 @@ def rule_resources(ctx: _Ctx) -> None:
         if per_job < mem["gib_per_job"]:
             safe = max(1, math.floor(ram_gib / mem["gib_per_job"]))
             ctx.add("RAM_PER_JOB", "warning",
-                    f"{jobs} Bazel jobs on {ram_gib:.0f} GiB RAM is {per_job:.1f} GiB per job; "
-                    f"TensorFlow's C++ needs ~{mem['gib_per_job']} GiB per job, or the compiler is "
-                    "killed (\"Killed signal terminated program cc1plus\").",
-                    mem["sources"], "build.jobs", Fix(f"Use {safe} jobs", {"build.jobs": safe}))
+                    _("{jobs} Bazel jobs on {ram:.0f} GiB RAM is {per_job:.1f} GiB per job; "
+                      "TensorFlow's C++ needs ~{needed} GiB per job, or the compiler is killed "
+                      "(\"Killed signal terminated program cc1plus\").")
+                    .format(jobs=jobs, ram=ram_gib, per_job=per_job, needed=mem["gib_per_job"]),
+                    mem["sources"], "build.jobs",
+                    Fix(_("Use {jobs} jobs").format(jobs=safe), {"build.jobs": safe}))
         elif not r.build.jobs and jobs < cpus:
             ctx.add("RAM_LIMITS_JOBS", "info",
-                    f"{ram_gib:.0f} GiB RAM allows ~{jobs} concurrent jobs on {cpus} CPUs; the plan "
-                    f"passes --jobs={jobs} and --local_ram_resources.",
+                    _("{ram:.0f} GiB RAM allows ~{jobs} concurrent jobs on {cpus} CPUs; the plan "
+                      "passes --jobs={jobs} and --local_ram_resources.")
+                    .format(ram=ram_gib, jobs=jobs, cpus=cpus),
                     mem["sources"], "build.jobs")
     free = b.resources.disk_free_bytes
     if free is not None:
         need = mem["min_free_disk_gib_cuda"] if r.is_gpu else mem["min_free_disk_gib_cpu"]
         free_gib = free / 2**30
         if free_gib < need:
+            text = _("{free:.0f} GiB free at {path}; a {kind} TensorFlow build needs ~{need} "
+                     "GiB for Bazel's output base and caches.") if b.resources.disk_path else \
+                _("{free:.0f} GiB free at the data folder; a {kind} TensorFlow build needs "
+                  "~{need} GiB for Bazel's output base and caches.")
             ctx.add("DISK_LOW", "error" if free_gib < need / 2 else "warning",
-                    f"{free_gib:.0f} GiB free at {b.resources.disk_path or 'the data folder'}; a "
-                    f"{'GPU' if r.is_gpu else 'CPU'} TensorFlow build needs ~{need} GiB for Bazel's "
-                    "output base and caches.", mem["sources"], "cache.disk_cache")
+                    text.format(free=free_gib, path=b.resources.disk_path, need=need,
+                                kind="GPU" if r.is_gpu else "CPU"),
+                    mem["sources"], "cache.disk_cache")
 
 
 def rule_docker(ctx: _Ctx) -> None:
@@ -748,7 +852,8 @@ def rule_docker(ctx: _Ctx) -> None:
     d = b.docker
     if d.status != "ok":
         ctx.add("DOCKER_UNAVAILABLE", "error",
-                f"Docker is not usable on the build host ({d.status}): {d.message}".strip(),
+                _("Docker is not usable on the build host ({status}): {message}")
+                .format(status=d.status, message=d.message).strip(),
                 ["docker-api"], "build.image")
 
 
@@ -759,8 +864,9 @@ def rule_image(ctx: _Ctx) -> None:
     if rel.unverified and any(u.startswith("image") for u in rel.unverified):
         py = r.python.version or "3.11"
         ctx.add("IMAGE_TAG_UNVERIFIED", "info",
-                f"The default image {rel.image_for(py)} is TensorFlow's SIG Build image for this "
-                "release; whether a tag exists for every Python version is not verified.",
+                _("The default image {image} is TensorFlow's SIG Build image for this release; "
+                  "whether a tag exists for every Python version is not verified.")
+                .format(image=rel.image_for(py)),
                 ["tf-sig-build"], "build.image")
 
 
@@ -768,10 +874,14 @@ def rule_bazel_flags(ctx: _Ctx) -> None:
     r = ctx.recipe
     for flag in r.build.bazel_flags:
         if flag in ("--config=cuda", "--config=cuda_wheel") and r.backend.kind != "cuda":
-            ctx.add("FLAG_BACKEND", "warning", f"{flag} in build.bazel_flags but backend is "
-                    f"{r.backend.kind}.", ["tf-source-md"], "build.bazel_flags")
+            ctx.add("FLAG_BACKEND", "warning",
+                    _("{flag} in build.bazel_flags but backend is {backend}.")
+                    .format(flag=flag, backend=r.backend.kind),
+                    ["tf-source-md"], "build.bazel_flags")
         if flag.startswith("--jobs") and r.build.jobs:
-            ctx.add("FLAG_JOBS_TWICE", "warning", f"{flag} overrides build.jobs = {r.build.jobs}.",
+            ctx.add("FLAG_JOBS_TWICE", "warning",
+                    _("{flag} overrides build.jobs = {jobs}.").format(flag=flag,
+                                                                      jobs=r.build.jobs),
                     ["bazel-docs"], "build.bazel_flags")
 
 
@@ -779,61 +889,65 @@ def rule_remote_and_network(ctx: _Ctx) -> None:
     r = ctx.recipe
     remote, net = r.remote, r.network
     image = r.build.image or (ctx.release.image_for(r.python.version or "3.11")
-                              if ctx.release else "the build image")
+                              if ctx.release else _("the build image"))
     if remote.executor:
         ctx.add("REMOTE_EXEC_TOOLCHAIN", "warning",
-                f"Remote execution runs actions on the executors, not in {image}: their image "
-                "must carry the same toolchain (clang, Python, and for CUDA actions the build "
-                "image itself as the executor platform, e.g. exec_properties "
-                f"container-image=docker://{image}), or results differ and builds fail.",
+                _("Remote execution runs actions on the executors, not in {image}: their image "
+                  "must carry the same toolchain (clang, Python, and for CUDA actions the build "
+                  "image itself as the executor platform, e.g. exec_properties "
+                  "container-image=docker://{image}), or results differ and builds fail.")
+                .format(image=image),
                 ["bazel-docs", "tf-ci-official"], "remote.executor")
         if remote.cache and remote.cache != remote.executor:
             ctx.add("REMOTE_EXEC_CACHE", "info",
-                    "With remote execution the executor's own CAS is normally the cache; a "
-                    "separate remote.cache must be the same service's endpoint.",
+                    _("With remote execution the executor's own CAS is normally the cache; a "
+                      "separate remote.cache must be the same service's endpoint."),
                     ["bazel-docs"], "remote.cache")
     if remote.bes_results_url and not remote.bes_backend:
         ctx.add("BES_URL_WITHOUT_BACKEND", "warning",
-                "remote.bes_results_url is set but remote.bes_backend is empty: nothing is "
-                "uploaded to show there.", ["bazel-docs"], "remote.bes_backend")
+                _("remote.bes_results_url is set but remote.bes_backend is empty: nothing is "
+                  "uploaded to show there."), ["bazel-docs"], "remote.bes_backend")
     services = remote.cache or remote.executor or remote.bes_backend
     if remote.headers and not services:
         ctx.add("REMOTE_HEADERS_UNUSED", "warning",
-                "remote.headers are set but no remote cache, executor or BES is.",
+                _("remote.headers are set but no remote cache, executor or BES is."),
                 ["bazel-docs"], "remote.headers")
     for i, header in enumerate(remote.headers):
-        name, _, value = header.partition("=")
+        name, _sep, value = header.partition("=")
         if not (value.startswith("${") and value.endswith("}")):
             var = re.sub(r"[^A-Z0-9]", "_", name.upper())
             fixed = list(remote.headers)
             fixed[i] = f"{name}=${{{var}}}"
             ctx.add("SECRET_IN_RECIPE", "warning",
-                    f"remote.headers[{i}] ({name}) is stored in the recipe in clear text; "
-                    f"refer to an environment variable instead and export {var}.",
+                    _("remote.headers[{index}] ({name}) is stored in the recipe in clear text; "
+                      "refer to an environment variable instead and export {var}.")
+                    .format(index=i, name=name, var=var),
                     ["bazel-docs"], "remote.headers",
-                    Fix(f"Use ${{{var}}}", {"remote.headers": fixed}))
+                    Fix(_("Use ${{{var}}}").format(var=var), {"remote.headers": fixed}))
     if remote.upload and remote.cache and not remote.executor:
         ctx.add("REMOTE_UPLOAD", "info",
-                "This build writes to the shared cache: only builders everyone trusts should "
-                "upload (the others read with remote.upload = false).",
+                _("This build writes to the shared cache: only builders everyone trusts should "
+                  "upload (the others read with remote.upload = false)."),
                 ["bazel-docs"], "remote.upload")
     plain = [k for k in ("cache", "executor", "bes_backend")
              if getattr(remote, k).startswith(("http://", "grpc://"))]
     if plain and remote.headers:
         ctx.add("REMOTE_HEADERS_CLEARTEXT", "warning",
-                f"Headers (API keys) go unencrypted to remote.{plain[0]} "
-                f"({getattr(remote, plain[0]).split('://')[0]}://); use https:// or grpcs:// "
-                "beyond a trusted LAN.", ["bazel-docs"], f"remote.{plain[0]}")
+                _("Headers (API keys) go unencrypted to remote.{key} ({scheme}://); use "
+                  "https:// or grpcs:// beyond a trusted LAN.")
+                .format(key=plain[0], scheme=getattr(remote, plain[0]).split("://")[0]),
+                ["bazel-docs"], f"remote.{plain[0]}")
     for key in ("executor", "bes_backend"):
         value = getattr(remote, key)
         if value and not value.startswith(("grpc://", "grpcs://", "unix:")):
             ctx.add("REMOTE_SCHEME", "error",
-                    f"remote.{key} is {value.split('://')[0]}://, but Bazel speaks gRPC to "
-                    "executors and Build Event Services: use grpcs:// (or grpc:// on a LAN).",
+                    _("remote.{key} is {scheme}://, but Bazel speaks gRPC to executors and "
+                      "Build Event Services: use grpcs:// (or grpc:// on a LAN).")
+                    .format(key=key, scheme=value.split("://")[0]),
                     ["bazel-docs"], f"remote.{key}")
     if remote.upload and not remote.cache and not remote.executor:
         ctx.add("REMOTE_UPLOAD_UNUSED", "warning",
-                "remote.upload is true but remote.cache is empty: nothing is uploaded.",
+                _("remote.upload is true but remote.cache is empty: nothing is uploaded."),
                 ["bazel-docs"], "remote.cache")
     # build.network = "host" is rule_least_privilege's (HOST_NETWORK_EXPOSES_HOST)
     if r.build.network == "bridge":
@@ -844,31 +958,37 @@ def rule_remote_and_network(ctx: _Ctx) -> None:
             host = _url_host(value)
             if host in ("localhost", "127.0.0.1", "::1") or host.startswith("127."):
                 ctx.add("LOOPBACK_NOT_REACHABLE", "warning",
-                        f"{key} points at {host}, but in a bridge-network container that is "
-                        "the container itself, not this machine: use build.network = \"host\", "
-                        "or the machine's LAN address.", ["docker-api"], key,
-                        Fix("Use the host network", {"build.network": "host"}))
+                        _("{key} points at {host}, but in a bridge-network container that is "
+                          "the container itself, not this machine: use build.network = "
+                          "\"host\", or the machine's LAN address.").format(key=key, host=host),
+                        ["docker-api"], key,
+                        Fix(_("Use the host network"), {"build.network": "host"}))
     for key in ("http_proxy", "https_proxy"):
         value = getattr(net, key)
         if value and re.match(r"[a-z]+://[^/@]+:[^/@]+@", value):
             ctx.add("SECRET_IN_RECIPE", "warning",
-                    f"network.{key} carries credentials in the recipe; use "
-                    f"${{{key.upper()}}} and export it instead.",
+                    _("network.{key} carries credentials in the recipe; use ${{{var}}} and "
+                      "export it instead.").format(key=key, var=key.upper()),
                     ["bazel-docs"], f"network.{key}",
-                    Fix(f"Use ${{{key.upper()}}}", {f"network.{key}": f"${{{key.upper()}}}"}))
+                    Fix(_("Use ${{{var}}}").format(var=key.upper()),
+                        {f"network.{key}": f"${{{key.upper()}}}"}))
     needs_net = (net.http_proxy or net.https_proxy or services
                  or (not r.tensorflow.source_dir))
     if r.build.network == "none" and needs_net:
-        what = "a proxy" if (net.http_proxy or net.https_proxy) else \
-            "remote services" if services else "cloning TensorFlow"
-        ctx.add("NETWORK_NONE", "error",
-                f"build.network is \"none\" but the build needs the network for {what}.",
-                ["docker-api"], "build.network",
-                Fix("Use the bridge network", {"build.network": "bridge"}))
+        if net.http_proxy or net.https_proxy:
+            text = _("build.network is \"none\" but the build needs the network for a proxy.")
+        elif services:
+            text = _("build.network is \"none\" but the build needs the network for remote "
+                     "services.")
+        else:
+            text = _("build.network is \"none\" but the build needs the network for cloning "
+                     "TensorFlow.")
+        ctx.add("NETWORK_NONE", "error", text, ["docker-api"], "build.network",
+                Fix(_("Use the bridge network"), {"build.network": "bridge"}))
     if r.build.network == "none" and not needs_net:
         ctx.add("OFFLINE_BUILD", "info",
-                "Offline build: every external repository must already be in the repository "
-                "cache or network.distdir, or Bazel stops with \"All mirrors are down\".",
+                _("Offline build: every external repository must already be in the repository "
+                  "cache or network.distdir, or Bazel stops with \"All mirrors are down\"."),
                 ["tf-build-issues"], "build.network")
 
 
@@ -890,12 +1010,13 @@ def rule_least_privilege(ctx: _Ctx) -> None:
             r.network.https_proxy)
     loopback = any(re.match(r"[a-z]+://([^/@]*@)?(localhost|127\.|\[::1\])", u) for u in urls)
     ctx.add("HOST_NETWORK_EXPOSES_HOST", "warning",
-            "build.network = \"host\" takes the build container out of network isolation: "
-            "code run by the build (the image, TensorFlow's sources, Bazel's downloads) can "
-            "reach every service listening on this machine, 127.0.0.1 included. Use it only "
-            "for a cache or proxy on 127.0.0.1, and only with an image and sources you trust.",
+            _("build.network = \"host\" takes the build container out of network isolation: "
+              "code run by the build (the image, TensorFlow's sources, Bazel's downloads) can "
+              "reach every service listening on this machine, 127.0.0.1 included. Use it only "
+              "for a cache or proxy on 127.0.0.1, and only with an image and sources you "
+              "trust."),
             ["docker-api"], "build.network",
-            None if loopback else Fix("Use the bridge network", {"build.network": "bridge"}))
+            None if loopback else Fix(_("Use the bridge network"), {"build.network": "bridge"}))
 
 
 RULES: tuple[Rule, ...] = (
@@ -940,8 +1061,10 @@ def portable_compute_capabilities(recipe: Recipe, kb: KnowledgeBase | None = Non
             continue
         token = f"sm_{parsed[0]}{parsed[1]}"
         candidate = recipe.with_changes({"cuda.compute_capabilities": [token]})
+        # with one token and no host, every error on the key is about that token (not
+        # f.message.startswith(token): messages are translated)
         blocked = any(f.severity == "error" and f.key == "cuda.compute_capabilities"
-                      and f.message.startswith(token) for f in evaluate(candidate, kb=kb))
+                      for f in evaluate(candidate, kb=kb))
         if not blocked:
             oldest[parsed[0]] = parsed
     chosen = sorted(oldest.values())

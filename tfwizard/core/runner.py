@@ -57,6 +57,7 @@ from .events import (
     Progress,
     ThreadFeed,
 )
+from .i18n import _
 from .plan import (
     LABEL,
     OUTPUT_USER_ROOT,
@@ -83,6 +84,15 @@ ROOT = "0:0"
 #: the only capabilities any tfwizard container gets back after dropping ALL: the prepare
 #: container's, to chown the volumes' top folders (build steps get none)
 PREPARE_CAPS = ("CHOWN", "DAC_OVERRIDE", "FOWNER")
+
+
+def build_status_line(status: str, message: str) -> str:
+    """The log line that says how a build ended ("build failed: step build exited with 1")."""
+    texts = {"succeeded": _("build succeeded: {message}"),
+             "failed": _("build failed: {message}"),
+             "cancelled": _("build cancelled: {message}"),
+             "error": _("build error: {message}")}
+    return texts.get(status, "build {status}: {message}").format(status=status, message=message)
 
 
 def gpu_options(kind: str | None) -> dict[str, Any]:
@@ -219,7 +229,7 @@ class BuildRunner:
             cancel.cancel()
         if not future.done():
             future.cancel()
-            raise BuildCancelled(f"cancelled by the user while {doing}")
+            raise BuildCancelled(_("cancelled by the user while {doing}").format(doing=doing))
         return future.result()
 
     def _log(self, channel: str, lines: list[str]) -> LogLines:
@@ -261,26 +271,32 @@ class BuildRunner:
         clean = False
         try:
             if self._attach:
-                yield self._say(f"tfwizard build --attach {self.build_id}: following the build "
-                                "its front end left")
+                yield self._say(_("tfwizard build --attach {id}: following the build its "
+                                  "front end left").format(id=self.build_id))
             else:
-                yield self._say(f"tfwizard build {self.build_id}: TensorFlow "
-                                f"{self.plan.release} ({self.plan.backend}) in {self.plan.image}",
-                                f"record: {self.record.path}")
+                yield self._say(_("tfwizard build {id}: TensorFlow {release} ({backend}) in "
+                                  "{image}").format(id=self.build_id, release=self.plan.release,
+                                                    backend=self.plan.backend,
+                                                    image=self.plan.image),
+                                _("record: {path}").format(path=self.record.path))
             try:
                 # paths checked before any Docker work (not after a multi-hour build)
                 if self.out_dir is not None:
                     problem = check_output_dir(self.out_dir)
                     if problem:
-                        raise UsageError(f"the output folder {self.out_dir} {problem}",
-                                         "Choose another folder with `--out DIR` or output.dir "
-                                         "in the recipe.")
+                        raise UsageError(
+                            _("the output folder {path} {problem}").format(path=self.out_dir,
+                                                                           problem=problem),
+                            _("Choose another folder with `--out DIR` or output.dir in the "
+                              "recipe."))
                 for m in self.plan.mounts:
                     problem = check_mount_source(m.source) if m.kind == "bind" else None
                     if problem:
-                        raise UsageError(f"{m.source} (mounted at {m.target}) {problem}",
-                                         "Point tensorflow.source_dir / network.distdir at a "
-                                         "folder of your own.")
+                        raise UsageError(
+                            _("{source} (mounted at {target}) {problem}").format(
+                                source=m.source, target=m.target, problem=problem),
+                            _("Point tensorflow.source_dir / network.distdir at a folder of "
+                              "your own."))
                 steps = self._resume_steps() if self._attach else self._run_steps()
                 async for event in steps:
                     yield event
@@ -288,34 +304,41 @@ class BuildRunner:
                 exit_code = outcome.exit_code if outcome else None
                 bep = self._bep
                 if self.cancelled:
-                    status, message = "cancelled", "cancelled by the user"
+                    status, message = "cancelled", _("cancelled by the user")
                 elif exit_code != 0:
                     status = "failed"
-                    message = f"step {self._last_step} exited with {exit_code}"
-                    if self._oom or exit_code == 137:
-                        message = (f"step {self._last_step} was killed (exit {exit_code}): "
-                                   + ("out of memory (the container's memory limit)"
-                                      if self._oom else "most likely out of memory")
-                                   + "; lower build.jobs in the recipe (e.g. halve it), or "
-                                     "give the build more memory")
+                    message = _("step {step} exited with {code}").format(step=self._last_step,
+                                                                          code=exit_code)
+                    if self._oom:
+                        message = _("step {step} was killed (exit {code}): out of memory (the "
+                                    "container's memory limit); lower build.jobs in the recipe "
+                                    "(e.g. halve it), or give the build more memory").format(
+                            step=self._last_step, code=exit_code)
+                    elif exit_code == 137:
+                        message = _("step {step} was killed (exit {code}): most likely out of "
+                                    "memory; lower build.jobs in the recipe (e.g. halve it), or "
+                                    "give the build more memory").format(step=self._last_step,
+                                                                         code=exit_code)
                 elif not self.plan.wheel_dir:  # a plan that makes no wheel (tfwizard fetch)
-                    status, message = "succeeded", "every step passed (this plan makes no wheel)"
+                    status = "succeeded"
+                    message = _("every step passed (this plan makes no wheel)")
                 else:
                     wheels = await self._copy_wheels()
                     if wheels:
                         wheel = str(wheels[-1])
                         for w in wheels:
                             yield Artifact("wheel", str(w))
-                        status, message = "succeeded", f"wheel: {wheel}"
+                        status, message = "succeeded", _("wheel: {path}").format(path=wheel)
                     else:
                         status = "failed"
-                        message = f"the build produced no wheel in {self.plan.wheel_dir}"
+                        message = _("the build produced no wheel in {path}").format(
+                            path=self.plan.wheel_dir)
             except BuildCancelled as exc:
                 status, message = "cancelled", exc.message
             except TfWizardError as exc:
-                status, message = ("cancelled", "cancelled by the user") if self.cancelled \
+                status, message = ("cancelled", _("cancelled by the user")) if self.cancelled \
                     else ("error", str(exc))
-            yield self._say(f"build {status}: {message}")
+            yield self._say(build_status_line(status, message))
             findings: list[FindingEvent] = []
             if status in ("failed", "error"):
                 findings = self._diagnose(exit_code)
@@ -339,8 +362,8 @@ class BuildRunner:
                 # the front end leaves on purpose: the build runs on, to be re-attached
                 with contextlib.suppress(Exception):
                     self.record.append(TFWIZARD, [
-                        "front end detached; the build runs on: `tfwizard build --attach "
-                        f"{self.build_id}` follows it again"])
+                        _("front end detached; the build runs on: `tfwizard build --attach "
+                          "{id}` follows it again").format(id=self.build_id)])
             elif not clean:
                 # the consumer left (Ctrl-C, task cancelled): stop and remove synchronously,
                 # since this loop may not run another callback
@@ -348,11 +371,12 @@ class BuildRunner:
                 self._cleanup_sync()
                 if self.result is None:
                     with contextlib.suppress(Exception):
-                        self.record.append(TFWIZARD, ["build cancelled: the front end stopped"])
+                        self.record.append(TFWIZARD,
+                                           [_("build cancelled: the front end stopped")])
                         self.record.write_result({
                             "build_id": self.build_id, "status": "cancelled",
                             "record_dir": str(self.record.path),
-                            "message": "the front end stopped before the build ended",
+                            "message": _("the front end stopped before the build ended"),
                             "elapsed_s": round(time.monotonic() - self._started, 2)})
             self.record.close()
             self.record.unlock()
@@ -368,7 +392,8 @@ class BuildRunner:
             # resolved values reach only the container; the record masks them
             self.record.secrets = tuple(self._secret_env[n] for n in self._secrets)
         if self.client is None:
-            self.client = await self._call("connecting to Docker", dockerutil.connect, self.env)
+            self.client = await self._call(_("connecting to Docker"), dockerutil.connect,
+                                           self.env)
         self._local = dockerutil.is_local_engine(self.client)
         # the container writes /record as the plan's uid: bind the record folder only when
         # that uid is ours (else a volume, copied back like for a remote engine)
@@ -380,10 +405,10 @@ class BuildRunner:
         plan = self.plan
         await self._setup_engine()
         yield PhaseChanged("prepare")
-        yield self._say(f"checking image {plan.image}")
+        yield self._say(_("checking image {image}").format(image=plan.image))
         # a pull can stall on a registry that does not answer: cancel must not wait for it
         await self._call_cancellable(
-            f"finding image {plan.image}",
+            _("finding image {image}").format(image=plan.image),
             lambda: dockerutil.ensure_image(self.client, plan.image, pull=self.pull))
         self._connected = True
         mounts = await self._prepare_volumes()
@@ -396,17 +421,19 @@ class BuildRunner:
         """Run `steps` in order until one fails; then the package phase."""
         for step in steps:
             if self.cancelled:
-                raise BuildCancelled("cancelled by the user")
+                raise BuildCancelled(_("cancelled by the user"))
             self._last_step = step.name
             self.parser.enter(step.phase)
             yield PhaseChanged(self.parser.phase, step.name)
+            # not translated: record.step_line_counts finds where a step starts by this line
             yield self._say(f"step {step.name}: " + " ".join(step.argv))
             async for event in self._run_step(step, mounts):
                 yield event
             if step.name == "build":
                 self._bep = await self._read_bep()
                 if self._bep is not None and self._bep.exit_name:
-                    yield self._say(f"Bazel exit (BEP): {self._bep.exit_name}")
+                    yield self._say(_("Bazel exit (BEP): {exit}").format(
+                        exit=self._bep.exit_name))
             if self._last is None or self._last.exit_code != 0:
                 return
         if self.parser.enter("package"):
@@ -435,36 +462,41 @@ class BuildRunner:
             base = (data_root if data_root is not None else data_dir(env)) / "builds"
             running = [b for b in builds if b.running and (base / b.build_id).is_dir()]
             if not running:
-                raise UsageError("no tfwizard build is running on this Docker engine",
-                                 "`tfwizard build RECIPE` starts one; `tfwizard clean` "
-                                 "removes what finished builds left.")
+                raise UsageError(_("no tfwizard build is running on this Docker engine"),
+                                 _("`tfwizard build RECIPE` starts one; `tfwizard clean` "
+                                   "removes what finished builds left."))
             if len(running) > 1:
-                raise UsageError("several tfwizard builds are running: "
-                                 + ", ".join(b.build_id for b in running),
-                                 "Name one: `tfwizard build --attach BUILD_ID`.")
+                raise UsageError(_("several tfwizard builds are running: {ids}").format(
+                                     ids=", ".join(b.build_id for b in running)),
+                                 _("Name one: `tfwizard build --attach BUILD_ID`."))
             found = running[0]
         elif not builds:
-            raise UsageError(f"build {build_id} has no containers on this Docker engine",
-                             "It ended and was cleaned up: `tfwizard diagnose "
-                             f"{build_id}` reads its log.")
+            raise UsageError(
+                _("build {id} has no containers on this Docker engine").format(id=build_id),
+                _("It ended and was cleaned up: `tfwizard diagnose {id}` reads its log.").format(
+                    id=build_id))
         else:
             found = builds[0]
         path = found.record_dir(data_root, env)
         if path is None:
-            raise UsageError(f"build {found.build_id} is running, but its record folder is "
-                             "not on this machine",
-                             "Set TFWIZARD_DATA_DIR as the build had it, or follow the "
-                             f"container with `docker logs -f {found.current.name}`.")
+            raise UsageError(
+                _("build {id} is running, but its record folder is not on this machine").format(
+                    id=found.build_id),
+                _("Set TFWIZARD_DATA_DIR as the build had it, or follow the container with "
+                  "`docker logs -f {container}`.").format(container=found.current.name))
         record = BuildRecord.reopen(path)
         if not record.lock():
-            raise UsageError(f"build {found.build_id} is still followed by another tfwizard "
-                             "process", "Use that window or terminal, or stop it first.")
+            raise UsageError(
+                _("build {id} is still followed by another tfwizard process").format(
+                    id=found.build_id),
+                _("Use that window or terminal, or stop it first."))
         try:
             plan = plan_from_dict(json.loads((path / "plan.json").read_text("utf-8")))
             saved = record.read_result() if record.result_path.is_file() else {}
         except (OSError, ValueError, TypeError, KeyError) as exc:
             record.unlock()
-            raise UsageError(f"{path}: the build's plan cannot be read ({exc})") from None
+            raise UsageError(_("{path}: the build's plan cannot be read ({error})").format(
+                path=path, error=exc)) from None
         if out_dir is None and saved.get("out_dir"):
             out_dir = Path(saved["out_dir"])
         runner = cls(plan, out_dir=out_dir, client=client, env=env,
@@ -499,15 +531,17 @@ class BuildRunner:
         # what this build made is removed at its end, as if this process had made it
         self._containers.extend(found.containers)
         self._volumes.extend(await self._call(
-            "listing the build's volumes", lambda: self.client.volumes.list(
+            _("listing the build's volumes"), lambda: self.client.volumes.list(
                 filters={"label": f"{LABEL}.build={self.build_id}"})))
         current = found.current
         name = current.labels.get(f"{LABEL}.step", "")
         names = [s.name for s in self.plan.steps]
         if name not in names:
-            raise TfWizardError(f"build {self.build_id} had not started its first step when "
-                                f"its front end stopped (last container: {name or '?'})",
-                                "Build it again; `tfwizard clean` removes what is left.")
+            raise TfWizardError(
+                _("build {id} had not started its first step when its front end stopped "
+                  "(last container: {container})").format(id=self.build_id,
+                                                          container=name or "?"),
+                _("Build it again; `tfwizard clean` removes what is left."))
         index = names.index(name)
         step = self.plan.steps[index]
         self._last_step = name
@@ -515,16 +549,20 @@ class BuildRunner:
         yield PhaseChanged(self.parser.phase, name)
         seen = self.record.step_line_counts(name)
         # not "step NAME: ...": that line marks where the step's output starts in the log
-        yield self._say(f"re-attached to step {name}, container {current.name} "
-                        + ("running" if found.running else f"ended ({current.status})")
-                        + f"; the record holds its first {seen[STDOUT]} stdout and "
-                          f"{seen[STDERR]} stderr lines")
+        if found.running:
+            text = _("re-attached to step {step}, container {container} running; the record "
+                     "holds its first {stdout} stdout and {stderr} stderr lines")
+        else:
+            text = _("re-attached to step {step}, container {container} ended ({status}); the "
+                     "record holds its first {stdout} stdout and {stderr} stderr lines")
+        yield self._say(text.format(step=name, container=current.name, status=current.status,
+                                    stdout=seen[STDOUT], stderr=seen[STDERR]))
         async for event in self._follow_step(step, current, seen):
             yield event
         if name == "build":
             self._bep = await self._read_bep()
             if self._bep is not None and self._bep.exit_name:
-                yield self._say(f"Bazel exit (BEP): {self._bep.exit_name}")
+                yield self._say(_("Bazel exit (BEP): {exit}").format(exit=self._bep.exit_name))
         if self._last is None or self._last.exit_code != 0:
             return
         rest = self.plan.steps[index + 1:]
@@ -539,8 +577,8 @@ class BuildRunner:
                            seen: Mapping[str, int]) -> AsyncIterator[BuildEvent]:
         """The output of a step container that may have run unwatched: from its first
         line the record lacks (the engine's log keeps it all), live until it exits."""
-        follower = await self._call("following the container's log", dockerutil.LogFollower,
-                                    self.client, container.id)
+        follower = await self._call(_("following the container's log"),
+                                    dockerutil.LogFollower, self.client, container.id)
         splitters: dict[int, LineSplitter] = {1: _SkippingSplitter(seen.get(STDOUT, 0)),
                                               2: _SkippingSplitter(seen.get(STDERR, 0))}
         self._running = container
@@ -556,9 +594,11 @@ class BuildRunner:
                 if lines:
                     for event in self._emit(n, lines, False):
                         yield event
-            status = await self._call(f"waiting for the {step.name} container", container.wait)
+            status = await self._call(_("waiting for the {step} container").format(
+                step=step.name), container.wait)
             code = status.get("StatusCode")
-            started = await self._call("inspecting the container", self._started_at, container)
+            started = await self._call(_("inspecting the container"), self._started_at,
+                                       container)
         finally:
             watcher.cancel()
             follower.close()
@@ -567,7 +607,7 @@ class BuildRunner:
             self._build_started_at = started
         self._last = _StepOutcome(code, container, started)
         self._oom = dockerutil.oom_killed(container)
-        yield self._say(f"step {step.name} exited with {code}")
+        yield self._say(_("step {step} exited with {code}").format(step=step.name, code=code))
 
     # -- volumes -----------------------------------------------------------------------------
     def _mounts(self) -> list[Any]:
@@ -591,7 +631,7 @@ class BuildRunner:
                           f"{LABEL}.volume": purpose}
                 return self.client.volumes.create(name=name, labels=labels)
 
-        vol = await self._call(f"creating volume {name}", get_or_create)
+        vol = await self._call(_("creating volume {name}").format(name=name), get_or_create)
         if per_build:
             self._volumes.append(vol)
         return vol
@@ -630,11 +670,13 @@ class BuildRunner:
         source, target = mount["Source"], mount["Target"]
         name = f"tfwizard-upload-{self.build_id}-{index}"
         await self._volume(name, "upload", per_build=True)
-        self._say(f"remote engine: uploading {source} into volume {name} (for {target})")
+        self._say(_("remote engine: uploading {source} into volume {volume} (for "
+                    "{target})").format(source=source, volume=name, target=target))
         user = (self.plan.user or "").split(":")
         owner = (int(user[0]), int(user[1])) if len(user) == 2 and all(
             p.isdigit() for p in user) else None
-        await self._call(f"uploading {source} to the engine", _upload_folder, self.client,
+        await self._call(_("uploading {source} to the engine").format(source=source),
+                         _upload_folder, self.client,
                          self.plan.image, Path(source), name,
                          {**self._labels, f"{LABEL}.step": "upload"}, owner)
         return docker.types.Mount(target, name, type="volume",
@@ -650,13 +692,15 @@ class BuildRunner:
             return
         step = Step("prepare", "prepare", ("chown", user, *targets), workdir="/",
                     needs_network=False)
-        yield self._say(f"handing volumes to uid {user}: " + " ".join(targets))
+        yield self._say(_("handing volumes to uid {user}: {volumes}").format(
+            user=user, volumes=" ".join(targets)))
         async for event in self._run_step(step, mounts, user=ROOT, quiet=True):
             yield event
         if self._last is None or self._last.exit_code != 0:
             code = self._last.exit_code if self._last else None
-            raise TfWizardError(f"could not prepare the volumes (chown exited {code})",
-                                "The build image needs `chown`; see the log for details.")
+            raise TfWizardError(
+                _("could not prepare the volumes (chown exited {code})").format(code=code),
+                _("The build image needs `chown`; see the log for details."))
         self._last = None
 
     # -- one container -------------------------------------------------------------------------
@@ -698,17 +742,20 @@ class BuildRunner:
 
     async def _run_step(self, step: Step, mounts: list[Any], *, user: str | None = None,
                         quiet: bool = False) -> AsyncIterator[BuildEvent]:
-        container = await self._call(f"creating the {step.name} container", self._create,
-                                     step, mounts, user if user is not None else self.plan.user)
+        container = await self._call(_("creating the {step} container").format(step=step.name),
+                                     self._create, step, mounts,
+                                     user if user is not None else self.plan.user)
         self._containers.append(container)
-        sock = await self._call("attaching to the container", self.client.api.attach_socket,
-                                container.id, params={"stdout": 1, "stderr": 1, "stream": 1})
+        sock = await self._call(_("attaching to the container"),
+                                self.client.api.attach_socket, container.id,
+                                params={"stdout": 1, "stderr": 1, "stream": 1})
         raw = dockerutil.raw_socket(sock)
         splitters = {1: LineSplitter(), 2: LineSplitter()}
         self._running = container
         watcher = asyncio.ensure_future(self._watch_cancel(container))
         try:
-            await self._call(f"starting the {step.name} container", container.start)
+            await self._call(_("starting the {step} container").format(step=step.name),
+                             container.start)
             feed: ThreadFeed[list[tuple[int, bytes]]] = ThreadFeed(
                 lambda: dockerutil.read_frames(raw), stop=lambda: dockerutil.close_quietly(raw))
             async for batch in feed:
@@ -719,9 +766,11 @@ class BuildRunner:
                 if lines:
                     for event in self._emit(n, lines, quiet):
                         yield event
-            status = await self._call(f"waiting for the {step.name} container", container.wait)
+            status = await self._call(_("waiting for the {step} container").format(
+                step=step.name), container.wait)
             code = status.get("StatusCode")
-            started = await self._call("inspecting the container", self._started_at, container)
+            started = await self._call(_("inspecting the container"), self._started_at,
+                                       container)
         finally:
             watcher.cancel()
             dockerutil.close_quietly(raw)
@@ -732,7 +781,8 @@ class BuildRunner:
         self._last = _StepOutcome(code, container, started)
         self._oom = dockerutil.oom_killed(container)  # attrs fresh from _started_at's reload
         if not quiet or code != 0:
-            yield self._say(f"step {step.name} exited with {code}")
+            yield self._say(_("step {step} exited with {code}").format(step=step.name,
+                                                                       code=code))
 
     def _secret(self, text: str) -> str:
         """${ENV_VAR} references resolved for the container only (never logged/recorded)."""
@@ -793,22 +843,22 @@ class BuildRunner:
     async def _stop_container(self, container: Any) -> None:
         """SIGINT (Bazel cancels cleanly), then SIGKILL after the grace period."""
         with contextlib.suppress(Exception):
-            await self._call("interrupting the build", container.kill, signal="SIGINT")
-        self._say("cancelling: sent SIGINT to the build container")
+            await self._call(_("interrupting the build"), container.kill, signal="SIGINT")
+        self._say(_("cancelling: sent SIGINT to the build container"))
         try:
-            await asyncio.wait_for(self._call("waiting for the container", container.wait),
+            await asyncio.wait_for(self._call(_("waiting for the container"), container.wait),
                                    self.cancel_grace_s)
         except (asyncio.TimeoutError, TfWizardError):
             with contextlib.suppress(Exception):
-                await self._call("killing the build container", container.kill)
-            self._say("cancelling: killed the build container")
+                await self._call(_("killing the build container"), container.kill)
+            self._say(_("cancelling: killed the build container"))
 
     # -- results -------------------------------------------------------------------------------
     async def _read_bep(self) -> BepSummary | None:
         assert self.record is not None
         if not self._record_bind and self._last is not None:
             with contextlib.suppress(TfWizardError):
-                data = await self._call("copying the BEP file", _read_archive_file,
+                data = await self._call(_("copying the BEP file"), _read_archive_file,
                                         self._last.container, f"{RECORD}/bep.json")
                 if data is not None:
                     atomic_write(self.record.bep_path, data)
@@ -840,8 +890,8 @@ class BuildRunner:
                     os.chown(out_dir, *owner)
         except OSError as exc:
             raise dockerutil.output_error(exc, out_dir / "x.whl") from exc
-        return await self._call(f"copying the wheel out of {wheel_dir}", _extract_wheels,
-                                container, wheel_dir, out_dir, since,
+        return await self._call(_("copying the wheel out of {path}").format(path=wheel_dir),
+                                _extract_wheels, container, wheel_dir, out_dir, since,
                                 cancelled=self._cancelled.is_set, owner=owner)
 
     def _diagnose(self, exit_code: int | None) -> list[FindingEvent]:
@@ -849,14 +899,16 @@ class BuildRunner:
         self.record.close()
         if not self.record.log_path.is_file():
             return []
-        texts = [text for _, text in self.record.replay()]
+        texts = [text for _channel, text in self.record.replay()]
         found = diagnose(texts, exit_code=exit_code)
         events = [FindingEvent(d.id, d.title, d.cause, d.next_step, tuple(d.lines),
                                dict(d.recipe_fix)) for d in found]
         for d in found:
-            self.record.append(TFWIZARD, [f"diagnosis {d.id}: {d.title} (log lines "
-                                          f"{', '.join(map(str, d.lines[:5]))})",
-                                          f"  cause: {d.cause}", f"  next: {d.next_step}"])
+            self.record.append(TFWIZARD, [
+                _("diagnosis {id}: {title} (log lines {lines})").format(
+                    id=d.id, title=d.title, lines=", ".join(map(str, d.lines[:5]))),
+                "  " + _("cause: {cause}").format(cause=d.cause),
+                "  " + _("next: {step}").format(step=d.next_step)])
         return events
 
     # -- cleanup -------------------------------------------------------------------------------
@@ -888,7 +940,7 @@ def _parse_engine_time(text: str) -> float | None:
     """Epoch seconds of the engine's RFC 3339 time with nanoseconds."""
     if not text or text.startswith("0001-"):
         return None
-    main, _, frac = text.rstrip("Z").partition(".")
+    main, _dot, frac = text.rstrip("Z").partition(".")
     try:
         stamp = datetime.fromisoformat(main + "+00:00").timestamp()
     except ValueError:
@@ -917,7 +969,8 @@ def _upload_folder(client: Any, image: str, folder: Path, volume: str,
     import docker.types
 
     if not folder.is_dir():
-        raise TfWizardError(f"{folder}: no such folder to upload to the Docker engine")
+        raise TfWizardError(_("{path}: no such folder to upload to the Docker engine").format(
+            path=folder))
 
     def own(info: tarfile.TarInfo) -> tarfile.TarInfo:
         if owner is not None:
@@ -935,7 +988,8 @@ def _upload_folder(client: Any, image: str, folder: Path, volume: str,
                     tar.add(child, arcname=child.name, filter=own)
             fh.seek(0)
             if not helper.put_archive("/upload", fh):
-                raise TfWizardError(f"the engine refused the upload of {folder}")
+                raise TfWizardError(_("the engine refused the upload of {path}").format(
+                    path=folder))
     finally:
         with contextlib.suppress(Exception):
             helper.remove(force=True)
@@ -979,7 +1033,7 @@ def _output_owner(user: str | None) -> tuple[int, int] | None:
     """(uid, gid) to give outputs when tfwizard runs as root for another build uid."""
     if not user or not hasattr(os, "geteuid") or os.geteuid() != 0:
         return None
-    uid, _, gid = user.partition(":")
+    uid, _colon, gid = user.partition(":")
     if not (uid.isdigit() and gid.isdigit()) or (uid, gid) == ("0", "0"):
         return None
     return int(uid), int(gid)
@@ -1055,11 +1109,11 @@ def _extract_wheels(container: Any, wheel_dir: str, out_dir: Path, since: float 
             raise
         found.append((member.mtime, target))
     if cancelled():
-        for _, path in found:  # all or nothing: a cancelled build hands out no wheel
+        for _mtime, path in found:  # all or nothing: a cancelled build hands out no wheel
             path.unlink(missing_ok=True)
-        raise BuildCancelled(f"cancelled by the user while copying the wheel; nothing was "
-                             f"left in {out_dir}")
-    return [p for _, p in sorted(found)]
+        raise BuildCancelled(_("cancelled by the user while copying the wheel; nothing was "
+                               "left in {path}").format(path=out_dir))
+    return [p for _mtime, p in sorted(found)]
 
 
 class _SkippingSplitter(LineSplitter):
@@ -1118,7 +1172,7 @@ class FoundBuild:
 def find_builds(client: Any, build_id: str | None = None) -> list[FoundBuild]:
     """Builds with containers on the engine (all, or the one with `build_id`), newest first."""
     flt = f"{LABEL}.build" + (f"={build_id}" if build_id else "")
-    with dockerutil.docker_errors("listing tfwizard's containers"):
+    with dockerutil.docker_errors(_("listing tfwizard's containers")):
         containers = client.containers.list(all=True, filters={"label": flt})
     by_id: dict[str, list[Any]] = {}
     for c in sorted(containers, key=lambda c: c.attrs.get("Created", "")):

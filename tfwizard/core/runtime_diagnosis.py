@@ -15,6 +15,7 @@ from typing import Any
 from . import cc as ccmod
 from .errors import KnowledgeError
 from .host import HostProfile
+from .i18n import _
 from .knowledge import KnowledgeBase, load_knowledge
 
 SEVERITIES = ("error", "warning", "info")
@@ -62,7 +63,7 @@ def load_rules(kb: KnowledgeBase | None = None) -> dict[str, RuntimeRule]:
     kb = kb or load_knowledge()
     raw = kb.raw.get("runtime")
     if raw is None:
-        raise KnowledgeError("knowledge base: runtime.toml is missing")
+        raise KnowledgeError(_("knowledge base: {file} is missing").format(file="runtime.toml"))
     rules: dict[str, RuntimeRule] = {}
     for kind in ("message", "check"):
         for entry in raw.get(kind, []):
@@ -77,7 +78,8 @@ def load_rules(kb: KnowledgeBase | None = None) -> dict[str, RuntimeRule]:
             except (KeyError, TypeError, re.error) as exc:
                 raise KnowledgeError(f"runtime.toml {kind} {entry.get('id', '?')}: {exc!r}") from None
             if rule.severity not in SEVERITIES:
-                raise KnowledgeError(f"runtime.toml {rule.id}: severity {rule.severity!r}")
+                raise KnowledgeError(_("{where}: unknown severity {severity!r}").format(
+                    where=f"runtime.toml {rule.id}", severity=rule.severity))
             rules[rule.id] = rule
     return rules
 
@@ -108,7 +110,7 @@ class _Ctx:
         env = probe.get("env") or {}
         self.base = {
             "python": python or "PY",
-            "ld_library_path": env.get("LD_LIBRARY_PATH") or "(unset)",
+            "ld_library_path": env.get("LD_LIBRARY_PATH") or _("(unset)"),
             "gpus": self.host_gpus_text(),
             "expect": expect or "GPU",
         }
@@ -119,8 +121,9 @@ class _Ctx:
 
     def host_gpus_text(self) -> str:
         if not self.host or not self.host.nvidia.gpus:
-            return "no NVIDIA GPU"
-        names = [f"GPU {g.index} ({g.name or '?'}, CC {g.compute_capability or '?'})"
+            return _("no NVIDIA GPU")
+        names = [_("GPU {index} ({name}, CC {cc})").format(
+                     index=g.index, name=g.name or "?", cc=g.compute_capability or "?")
                  for g in self.host.nvidia.gpus]
         return ", ".join(names)
 
@@ -133,10 +136,11 @@ class _Ctx:
         rule = self.rules[rule_id]
         merged = _Values({**self.base, **(values or {})})
         step = rule.next_step_wsl if (self.wsl and rule.next_step_wsl) else rule.next_step
+        # runtime.toml's words in the current language (knowledge.display_texts lists them)
         diagnosis = Diagnosis(
-            id=rule.id, title=rule.title.format_map(merged),
+            id=rule.id, title=_(rule.title).format_map(merged),
             severity=severity or rule.severity,
-            cause=rule.cause.format_map(merged), next_step=step.format_map(merged),
+            cause=_(rule.cause).format_map(merged), next_step=_(step).format_map(merged),
             sources=rule.sources, evidence=list(evidence or []),
             recipe_fix=dict(recipe_fix or {}),
         )
@@ -182,7 +186,7 @@ def _match_messages(ctx: _Ctx, lines: list[str]) -> None:
             severity, extra, fix = handler(ctx, lines[:index], values)
             values.update(extra)
         evidence = []
-        for _, m in hits:
+        for _index, m in hits:
             if m.string not in evidence:
                 evidence.append(m.string)
         ctx.add(rule.id, values, evidence=evidence[:5], severity=severity, recipe_fix=fix)
@@ -202,8 +206,8 @@ def _dlopen_extra(ctx: _Ctx, before: list[str], values: dict[str, Any]
     if not named:
         loaded = {lib.get("name", "") for lib in ctx.probe.get("libraries") or []}
         missing = [n for n in GPU_LIBRARIES if not any(x.startswith(n) for x in loaded)]
-        text = (", ".join(missing) + " (not loaded; TensorFlow named none)") if missing else \
-            "one of " + ", ".join(GPU_LIBRARIES)
+        text = (_("{libs} (not loaded; TensorFlow named none)").format(libs=", ".join(missing))
+                if missing else _("one of {libs}").format(libs=", ".join(GPU_LIBRARIES)))
     else:
         text = ", ".join(named)
     return None, {"libs": text}, {}
@@ -258,7 +262,8 @@ def _driver_for(kb: KnowledgeBase, cuda: tuple[int, int]) -> str:
     if same:
         return kb.toolkit_driver[same[0]]
     floor = kb.driver_floor(cuda[0])
-    return floor.linux if floor else f"one supporting CUDA {cuda[0]}.{cuda[1]}"
+    return floor.linux if floor else _("one supporting CUDA {version}").format(
+        version=f"{cuda[0]}.{cuda[1]}")
 
 
 def _check_expectation(ctx: _Ctx) -> None:
@@ -273,8 +278,8 @@ def _check_expectation(ctx: _Ctx) -> None:
             f"build_info = {probe.get('build_info')}"])
     host_gpus = bool(ctx.host and (ctx.host.nvidia.gpus or ctx.host.amd.gpus))
     if not gpu_devices(probe) and not host_gpus:
-        message = ctx.host.nvidia.message if ctx.host else "host not detected"
-        ctx.add("no-gpu-on-host", {"host_gpu_message": message or "no GPU reported"},
+        message = ctx.host.nvidia.message if ctx.host else _("host not detected")
+        ctx.add("no-gpu-on-host", {"host_gpu_message": message or _("no GPU reported")},
                 evidence=["tf.config.list_physical_devices('GPU') = []"])
 
 
@@ -286,13 +291,15 @@ def _check_gpu_visible(ctx: _Ctx) -> None:
         return
     libs = {lib.get("name", "") for lib in probe.get("libraries") or []}
     if not any(n.startswith("libcudart") for n in libs):
-        why = "libcudart was never loaded: the [and-cuda] libraries are missing or not on the loader path."
+        why = _("libcudart was never loaded: the [and-cuda] libraries are missing or not on "
+                "the loader path.")
     elif not any(n.startswith("libcuda.so") for n in libs):
-        why = "The CUDA runtime loaded but the driver library libcuda did not."
+        why = _("The CUDA runtime loaded but the driver library libcuda did not.")
     else:
-        why = "The CUDA libraries loaded; the log lines above say why no device was registered."
+        why = _("The CUDA libraries loaded; the log lines above say why no device was "
+                "registered.")
     if ctx.has("dlopen-failed") or ctx.has("dso-mismatch"):
-        why += " See the diagnosis above."
+        why += " " + _("See the diagnosis above.")
     ctx.add("no-gpu-visible", {"why": why},
             evidence=["tf.config.list_physical_devices('GPU') = []"])
 
@@ -312,7 +319,8 @@ def _check_cuda_vs_driver(ctx: _Ctx) -> None:
         "driver_needed": _driver_for(ctx.kb, built),
     }
     evidence = [f"build_info cuda_version = {info.get('cuda_version')}",
-                f"driver {host.nvidia.driver_version} supports CUDA {host.nvidia.cuda_driver_version}"]
+                _("driver {driver} supports CUDA {cuda}").format(
+                    driver=host.nvidia.driver_version, cuda=host.nvidia.cuda_driver_version)]
     rule = "cuda-newer-than-driver" if built[0] > driver_cuda[0] else "cuda-minor-newer-than-driver"
     ctx.add(rule, values, evidence=evidence)
 
@@ -335,7 +343,8 @@ def _check_cc(ctx: _Ctx) -> None:
     if ctx.host:
         for g in ctx.host.nvidia.gpus:
             if g.compute_capability and not g.error:
-                gpus.append((f"GPU {g.index} ({g.name or '?'})", g.compute_capability))
+                gpus.append((_("GPU {index} ({name})").format(index=g.index, name=g.name or "?"),
+                             g.compute_capability))
     if not gpus:
         for d in ctx.probe.get("gpu_details") or []:
             if d.get("compute_capability"):
@@ -365,9 +374,11 @@ def _check_wsl(ctx: _Ctx) -> None:
     if any(lib.get("origin") == "wsl" for lib in libcuda):
         return
     if libcuda:
-        state = f"This process loaded {libcuda[0].get('path')} instead: a Linux driver installed inside WSL2."
+        state = _("This process loaded {path} instead: a Linux driver installed inside "
+                  "WSL2.").format(path=libcuda[0].get("path"))
     else:
-        state = "No libcuda was loaded at all: /usr/lib/wsl/lib is not on the loader path."
+        state = _("No libcuda was loaded at all: {folder} is not on the loader path.").format(
+            folder="/usr/lib/wsl/lib")
     ctx.add("wsl-libcuda-path", {"libcuda_state": state},
             evidence=[str(lib.get("path")) for lib in libcuda])
 
@@ -378,8 +389,18 @@ def _check_ops(ctx: _Ctx) -> None:
             continue
         device = str(op.get("device", "?"))
         rule = "gpu-op-failed" if ":GPU:" in device.upper() else "cpu-op-failed"
-        ctx.add(rule, {"device": device, "error": op.get("error") or "no result"},
-                evidence=[str(op.get("error") or "")])
+        error = op_error(op)
+        ctx.add(rule, {"device": device, "error": error}, evidence=[error])
+
+
+def op_error(op: Mapping[str, Any]) -> str:
+    """Why a probe operation failed, in words (a wrong value, the exception, or no result)."""
+    value, expected = op.get("value"), op.get("expected")
+    if isinstance(value, (int, float)) and isinstance(expected, (int, float)):
+        # it ran but computed the wrong number (probe_tf.py's own "error" text is English)
+        return _("wrong result: {value!r}, expected {expected!r}").format(
+            value=value, expected=expected)
+    return str(op.get("error") or _("no result"))
 
 
 def diagnose(probe: Mapping[str, Any], host: HostProfile | None = None, *,
@@ -415,5 +436,6 @@ def probe_failure(kind: str, values: Mapping[str, Any], *,
     kb = kb or load_knowledge()
     rule = load_rules(kb)[f"probe-{kind}"]
     merged = _Values(values)
-    return Diagnosis(rule.id, rule.title, rule.severity, rule.cause.format_map(merged),
-                     rule.next_step.format_map(merged), rule.sources, list(evidence or []))
+    return Diagnosis(rule.id, _(rule.title).format_map(merged), rule.severity,
+                     _(rule.cause).format_map(merged), _(rule.next_step).format_map(merged),
+                     rule.sources, list(evidence or []))

@@ -11,6 +11,8 @@ import os
 import re
 from pathlib import Path, PurePosixPath
 
+from .i18n import _
+
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _SHELLISH = re.compile(r"(\$\(|`|;|\|\||&&|\$\{)")
 
@@ -18,16 +20,16 @@ _SHELLISH = re.compile(r"(\$\(|`|;|\|\||&&|\$\{)")
 def check_text(value: str) -> str | None:
     """Any recipe string: no NUL, newlines or other control characters; bounded length."""
     if len(value) > 4096:
-        return f"is {len(value)} characters long; at most 4096"
+        return _("is {count} characters long; at most 4096").format(count=len(value))
     if _CONTROL.search(value):
-        return "contains a newline or control character"
+        return _("contains a newline or control character")
     return None
 
 
 def check_name(value: str) -> str | None:
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._\-]{0,127}", value):
-        return (f'"{value[:60]}" is not a valid name: use letters, digits, ".", "_" and "-" '
-                "(starting with a letter or digit, at most 128)")
+        return _('"{value}" is not a valid name: use letters, digits, ".", "_" and "-" '
+                 "(starting with a letter or digit, at most 128)").format(value=value[:60])
     return None
 
 
@@ -37,17 +39,20 @@ def check_flag(value: str, *, bazel: bool) -> str | None:
     if err:
         return err
     if bazel and not value.startswith("--"):
-        return f'"{value}" is not a Bazel flag (flags start with "--")'
+        return _('"{value}" is not a Bazel flag (flags start with "--")').format(value=value)
     if not bazel and not value.startswith("-"):
-        return f'"{value}" is not a compiler flag (flags start with "-")'
+        return _('"{value}" is not a compiler flag (flags start with "-")').format(value=value)
     if any(c.isspace() for c in value):
-        return f'"{value}" contains white space; give each flag as its own list entry'
+        return _('"{value}" contains white space; give each flag as its own list entry').format(
+            value=value)
     if _SHELLISH.search(value) or '"' in value or "\\" in value:
-        return f'"{value}" contains shell syntax ($(...), backticks, ;, quotes); not allowed'
+        return _('"{value}" contains shell syntax ($(...), backticks, ;, quotes); not allowed'
+                 ).format(value=value)
     if bazel:
         name = value[2:].split("=", 1)[0]
         if name in FORBIDDEN_BAZEL_FLAGS:
-            return f'"--{name}" would break out of the build container or its record; not allowed'
+            return _('"--{name}" would break out of the build container or its record; not '
+                     'allowed').format(name=name)
     return None
 
 
@@ -64,7 +69,8 @@ def check_image(value: str) -> str | None:
     pattern = (r"([a-z0-9.\-]+(:\d+)?/)?[a-z0-9]+([._\-/][a-z0-9]+)*"
                r"(:[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127})?(@sha256:[a-f0-9]{64})?")
     if not re.fullmatch(pattern, value):
-        return f'"{value[:80]}" is not a Docker image reference like tensorflow/build:2.18-python3.11'
+        return _('"{value}" is not a Docker image reference like '
+                 'tensorflow/build:2.18-python3.11').format(value=value[:80])
     return None
 
 
@@ -73,9 +79,9 @@ def check_path_text(value: str) -> str | None:
     if err:
         return err
     if value.startswith("-"):
-        return f'"{value}" starts with "-" and would be read as an option'
+        return _('"{value}" starts with "-" and would be read as an option').format(value=value)
     if '"' in value:
-        return f'"{value}" contains a double quote'
+        return _('"{value}" contains a double quote').format(value=value)
     return None
 
 
@@ -84,7 +90,8 @@ def check_url(value: str) -> str | None:
     if err:
         return err
     if not re.fullmatch(r"(https?|grpcs?|ssh|git|file)://[^\s\"'`$;]+", value):
-        return f'"{value[:80]}" is not a URL (http://, https://, grpc://, grpcs://, ssh://, git://, file://)'
+        return _('"{value}" is not a URL (http://, https://, grpc://, grpcs://, ssh://, git://, '
+                 'file://)').format(value=value[:80])
     return None
 
 
@@ -92,7 +99,7 @@ def check_git_ref(value: str) -> str | None:
     # git check-ref-format rules, simplified, plus no leading "-"
     if (value.startswith("-") or ".." in value or not re.fullmatch(r"[A-Za-z0-9._/\-]{1,200}", value)
             or value.endswith((".lock", "/", "."))):
-        return f'"{value[:80]}" is not a git branch, tag or commit'
+        return _('"{value}" is not a git branch, tag or commit').format(value=value[:80])
     return None
 
 
@@ -105,7 +112,7 @@ def safe_relative(path: str) -> PurePosixPath:
     """A relative path that cannot escape the folder it is joined to."""
     p = PurePosixPath(path)
     if p.is_absolute() or ".." in p.parts or any(_CONTROL.search(part) for part in p.parts):
-        raise ValueError(f"{path!r} escapes its folder")
+        raise ValueError(_("{path!r} escapes its folder").format(path=path))
     return p
 
 
@@ -141,18 +148,25 @@ def check_output_dir(path: str | os.PathLike[str]) -> str | None:
     real = _real(path)
     sysdir = _system_dir(real)
     if sysdir is not None:
-        where = "is" if real == sysdir else "is inside" if real.startswith(sysdir) else "holds"
-        return (f"{where} the system folder {sysdir} (resolved: {real}); tfwizard writes "
-                "wheels only into folders of your own")
+        if real == sysdir:
+            problem = _("is the system folder {folder} (resolved: {real}); tfwizard writes "
+                        "wheels only into folders of your own")
+        elif real.startswith(sysdir):
+            problem = _("is inside the system folder {folder} (resolved: {real}); tfwizard "
+                        "writes wheels only into folders of your own")
+        else:
+            problem = _("holds the system folder {folder} (resolved: {real}); tfwizard writes "
+                        "wheels only into folders of your own")
+        return problem.format(folder=sysdir, real=real)
     probe = Path(real)
     if probe.exists() and not probe.is_dir():
-        return "is a file, not a folder"
+        return _("is a file, not a folder")
     while not probe.exists() and probe != probe.parent:
         probe = probe.parent
     if not probe.is_dir():
-        return f"cannot be created: {probe} is a file, not a folder"
+        return _("cannot be created: {path} is a file, not a folder").format(path=probe)
     if not os.access(probe, os.W_OK | os.X_OK):
-        return f"is not writable ({probe} does not let you create files)"
+        return _("is not writable ({path} does not let you create files)").format(path=probe)
     return None
 
 
@@ -162,8 +176,8 @@ def check_mount_source(path: str | os.PathLike[str]) -> str | None:
     real = _real(path)
     sysdir = _system_dir(real)
     if sysdir is not None:
-        return (f"is or holds the system folder {sysdir} (resolved: {real}); tfwizard never "
-                "mounts system folders into a build container")
+        return _("is or holds the system folder {folder} (resolved: {real}); tfwizard never "
+                 "mounts system folders into a build container").format(folder=sysdir, real=real)
     if not os.path.isdir(real):
-        return "is not a folder"
+        return _("is not a folder")
     return None

@@ -67,7 +67,9 @@ def resolve(value: str, env: Mapping[str, str]) -> str:
         return value
     if name not in env:
         from .errors import UsageError
+        from .i18n import _
 
-        raise UsageError(f"the secret reference ${{{name}}} is not set in the environment",
-                         f"export {name}=... before running tfwizard")
+        raise UsageError(
+            _("the secret reference ${{{name}}} is not set in the environment").format(name=name),
+            _("export {name}=... before running tfwizard").format(name=name))
     return env[name]

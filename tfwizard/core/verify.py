@@ -13,6 +13,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -20,8 +21,16 @@ from typing import Any
 
 from .errors import UsageError
 from .host import HostProfile
+from .i18n import _
 from .knowledge import KnowledgeBase, load_knowledge
-from .runtime_diagnosis import Diagnosis, build_targets, diagnose, gpu_devices, probe_failure
+from .runtime_diagnosis import (
+    Diagnosis,
+    build_targets,
+    diagnose,
+    gpu_devices,
+    op_error,
+    probe_failure,
+)
 
 PROBE_SCRIPT = Path(__file__).with_name("probe_tf.py")
 DEFAULT_TIMEOUT = 300.0
@@ -75,14 +84,15 @@ def run_probe(python: str | os.PathLike[str], *, timeout: float = DEFAULT_TIMEOU
                                     start_new_session=True)
         except OSError as exc:
             return ProbeRun("not_started", python, timeout_s=timeout,
-                            message=f"cannot run {python}: {exc.strerror or exc}")
+                            message=_("cannot run {python}: {error}").format(
+                                python=python, error=exc.strerror or exc))
         timed_out = False
         try:
-            stdout, _ = proc.communicate(timeout=timeout)
+            stdout, _err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
             _kill_group(proc)
-            stdout, _ = proc.communicate(timeout=30)
+            stdout, _err = proc.communicate(timeout=30)
         elapsed = time.monotonic() - started
         data = _read_result(Path(out))
         if "log" not in data or not data.get("log"):
@@ -101,16 +111,22 @@ def run_probe(python: str | os.PathLike[str], *, timeout: float = DEFAULT_TIMEOU
                    timeout_s=timeout, data=data, stdout=text[-20000:])
     if timed_out:
         run.status = "timeout"
-        run.message = f"no result within {timeout:g} s (last stage: {run.stage})"
+        run.message = _("no result within {timeout:g} s (last stage: {stage})").format(
+            timeout=timeout, stage=run.stage)
     elif proc.returncode is not None and proc.returncode < 0:
         run.status = "crashed"
         run.signal = _signal_name(-proc.returncode)
-        run.message = f"killed by {run.signal} during '{run.stage}'"
+        run.message = _("killed by {signal} during '{stage}'").format(signal=run.signal,
+                                                                     stage=run.stage)
     elif proc.returncode != 0 or not data:
         run.status = "error"
-        run.message = (f"the probe exited with status {proc.returncode} during '{run.stage}'"
-                       if data else f"{python} did not run the probe (status "
-                       f"{proc.returncode}): {text.strip()[-300:] or 'no output'}")
+        if data:
+            run.message = _("the probe exited with status {status} during '{stage}'").format(
+                status=proc.returncode, stage=run.stage)
+        else:
+            run.message = _("{python} did not run the probe (status {status}): {output}").format(
+                python=python, status=proc.returncode,
+                output=text.strip()[-300:] or _("no output"))
     return run
 
 
@@ -198,30 +214,31 @@ def _wheel_kind(data: Mapping[str, Any]) -> str:
 
 def _checks(run: ProbeRun, expect: str) -> list[Check]:
     data = run.data
-    checks = [Check("probe finished", run.status == "ok", run.message or
-                    f"in {run.elapsed_s:g} s")]
+    # the check names and details are words for people (verify.json keeps them as shown)
+    checks = [Check(_("probe finished"), run.status == "ok", run.message or
+                    _("in {seconds:g} s").format(seconds=run.elapsed_s))]
     tf = data.get("tensorflow")
-    checks.append(Check("tensorflow imports", tf is not None,
+    checks.append(Check(_("tensorflow imports"), tf is not None,
                         f"TensorFlow {tf.get('version')}" if tf else
-                        str(data.get("import_error") or "not reached")))
+                        str(data.get("import_error") or _("not reached"))))
     if tf is None:
         return checks
     ops = data.get("ops") or []
     cpu_ops = [o for o in ops if ":CPU:" in str(o.get("device", "")).upper()]
-    checks.append(Check("CPU op", bool(cpu_ops) and all(o.get("ok") for o in cpu_ops),
+    checks.append(Check(_("CPU op"), bool(cpu_ops) and all(o.get("ok") for o in cpu_ops),
                         _ops_detail(cpu_ops)))
     if expect in ("cuda", "rocm"):
         kind = _wheel_kind(data)
-        checks.append(Check(f"wheel built for {expect}", kind == expect,
-                            f"the wheel is a {kind} build"))
+        checks.append(Check(_("wheel built for {expect}").format(expect=expect), kind == expect,
+                            _("the wheel is a {kind} build").format(kind=kind)))
         gpus = gpu_devices(data)
-        checks.append(Check("GPU visible", bool(gpus),
-                            ", ".join(gpus) if gpus else "no GPU device"))
+        checks.append(Check(_("GPU visible"), bool(gpus),
+                            ", ".join(gpus) if gpus else _("no GPU device")))
         gpu_ops = [o for o in ops if ":GPU:" in str(o.get("device", "")).upper()]
-        checks.append(Check("GPU op on every GPU",
+        checks.append(Check(_("GPU op on every GPU"),
                             bool(gpus) and len(gpu_ops) >= len(gpus)
                             and all(o.get("ok") for o in gpu_ops),
-                            _ops_detail(gpu_ops) if gpu_ops else "no GPU op ran"))
+                            _ops_detail(gpu_ops) if gpu_ops else _("no GPU op ran")))
     return checks
 
 
@@ -229,11 +246,11 @@ def _ops_detail(ops: list[Mapping[str, Any]]) -> str:
     parts = []
     for o in ops:
         if o.get("ok"):
-            parts.append(f"{o.get('device')}: reduce_sum = {o.get('value'):.4f} "
-                         f"(expected {o.get('expected'):.4f})")
+            parts.append(_("{device}: reduce_sum = {value:.4f} (expected {expected:.4f})").format(
+                device=o.get("device"), value=o.get("value"), expected=o.get("expected")))
         else:
-            parts.append(f"{o.get('device')}: {o.get('error') or 'no result'}")
-    return "; ".join(parts) or "no op ran"
+            parts.append(f"{o.get('device')}: {op_error(o)}")
+    return "; ".join(parts) or _("no op ran")
 
 
 def verify(python: str | os.PathLike[str], *, expect: str | None = None,
@@ -246,7 +263,8 @@ def verify(python: str | os.PathLike[str], *, expect: str | None = None,
     ``recipe`` (a Recipe) also lets a compute-capability fix list the whole new value.
     """
     if expect is not None and expect not in EXPECTATIONS:
-        raise UsageError(f"expect: {expect!r} is not one of {', '.join(EXPECTATIONS)}")
+        raise UsageError(_("expect: {value!r} is not one of {choices}").format(
+            value=expect, choices=", ".join(EXPECTATIONS)))
     kb = kb or load_knowledge()
     run = run_probe(python, timeout=timeout, env=env)
     source = "option"
@@ -281,78 +299,115 @@ def _last_lines(run: ProbeRun, count: int = 8) -> list[str]:
     return lines[-count:]
 
 
+def _width(text: str) -> int:
+    """Columns a text takes in a terminal (CJK characters take two)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
+
+
+def _row(label: str, value: str) -> str:
+    """One "  Label          value" line of the report, aligned for any language."""
+    return f"  {label}{' ' * max(1, 15 - _width(label))}{value}"
+
+
+def _probe_status(run: ProbeRun) -> str:
+    """How the probe went, e.g. "ok in 3.2 s" (ProbeRun.status in words)."""
+    text = {"ok": _("ok in {seconds:g} s"), "crashed": _("crashed in {seconds:g} s"),
+            "timeout": _("timed out in {seconds:g} s"), "error": _("failed in {seconds:g} s"),
+            "not_started": _("not started")}.get(run.status, run.status + " ({seconds:g} s)")
+    return text.format(seconds=run.elapsed_s)
+
+
+def _severity_word(severity: str) -> str:
+    return {"error": _("ERROR"), "warning": _("WARNING"), "info": _("INFO")}.get(
+        severity, severity.upper())
+
+
+def _expectation(report: VerifyReport) -> str:
+    text = {"option": _("Expectation: {expect} (from option)"),
+            "recipe": _("Expectation: {expect} (from recipe)"),
+            "wheel": _("Expectation: {expect} (from wheel)")}.get(report.expect_source)
+    return (text or "{expect} ({source})").format(expect=report.expect,
+                                                 source=report.expect_source)
+
+
 def render_report(report: VerifyReport, *, show_log: bool = True) -> str:
-    """The readable report `tfwizard verify` prints."""
+    """The readable report `tfwizard verify` prints (in the current language)."""
     data = report.probe.data
     tf = data.get("tensorflow") or {}
     info = data.get("build_info") or {}
-    out = [f"TensorFlow verification of {report.python}"]
-    out.append(f"  TensorFlow     {tf.get('version', '-')}" +
-               (f"  ({tf.get('path')})" if tf.get("path") else ""))
+    out = [_("TensorFlow verification of {python}").format(python=report.python)]
+    out.append(_row("TensorFlow", str(tf.get("version", "-")) +
+                    (f"  ({tf.get('path')})" if tf.get("path") else "")))
     py = data.get("python") or {}
     if py:
-        out.append(f"  Python         {py.get('version')}  ({py.get('executable')})")
+        out.append(_row("Python", f"{py.get('version')}  ({py.get('executable')})"))
     kind = _wheel_kind(data) if tf else "-"
-    out.append(f"  Build          {kind} build"
-               f" (is_built_with_cuda = {data.get('built_with_cuda')})")
+    out.append(_row(_("Build"), _("{kind} build (is_built_with_cuda = {value})").format(
+        kind=kind, value=data.get("built_with_cuda"))))
     for key in ("cuda_version", "cudnn_version"):
         if info.get(key):
-            out.append(f"  {key:<14} {info[key]}")
+            out.append(_row(key, str(info[key])))
     targets = build_targets(data)
     if targets:
-        out.append(f"  Built for CCs  {', '.join(targets)}")
+        out.append(_row(_("Built for CCs"), ", ".join(targets)))
     devices = data.get("devices") or []
-    out.append("  Devices        " + (", ".join(d.get("name", "?") for d in devices) or "none"))
+    out.append(_row(_("Devices"), ", ".join(d.get("name", "?") for d in devices) or _("none")))
     if tf and not gpu_devices(data):
-        out.append("  GPUs           none: TensorFlow lists no GPU device")
+        out.append(_row(_("GPUs"), _("none: TensorFlow lists no GPU device")))
     for d in data.get("gpu_details") or []:
         out.append(f"                 {d.get('name')}: {d.get('device_name') or '?'}, "
                    f"CC {d.get('compute_capability') or '?'}")
     for op in data.get("ops") or []:
         if op.get("ok"):
-            result = f"ok, {op.get('value'):.4f} (expected {op.get('expected'):.4f})"
+            result = _("ok, {value:.4f} (expected {expected:.4f})").format(
+                value=op.get("value"), expected=op.get("expected"))
         else:
-            result = f"FAILED: {op.get('error') or 'no result'}"
-        out.append(f"  reduce_sum     {op.get('device')}: {result}")
+            result = _("FAILED: {error}").format(error=op_error(op))
+        out.append(_row("reduce_sum", f"{op.get('device')}: {result}"))
     for mm in data.get("matmul") or []:
         if "ms" in mm:
-            out.append(f"  matmul {mm.get('n')}^2   {mm.get('device')}: {mm['ms']} ms"
-                       f" ({mm.get('gflops')} GFLOP/s)")
+            out.append(_row(f"matmul {mm.get('n')}^2", f"{mm.get('device')}: {mm['ms']} ms"
+                                                       f" ({mm.get('gflops')} GFLOP/s)"))
         else:
-            out.append(f"  matmul         {mm.get('device')}: FAILED: {mm.get('error')}")
+            out.append(_row("matmul", f"{mm.get('device')}: " + _("FAILED: {error}").format(
+                error=mm.get("error"))))
     libs = data.get("libraries") or []
     if libs:
-        out.append("  Libraries")
+        out.append("  " + _("Libraries"))
         for lib in libs:
             out.append(f"    {lib.get('name'):<28} {lib.get('origin'):<8} {lib.get('path')}")
     elif tf:
-        out.append("  Libraries      no CUDA/ROCm library loaded")
-    out.append(f"  Probe          {report.probe.status} in {report.probe.elapsed_s:g} s"
-               + (f": {report.probe.message}" if report.probe.message else ""))
+        out.append(_row(_("Libraries"), _("no CUDA/ROCm library loaded")))
+    out.append(_row(_("Probe"), _probe_status(report.probe) + (
+        f": {report.probe.message}" if report.probe.message else "")))
     out.append("")
-    out.append(f"Expectation: {report.expect} (from {report.expect_source})")
+    out.append(_expectation(report))
     for c in report.checks:
-        out.append(f"  [{'ok' if c.ok else 'FAIL'}] {c.name}" + (f": {c.detail}" if c.detail
-                                                                else ""))
+        if c.detail:
+            line = _("[ok] {check}: {detail}") if c.ok else _("[FAIL] {check}: {detail}")
+        else:
+            line = _("[ok] {check}") if c.ok else _("[FAIL] {check}")
+        out.append("  " + line.format(check=c.name, detail=c.detail))
     if report.diagnoses:
         out.append("")
-        out.append("Diagnosis:")
+        out.append(_("Diagnosis:"))
         for d in report.diagnoses:
-            out.append(f"  {d.severity.upper():<7} {d.id}: {d.title}")
-            out.append(f"          cause: {d.cause}")
-            out.append(f"          next:  {d.next_step}")
+            severity = _severity_word(d.severity)
+            out.append(f"  {severity}{' ' * max(1, 8 - _width(severity))}{d.id}: {d.title}")
+            out.append("          " + _("cause: {cause}").format(cause=d.cause))
+            out.append("          " + _("next:  {step}").format(step=d.next_step))
             for line in d.evidence[:3]:
-                out.append(f"          seen:  {line[:200]}")
+                out.append("          " + _("seen:  {line}").format(line=line[:200]))
             if d.recipe_fix:
-                out.append("          recipe: " + ", ".join(
-                    f"{k} = {json.dumps(v)}" for k, v in d.recipe_fix.items()))
+                out.append("          " + _("recipe: {changes}").format(changes=", ".join(
+                    f"{k} = {json.dumps(v)}" for k, v in d.recipe_fix.items())))
     if show_log:
         lines = _last_lines(report.probe, count=40)
         if lines:
             out.append("")
-            out.append("TensorFlow log (fd 2 during the probe):")
+            out.append(_("TensorFlow log (fd 2 during the probe):"))
             out.extend(f"  | {line[:300]}" for line in lines)
     out.append("")
-    out.append("RESULT: " + ("OK, everything the expectation promised works."
-                             if report.ok else "FAILED, see the checks and diagnosis above."))
+    out.append(_("RESULT: OK, everything the expectation promised works.") if report.ok else
+               _("RESULT: FAILED, see the checks and diagnosis above."))
     return "\n".join(out)

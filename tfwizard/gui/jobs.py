@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tfwizard.core.events import BuildEvent
+from tfwizard.core.i18n import _
 from tfwizard.core.plan import make_plan
 
 from .state import WizardState
@@ -38,7 +39,8 @@ def missing_core_module(name: str) -> str | None:
     try:
         importlib.import_module(f"tfwizard.core.{name}")
     except ImportError as exc:
-        return f"tfwizard.core.{name} is not available in this build ({exc})"
+        return _("tfwizard.core.{name} is not available in this build ({error})").format(
+            name=name, error=exc)
     return None
 
 

@@ -180,6 +180,38 @@ def _gib(value: int | None) -> str:
     return f"{value / 2**30:.0f} GiB" if value else tr("unknown")
 
 
+def nvidia_text(host: HostProfile) -> str:
+    """The NVIDIA row when no GPU is listed: made from the profile's status, in the current
+    language (a saved profile's advice is in the language it was detected in)."""
+    nv = host.nvidia
+    known = {
+        "none": tr("no NVIDIA GPU detected"),
+        "no_library": tr("no NVIDIA GPU detected (the NVIDIA driver library is not "
+                         "installed)"),
+        "no_driver": tr("no NVIDIA GPU detected (the NVIDIA kernel driver is not loaded)"),
+        "mismatch": tr("the NVIDIA driver and its library differ in version: reboot, or "
+                       "reinstall the driver"),
+    }
+    if nv.status in known:
+        return known[nv.status]
+    return tr("NVIDIA detection failed: {message}").format(message=nv.message or nv.status)
+
+
+def docker_text(host: HostProfile) -> str:
+    """The Docker row: made here from the profile's fields when Docker works (so it is in
+    the current language); otherwise the detection's advice, which says what to do."""
+    d = host.docker
+    if d.status == "ok":
+        text = tr("Docker {version} (API {api}) at {host}").format(
+            version=d.server_version or "?", api=d.api_version or "?", host=d.host or "?")
+        if d.nvidia_runtime:
+            text += tr(", NVIDIA runtime")
+        return text
+    status = {"not_installed": tr("not installed"), "not_running": tr("not running"),
+              "permission_denied": tr("permission denied")}.get(d.status, tr("not usable"))
+    return f"{status}: {d.message}" if d.message else status
+
+
 def host_html(host: HostProfile | None, state: WizardState, title: str) -> str:
     """The parts of a host profile that matter for a build, as a small HTML table."""
     e = html.escape
@@ -203,11 +235,10 @@ def host_html(host: HostProfile | None, state: WizardState, title: str) -> str:
                      tr("up to {version}").format(version=nv.cuda_driver_version)
                      if nv.cuda_driver_version else tr("unknown")))
     else:
-        rows.append(("NVIDIA", nv.message or tr("no NVIDIA GPU detected")))
+        rows.append(("NVIDIA", nvidia_text(host)))
     for amd in host.amd.gpus:
         rows.append((f"AMD GPU {amd.node}", f"{amd.name or ''} {amd.gfx_target}".strip()))
-    d = host.docker
-    rows.append(("Docker", f"{d.status}: {d.message}" if d.message else d.status))
+    rows.append(("Docker", docker_text(host)))
     res = host.resources
     rows.append(("CPU", tr("{model} ({count} CPUs, {arch})").format(
         model=host.cpu.model or host.cpu.arch, count=res.cpu_count or host.cpu.cores,

@@ -40,7 +40,9 @@ from tfwizard.core.events import (
     LogLines,
     PhaseChanged,
     Progress,
+    phase_name,
 )
+from tfwizard.core.progress import eta_text
 
 from . import jobs
 from .findings import severity_icon
@@ -48,19 +50,6 @@ from .i18n import tr
 from .logview import LogView
 from .pages import RecipePage, mono
 from .state import WizardState
-
-
-def format_eta(seconds: float | None) -> str:
-    if seconds is None:
-        return tr("ETA: estimating…")
-    seconds = int(seconds)
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return tr("ETA: {hours} h {minutes} min").format(hours=hours, minutes=f"{minutes:02d}")
-    if minutes:
-        return tr("ETA: {minutes} min {seconds} s").format(minutes=minutes, seconds=f"{secs:02d}")
-    return tr("ETA: {seconds} s").format(seconds=secs)
 
 
 def unavailable_banner(parent: QWidget, reason: str) -> QLabel:
@@ -322,16 +311,16 @@ class BuildPage(RecipePage):
         if isinstance(event, LogLines):
             self.log.append_lines(event.lines)
         elif isinstance(event, Progress):
-            self.phase_label.setText(tr("Phase: {phase}").format(phase=event.phase))
+            self.phase_label.setText(tr("Phase: {phase}").format(phase=phase_name(event.phase)))
             if event.total:
                 self.progress.setRange(0, event.total)
                 self.progress.setValue(event.done or 0)
-                self.eta_label.setText(format_eta(event.eta_s))
+                self.eta_label.setText(eta_text(event.eta_s))
             if event.message:
                 self.action_label.setText(event.message[:200])
         elif isinstance(event, PhaseChanged):
             self.phase_label.setText(
-                tr("Phase: {phase}").format(phase=event.phase)
+                tr("Phase: {phase}").format(phase=phase_name(event.phase))
                 + (tr(" (step {step})").format(step=event.step) if event.step else ""))
         elif isinstance(event, FindingEvent):
             row = DiagnosisRow(event, self.diagnosis_box)

@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, Signal
 from tfwizard.core import rules
 from tfwizard.core.errors import RecipeError, UsageError
 from tfwizard.core.host import HostProfile
+from tfwizard.core.i18n import _
 from tfwizard.core.knowledge import KnowledgeBase, load_knowledge
 from tfwizard.core.recipe import Recipe, parse_recipe
 from tfwizard.core.rules import Finding
@@ -125,9 +126,13 @@ def _validation_findings(recipe: Recipe) -> list[Finding]:
     try:
         parse_recipe(recipe.to_toml(), "recipe")
     except RecipeError as exc:
-        return [Finding(INVALID_CODE, "error", f"{p.key_path}: {p.message}"
-                        + (f"; {p.suggestion}" if p.suggestion else ""), (), p.key_path)
-                for p in exc.problems]
+        found = []
+        for p in exc.problems:
+            text = _("{key}: {message}").format(key=p.key_path, message=p.message)
+            if p.suggestion:
+                text = _("{problem}; {suggestion}").format(problem=text, suggestion=p.suggestion)
+            found.append(Finding(INVALID_CODE, "error", text, (), p.key_path))
+        return found
     except UsageError as exc:
         return [Finding(INVALID_CODE, "error", exc.message, (), "")]
     return []

@@ -28,6 +28,7 @@ from ..host import (
     PythonInterpreter,
     ResourcesInfo,
 )
+from ..i18n import _
 from .amd import probe_amd
 from .cpu import probe_cpu
 from .docker_probe import DockerClientFactory, probe_docker
@@ -69,36 +70,38 @@ def detect_host(
         tfwizard_version=__version__,
     )
     profile.nvidia = _guarded(
-        "NVIDIA GPUs",
+        _("internal error while detecting NVIDIA GPUs: {error}"),
         lambda: probe_nvidia(nvml=nvml, run=runner),
         lambda why: NvidiaInfo(status="error", message=why),
     )
     profile.amd = _guarded(
-        "AMD GPUs",
+        _("internal error while detecting AMD GPUs: {error}"),
         lambda: probe_amd(env=environ, run=runner, root=root),
         lambda why: AmdInfo(status="error", message=why),
     )
     profile.cpu = _guarded(
-        "the CPU", lambda: probe_cpu(root=root, machine=machine), lambda why: CpuInfo()
+        _("internal error while detecting the CPU: {error}"),
+        lambda: probe_cpu(root=root, machine=machine),
+        lambda why: CpuInfo(),
     )
     profile.os = _guarded(
-        "the OS",
+        _("internal error while detecting the OS: {error}"),
         lambda: probe_os(env=environ, root=root, glibc=glibc),
         lambda why: OsInfo(),
     )
     profile.docker = _guarded(
-        "Docker",
+        _("internal error while detecting Docker: {error}"),
         lambda: probe_docker(env=environ, client_factory=docker_client_factory),
         lambda why: DockerInfo(status="error", message=why),
     )
     usable_cpus = None if root == Path("/") else profile.cpu.cores
     profile.resources = _guarded(
-        "resources",
+        _("internal error while detecting resources: {error}"),
         lambda: probe_resources(root=root, disk_path=disk_path, cpu_count=usable_cpus),
         lambda why: ResourcesInfo(),
     )
     profile.pythons = _guarded(
-        "Python interpreters",
+        _("internal error while detecting Python interpreters: {error}"),
         lambda: probe_pythons(extra=extra_pythons, run=runner),
         lambda why: _current_only(),
     )
@@ -112,12 +115,14 @@ def render_host_report(profile: HostProfile) -> str:
     return render(profile)
 
 
-def _guarded(what: str, probe: Callable[[], T], fallback: Callable[[str], T]) -> T:
-    """Run one probe; a bug in it becomes a message in the profile, never a crash."""
+def _guarded(failed: str, probe: Callable[[], T], fallback: Callable[[str], T]) -> T:
+    """Run one probe; a bug in it becomes a message in the profile, never a crash.
+
+    ``failed`` is the message for that case, with an ``{error}`` placeholder."""
     try:
         return probe()
     except Exception as exc:
-        return fallback(f"internal error while detecting {what}: {type(exc).__name__}: {exc}")
+        return fallback(failed.format(error=f"{type(exc).__name__}: {exc}"))
 
 
 def _current_only() -> list[PythonInterpreter]:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..host import AmdGpu, AmdInfo
+from ..i18n import _
 from .process import Runner, safe_run
 
 KFD_NODES = "sys/class/kfd/kfd/topology/nodes"
@@ -38,7 +39,7 @@ def probe_amd(*, env: Mapping[str, str], run: Runner, root: Path) -> AmdInfo:
         info.hsa_override_gfx_version = env.get("HSA_OVERRIDE_GFX_VERSION") or None
         nodes = root / KFD_NODES
         if not nodes.is_dir():
-            info.message = (
+            info.message = _(
                 "no AMD GPU detected (no /sys/class/kfd: the amdgpu driver with compute "
                 "support is not loaded)."
             )
@@ -46,10 +47,10 @@ def probe_amd(*, env: Mapping[str, str], run: Runner, root: Path) -> AmdInfo:
         info.gpus = _read_kfd_nodes(nodes)
     except OSError as exc:
         info.status = "error"
-        info.message = f"could not read the AMD GPU topology in sysfs: {exc}"
+        info.message = _("could not read the AMD GPU topology in sysfs: {error}").format(error=exc)
         return info
     if not info.gpus:
-        info.message = "no AMD GPU detected (the kfd topology lists only CPUs)."
+        info.message = _("no AMD GPU detected (the kfd topology lists only CPUs).")
         return info
     info.status, info.source = "ok", "sysfs"
     runtime_targets = _add_tool_names(info.gpus, run)
@@ -86,7 +87,7 @@ def _node_number(name: str) -> int:
 def _parse_properties(text: str) -> dict[str, int]:
     props: dict[str, int] = {}
     for line in text.splitlines():
-        key, _, value = line.strip().partition(" ")
+        key, _sep, value = line.strip().partition(" ")
         try:
             props[key] = int(value.strip())
         except ValueError:
@@ -123,15 +124,15 @@ def _add_tool_names(gpus: list[AmdGpu], run: Runner) -> list[str]:
     Only extra information: sysfs stays the source of the targets. Names are matched by
     order, and only when the tool lists as many GPUs as sysfs does.
     """
-    rc, out, _ = safe_run(run, ["rocminfo"], TOOL_TIMEOUT)
+    rc, out, _err = safe_run(run, ["rocminfo"], TOOL_TIMEOUT)
     agents = _parse_rocminfo(out) if rc == 0 else []
     if not agents:
-        rc, out, _ = safe_run(run, ["amd-smi", "static", "--asic"], TOOL_TIMEOUT)
+        rc, out, _err = safe_run(run, ["amd-smi", "static", "--asic"], TOOL_TIMEOUT)
         agents = _parse_amd_smi(out) if rc == 0 else []
     if len(agents) == len(gpus):
-        for gpu, (_, name) in zip(gpus, agents, strict=True):
+        for gpu, (_target, name) in zip(gpus, agents, strict=True):
             gpu.name = name
-    return [target for target, _ in agents]
+    return [target for target, _name in agents]
 
 
 def _parse_rocminfo(text: str) -> list[tuple[str, str | None]]:
@@ -153,7 +154,7 @@ def _parse_amd_smi(text: str) -> list[tuple[str, str | None]]:
     agents: list[tuple[str, str | None]] = []
     name: str | None = None
     for line in text.splitlines():
-        key, _, value = line.strip().partition(":")
+        key, _sep, value = line.strip().partition(":")
         if key == "GPU":
             name = None
         elif key == "MARKET_NAME":
@@ -165,16 +166,21 @@ def _parse_amd_smi(text: str) -> list[tuple[str, str | None]]:
 
 def _message(info: AmdInfo, runtime_targets: list[str]) -> str:
     targets = ", ".join(dict.fromkeys(g.gfx_target for g in info.gpus))
-    rocm = f"ROCm {info.rocm_version}" if info.rocm_version else "ROCm not found in /opt/rocm"
-    message = f"{len(info.gpus)} AMD GPU{'s' if len(info.gpus) > 1 else ''} ({targets}); {rocm}."
+    rocm = f"ROCm {info.rocm_version}" if info.rocm_version else _("ROCm not found in /opt/rocm")
+    if len(info.gpus) > 1:
+        message = _("{count} AMD GPUs ({targets}); {rocm}.").format(
+            count=len(info.gpus), targets=targets, rocm=rocm)
+    else:
+        message = _("1 AMD GPU ({targets}); {rocm}.").format(targets=targets, rocm=rocm)
     override = info.hsa_override_gfx_version
     if override:
-        spoofed = override_gfx_name(override) or "an invalid target"
-        message += (
-            f" HSA_OVERRIDE_GFX_VERSION={override} is set: the ROCm runtime treats every GPU "
-            f"as {spoofed}, and rocminfo reports that spoofed target; the physical targets "
-            f"read from sysfs are {targets}. Build for {spoofed} only if you keep the override."
-        )
+        spoofed = override_gfx_name(override) or _("an invalid target")
+        message += " " + _(
+            "HSA_OVERRIDE_GFX_VERSION={override} is set: the ROCm runtime treats every GPU "
+            "as {spoofed}, and rocminfo reports that spoofed target; the physical targets "
+            "read from sysfs are {targets}. Build for {spoofed} only if you keep the override."
+        ).format(override=override, spoofed=spoofed, targets=targets)
     elif runtime_targets and set(runtime_targets) - {g.gfx_target for g in info.gpus}:
-        message += f" rocminfo reports other targets ({', '.join(runtime_targets)})."
+        message += " " + _("rocminfo reports other targets ({targets}).").format(
+            targets=", ".join(runtime_targets))
     return message

@@ -7,6 +7,7 @@ import platform
 from pathlib import Path
 
 from ..host import CpuInfo
+from ..i18n import _
 
 #: features worth knowing when choosing compiler flags, in the order a report lists them
 KEPT_FEATURES = (
@@ -97,4 +98,6 @@ def _arm_model(fields: dict[str, str]) -> str | None:
         part = int(fields["CPU part"], 0)
     except (KeyError, ValueError):
         return None
-    return _ARM_PARTS.get((implementer, part), f"implementer {implementer:#x} part {part:#x}")
+    known = _ARM_PARTS.get((implementer, part))
+    return known or _("implementer {implementer:#x} part {part:#x}").format(
+        implementer=implementer, part=part)

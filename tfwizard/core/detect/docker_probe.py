@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..host import DockerInfo
+from ..i18n import _
 
 #: detection must stay fast; a daemon that needs longer than this is reported as not answering
 DOCKER_TIMEOUT = 2
@@ -17,7 +18,7 @@ def _default_socket() -> str:
     try:
         from docker.constants import DEFAULT_UNIX_SOCKET
     except ImportError:  # reported separately as "docker SDK not installed"
-        return "the default Docker socket"
+        return _("the default Docker socket")
     return DEFAULT_UNIX_SOCKET.replace("http+unix://", "unix://")
 
 #: returns a docker SDK client (``docker.DockerClient``) or raises what the SDK raises
@@ -38,10 +39,10 @@ def probe_docker(
         details = client.info()
     except ImportError as exc:
         info.status = "error"
-        info.message = (
-            f"the docker Python package cannot be imported ({exc}), so tfwizard cannot talk "
+        info.message = _(
+            "the docker Python package cannot be imported ({error}), so tfwizard cannot talk "
             "to Docker. Install it: pip install 'docker>=7' (reinstalling tfwizard also does)."
-        )
+        ).format(error=exc)
         return info
     except Exception as exc:
         return _failed(info, exc, env)
@@ -60,11 +61,10 @@ def probe_docker(
         info.rootless = isinstance(options, list) and any(
             "name=rootless" in str(o) for o in options
         )
-    info.message = (
-        f"Docker {info.server_version or '(version unknown)'} "
-        f"(API {info.api_version or '?'}) answers at {host}"
-        f"{' (rootless)' if info.rootless else ''}."
-    )
+    answers = (_("Docker {version} (API {api}) answers at {host} (rootless).") if info.rootless
+               else _("Docker {version} (API {api}) answers at {host}."))
+    info.message = answers.format(version=info.server_version or _("(version unknown)"),
+                                  api=info.api_version or "?", host=host)
     return info
 
 
@@ -85,40 +85,43 @@ def _failed(info: DockerInfo, exc: BaseException, env: Mapping[str, str]) -> Doc
     socket = _socket_path(info.host or _default_socket())
     if isinstance(cause, PermissionError) or "Permission denied" in text:
         info.status = "permission_denied"
-        info.message = (
-            f"permission denied on the Docker socket {socket or info.host}: add yourself to the "
+        info.message = _(
+            "permission denied on the Docker socket {socket}: add yourself to the "
             "docker group: sudo usermod -aG docker $USER, then log in again."
-        )
+        ).format(socket=socket or info.host)
     elif _timed_out(exc, text):
         info.status = "error"
-        info.message = (
-            f"Docker at {info.host} did not answer within {DOCKER_TIMEOUT} s. Is the daemon "
+        info.message = _(
+            "Docker at {host} did not answer within {seconds} s. Is the daemon "
             "busy or hung? Check with `docker info`."
-        )
+        ).format(host=info.host, seconds=DOCKER_TIMEOUT)
     elif docker_host:
         info.status = "not_running"
-        info.message = (
-            f"DOCKER_HOST is set to {docker_host}, but no Docker engine answers there "
-            f"({_reason(cause, text)}). Start that engine, fix the address, or unset "
+        info.message = _(
+            "DOCKER_HOST is set to {host}, but no Docker engine answers there "
+            "({reason}). Start that engine, fix the address, or unset "
             "DOCKER_HOST to use the local socket."
-        )
+        ).format(host=docker_host, reason=_reason(cause, text))
     elif isinstance(cause, (FileNotFoundError, ConnectionRefusedError)):
         if not _docker_installed(env):
             info.status = "not_installed"
-            info.message = (
-                f"Docker is not installed (no {socket} and no `docker` on PATH). Install "
+            info.message = _(
+                "Docker is not installed (no {socket} and no `docker` on PATH). Install "
                 "Docker Engine: https://docs.docker.com/engine/install/"
-            )
+            ).format(socket=socket)
         else:
             info.status = "not_running"
-            missing = "is missing" if isinstance(cause, FileNotFoundError) else "refuses"
-            info.message = (
-                f"the Docker daemon is not running ({socket} {missing}). "
-                "Start it: sudo systemctl start docker"
-            )
+            if isinstance(cause, FileNotFoundError):
+                not_running = _("the Docker daemon is not running ({socket} is missing). "
+                                "Start it: sudo systemctl start docker")
+            else:
+                not_running = _("the Docker daemon is not running ({socket} refuses). "
+                                "Start it: sudo systemctl start docker")
+            info.message = not_running.format(socket=socket)
     else:
         info.status = "error"
-        info.message = f"cannot talk to Docker at {info.host}: {_reason(cause, text)}"
+        info.message = _("cannot talk to Docker at {host}: {reason}").format(
+            host=info.host, reason=_reason(cause, text))
     return info
 
 
@@ -142,7 +145,7 @@ def _timed_out(exc: BaseException, text: str) -> bool:
 def _reason(cause: OSError | None, text: str) -> str:
     if cause is not None and cause.strerror:
         return cause.strerror
-    return text.splitlines()[0] if text else "no reason given"
+    return text.splitlines()[0] if text else _("no reason given")
 
 
 def _socket_path(host: str) -> str | None:

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from ..host import NvidiaGpu, NvidiaInfo
+from ..i18n import _
 from .process import RC_NOT_FOUND, Runner, safe_run
 
 #: NVML return codes (nvml.h); used when an injected module does not define the constant
@@ -52,20 +53,29 @@ _SMI_NO_DRIVER = "couldn't communicate with the NVIDIA driver"
 _SMI_NO_DEVICES = "No devices were found"
 _SMI_MISSING = ("", "N/A", "[N/A]", "[Not Supported]", "[Unknown Error]")
 
-MSG_NO_LIBRARY = (
-    "no NVIDIA GPU detected (the NVIDIA driver library libnvidia-ml.so.1 is not installed)"
-)
-MSG_NO_DRIVER = (
-    "no NVIDIA GPU usable: the NVIDIA driver library is installed but the kernel driver is "
-    "not loaded. If this machine has an NVIDIA GPU, reboot after installing the driver; if "
-    "Secure Boot is on, the unsigned nvidia module may be blocked (check `sudo modprobe "
-    "nvidia`)."
-)
-MSG_MISMATCH = (
-    "NVIDIA driver/library version mismatch: the loaded kernel module and the user-space "
-    "library (libnvidia-ml) come from different driver builds, usually after a driver "
-    "upgrade without a reboot. Reboot, or reinstall one driver version so both match."
-)
+
+
+# the messages are made when a probe runs, in the language of that moment
+def msg_no_library() -> str:
+    return _("no NVIDIA GPU detected (the NVIDIA driver library libnvidia-ml.so.1 is not "
+             "installed)")
+
+
+def msg_no_driver() -> str:
+    return _(
+        "no NVIDIA GPU usable: the NVIDIA driver library is installed but the kernel driver is "
+        "not loaded. If this machine has an NVIDIA GPU, reboot after installing the driver; if "
+        "Secure Boot is on, the unsigned nvidia module may be blocked (check `sudo modprobe "
+        "nvidia`)."
+    )
+
+
+def msg_mismatch() -> str:
+    return _(
+        "NVIDIA driver/library version mismatch: the loaded kernel module and the user-space "
+        "library (libnvidia-ml) come from different driver builds, usually after a driver "
+        "upgrade without a reboot. Reboot, or reinstall one driver version so both match."
+    )
 
 
 class _GpuFailed(Exception):
@@ -77,7 +87,8 @@ def probe_nvidia(*, nvml: Any = None, run: Runner) -> NvidiaInfo:
     try:
         return _probe(nvml, run)
     except Exception as exc:  # an NVML module or runner broken in a way not foreseen
-        return NvidiaInfo(status="error", message=f"checking for NVIDIA GPUs failed: {exc}")
+        return NvidiaInfo(status="error",
+                          message=_("checking for NVIDIA GPUs failed: {error}").format(error=exc))
 
 
 def _probe(nvml: Any, run: Runner) -> NvidiaInfo:
@@ -87,10 +98,10 @@ def _probe(nvml: Any, run: Runner) -> NvidiaInfo:
         except Exception as exc:  # ImportError or a broken install
             fallback = NvidiaInfo(
                 status="error",
-                message=(
-                    f"could not check for NVIDIA GPUs: the NVML bindings (nvidia-ml-py) do not "
-                    f"import ({exc}) and nvidia-smi is not on PATH. Reinstall tfwizard."
-                ),
+                message=_(
+                    "could not check for NVIDIA GPUs: the NVML bindings (nvidia-ml-py) do not "
+                    "import ({error}) and nvidia-smi is not on PATH. Reinstall tfwizard."
+                ).format(error=exc),
             )
             return probe_nvidia_smi(run, fallback)
         nvml = pynvml
@@ -102,7 +113,8 @@ def _probe(nvml: Any, run: Runner) -> NvidiaInfo:
     try:
         return _read_nvml(api)
     except Exception as exc:  # a bug-shaped failure in an unexpected place
-        return NvidiaInfo(status="error", source="nvml", message=f"NVML failed: {exc}")
+        return NvidiaInfo(status="error", source="nvml",
+                          message=_("NVML failed: {error}").format(error=exc))
     finally:
         try:
             nvml.nvmlShutdown()
@@ -113,15 +125,16 @@ def _probe(nvml: Any, run: Runner) -> NvidiaInfo:
 def _init_failed(api: _SafeNvml, exc: Exception, run: Runner) -> NvidiaInfo:
     code = api.error_code(exc)
     if code == api.code("NVML_ERROR_DRIVER_NOT_LOADED", _DRIVER_NOT_LOADED):
-        return NvidiaInfo(status="no_driver", source="nvml", message=MSG_NO_DRIVER)
+        return NvidiaInfo(status="no_driver", source="nvml", message=msg_no_driver())
     if code == api.code("NVML_ERROR_LIB_RM_VERSION_MISMATCH", _LIB_RM_VERSION_MISMATCH):
-        return NvidiaInfo(status="mismatch", source="nvml", message=MSG_MISMATCH)
+        return NvidiaInfo(status="mismatch", source="nvml", message=msg_mismatch())
     if code == api.code("NVML_ERROR_LIBRARY_NOT_FOUND", _LIBRARY_NOT_FOUND):
-        return probe_nvidia_smi(run, NvidiaInfo(status="no_library", message=MSG_NO_LIBRARY))
+        return probe_nvidia_smi(run, NvidiaInfo(status="no_library", message=msg_no_library()))
     fallback = NvidiaInfo(
         status="error",
         source="nvml",
-        message=f"NVML could not start ({exc or type(exc).__name__}) and nvidia-smi is absent.",
+        message=_("NVML could not start ({error}) and nvidia-smi is absent.").format(
+            error=exc or type(exc).__name__),
     )
     return probe_nvidia_smi(run, fallback)
 
@@ -180,7 +193,7 @@ def _read_nvml(api: _SafeNvml) -> NvidiaInfo:
         count = int(api.nvml.nvmlDeviceGetCount())
     except Exception as exc:
         info.status = "error"
-        info.message = f"NVML started but could not count the GPUs: {exc}"
+        info.message = _("NVML started but could not count the GPUs: {error}").format(error=exc)
         return info
     info.gpus = [_read_gpu(api, index) for index in range(count)]
     return _summarise(info)
@@ -233,22 +246,23 @@ def probe_nvidia_smi(run: Runner, fallback: NvidiaInfo) -> NvidiaInfo:
         text = f"{out}\n{err}"
     info = NvidiaInfo(source="nvidia-smi")
     if _SMI_MISMATCH in text:
-        info.status, info.message = "mismatch", MSG_MISMATCH
+        info.status, info.message = "mismatch", msg_mismatch()
         return info
     if _SMI_NO_DRIVER in text:
-        info.status, info.message = "no_driver", MSG_NO_DRIVER
+        info.status, info.message = "no_driver", msg_no_driver()
         return info
     if _SMI_NO_DEVICES in text:
         info.status = "none"
-        info.message = "no NVIDIA GPU detected: nvidia-smi found no devices."
+        info.message = _("no NVIDIA GPU detected: nvidia-smi found no devices.")
         return info
     if rc != 0:
-        first = next((line for line in text.splitlines() if line.strip()), "no output")
+        first = next((line for line in text.splitlines() if line.strip()), _("no output"))
         info.status = "error"
-        info.message = f"nvidia-smi failed (exit {rc}): {first.strip()}"
+        info.message = _("nvidia-smi failed (exit {code}): {output}").format(
+            code=rc, output=first.strip())
         return info
     info.gpus, info.driver_version = _parse_smi_query(out, fields)
-    _, banner, _ = safe_run(run, ["nvidia-smi"], SMI_TIMEOUT)
+    _rc, banner, _err = safe_run(run, ["nvidia-smi"], SMI_TIMEOUT)
     match = re.search(r"CUDA Version:\s*([0-9]+\.[0-9]+)", banner)
     info.cuda_driver_version = match.group(1) if match else None
     if info.driver_version is None:
@@ -303,34 +317,46 @@ def _summarise(info: NvidiaInfo) -> NvidiaInfo:
     """Set status and message from what was read."""
     usable = [g for g in info.gpus if g.error is None]
     broken = [g for g in info.gpus if g.error is not None]
-    driver = f"driver {info.driver_version or '(version unknown)'}"
+    version = info.driver_version or _("(version unknown)")
     if info.cuda_driver_version:
-        driver += f" supports CUDA up to {info.cuda_driver_version}"
+        driver = _("driver {version} supports CUDA up to {cuda}").format(
+            version=version, cuda=info.cuda_driver_version)
+    else:
+        driver = _("driver {version}").format(version=version)
     if not info.gpus:
         info.status = "none"
-        info.message = f"no NVIDIA GPU detected: the NVIDIA {driver} but reports no GPU."
+        info.message = _("no NVIDIA GPU detected: the NVIDIA {driver} but reports no GPU.").format(
+            driver=driver)
         return info
     parts = []
     if usable:
         info.status = "ok"
-        names = ", ".join(
-            f"{g.name or 'unknown GPU'} (CC {g.compute_capability or 'unknown'}"
-            f"{', from the name table' if g.cc_derived else ''})"
-            for g in usable
-        )
-        parts.append(
-            f"{len(usable)} NVIDIA GPU{'s' if len(usable) > 1 else ''}: {names}; {driver}."
-        )
+        names = ", ".join(_gpu_label(g) for g in usable)
+        if len(usable) > 1:
+            parts.append(_("{count} NVIDIA GPUs: {names}; {driver}.").format(
+                count=len(usable), names=names, driver=driver))
+        else:
+            parts.append(_("1 NVIDIA GPU: {names}; {driver}.").format(names=names, driver=driver))
     else:
         info.status = "error"
-        parts.append(f"NVIDIA {driver}, but no GPU is usable.")
-    for gpu in broken:
-        parts.append(
-            f"GPU {gpu.index} is unusable ({gpu.error}): reset it (`sudo nvidia-smi -r -i "
-            f"{gpu.index}`) or reboot."
-        )
+        parts.append(_("NVIDIA {driver}, but no GPU is usable.").format(driver=driver))
+    parts += [unusable_gpu(gpu.index, gpu.error or "") for gpu in broken]
     info.message = " ".join(parts)
     return info
+
+
+def _gpu_label(gpu: NvidiaGpu) -> str:
+    name = gpu.name or _("unknown GPU")
+    cc = gpu.compute_capability or _("unknown")
+    if gpu.cc_derived:
+        return _("{name} (CC {cc}, from the name table)").format(name=name, cc=cc)
+    return _("{name} (CC {cc})").format(name=name, cc=cc)
+
+
+def unusable_gpu(index: int, error: str) -> str:
+    """The advice for a GPU that fails (lost, needs a reset)."""
+    return _("GPU {index} is unusable ({error}): reset it (`sudo nvidia-smi -r -i {index}`) "
+             "or reboot.").format(index=index, error=error)
 
 
 def decode_cuda_version(value: Any) -> str | None:

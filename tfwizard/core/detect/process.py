@@ -11,6 +11,8 @@ import shutil
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
 
+from ..i18n import _
+
 #: ``run(argv, timeout) -> (returncode, stdout, stderr)``
 Runner = Callable[[Sequence[str], float], tuple[int, str, str]]
 
@@ -26,10 +28,10 @@ def subprocess_runner(env: Mapping[str, str] | None = None) -> Runner:
 
     def run(argv: Sequence[str], timeout: float) -> tuple[int, str, str]:
         if not argv:
-            return RC_CANNOT_RUN, "", "empty command"
+            return RC_CANNOT_RUN, "", _("empty command")
         program = shutil.which(argv[0], path=environ.get("PATH", os.defpath))
         if program is None:
-            return RC_NOT_FOUND, "", f"{argv[0]}: not found on PATH"
+            return RC_NOT_FOUND, "", _("{program}: not found on PATH").format(program=argv[0])
         try:
             done = subprocess.run(
                 [program, *argv[1:]],
@@ -42,7 +44,8 @@ def subprocess_runner(env: Mapping[str, str] | None = None) -> Runner:
                 check=False,
             )
         except subprocess.TimeoutExpired:
-            return RC_TIMEOUT, "", f"{argv[0]}: no answer within {timeout:g} s"
+            return RC_TIMEOUT, "", _("{program}: no answer within {seconds:g} s").format(
+                program=argv[0], seconds=timeout)
         except OSError as exc:
             return RC_CANNOT_RUN, "", f"{argv[0]}: {exc.strerror or exc}"
         return done.returncode, done.stdout, done.stderr

@@ -43,7 +43,7 @@ def probe_pythons(
 
 
 def _ask(path: str, run: Runner) -> PythonInterpreter | None:
-    rc, out, _ = safe_run(run, [path, "-c", _PROBE], PYTHON_TIMEOUT)
+    rc, out, _err = safe_run(run, [path, "-c", _PROBE], PYTHON_TIMEOUT)
     if rc != 0:
         return None
     try:

@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import io
+import re
 import textwrap
+import unicodedata
 
 from ..host import HostProfile
+from ..i18n import _
+from .nvidia import unusable_gpu
 
 WIDTH = 100
 
-TARGET_HINT = (
-    "You can still build GPU wheels for another machine: save that machine's profile with "
-    "`tfwizard detect --json > target.json` and pass `--target target.json`."
-)
+#: the NVIDIA statuses whose message says that there is no GPU to use ("no NVIDIA GPU ...")
+_NO_GPU_STATUSES = ("none", "no_library", "no_driver")
+
+
+def target_hint() -> str:
+    return _("You can still build GPU wheels for another machine: save that machine's profile "
+             "with `tfwizard detect --json > target.json` and pass `--target target.json`.")
 
 
 def render_host_report(profile: HostProfile) -> str:
@@ -35,17 +42,19 @@ def render_host_report(profile: HostProfile) -> str:
         buffer.write("\n")
 
     nvidia = profile.nvidia
-    section("NVIDIA", _nvidia_lines(profile))
+    section(_("NVIDIA"), _nvidia_lines(profile))
     if nvidia.gpus:
         show_mig = any(g.mig_enabled is not None for g in nvidia.gpus)
         table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-        for column in ("#", "GPU", "CC", "Memory", "Arch", "PCI bus") + ("MIG",) * show_mig:
+        columns = ("#", "GPU", "CC", _("Memory"), _("Arch"), _("PCI bus")) + ("MIG",) * show_mig
+        for column in columns:
             table.add_column(column, no_wrap=True)
         for gpu in nvidia.gpus:
             cc = gpu.compute_capability or "?"
+            name = gpu.name or "?"
             row = [
                 str(gpu.index),
-                f"{gpu.name or '?'}{' (unusable)' if gpu.error else ''}",
+                _("{name} (unusable)").format(name=name) if gpu.error else name,
                 f"{cc}*" if gpu.cc_derived else cc,
                 f"{gpu.memory_total_mib} MiB" if gpu.memory_total_mib is not None else "?",
                 gpu.architecture or "",
@@ -55,59 +64,65 @@ def render_host_report(profile: HostProfile) -> str:
         console.print(Padding(table, (0, 0, 0, 2)))
         if any(g.cc_derived for g in nvidia.gpus):
             buffer.write(
-                _wrap("* compute capability looked up from the GPU name, not read from the driver")
+                _wrap(_("* compute capability looked up from the GPU name, not read from the "
+                        "driver"))
                 + "\n"
             )
         buffer.write("\n")
 
     amd = profile.amd
-    amd_message = amd.message or ("no AMD GPU detected" if not amd.gpus else "")
+    amd_message = amd.message or (_("no AMD GPU detected") if not amd.gpus else "")
     amd_lines = [amd_message[:1].upper() + amd_message[1:]]
     for amd_gpu in amd.gpus:
-        amd_lines.append(
-            f"node {amd_gpu.node}: {amd_gpu.gfx_target}  {amd_gpu.name or ''}".rstrip()
-        )
+        amd_lines.append(_("node {node}: {target}  {name}").format(
+            node=amd_gpu.node, target=amd_gpu.gfx_target, name=amd_gpu.name or "").rstrip())
     if amd.hsa_override_gfx_version and not amd.gpus:
         amd_lines.append(f"HSA_OVERRIDE_GFX_VERSION={amd.hsa_override_gfx_version}")
-    section("AMD", [line for line in amd_lines if line])
+    section(_("AMD"), [line for line in amd_lines if line])
 
     cpu = profile.cpu
+    features = " ".join(cpu.features) if cpu.features else _("none of interest found")
     section(
-        "CPU",
+        _("CPU"),
         [
-            f"{cpu.model or 'unknown model'} ({cpu.arch}, {cpu.cores} logical CPUs)",
-            f"features: {' '.join(cpu.features) if cpu.features else 'none of interest found'}",
+            _("{model} ({arch}, {cores} logical CPUs)").format(
+                model=cpu.model or _("unknown model"), arch=cpu.arch, cores=cpu.cores),
+            _("features: {features}").format(features=features),
         ],
     )
 
     osinfo = profile.os
-    distro = " ".join(p for p in (osinfo.distro, osinfo.distro_version) if p) or "unknown"
+    distro = " ".join(p for p in (osinfo.distro, osinfo.distro_version) if p) or _("unknown")
     os_lines = [
-        f"{osinfo.system}, {distro}, kernel {osinfo.kernel or '?'}, glibc {osinfo.glibc or '?'}"
+        _("{system}, {distro}, kernel {kernel}, glibc {glibc}").format(
+            system=osinfo.system, distro=distro, kernel=osinfo.kernel or "?",
+            glibc=osinfo.glibc or "?")
     ]
     if osinfo.wsl2:
-        libcuda = osinfo.wsl_libcuda_path or "not found in /usr/lib/wsl/lib"
-        os_lines.append(f"WSL2: yes; the Windows driver's libcuda: {libcuda}")
-    section("OS", os_lines)
+        libcuda = osinfo.wsl_libcuda_path or _("not found in /usr/lib/wsl/lib")
+        os_lines.append(_("WSL2: yes; the Windows driver's libcuda: {libcuda}").format(
+            libcuda=libcuda))
+    section(_("OS"), os_lines)
 
-    section("Docker", _docker_lines(profile))
+    section(_("Docker"), _docker_lines(profile))
 
     res = profile.resources
     section(
-        "Resources",
+        _("Resources"),
         [
-            f"RAM: {_gib(res.ram_total_bytes)} total, {_gib(res.ram_available_bytes)} available",
-            f"CPUs usable: {res.cpu_count if res.cpu_count is not None else '?'}",
-            f"free disk: {_gib(res.disk_free_bytes)} at {res.disk_path or '?'}",
+            _("RAM: {total} total, {available} available").format(
+                total=_gib(res.ram_total_bytes), available=_gib(res.ram_available_bytes)),
+            _("CPUs usable: {count}").format(
+                count=res.cpu_count if res.cpu_count is not None else "?"),
+            _("free disk: {free} at {path}").format(
+                free=_gib(res.disk_free_bytes), path=res.disk_path or "?"),
         ],
     )
 
-    python_lines = [
-        f"{p.path}  Python {p.version or '?'}"
-        f"{'  (venv)' if p.is_venv else ''}{'  (this one)' if p.is_current else ''}"
-        for p in profile.pythons
-    ]
-    section("Python", python_lines or ["none found"])
+    python_lines = ["  ".join([f"{p.path}  Python {p.version or '?'}"]
+                              + [_("(venv)")] * p.is_venv + [_("(this one)")] * p.is_current)
+                    for p in profile.pythons]
+    section(_("Python"), python_lines or [_("none found")])
     lines = [line.rstrip() for line in buffer.getvalue().rstrip().splitlines()]
     return "\n".join(lines) + "\n"
 
@@ -117,47 +132,66 @@ def _nvidia_lines(profile: HostProfile) -> list[str]:
     lines = []
     if nvidia.status == "ok":
         lines.append(
-            f"driver {nvidia.driver_version or '?'}, supports CUDA up to "
-            f"{nvidia.cuda_driver_version or '?'} (read with {nvidia.source})"
+            _("driver {driver}, supports CUDA up to {cuda} (read with {source})").format(
+                driver=nvidia.driver_version or "?", cuda=nvidia.cuda_driver_version or "?",
+                source=nvidia.source)
         )
-        for gpu in nvidia.gpus:
-            if gpu.error:
-                lines.append(
-                    f"GPU {gpu.index} is unusable ({gpu.error}): reset it "
-                    f"(`sudo nvidia-smi -r -i {gpu.index}`) or reboot."
-                )
+        lines += [unusable_gpu(gpu.index, gpu.error) for gpu in nvidia.gpus if gpu.error]
         return lines
-    reason = (nvidia.message or f"status {nvidia.status}").rstrip(".")
-    if reason.lower().startswith("no nvidia gpu"):
-        lines.append(f"N{reason[1:]}.")
+    # the message is in the language of detection time (or English, from a saved profile)
+    reason = nvidia.message.rstrip(".")
+    if reason and (nvidia.status in _NO_GPU_STATUSES or reason.lower().startswith("no nvidia gpu")):
+        lines.append(_sentence(reason[:1].upper() + reason[1:]))  # "No NVIDIA GPU detected ..."
     else:
-        lines.append(f"No NVIDIA GPU usable: {reason}.")
-    lines.append(TARGET_HINT)
+        reason = reason or _("status {status}").format(status=nvidia.status)
+        lines.append(_sentence(_("No NVIDIA GPU usable: {reason}").format(reason=reason)))
+    lines.append(target_hint())
     return lines
+
+
+def _sentence(text: str) -> str:
+    """The text ending in a full stop (a Chinese one counts)."""
+    return text if text.endswith((".", "。")) else text + "."
 
 
 def _docker_lines(profile: HostProfile) -> list[str]:
     docker = profile.docker
     if docker.status != "ok":
         return [
-            f"Docker is not usable ({docker.status}): {docker.message}",
-            "tfwizard builds inside Docker; fix this before building.",
+            _("Docker is not usable ({status}): {message}").format(
+                status=docker.status, message=docker.message),
+            _("tfwizard builds inside Docker; fix this before building."),
         ]
-    lines = [docker.message or f"Docker {docker.server_version or '?'} answers"]
-    lines.append(f"runtimes: {', '.join(docker.runtimes) or 'none listed'}")
+    lines = [docker.message or _("Docker {version} answers").format(
+        version=docker.server_version or "?")]
+    lines.append(_("runtimes: {runtimes}").format(
+        runtimes=", ".join(docker.runtimes) or _("none listed")))
     if docker.cdi_spec_dirs:
-        lines.append(f"CDI spec dirs: {', '.join(docker.cdi_spec_dirs)}")
+        lines.append(_("CDI spec dirs: {dirs}").format(dirs=", ".join(docker.cdi_spec_dirs)))
     gpu_passthrough = docker.nvidia_runtime or bool(docker.cdi_spec_dirs)
     if profile.nvidia.status == "ok" and not gpu_passthrough:
-        lines.append(
+        lines.append(_(
             "no NVIDIA runtime: building works, but testing the wheel on the GPU inside Docker "
             "needs the NVIDIA Container Toolkit: sudo nvidia-ctk runtime configure "
             "--runtime=docker, then restart Docker."
-        )
+        ))
     return lines
 
 
+#: a run of white space, a run of printable ASCII (a word, never split), or one other character
+_TOKENS = re.compile(r"\s+|[!-~]+|.")
+#: punctuation that must not begin a line (it stays with the character before it)
+_NO_LINE_START = frozenset("，。；：、？！）》」』】…%")
+
+
+def _cells(text: str) -> int:
+    """Terminal columns of text: East Asian wide and full-width characters take two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
 def _wrap(line: str) -> str:
+    if _cells(line) != len(line):  # Chinese: wrap by columns, between any two characters
+        return _wrap_wide(line)
     return textwrap.fill(
         line,
         width=WIDTH,
@@ -168,9 +202,33 @@ def _wrap(line: str) -> str:
     )
 
 
+def _wrap_wide(line: str) -> str:
+    """``_wrap`` for text with wide characters (textwrap counts characters, not columns).
+
+    Breaks between any two wide characters or at white space, never inside an ASCII word;
+    punctuation that may not begin a line takes the character before it along."""
+    lines: list[str] = []
+    words: list[str] = []  # the tokens of the line being filled
+    indent = "  "
+    for token in _TOKENS.findall(line):
+        if token.isspace():
+            if words:
+                words.append(token)
+            continue
+        if words and _cells(indent + "".join(words) + token) > WIDTH:
+            carried = []
+            if token[0] in _NO_LINE_START and len(words) > 1 and not words[-1].isspace():
+                carried = [words.pop()]
+            lines.append((indent + "".join(words)).rstrip())
+            words, indent = carried, "    "
+        words.append(token)
+    lines.append((indent + "".join(words)).rstrip())
+    return "\n".join(lines)
+
+
 def _gib(value: int | None) -> str:
     return f"{value / 1024**3:.1f} GiB" if value is not None else "?"
 
 
 def _yes_no(value: bool | None) -> str:
-    return "" if value is None else ("on" if value else "off")
+    return "" if value is None else (_("on") if value else _("off"))

@@ -54,7 +54,7 @@ def _meminfo(root: Path) -> dict[str, int]:
     except OSError:
         return values
     for line in text.splitlines():
-        key, _, rest = line.partition(":")
+        key, _sep, rest = line.partition(":")
         parts = rest.split()
         if parts and parts[0].isdigit():
             unit = 1024 if len(parts) > 1 and parts[1].lower() == "kb" else 1
