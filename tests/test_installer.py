@@ -85,6 +85,20 @@ def test_the_packagers_desktop_file_is_the_generated_one_and_valid():
     _validate(shipped)
 
 
+def test_tfwizard_gui_without_qt_says_what_to_install():
+    """A Python without PySide6 (here: without its site-packages, -S) gets a sentence and
+    exit 3, in the user's language, not a traceback."""
+    code = "import sys; sys.path.insert(0, sys.argv[1]); from tfwizard.gui.app import run; run()"
+    for lang, expected in (("en", "PySide6 is not installed in"), ("zh_CN", "中没有安装 PySide6")):
+        done = subprocess.run([sys.executable, "-S", "-c", code, str(ROOT)], capture_output=True,
+                              text=True, timeout=60,
+                              env={"PATH": "/usr/bin:/bin", "TFWIZARD_LANG": lang,
+                                   "DISPLAY": ":0"})
+        assert done.returncode == 3, done.stderr
+        assert expected in done.stderr and "Traceback" not in done.stderr
+        assert "pip install PySide6-Essentials qasync" in done.stderr
+
+
 def test_the_desktop_menu_names_tfwizard_in_chinese_too():
     """A Chinese desktop shows the localized keys (Desktop Entry spec, "Localized values")."""
     import configparser
@@ -211,6 +225,29 @@ def _check_pipx_install(base: Path, env: dict[str, str]) -> None:
                      if line.startswith("Exec="))
     assert exec_line == f"Exec={base / 'pipx-home' / 'venvs' / 'tfwizard' / 'bin'}/tfwizard-gui"
     _validate(entry)
+    # ... and the menu's command opens the wizard (offscreen here), in Chinese too
+    _open_from_the_menu(exec_line.removeprefix("Exec="), env, base)
+
+
+def _open_from_the_menu(command: str, env: dict[str, str], base: Path) -> None:
+    """Start what the desktop entry starts; the window must come up and stay up."""
+    gui_env = dict(env, QT_QPA_PLATFORM="offscreen", TFWIZARD_LANG="zh_CN",
+                   TFWIZARD_DATA_DIR=str(base / "data"))
+    with subprocess.Popen([command], env=gui_env, cwd=base, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as proc:
+        try:
+            proc.wait(timeout=15)  # a start-up error ends it early
+        except subprocess.TimeoutExpired:
+            pass
+        alive = proc.poll() is None
+        proc.terminate()
+        try:
+            _out, err = proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _out, err = proc.communicate()
+    assert alive, f"tfwizard-gui exited with {proc.returncode}:\n{err}"
+    assert "Traceback" not in err, err
 
 
 @pytest.mark.slow

@@ -18,11 +18,32 @@ def has_display(env: dict[str, str] | None = None) -> bool:
     return bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
 
 
+def missing_qt() -> str | None:
+    """The name of the GUI library this installation lacks, or None."""
+    import importlib.util
+
+    for module in ("PySide6", "qasync"):
+        try:
+            if importlib.util.find_spec(module) is None:
+                return module
+        except (ImportError, ValueError):  # a broken or half-removed installation
+            return module
+    return None
+
+
 def run() -> None:
     """GUI entry point."""
+    from tfwizard.core.i18n import _
+
+    missing = missing_qt()
+    if missing is not None:  # e.g. a distribution package installed without Qt
+        print(_("tfwizard-gui: {module} is not installed in {python}, so the wizard cannot "
+                "open. Install it there (`{python} -m pip install PySide6-Essentials "
+                "qasync`), or use the command-line tool `tfwizard`.").format(
+                    module=missing, python=sys.executable), file=sys.stderr)
+        sys.exit(3)
     if not has_display():
         from tfwizard.cli import main
-        from tfwizard.core.i18n import _
 
         print(_("tfwizard-gui: no display found (DISPLAY / WAYLAND_DISPLAY unset); "
                 "here is the command-line tool instead.") + "\n")
