@@ -282,25 +282,51 @@ def _tree_size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
 
 
-@pytest.mark.slow
-def test_pyinstaller_cli_bundle_runs_standalone(tmp_path):
-    """Build installer/tfwizard.spec (the CLI bundle) and run it without any Python around."""
-    builder = tmp_path / "builder"
+@pytest.fixture(scope="module")
+def bundler(tmp_path_factory) -> Path:
+    """A venv with PyInstaller and tfwizard (from this tree) installed: its python."""
+    builder = tmp_path_factory.mktemp("bundler") / "venv"
     venv.EnvBuilder(with_pip=True).create(builder)
-    py = str(builder / "bin" / "python")
+    py = builder / "bin" / "python"
     started = time.monotonic()
-    _run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "pyinstaller",
-          str(ROOT)], cwd=tmp_path)
+    _run([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", "pyinstaller",
+          str(ROOT)], cwd=builder)
     _report("pyinstaller_setup_s", round(time.monotonic() - started, 1))
+    return py
+
+
+def _bundle(py: Path, kind: str, tmp_path: Path) -> Path:
+    """Build installer/tfwizard.spec for `kind` (cli | gui); the bundle's folder."""
     started = time.monotonic()
-    _run([py, "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN",
+    _run([str(py), "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN",
           "--distpath", str(tmp_path / "dist"), "--workpath", str(tmp_path / "work"),
           str(ROOT / "installer" / "tfwizard.spec")], cwd=tmp_path, timeout=900,
-         env={**os.environ, "TFWIZARD_BUNDLE": "cli"})
-    _report("pyinstaller_cli_build_s", round(time.monotonic() - started, 1))
-    bundle = tmp_path / "dist" / "tfwizard"
+         env={**os.environ, "TFWIZARD_BUNDLE": kind})
+    _report(f"pyinstaller_{kind}_build_s", round(time.monotonic() - started, 1))
+    bundle = tmp_path / "dist" / ("tfwizard" if kind == "cli" else "tfwizard-gui")
+    _report(f"pyinstaller_{kind}_bundle_bytes", _tree_size(bundle))
+    return bundle
+
+
+@pytest.mark.slow
+def test_pyinstaller_gui_bundle_opens_the_wizard(bundler, tmp_path):
+    """The standalone wizard starts (offscreen, in Chinese) and stays up, with no Python
+    around; without a display it falls back to the CLI's help, from the bundle's data."""
+    bundle = _bundle(bundler, "gui", tmp_path)
+    exe = bundle / "tfwizard-gui"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "home"), "LANG": "C.UTF-8"}
+    done = _run([str(exe)], env=dict(env, TFWIZARD_LANG="zh_CN"), cwd=tmp_path, timeout=120)
+    assert "用法" in done.stdout and "tfwizard" in done.stdout  # the catalogs came along
+    started = time.monotonic()
+    _open_from_the_menu(str(exe), env, tmp_path)
+    _report("pyinstaller_gui_checked_s", round(time.monotonic() - started, 1))
+
+
+@pytest.mark.slow
+def test_pyinstaller_cli_bundle_runs_standalone(bundler, tmp_path):
+    """Build installer/tfwizard.spec (the CLI bundle) and run it without any Python around."""
+    bundle = _bundle(bundler, "cli", tmp_path)
     exe = bundle / "tfwizard"
-    _report("pyinstaller_cli_bundle_bytes", _tree_size(bundle))
     assert not list(bundle.rglob("*PySide6*")), "the CLI bundle must not carry Qt"
     # no Python, no source tree: a bare environment in another folder
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "home"), "LANG": "C.UTF-8"}
