@@ -339,23 +339,29 @@ def remove_volume(name: str) -> None:
         client.close()
 
 
-def fixture_recipe(path: Path, *, workspace: Path, prefix: str, name: str = "fixture",
-                   image: str = IMAGE, network: str = "none",
+def fixture_recipe(path: Path, *, workspace: Path | None, prefix: str,
+                   name: str = "fixture", image: str = IMAGE, network: str = "none",
                    bazel_flags: Sequence[str] = (), disk_cache: bool = True,
-                   extra: str = "") -> Path:
+                   extra: str = "", git_url: str = "", ref: str = "") -> Path:
     """Write an ordinary recipe that builds the TF-shaped fixture in the offline test image.
 
     gcc toolchain (the image has no clang), two jobs, caches in volumes named after
     `prefix` so each test module owns its own; `extra` is appended as more TOML tables.
+    The source is the checkout `workspace`, or with `git_url` (and `ref`) a git clone of
+    the release tag (or ref) from that URL.
     """
     import json
 
     flags = ", ".join(json.dumps(f) for f in bazel_flags)
+    if git_url:
+        source = f"git_url = {json.dumps(git_url)}" + (f"\nref = {json.dumps(ref)}" if ref else "")
+    else:
+        source = f"source_dir = {json.dumps(str(workspace))}"
     text = f"""schema = 1
 name = "{name}"
 [tensorflow]
 version = "2.21.0"
-source_dir = "{workspace}"
+{source}
 [backend]
 kind = "cpu"
 [toolchain]

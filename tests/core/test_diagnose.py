@@ -43,6 +43,7 @@ EXAMPLES = {
     "clang-lld-missing": "clang: error: invalid linker name in argument '-fuse-ld=lld'",
     "bazel-user-unknown": "FATAL: $USER is not set, and unable to look up name of current "
                           "user: (error: 0): Success",
+    "git-ref-not-found": "fatal: Remote branch v9.9.9 not found in upstream origin",
     "configure-bad-answer": "configure.UserInputError: Invalid TF_NEED_CUDA setting was "
                             "provided 5 times in a row.",
     "compile-error": "ERROR: /src/tensorflow/core/BUILD:33:11: Compiling "

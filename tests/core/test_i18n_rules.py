@@ -55,6 +55,7 @@ def variants() -> list[Case]:
     return [
         ("release unknown", l({"tensorflow.version": "9.99.0"}), nogpu, None),
         ("release empty", l({"tensorflow.version": ""}), nogpu, None),
+        ("short commit", l({"tensorflow.ref": "1a2b3c4d"}), nogpu, None),
         ("master", l({"tensorflow.version": "master", "python.version": "3.12"}), nogpu, None),
         ("python 3.13", l({"python.version": "3.13", "cuda.version": "12.9.0"}), nogpu, None),
         ("old numpy", l({"tensorflow.version": "2.16.1", "cuda.version": "12.3",

@@ -189,3 +189,39 @@ def test_remote_cache_proxy_and_secret_references(tmp_path):
         resolve_secrets(plan, {})
     read_only = make_plan(LAPTOP.with_changes({"remote.cache": "grpc://10.0.0.2:9092"}))
     assert "--remote_upload_local_results=false" in flags(read_only)
+
+
+def test_a_commit_ref_is_fetched_not_cloned_by_branch():
+    """`git clone --branch` takes branches and tags only: a full commit hash is fetched
+    into a new repository and checked out, each command an argv of its own."""
+    from tfwizard.core.plan import SRC
+
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    recipe = Recipe().with_changes({"tensorflow.version": "2.21.0", "tensorflow.ref": sha,
+                                    "backend.kind": "cpu"})
+    plan = make_plan(recipe)
+    fetch = [s for s in plan.steps if s.phase == "fetch"]
+    assert [s.argv[:4] for s in fetch] == [
+        ("git", "init", "-q", SRC),
+        ("git", "-C", SRC, "fetch"),
+        ("git", "-c", "advice.detachedHead=false", "-C"),
+    ]
+    assert fetch[1].argv[-2:] == ("https://github.com/tensorflow/tensorflow.git", sha)
+    assert fetch[2].argv[-1] == "FETCH_HEAD"
+    assert [s.needs_network for s in fetch] == [False, True, False]
+    tag = make_plan(recipe.with_changes({"tensorflow.ref": "v2.21.0"}))
+    assert tag.steps[0].argv[:6] == ("git", "clone", "--depth", "1", "--branch", "v2.21.0")
+
+
+def test_an_abbreviated_commit_ref_is_a_warning(kb):
+    from tfwizard.core.rules import evaluate
+
+    recipe = Recipe().with_changes({"tensorflow.version": "2.21.0", "tensorflow.ref": "1a2b3c4",
+                                    "backend.kind": "cpu"})
+    codes = {f.code: f for f in evaluate(recipe, kb=kb)}
+    assert codes["REF_ABBREVIATED_COMMIT"].severity == "warning"
+    assert "git rev-parse 1a2b3c4" in codes["REF_ABBREVIATED_COMMIT"].message
+    full = recipe.with_changes({"tensorflow.ref": "0123456789abcdef0123456789abcdef01234567"})
+    assert "REF_ABBREVIATED_COMMIT" not in {f.code for f in evaluate(full, kb=kb)}
+    named = recipe.with_changes({"tensorflow.ref": "r2.21"})
+    assert "REF_ABBREVIATED_COMMIT" not in {f.code for f in evaluate(named, kb=kb)}

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Build the two local Docker images of tfwizard's test world, without any registry.
 #
-#   tfwizard-test/bazel:bookworm   Debian bookworm (debootstrap) + python3, g++, Debian's
+#   tfwizard-test/bazel:bookworm   Debian bookworm (debootstrap) + python3, g++, git, Debian's
 #                                  bazel-bootstrap (4.2.3) set up to build offline.
 #   tfwizard-test/busybox:latest   busybox-static alone (2 MB), for fast container tests.
 #
@@ -27,7 +27,7 @@ BUSYBOX_IMAGE="tfwizard-test/busybox:latest"
 LABEL_KEY="org.tfwizard.test.content"
 ONLY="${TFW_IMAGES_ONLY:-}"
 FORCE="${TFW_IMAGES_FORCE:-0}"
-PACKAGES="python3 python3-pip python3-venv python-is-python3 g++ bazel-bootstrap zip unzip ca-certificates"
+PACKAGES="python3 python3-pip python3-venv python-is-python3 g++ bazel-bootstrap zip unzip ca-certificates git"
 BUSYBOX_APPLETS="sh echo sleep cat seq yes head printf kill true false ls wc dd"
 
 T0=$(date +%s)

@@ -334,9 +334,7 @@ def make_plan(
         mounts.append(Mount(mirror, mirror, "bind", read_only=True))
     steps: list[Step] = []
     if source_kind != "dir":
-        steps.append(Step("fetch", "fetch",
-                          ("git", "clone", "--depth", "1", "--branch", git_ref, "--",
-                           git_url, SRC), workdir="/"))
+        steps.extend(fetch_source_steps(git_url, git_ref))
     steps.append(Step("configure", "configure", (DEFAULT_PYTHON_BIN, "configure.py"), env=env))
     startup = [f"--output_user_root={OUTPUT_USER_ROOT}"]
     steps.append(Step("build", "analyse",
@@ -384,6 +382,31 @@ def make_plan(
 
 #: printed by the fetch plan's repository-cache listing steps: "<marker> SIZE PATH"
 REPO_CACHE_MARKER = "tfwizard-repo-cache"
+
+
+def is_commit(ref: str) -> bool:
+    """A full commit hash (SHA-1 or SHA-256): `git clone --branch` cannot take one."""
+    return re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", ref) is not None
+
+
+def fetch_source_steps(git_url: str, git_ref: str) -> list[Step]:
+    """The commands that put TensorFlow's source at `git_ref` into /src, one commit deep.
+
+    A branch or tag is one shallow `git clone --branch`. A commit cannot be cloned by name,
+    so it is fetched into a new repository (servers such as GitHub serve any commit they
+    have; a local mirror serves any reachable one) and checked out.
+    """
+    if not is_commit(git_ref):
+        return [Step("fetch", "fetch", ("git", "clone", "--depth", "1", "--branch", git_ref,
+                                        "--", git_url, SRC), workdir="/")]
+    return [
+        Step("fetch", "fetch", ("git", "init", "-q", SRC), workdir="/", needs_network=False),
+        Step("fetch-commit", "fetch", ("git", "-C", SRC, "fetch", "--depth", "1", "--",
+                                       git_url, git_ref), workdir="/"),
+        Step("checkout", "fetch", ("git", "-c", "advice.detachedHead=false", "-C", SRC,
+                                   "checkout", "-q", "FETCH_HEAD"), workdir="/",
+             needs_network=False),
+    ]
 
 
 def make_fetch_plan(recipe: Recipe, **kwargs: Any) -> BuildPlan:

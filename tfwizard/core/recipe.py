@@ -51,7 +51,8 @@ class TensorflowSection:
         check="release",
         default="",
     )
-    ref: str = _key("git ref to build instead of the release tag", check="gitref", default="")
+    ref: str = _key("git branch, tag or full commit hash to build instead of the release tag",
+                    check="gitref", default="")
     source_dir: str = _key(
         "a TensorFlow checkout to build instead of cloning", check="path", default=""
     )

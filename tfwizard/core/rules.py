@@ -140,6 +140,18 @@ def rule_release(ctx: _Ctx) -> None:
                 ctx.release.sources, "tensorflow.version")
 
 
+def rule_git_ref(ctx: _Ctx) -> None:
+    tf = ctx.recipe.tensorflow
+    if tf.source_dir or not re.fullmatch(r"[0-9a-f]{7,39}", tf.ref):
+        return
+    ctx.add("REF_ABBREVIATED_COMMIT", "warning",
+            _("tensorflow.ref {ref!r} looks like an abbreviated commit hash: git fetches a "
+              "branch, a tag or a full 40-character commit, not a short hash, so the fetch "
+              "step would fail. Use the full hash (`git rev-parse {ref}` in a checkout).").format(
+                ref=tf.ref),
+            ["git-docs"], "tensorflow.ref")
+
+
 def rule_python(ctx: _Ctx) -> None:
     rel = ctx.release
     if rel is None:
@@ -1021,6 +1033,7 @@ def rule_least_privilege(ctx: _Ctx) -> None:
 
 RULES: tuple[Rule, ...] = (
     rule_release,
+    rule_git_ref,
     rule_python,
     rule_cuda_versions,
     rule_driver,
