@@ -43,6 +43,8 @@ EXAMPLES = {
     "clang-lld-missing": "clang: error: invalid linker name in argument '-fuse-ld=lld'",
     "bazel-user-unknown": "FATAL: $USER is not set, and unable to look up name of current "
                           "user: (error: 0): Success",
+    "git-dubious-ownership": "fatal: detected dubious ownership in repository at "
+                             "'/srv/mirrors/tensorflow.git'",
     "git-ref-not-found": "fatal: Remote branch v9.9.9 not found in upstream origin",
     "configure-bad-answer": "configure.UserInputError: Invalid TF_NEED_CUDA setting was "
                             "provided 5 times in a row.",

@@ -11,7 +11,7 @@ import pytest
 
 from tfwizard.cli import ExitStatus, capture
 from tfwizard.core.preflight import endpoint, preflight, reachable
-from tfwizard.core.recipe import load_recipe
+from tfwizard.core.recipe import Recipe, load_recipe
 
 ROOT = Path(__file__).resolve().parents[2]
 LAPTOP = load_recipe(ROOT / "recipes" / "tf218-cuda-laptop.toml")
@@ -131,3 +131,17 @@ def test_check_preflight_passes_with_a_listening_proxy(tmp_path):
     finally:
         stop.set()
         srv.close()
+
+
+def test_a_git_mirror_owned_by_another_uid_is_a_warning(tmp_path):
+    """git >= 2.39.4 refuses a repository another user owns ("dubious ownership")."""
+    mirror = tmp_path / "tensorflow.git"
+    mirror.mkdir()
+    recipe = Recipe().with_changes({"tensorflow.git_url": f"file://{mirror}"})
+    owner = mirror.stat().st_uid
+    found = {f.code: f for f in preflight(recipe, {}, uid=owner + 1)}
+    assert found["GIT_MIRROR_OWNER"].severity == "warning"
+    assert f"uid {owner}" in found["GIT_MIRROR_OWNER"].message
+    assert "GIT_MIRROR_OWNER" not in {f.code for f in preflight(recipe, {}, uid=owner)}
+    checkout = recipe.with_changes({"tensorflow.source_dir": str(tmp_path)})
+    assert "GIT_MIRROR_OWNER" not in {f.code for f in preflight(checkout, {}, uid=owner + 1)}

@@ -56,10 +56,10 @@ def gw(tmp_path_factory):
         yield ns
 
 
-def _build(gw, tmp_path: Path, name: str, ref: str = ""):
+def _build(gw, tmp_path: Path, name: str, ref: str = "", mirror: Path | None = None):
     recipe = world.fixture_recipe(tmp_path / f"{name}.toml", workspace=None,
                                   prefix=gw.prefix, name=f"git-{name}",
-                                  git_url=f"file://{gw.mirror}", ref=ref)
+                                  git_url=f"file://{mirror or gw.mirror}", ref=ref)
     plan = make_plan(load_recipe(recipe), recipe_dir=tmp_path)
     runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=gw.base / "data",
                          client=gw.client)
@@ -96,3 +96,26 @@ def test_a_ref_the_mirror_lacks_fails_in_the_fetch_step_with_its_diagnosis(gw, t
     assert "Remote branch v9.9.9 not found in upstream origin" in log
     assert "git-ref-not-found" in result.findings
     assert "step fetch" in log and "step configure" not in log  # it stopped at the fetch
+
+
+def test_a_mirror_another_user_owns_is_warned_then_diagnosed(gw, tmp_path):
+    """git refuses a repository another uid owns; preflight says so before the build, and
+    the real failure is diagnosed from the log."""
+    import os
+
+    from tfwizard.core.preflight import preflight
+
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give the mirror to another uid (CI runs as root)")
+    theirs = tmp_path / "theirs.git"
+    shutil.copytree(gw.mirror, theirs)
+    for path in [theirs, *theirs.rglob("*")]:
+        os.lchown(path, 4321, 4321)
+    recipe = world.fixture_recipe(tmp_path / "pre.toml", workspace=None, prefix=gw.prefix,
+                                  git_url=f"file://{theirs}")
+    warned = {f.code for f in preflight(load_recipe(recipe), {})}
+    assert "GIT_MIRROR_OWNER" in warned
+    result, log, _plan = _build(gw, tmp_path, "theirs", mirror=theirs)
+    assert result.status == "failed"
+    assert "detected dubious ownership" in log
+    assert "git-dubious-ownership" in result.findings

@@ -78,9 +78,13 @@ def reachable(url: str, *, timeout_s: float = CONNECT_TIMEOUT_S,
 
 def preflight(recipe: Recipe, env: Mapping[str, str] | None = None, *,
               recipe_dir: Path | None = None, timeout_s: float = CONNECT_TIMEOUT_S,
-              connect: Connect = _tcp) -> list[Finding]:
-    """Findings about proxies, remote services and host paths, errors first."""
+              connect: Connect = _tcp, uid: int | None = None) -> list[Finding]:
+    """Findings about proxies, remote services and host paths, errors first.
+
+    `uid`: the user the build containers run as (default: this process's)."""
     env = os.environ if env is None else env
+    if uid is None and hasattr(os, "getuid"):
+        uid = os.getuid()
     out: list[Finding] = []
     net, remote = recipe.network, recipe.remote
     for key in ("http_proxy", "https_proxy"):
@@ -136,5 +140,16 @@ def preflight(recipe: Recipe, env: Mapping[str, str] | None = None, *,
             out.append(Finding("PATH_MISSING", "error",
                                _("{key}: {path} does not exist on this machine.").format(
                                    key=key, path=path), ("docker-api",), key))
+        elif key == "tensorflow.git_url" and uid is not None:
+            owner = path.stat().st_uid
+            if owner != uid:
+                out.append(Finding(
+                    "GIT_MIRROR_OWNER", "warning",
+                    _("tensorflow.git_url: the mirror {path} belongs to uid {owner} and the "
+                      "build runs as uid {uid}; git since 2.39.4 refuses to read a repository "
+                      "another user owns (\"detected dubious ownership\"), so the fetch step "
+                      "would fail. Serve the mirror over http(s) or git://, or build as its "
+                      "owner.").format(path=path, owner=owner, uid=uid),
+                    ("git-docs",), key))
     order = {"error": 0, "warning": 1, "info": 2}
     return sorted(out, key=lambda f: order[f.severity])
