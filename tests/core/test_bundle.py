@@ -8,6 +8,7 @@ secrets planted where a careless record could hold them: the recipe, the log, th
 from __future__ import annotations
 
 import json
+import re
 import tarfile
 import zipfile
 from pathlib import Path
@@ -230,3 +231,15 @@ def test_cli_bundle_latest_and_by_id(tmp_path):
     assert info["bundle"] == str(tmp_path / "x.zip") and "README.txt" in info["files"]
     assert zipfile.is_zipfile(tmp_path / "x.zip")
     assert PROXY_PASSWORD.encode() not in (tmp_path / "x.zip").read_bytes()
+
+
+def test_a_bundle_made_in_chinese_carries_an_english_diagnosis_too(tmp_path, zh_cn_lang):
+    """The user reads Chinese; whoever answers the bug report may not."""
+    record = write_record(tmp_path)
+    files = read_bundle(make_bundle(record, tmp_path / "b.tar.gz",
+                                    host=HostProfile.load(HOST), env=ENV).path)
+    chinese, english = files["diagnosis.txt"], files["diagnosis.en.txt"]
+    assert "compile-error: " in chinese and "原因" in chinese
+    assert "compile-error: A C++ file failed to compile" in english
+    assert "  cause: " in english and not re.search(r"[\u4e00-\u9fff]", english)
+    assert "  diagnosis.en.txt " in files["README.txt"]

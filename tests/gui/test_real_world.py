@@ -267,7 +267,8 @@ def test_in_chinese_a_failed_fixture_build_gives_a_bundle(qtbot, make_window, do
         qtbot.waitUntil(lambda: page.bundle.saved is not None, timeout=60_000)
         assert "已保存" in page.bundle.status.text() or str(out) in page.bundle.status.text()
         files = read_bundle(out)
-        assert "compile-error" in files["diagnosis.txt"]
+        assert "compile-error" in files["diagnosis.txt"] and "原因" in files["diagnosis.txt"]
+        assert "compile-error: A C++ file failed to compile" in files["diagnosis.en.txt"]
         assert "matmul_op.cc" in files["log-tail.txt"]
         assert json.loads(files["host.json"])["os"]["system"] == "linux"
         # and nothing on the page is left in English prose (Bazel's own text aside)

@@ -24,14 +24,14 @@ import time
 import zipfile
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
 from .events import TFWIZARD
 from .host import HostProfile
-from .i18n import _
+from .i18n import DEFAULT, N_, _, language, translate
 from .record import BuildRecord, data_dir, is_build_id, list_records, untag
 from .secrets import env_reference, redact
 
@@ -286,6 +286,8 @@ def bundle_contents(record_dir: Path, *, host: HostProfile | None = None,
         diagnoses = diagnose_file(record.log_path, exit_code=exit_code)
         files["diagnosis.json"] = _json_text([d.to_dict() for d in diagnoses], extra)
         files["diagnosis.txt"] = redact(_diagnosis_text(diagnoses), extra)
+        if language() != DEFAULT:  # a copy the people behind a bug tracker can read
+            files["diagnosis.en.txt"] = redact(_diagnosis_text(diagnoses, english=True), extra)
     else:
         notes.append(_("log.txt: the record has no log, so no log tail, failed actions or "
                        "diagnosis."))
@@ -316,20 +318,31 @@ def bundle_contents(record_dir: Path, *, host: HostProfile | None = None,
     return files
 
 
-def _diagnosis_text(diagnoses: list[Any]) -> str:
+def _diagnosis_text(diagnoses: list[Any], *, english: bool = False) -> str:
+    """The diagnoses as text, in the current language or (english=True) in English."""
+    def say(text: str) -> str:
+        return translate(text, DEFAULT if english else None)
+
+    if english:  # the catalogue's own words instead of the translated ones
+        from .diagnose import load_failures
+
+        signatures = {s.id: s for s in load_failures()}
+        diagnoses = [replace(d, title=signatures[d.id].title, cause=signatures[d.id].cause,
+                             next_step=signatures[d.id].next_step)
+                     if d.id in signatures else d for d in diagnoses]
     if not diagnoses:
-        return _("No known failure signature found in the log.") + "\n"
+        return say(N_("No known failure signature found in the log.")) + "\n"
     out = []
     for d in diagnoses:
         out.append(f"{d.id}: {d.title}")
         if d.lines:
-            out.append("  " + _("log lines: {lines}").format(
+            out.append("  " + say(N_("log lines: {lines}")).format(
                 lines=", ".join(map(str, d.lines[:10]))))
         out.extend(f"  > {t[:200]}" for t in d.excerpt)
-        out.append("  " + _("cause: {cause}").format(cause=d.cause))
-        out.append("  " + _("next:  {step}").format(step=d.next_step))
+        out.append("  " + say(N_("cause: {cause}")).format(cause=d.cause))
+        out.append("  " + say(N_("next:  {step}")).format(step=d.next_step))
         if d.recipe_fix:
-            out.append("  " + _("recipe fix: {changes}").format(
+            out.append("  " + say(N_("recipe fix: {changes}")).format(
                 changes=", ".join(f"{k} = {json.dumps(v)}" for k, v in d.recipe_fix.items())))
     return "\n".join(out) + "\n"
 
@@ -349,6 +362,7 @@ def _descriptions() -> dict[str, str]:
                                 "action's output (compiler errors) that follows it"),
         "diagnosis.txt": _("known failure signatures found in the whole log, with cause and "
                            "next step"),
+        "diagnosis.en.txt": _("the same diagnosis in English, for readers of a bug report"),
         "diagnosis.json": _("the same diagnosis as JSON (`tfwizard diagnose --json`)"),
         "install.json": _("the install report (`tfwizard install`)"),
         "verify.json": _("the verify report (`tfwizard verify`): TF build info, devices, ops"),
