@@ -250,14 +250,19 @@ def _open_from_the_menu(command: str, env: dict[str, str], base: Path) -> None:
     assert "Traceback" not in err, err
 
 
-@pytest.mark.slow
-def test_pipx_install_from_the_source_tree(pipx, tmp_path):
+def _pipx_install_and_check(pipx: Path, tmp_path: Path, source: Path, figure: str) -> None:
+    """`pipx install SOURCE` into folders under tmp_path (timed), then the checks."""
     env = _pipx_env(tmp_path)
     started = time.monotonic()
-    _run([str(pipx), "install", "--pip-args=--disable-pip-version-check", str(ROOT)],
+    _run([str(pipx), "install", "--pip-args=--disable-pip-version-check", str(source)],
          env=env, cwd=tmp_path)
-    _report("pipx_install_source_s", round(time.monotonic() - started, 1))
+    _report(figure, round(time.monotonic() - started, 1))
     _check_pipx_install(tmp_path, env)
+
+
+@pytest.mark.slow
+def test_pipx_install_from_the_source_tree(pipx, tmp_path):
+    _pipx_install_and_check(pipx, tmp_path, ROOT, "pipx_install_source_s")
 
 
 @pytest.mark.slow
@@ -267,12 +272,7 @@ def test_pipx_install_from_a_built_wheel(pipx, tmp_path):
           "-w", str(dist), str(ROOT)], cwd=tmp_path)
     (wheel,) = dist.glob("tfwizard-*.whl")
     _report("wheel_bytes", wheel.stat().st_size)
-    env = _pipx_env(tmp_path)
-    started = time.monotonic()
-    _run([str(pipx), "install", "--pip-args=--disable-pip-version-check", str(wheel)],
-         env=env, cwd=tmp_path)
-    _report("pipx_install_wheel_s", round(time.monotonic() - started, 1))
-    _check_pipx_install(tmp_path, env)
+    _pipx_install_and_check(pipx, tmp_path, wheel, "pipx_install_wheel_s")
 
 
 # -- PyInstaller -------------------------------------------------------------------------------

@@ -52,17 +52,14 @@ class Environment:
         print(text, file=self.stderr)
 
 
-class _HelpFormatter(argparse.HelpFormatter):
-    """argparse's formatter with its own words ("usage: ") in the current language."""
-
-    def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
-        super().add_usage(usage, actions, groups, _("usage: ") if prefix is None else prefix)
-
 
 #: argparse's own texts a user can see (its gettext msgids), translated through our
 #: catalog while main() runs; the rest of its texts are programming errors
 ARGPARSE_TEXTS = (
     N_("usage: "),
+    N_("positional arguments"),
+    N_("options"),
+    N_("show this help message and exit"),
     N_("argument %(argument_name)s: %(message)s"),
     N_("can't open '%(filename)s': %(error)s"),
     N_("unrecognized arguments: %s"),
@@ -105,19 +102,9 @@ def _argparse_in_our_language() -> Iterator[None]:
 class _Parser(argparse.ArgumentParser):
     """argparse that raises instead of exiting, so main() returns an ExitStatus.
 
-    Its own texts (section titles, -h's help, error messages) are translated like ours.
+    Its own texts (section titles, -h's help, "usage:", error messages) are translated
+    like ours when it is made and used inside `_argparse_in_our_language()`.
     """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", _HelpFormatter)
-        add_help = kwargs.pop("add_help", True)
-        kwargs["add_help"] = False
-        super().__init__(*args, **kwargs)
-        self._positionals.title = _("positional arguments")
-        self._optionals.title = _("options")
-        if add_help:
-            self.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS,
-                              help=_("show this help message and exit"))
 
     def error(self, message: str) -> Any:
         # main() prefixes "tfwizard: "; the subcommand's prog names where the problem is
@@ -277,20 +264,19 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> E
 def _main(argv: Sequence[str] | None, env: Environment) -> ExitStatus:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
-    parser = build_parser()
     try:
         stdout, stderr = sys.stdout, sys.stderr
         sys.stdout, sys.stderr = env.stdout, env.stderr  # argparse prints help/version here
         try:
             with _argparse_in_our_language():
+                parser = build_parser()
                 args = parser.parse_args(argv)
+                handler: Handler | None = getattr(args, "handler", None)
+                if handler is None:
+                    getattr(args, "subparser", parser).print_help(env.stdout)
+                    return ExitStatus.USAGE
         finally:
             sys.stdout, sys.stderr = stdout, stderr
-        handler: Handler | None = getattr(args, "handler", None)
-        if handler is None:
-            target = getattr(args, "subparser", parser)
-            target.print_help(env.stdout)
-            return ExitStatus.USAGE
         return handler(args, env)
     except _ParserExit as exc:
         return ExitStatus(exc.status) if exc.status in (0, 2) else ExitStatus.USAGE

@@ -25,6 +25,7 @@ from tests.core.test_bundle import HOST as BUNDLE_HOST
 from tests.core.test_bundle import write_record
 from tests.core.test_install import make_wheel
 from tests.i18n_scan import strip_marked, unmarked
+from tfwizard.cli_build import _progress_text as progress_text  # the CLI's line
 from tfwizard.core import dockerutil, i18n
 from tfwizard.core.bundle import find_record, make_bundle, read_bundle
 from tfwizard.core.desktop import desktop_entry, quote_exec_arg, uninstall_desktop_entry
@@ -54,7 +55,7 @@ from tfwizard.core.plan import (
     resolve_secrets,
 )
 from tfwizard.core.preflight import preflight
-from tfwizard.core.progress import ProgressParser, eta_text, progress_text
+from tfwizard.core.progress import ProgressParser, eta_text
 from tfwizard.core.recipe import load_recipe
 from tfwizard.core.runner import BuildRunner, build_status_line
 

@@ -7,7 +7,6 @@ early (busybox for the plumbing, cancel at the first action line).
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import os
@@ -23,6 +22,7 @@ from types import SimpleNamespace
 import pytest
 
 from tests import world
+from tests.docker import kit
 from tfwizard.cli import ExitStatus, capture
 from tfwizard.core.diagnose import diagnose_file
 from tfwizard.core.plan import LABEL, OUTPUT_USER_ROOT, Step, make_plan
@@ -59,23 +59,6 @@ def tw(tmp_path_factory):
     ns.client.close()
 
 
-def _run(runner: BuildRunner, on_event=None) -> list:
-    async def main():
-        events = []
-        async for event in runner.events():
-            events.append(event)
-            if on_event is not None:
-                on_event(runner, event)
-        return events
-
-    return asyncio.run(main())
-
-
-def _leftovers(client, build_id: str) -> list:
-    flt = {"label": f"{LABEL}.build={build_id}"}
-    return client.containers.list(all=True, filters=flt) + client.volumes.list(filters=flt)
-
-
 def test_events_stream_from_a_container_with_channels_and_a_wheel(tw, tmp_path):
     """Plumbing on busybox: stdout/stderr separated, partial and \\r lines, record, wheel."""
     plan = make_plan(load_recipe(tw.recipe), recipe_dir=tw.base)
@@ -85,7 +68,7 @@ def test_events_stream_from_a_container_with_channels_and_a_wheel(tw, tmp_path):
         plan, image=world.BUSYBOX, wheel_dir=f"{OUTPUT_USER_ROOT}/w",
         steps=[Step("build", "analyse", ("sh", "-c", script), workdir="/")])
     runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=tmp_path, client=tw.client)
-    events = _run(runner)
+    events = kit.run(runner)
     result = events[-1].result
     assert result.status == "succeeded", result.message
     assert Path(result.wheel).read_text() == "wheel\n"
@@ -97,14 +80,14 @@ def test_events_stream_from_a_container_with_channels_and_a_wheel(tw, tmp_path):
     record = runner.record.path
     assert json.loads((record / "plan.json").read_text())["image"] == world.BUSYBOX
     assert json.loads((record / "result.json").read_text())["status"] == "succeeded"
-    assert _leftovers(tw.client, runner.build_id) == []
+    assert kit.leftovers(tw.client, runner.build_id) == []
 
 
 def test_a_missing_image_is_a_clear_error(tw, tmp_path):
     plan = make_plan(load_recipe(tw.recipe), recipe_dir=tw.base)
     plan = dataclasses.replace(plan, image="tfwizard-test/absent:nothing")
     runner = BuildRunner(plan, data_root=tmp_path, client=tw.client, pull=False)
-    result = _run(runner)[-1].result
+    result = kit.run(runner)[-1].result
     assert result.status == "error"
     assert "tfwizard-test/absent:nothing is not on this machine" in result.message
 
@@ -115,7 +98,7 @@ def cold(tw):
     plan = make_plan(load_recipe(tw.recipe), recipe_dir=tw.base)
     runner = BuildRunner(plan, out_dir=tw.base / "wheels", data_root=tw.data, client=tw.client,
                          recipe_text=tw.recipe.read_text())
-    events = _run(runner)
+    events = kit.run(runner)
     return SimpleNamespace(runner=runner, events=events, result=events[-1].result)
 
 
@@ -141,7 +124,7 @@ def test_fixture_build_produces_a_real_wheel_and_a_full_record(tw, cold):
     log = (record / "log.txt").read_text()
     assert "err | INFO: Build completed successfully, 30 total actions" in log
     assert "out | You have bazel" in log  # configure.py's output, tagged stdout
-    assert _leftovers(tw.client, result.build_id) == []
+    assert kit.leftovers(tw.client, result.build_id) == []
 
 
 def test_second_build_through_the_cli_reuses_the_disk_cache(tw, cold, tmp_path):
@@ -171,7 +154,7 @@ def test_break_variant_fails_and_is_diagnosed_from_the_real_log(tw, tmp_path):
                      bazel_flags=("--copt=-DTFW_FIXTURE_BREAK",))
     plan = make_plan(load_recipe(recipe), recipe_dir=tmp_path, uid=1000, gid=1000)
     runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=tw.data, client=tw.client)
-    events = _run(runner)
+    events = kit.run(runner)
     result = events[-1].result
     assert result.status == "failed" and result.wheel is None
     assert result.bazel_exit == "BUILD_FAILURE" and result.exit_code == 1
@@ -182,7 +165,7 @@ def test_break_variant_fails_and_is_diagnosed_from_the_real_log(tw, tmp_path):
     assert [d.id for d in diagnose_file(runner.record.path)][0] == "compile-error"
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
     assert (runner.record.path / "bep.json").is_file()  # copied back from the volume
-    assert _leftovers(tw.client, result.build_id) == []
+    assert kit.leftovers(tw.client, result.build_id) == []
 
 
 def test_cancel_mid_build_stops_within_10s_and_leaves_nothing(tw, tmp_path):
@@ -198,12 +181,12 @@ def test_cancel_mid_build_stops_within_10s_and_leaves_nothing(tw, tmp_path):
             runner.cancel()
 
     runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=tw.data, client=tw.client)
-    events = _run(runner, on_event)
+    events = kit.run(runner, on_event)
     assert cancelled_at, "the build never reached its first action"
     assert time.monotonic() - cancelled_at[0] < 10
     result = events[-1].result
     assert result.status == "cancelled" and result.wheel is None
-    assert _leftovers(tw.client, runner.build_id) == []
+    assert kit.leftovers(tw.client, runner.build_id) == []
     saved = json.loads((runner.record.path / "result.json").read_text())
     assert saved["status"] == "cancelled"
     log = runner.record.log_path.read_text()
@@ -255,7 +238,7 @@ def test_secrets_reach_the_container_but_never_the_record(tw, tmp_path):
         steps=[Step("build", "analyse", ("sh", "-c", script), workdir="/")])
     runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=tmp_path, client=tw.client,
                          env={**os.environ, "TFW_TEST_PROXY": secret})
-    events = _run(runner)
+    events = kit.run(runner)
     assert events[-1].result.status == "succeeded", events[-1].result.message
     lines = [line for e in events if e.type == "log" for line in e.lines]
     assert f"len={len(secret)}" in lines  # the container saw the resolved value

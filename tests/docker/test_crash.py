@@ -89,6 +89,18 @@ def _read_until(proc, stdout_lines: int) -> tuple[str, Path, list[str]]:
     return record.name, record, got
 
 
+def _killed_after(proc, stdout_lines: int) -> tuple[str, Path, list[str]]:
+    """_read_until, then SIGKILL the front end (never leaving it running)."""
+    try:
+        found = _read_until(proc, stdout_lines)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return found
+
+
 def _step_lines(record: Path, step: str = "build") -> dict[str, list[str]]:
     """The record's stdout/stderr lines of the last run of `step`."""
     out: dict[str, list[str]] = {"stdout": [], "stderr": []}
@@ -119,13 +131,7 @@ def _lost(record_lines: dict[str, list[str]], truth: dict[str, list[str]]) -> in
 
 def test_sigkill_of_the_front_end_loses_no_line_and_attach_follows_to_the_wheel(cw, tmp_path):
     proc = _start_front_end(cw, tmp_path, counted(50))
-    try:
-        build_id, record, got = _read_until(proc, 10)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    build_id, record, got = _killed_after(proc, 10)
     cw.builds.append(build_id)
     containers = cw.client.containers.list(filters={"label": f"{LABEL}.build={build_id}"})
     assert [c.labels[f"{LABEL}.step"] for c in containers] == ["build"]  # still running
@@ -159,13 +165,7 @@ def test_sigkill_of_the_front_end_loses_no_line_and_attach_follows_to_the_wheel(
 
 def test_attach_to_a_build_that_ended_meanwhile_reports_it_and_copies_the_wheel(cw, tmp_path):
     proc = _start_front_end(cw, tmp_path, counted(15))
-    try:
-        build_id, record, _got = _read_until(proc, 3)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    build_id, record, _got = _killed_after(proc, 3)
     cw.builds.append(build_id)
     container = cw.client.containers.list(all=True,
                                           filters={"label": f"{LABEL}.build={build_id}"})[0]

@@ -9,7 +9,6 @@ step with the diagnosis that says so.
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 import subprocess
 from pathlib import Path
@@ -64,10 +63,7 @@ def _build(gw, tmp_path: Path, name: str, ref: str = "", mirror: Path | None = N
     runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=gw.base / "data",
                          client=gw.client)
 
-    async def main():
-        return [event async for event in runner.events()]
-
-    events = asyncio.run(main())
+    events = kit.run(runner)
     result = events[-1].result
     gw.builds.append(result.build_id)
     log = runner.record.log_path.read_text()

@@ -20,6 +20,7 @@ from types import SimpleNamespace
 import pytest
 
 from tests import world
+from tests.docker import kit
 from tests.net.servers import NginxServer, TinyProxy
 from tfwizard.cli import ExitStatus, capture
 from tfwizard.core.plan import LABEL, Step, make_plan
@@ -76,9 +77,7 @@ def test_container_traffic_goes_through_the_recipes_proxy(net, tmp_path):
                     workdir="/")])
     before = len(net.proxy.requests())
     runner = BuildRunner(plan, data_root=tmp_path, client=net.client)
-    from tests.docker.test_build import _run
-
-    result = _run(runner)[-1].result
+    result = kit.run(runner)[-1].result
     assert result.status == "succeeded", result.message
     requests = net.proxy.requests()[before:]
     assert f"GET {url} HTTP/1.1" in requests, requests

@@ -20,8 +20,7 @@ from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
-from .errors import KnowledgeError
-from .resources import resource_path
+from .resources import find_resources_dir
 
 #: the languages with a catalog, and how each calls itself (for a language menu)
 LANGUAGES = {"en": "English", "zh_CN": "简体中文"}
@@ -53,10 +52,10 @@ def language_from_env(env: Mapping[str, str] | None = None) -> str:
 
 def catalog_files(lang: str) -> list[Path]:
     """`<lang>.json` and its area files `<lang>-*.json`, in a fixed order."""
-    try:
-        folder = resource_path("i18n")
-    except KnowledgeError:
+    data = find_resources_dir()  # never raises: its error message is translated itself
+    if data is None:
         return []
+    folder = data / "i18n"
     main = folder / f"{lang}.json"
     return ([main] if main.is_file() else []) + sorted(folder.glob(f"{lang}-*.json"))
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .events import PHASES, Progress, phase_name
+from .events import PHASES, Progress
 from .i18n import _
 
 _N = r"(\d[\d,]*)"  # Bazel prints 12,345 in big builds
@@ -216,19 +216,6 @@ def eta_text(seconds: float | None) -> str:
     if minutes:
         return _("ETA: {minutes} min {seconds} s").format(minutes=minutes, seconds=f"{secs:02d}")
     return _("ETA: {seconds} s").format(seconds=secs)
-
-
-def progress_text(progress: Progress) -> str:
-    """One line for a Progress event: phase, actions, time left, what Bazel is doing."""
-    phase = phase_name(progress.phase)
-    if progress.total:
-        text = _("{phase}: {done}/{total} actions").format(phase=phase, done=progress.done or 0,
-                                                           total=progress.total)
-    else:
-        text = phase
-    if progress.eta_s is not None:
-        text += ", " + eta_text(progress.eta_s)
-    return text + (f" - {progress.message}" if progress.message else "")
 
 
 def _phase_of(message: str) -> str | None:

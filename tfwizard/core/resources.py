@@ -9,8 +9,8 @@ from .errors import KnowledgeError
 
 
 @cache
-def resources_dir() -> Path:
-    """Return the folder holding tfwizard's data files."""
+def find_resources_dir() -> Path | None:
+    """The folder holding tfwizard's data files, or None when it is missing."""
     here = Path(__file__).resolve().parent.parent  # .../tfwizard
     candidates = [
         here / "resources",  # installed wheel: tfwizard/resources
@@ -19,30 +19,26 @@ def resources_dir() -> Path:
     for candidate in candidates:
         if (candidate / "knowledge").is_dir():
             return candidate
-    raise _not_found()
+    return None
 
 
-_reporting = False
+def resources_dir() -> Path:
+    """Return the folder holding tfwizard's data files."""
+    found = find_resources_dir()
+    if found is None:
+        raise _not_found()
+    return found
 
 
 def _not_found() -> KnowledgeError:
-    """The error for a missing data folder, in the current language where that can be had.
+    """The error for a missing data folder, in the current language (without the folder
+    the catalog is empty, so that is English; i18n never comes back here)."""
+    from .i18n import _  # here: i18n imports this module
 
-    Translating looks for the catalog in the very folder that is missing, which comes back
-    here: that inner call gets a bare error (the catalog stays empty, the text English)."""
-    global _reporting
-    if _reporting:
-        return KnowledgeError("")
-    _reporting = True
-    try:
-        from .i18n import _
-
-        return KnowledgeError(
-            _("tfwizard's data folder (resources/) was not found next to the package."),
-            _("Reinstall tfwizard (pip install --force-reinstall tfwizard)."),
-        )
-    finally:
-        _reporting = False
+    return KnowledgeError(
+        _("tfwizard's data folder (resources/) was not found next to the package."),
+        _("Reinstall tfwizard (pip install --force-reinstall tfwizard)."),
+    )
 
 
 def resource_path(*parts: str) -> Path:

@@ -586,28 +586,14 @@ class BuildRunner:
         try:
             feed: ThreadFeed[list[tuple[int, bytes]]] = ThreadFeed(follower.frames,
                                                                    stop=follower.close)
-            async for batch in feed:
-                for event in self._lines(batch, splitters, False):
-                    yield event
-            for n, splitter in splitters.items():
-                lines = splitter.flush()
-                if lines:
-                    for event in self._emit(n, lines, False):
-                        yield event
-            status = await self._call(_("waiting for the {step} container").format(
-                step=step.name), container.wait)
-            code = status.get("StatusCode")
-            started = await self._call(_("inspecting the container"), self._started_at,
-                                       container)
+            async for event in self._drain(feed, splitters, step, container, quiet=False):
+                yield event
         finally:
             watcher.cancel()
             follower.close()
             self._running = None
-        if step.name == "build":
-            self._build_started_at = started
-        self._last = _StepOutcome(code, container, started)
-        self._oom = dockerutil.oom_killed(container)
-        yield self._say(_("step {step} exited with {code}").format(step=step.name, code=code))
+        for event in self._exited(step, quiet=False):
+            yield event
 
     # -- volumes -----------------------------------------------------------------------------
     def _mounts(self) -> list[Any]:
@@ -758,31 +744,45 @@ class BuildRunner:
                              container.start)
             feed: ThreadFeed[list[tuple[int, bytes]]] = ThreadFeed(
                 lambda: dockerutil.read_frames(raw), stop=lambda: dockerutil.close_quietly(raw))
-            async for batch in feed:
-                for event in self._lines(batch, splitters, quiet):
-                    yield event
-            tail = [(n, s.flush()) for n, s in splitters.items()]
-            for n, lines in tail:
-                if lines:
-                    for event in self._emit(n, lines, quiet):
-                        yield event
-            status = await self._call(_("waiting for the {step} container").format(
-                step=step.name), container.wait)
-            code = status.get("StatusCode")
-            started = await self._call(_("inspecting the container"), self._started_at,
-                                       container)
+            async for event in self._drain(feed, splitters, step, container, quiet=quiet):
+                yield event
         finally:
             watcher.cancel()
             dockerutil.close_quietly(raw)
             dockerutil.close_quietly(sock)
             self._running = None
+        for event in self._exited(step, quiet=quiet):
+            yield event
+
+    async def _drain(self, feed: ThreadFeed[list[tuple[int, bytes]]],
+                     splitters: dict[int, LineSplitter], step: Step, container: Any, *,
+                     quiet: bool) -> AsyncIterator[BuildEvent]:
+        """A step container's output as events until it ends; then its exit goes into
+        self._last (and the build's start time and the OOM mark) for the caller."""
+        async for batch in feed:
+            for event in self._lines(batch, splitters, quiet):
+                yield event
+        for n, splitter in splitters.items():
+            lines = splitter.flush()
+            if lines:
+                for event in self._emit(n, lines, quiet):
+                    yield event
+        status = await self._call(_("waiting for the {step} container").format(
+            step=step.name), container.wait)
+        code = status.get("StatusCode")
+        started = await self._call(_("inspecting the container"), self._started_at, container)
         if step.name == "build":
             self._build_started_at = started
         self._last = _StepOutcome(code, container, started)
         self._oom = dockerutil.oom_killed(container)  # attrs fresh from _started_at's reload
-        if not quiet or code != 0:
-            yield self._say(_("step {step} exited with {code}").format(step=step.name,
-                                                                       code=code))
+
+    def _exited(self, step: Step, *, quiet: bool) -> list[BuildEvent]:
+        """The "step ... exited" line for the step _drain() just finished."""
+        code = self._last.exit_code if self._last is not None else None
+        if quiet and code == 0:
+            return []
+        return [self._say(_("step {step} exited with {code}").format(step=step.name,
+                                                                     code=code))]
 
     def _secret(self, text: str) -> str:
         """${ENV_VAR} references resolved for the container only (never logged/recorded)."""
