@@ -13,6 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from packaging.requirements import Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
@@ -275,6 +276,18 @@ class KnowledgeBase:
                 return r
         return None
 
+    # -- official wheels (wheels.toml) ---------------------------------------------------
+    def official_wheels(self, release: str, arch: str) -> tuple[OfficialWheel, ...]:
+        """The official Linux wheels of a release ("2.18.0", or "2.18.1" by its series)
+        for "x86_64" or "aarch64", one per package name; () when none are known."""
+        return _official_wheels(self, release, arch)
+
+    def official_wheel(self, release: str, arch: str,
+                       package: str = "tensorflow") -> OfficialWheel | None:
+        """What `pip install <package>==<release>` installs on Linux/arch (a shim followed
+        to the wheel it pulls), or None."""
+        return _official_wheel(self, release, arch, package)
+
 
 def _tuple(value: Any) -> tuple:
     return tuple(value) if isinstance(value, list) else ()
@@ -491,3 +504,110 @@ def display_texts(kb: KnowledgeBase | None = None) -> set[str]:
 def load_knowledge() -> KnowledgeBase:
     """The shipped knowledge base (loaded once per process)."""
     return load_knowledge_from(resource_path("knowledge"))
+
+
+# -- official wheels: what each PyPI wheel needs (wheels.toml, tests/tools/official_wheels.py)
+@dataclass(frozen=True)
+class OfficialWheel:
+    """One official TensorFlow Linux wheel as published on PyPI, read from its files."""
+
+    release: str
+    arch: str  # x86_64 | aarch64
+    package: str  # tensorflow | tensorflow-cpu | tensorflow-cpu-aws | tensorflow-aarch64
+    kind: str  # gpu | cpu | shim
+    installs: str | None  # a shim's requirement, e.g. "tensorflow-cpu-aws==2.15.0"
+    installed_by: str | None  # the shim package that installs this wheel
+    pythons: tuple[str, ...]
+    requires_python: SpecifierSet
+    platform_tags: tuple[str, ...]
+    manylinux: str
+    glibc_floor: str
+    cpu_baseline: str | None  # avx | armv8-a (None for a shim)
+    sass: tuple[str, ...]  # sm_XX: cubins
+    ptx: tuple[str, ...]  # compute_XX: PTX
+    build_cuda: str | None
+    build_cudnn: str | None
+    and_cuda: tuple[str, ...]  # requirements of the [and-cuda] extra
+    and_cuda_cuda: str | None
+    and_cuda_cudnn: str | None
+    and_cuda_nccl: str | None
+    driver_min: str | None  # minor-version compatibility floor (Linux)
+    driver_full: str | None  # the driver the pulled CUDA minor release shipped with
+    driver_ptx: str | None  # needed to JIT the wheel's PTX
+    files: tuple[tuple[str, str], ...]  # (file name, sha256)
+    read_on: str
+    sources: tuple[str, ...]
+    unverified: tuple[str, ...]
+
+    @property
+    def sass_ccs(self) -> tuple[str, ...]:
+        """The SASS targets as compute capabilities: ("6.0", "8.9", ...)."""
+        return tuple(_cc(t) for t in self.sass)
+
+    @property
+    def ptx_ccs(self) -> tuple[str, ...]:
+        return tuple(_cc(t) for t in self.ptx)
+
+
+def _cc(target: str) -> str:
+    digits = target.split("_", 1)[1].rstrip("af")
+    return f"{digits[:-1]}.{digits[-1]}"
+
+
+def _wheel(w: dict[str, Any]) -> OfficialWheel:
+    where = f"wheels.toml {w['package']} {w['release']} {w['arch']}"
+    return OfficialWheel(
+        release=w["release"],
+        arch=w["arch"],
+        package=w["package"],
+        kind=w["kind"],
+        installs=w.get("installs"),
+        installed_by=w.get("installed_by"),
+        pythons=_tuple(w["pythons"]),
+        requires_python=_spec(w["requires_python"], where),
+        platform_tags=_tuple(w["platform_tags"]),
+        manylinux=w["manylinux"],
+        glibc_floor=w["glibc_floor"],
+        cpu_baseline=w.get("cpu_baseline"),
+        sass=_tuple(w.get("sass", [])),
+        ptx=_tuple(w.get("ptx", [])),
+        build_cuda=w.get("build_cuda"),
+        build_cudnn=w.get("build_cudnn"),
+        and_cuda=_tuple(w.get("and_cuda", [])),
+        and_cuda_cuda=w.get("and_cuda_cuda"),
+        and_cuda_cudnn=w.get("and_cuda_cudnn"),
+        and_cuda_nccl=w.get("and_cuda_nccl"),
+        driver_min=w.get("driver_min"),
+        driver_full=w.get("driver_full"),
+        driver_ptx=w.get("driver_ptx"),
+        files=tuple((f["name"], f["sha256"]) for f in w["files"]),
+        read_on=w["read_on"],
+        sources=_tuple(w["sources"]),
+        unverified=_tuple(w.get("unverified", [])),
+    )
+
+
+def all_official_wheels(kb: KnowledgeBase) -> tuple[OfficialWheel, ...]:
+    """Every entry of wheels.toml (empty when the file is absent)."""
+    try:
+        return tuple(_wheel(w) for w in kb.raw.get("wheels", {}).get("wheel", []))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise KnowledgeError(_("knowledge base is malformed: {error}").format(
+            error=repr(exc))) from None
+
+
+def _official_wheels(kb: KnowledgeBase, release: str, arch: str) -> tuple[OfficialWheel, ...]:
+    rel = kb.release(release)
+    if rel is None or rel.is_master:
+        return ()
+    return tuple(w for w in all_official_wheels(kb)
+                 if w.release == rel.version and w.arch == arch)
+
+
+def _official_wheel(kb: KnowledgeBase, release: str, arch: str,
+                    package: str) -> OfficialWheel | None:
+    wheels = {w.package: w for w in _official_wheels(kb, release, arch)}
+    wheel = wheels.get(package)
+    if wheel is not None and wheel.installs:
+        wheel = wheels.get(Requirement(wheel.installs).name)
+    return wheel
