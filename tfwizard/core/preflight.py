@@ -359,10 +359,16 @@ def check_image(plan: BuildPlan, *, client: Any = None, env: Mapping[str, str] |
     import docker.errors
 
     env = os.environ if env is None else env
-    try:
-        client = client if client is not None else dockerutil.connect(env, timeout=30)
-    except TfWizardError as exc:
-        return [_not_checked(plan, exc)]
+    if client is None:
+        try:
+            own = dockerutil.connect(env, timeout=30)
+        except TfWizardError as exc:
+            return [_not_checked(plan, exc)]
+        try:
+            return check_image(plan, client=own, env=env, data_root=data_root,
+                               timeout_s=timeout_s)
+        finally:
+            own.close()
     try:
         with dockerutil.docker_errors(_("looking up image {image}").format(image=plan.image)):
             try:
