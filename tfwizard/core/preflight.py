@@ -212,8 +212,10 @@ def image_needs(plan: BuildPlan) -> list[ImageNeed]:
         if step.name == "package" or not step.argv:
             continue  # build_pip_package is made by the build step
         program = step.argv[0]
-        needs.append(ImageNeed(_("the {step} step's program").format(step=step.name),
-                               (program,), image_hint, command=not program.startswith("/")))
+        what = _("Python (PYTHON_BIN_PATH)") if step.name == "configure" else \
+            _("the {step} step's program").format(step=step.name)
+        needs.append(ImageNeed(what, (program,), image_hint,
+                               command=not program.startswith("/")))
     configure = next((s for s in plan.steps if s.name == "configure"), None)
     env = configure.env if configure is not None else {}
     clang_hint = _("Set toolchain.clang to the clang the image has (its /usr/lib/llvm-N), or "
@@ -255,6 +257,8 @@ def probe_image(client: Any, image: str, needs: list[ImageNeed], *, user: str | 
     argv only, no network, no capabilities, no privileges; the container is removed.
     Raises TfWizardError when the look inside could not be done (no /bin/sh, a timeout).
     """
+    import requests.exceptions
+
     if not needs:
         return []
     args = [("c:" if n.command else "p:") + "|".join(n.candidates) for n in needs]
@@ -268,7 +272,7 @@ def probe_image(client: Any, image: str, needs: list[ImageNeed], *, user: str | 
             container.start()
             try:
                 code = container.wait(timeout=timeout_s).get("StatusCode")
-            except Exception as exc:  # requests' timeout: the container hangs
+            except requests.exceptions.ReadTimeout as exc:  # the container hangs
                 raise TfWizardError(_("looking inside image {image} took more than {timeout:g} "
                                       "s").format(image=image, timeout=timeout_s)) from exc
             out = container.logs(stdout=True, stderr=True).decode("utf-8", "replace")
