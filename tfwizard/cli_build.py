@@ -79,7 +79,9 @@ def prepare(args: argparse.Namespace, env: Environment, planner: Any
     if args.dry_run:
         env.out(plan.to_json() if args.json else render_commands(plan).rstrip("\n"))
         return ExitStatus.OK
-    status = preflight_gate(recipe, args, env)  # proxies answer, paths exist
+    if getattr(args, "out", None):
+        _check_out(_path(env, args.out))  # a usage error comes before looking at the image
+    status = preflight_gate(recipe, args, env, plan)  # proxies, paths, the image
     if status is not None:
         return status
     return recipe_path, recipe, recipe_dir, build_host, plan

@@ -50,7 +50,8 @@ def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
         from .core.preflight import preflight
 
         findings = _sorted(findings + preflight(
-            recipe, env.env, recipe_dir=recipe.path.parent if recipe.path else None))
+            recipe, env.env, recipe_dir=recipe.path.parent if recipe.path else None)
+            + image_findings(recipe, env, build, target))
     errors = [f for f in findings if f.severity == "error"]
     if args.json:
         env.out(json.dumps({"recipe": recipe.name, "errors": len(errors),
@@ -87,14 +88,34 @@ def _sorted(findings: list[Any]) -> list[Any]:
     return sorted(findings, key=lambda f: order[f.severity])
 
 
-def preflight_gate(recipe: Recipe, args: argparse.Namespace, env: Environment) -> ExitStatus | None:
-    """Before starting Docker work (build, fetch): the preflight checks; their errors stop
-    the command unless --force. None: go on."""
+def image_findings(recipe: Recipe, env: Environment, build: HostProfile | None,
+                   target: HostProfile | None, plan: Any = None) -> list[Any]:
+    """The build image's findings (preflight.check_image) for the recipe's plan."""
+    from .core.errors import TfWizardError
+    from .core.plan import make_plan
+    from .core.preflight import check_image
+
+    if plan is None:
+        try:
+            plan = make_plan(recipe, build_host=build, target_host=target,
+                             recipe_dir=recipe.path.parent if recipe.path else None)
+        except TfWizardError:
+            return []  # no plan (unknown release...): the rules already say why
+    return check_image(plan, env=env.env)
+
+
+def preflight_gate(recipe: Recipe, args: argparse.Namespace, env: Environment,
+                   plan: Any = None) -> ExitStatus | None:
+    """Before starting Docker work (build, fetch): the preflight checks, then (when they
+    found no error) the build image of `plan`; errors stop the command unless --force.
+    None: go on."""
     from .cli_build import severity_word
     from .core.preflight import preflight
 
     findings = preflight(recipe, env.env,
                          recipe_dir=recipe.path.parent if recipe.path else None)
+    if plan is not None and not any(f.severity == "error" for f in findings):
+        findings = _sorted(findings + image_findings(recipe, env, None, None, plan))
     for f in findings:
         if getattr(args, "json", False):
             env.out(json.dumps({"type": "check", "severity": f.severity, "code": f.code,
@@ -142,8 +163,10 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help=_("print findings as JSON"))
     p.add_argument("-v", "--verbose", action="store_true", help=_("also show every note"))
     p.add_argument("--preflight", action="store_true",
-                   help=_("also check what needs the network and the file system: proxies and "
-                   "remote services answer (2 s TCP connect each), local paths exist"))
+                   help=_("also check what needs the network, the file system and Docker: "
+                   "proxies and remote services answer (2 s TCP connect each), local paths "
+                   "exist, the build image exists and has the compiler, Python and CUDA "
+                   "paths the plan names (one short container)"))
     p.set_defaults(handler=cmd_check)
 
     p = sub.add_parser("plan", help=_("print what the build will run"))

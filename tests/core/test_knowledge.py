@@ -71,6 +71,12 @@ def test_release_invariants(kb):
             assert r.hermetic_cudnn_default in redist.cudnn
         if r.tested_clang:
             assert kb.clang(r.tested_clang) is not None
+        if r.image_clang:  # the recipes' default compiler: a clang the knowledge base knows
+            assert kb.clang(r.image_clang) is not None
+        if r.hermetic_cuda:
+            redist = kb.redist[r.cuda_list]
+            assert set(redist.cuda_without_nccl) <= set(redist.cuda)
+            assert r.hermetic_cuda_default not in redist.cuda_without_nccl
         # wheel style history: build_pip_package up to 2.16, :wheel from 2.17
         if not r.is_master:
             assert (r.wheel_style == "wheel") == (Version(r.series) >= Version("2.17"))

@@ -127,6 +127,23 @@ def test_fixture_build_produces_a_real_wheel_and_a_full_record(tw, cold):
     assert kit.leftovers(tw.client, result.build_id) == []
 
 
+def test_plan_and_result_carry_the_image_the_build_ran_in(tw, cold):
+    """plan.json and result.json name the image by ID (and repository digest when a registry
+    gave it: the fixture image is imported here, so it has none)."""
+    assert cold.result.status == "succeeded", cold.result.message
+    record = Path(cold.result.record_dir)
+    image = tw.client.images.get(world.IMAGE)
+    plan = json.loads((record / "plan.json").read_text())
+    result = json.loads((record / "result.json").read_text())
+    assert plan["image"] == world.IMAGE
+    assert plan["image_id"] == result["image_id"] == image.id
+    assert plan["image_digest"] == result["image_digest"] == (
+        image.attrs.get("RepoDigests") or [""])[0]
+    log = (record / "log.txt").read_text()
+    assert f"tfw | image {image.id}: what the plan needs is there" in log
+    assert log.index("what the plan needs is there") < log.index("step configure")
+
+
 def test_second_build_through_the_cli_reuses_the_disk_cache(tw, cold, tmp_path):
     assert cold.result.status == "succeeded"
     out = tmp_path / "out"

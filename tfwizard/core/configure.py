@@ -8,6 +8,8 @@ including its quiet fallback to the default compute capabilities on a bad value.
 
 from __future__ import annotations
 
+import fnmatch
+import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -90,13 +92,14 @@ def configure_env(
             env["TF_CUDA_VERSION"] = _major_minor(recipe.cuda.version)
             env["TF_CUDNN_VERSION"] = recipe.cuda.cudnn.split(".")[0] if recipe.cuda.cudnn else ""
             env["TF_CUDA_COMPUTE_CAPABILITIES"] = cc_text
-            env["TF_CUDA_PATHS"] = ",".join(
-                p for p in (recipe.cuda.local_cuda_path, recipe.cuda.local_cudnn_path) if p
-            ) or f"/usr/local/cuda-{_major_minor(recipe.cuda.version)}"
+            paths = legacy_cuda_paths(recipe.cuda.local_cuda_path, recipe.cuda.local_cudnn_path)
+            if paths:  # unset, find_cuda_config.py searches its defaults, /usr among them
+                env["TF_CUDA_PATHS"] = paths
             env["TF_NCCL_VERSION"] = ""
         if recipe.cuda.compiler == "clang":
             env["TF_CUDA_CLANG"] = "1"
-            env["CLANG_CUDA_COMPILER_PATH"] = clang_path(clang or "18")
+            default = release.default_clang if release is not None else None
+            env["CLANG_CUDA_COMPILER_PATH"] = clang_path(clang or default or 18)
         else:
             env["TF_CUDA_CLANG"] = "0"
             gcc = recipe.toolchain.gcc
@@ -122,6 +125,18 @@ def configure_env(
 
 def _major_minor(version: str) -> str:
     return ".".join(version.split(".")[:2])
+
+
+def legacy_cuda_paths(local_cuda: str, local_cudnn: str) -> str:
+    """TF_CUDA_PATHS for a pre-hermetic release (<= 2.17), "" to leave it unset.
+
+    Set, it replaces find_cuda_config.py's whole search list; TF's build images install
+    cuDNN from apt under /usr, so /usr stays on it unless the recipe names cuDNN's place.
+    """
+    paths = [p for p in (local_cuda, local_cudnn) if p]
+    if paths and not local_cudnn:
+        paths.append("/usr")
+    return ",".join(paths)
 
 
 @dataclass
@@ -294,3 +309,87 @@ def parse_env_file(text: str) -> dict[str, str]:
             key, _sep, value = line.partition("=")
             env[key] = value
     return env
+
+
+# -- find_cuda_config.py: where configure looks for a local CUDA (TF <= 2.17) ---------------
+
+#: the search list when TF_CUDA_PATHS is unset, before the folders `ldconfig -p` names;
+#: {version} is TF_CUDA_VERSION ("12.3"; "12.*" for a major alone, "*" when empty)
+CUDA_DEFAULT_BASES = ("/usr/local/cuda-{version}", "/usr/local/cuda", "/usr", "/usr/local/cudnn")
+#: the folders under each base it looks for headers in
+CUDA_HEADER_DIRS = ("", "include", "include/cuda", "include/*-linux-gnu", "extras/CUPTI/include",
+                    "include/cuda/CUPTI", "local/cuda/extras/CUPTI/include")
+CUDA_HEADERS = ("cuda.h",)
+CUDNN_HEADERS = ("cudnn.h", "cudnn_version.h")
+
+
+def cuda_search_bases(env: Mapping[str, str]) -> list[str]:
+    """The base folders find_cuda_config.py searches: TF_CUDA_PATHS replaces the defaults."""
+    if "TF_CUDA_PATHS" in env:
+        return env["TF_CUDA_PATHS"].split(",")
+    version = env.get("TF_CUDA_VERSION", "")
+    version = version if "." in version else (f"{version}.*" if version else "*")
+    return [base.format(version=version) for base in CUDA_DEFAULT_BASES]
+
+
+def _library_bases(env: Mapping[str, str], name: str, bases: list[str]) -> list[str]:
+    """CUDA_TOOLKIT_PATH (cuda) or CUDNN_INSTALL_PATH (cudnn) when set, else `bases`."""
+    if name not in env:
+        return bases
+    legacy = re.match(r"^((?:/[^/ ]*)+)/lib/\w+-linux-gnu/?$", env[name])
+    return [legacy.group(1)] if legacy and name == "CUDNN_INSTALL_PATH" else env[name].split(",")
+
+
+def header_candidates(env: Mapping[str, str], library: str) -> list[str]:
+    """Every place find_cuda_config.py would look for `library`'s ("cuda", "cudnn") header,
+    in its order; glob patterns stay patterns."""
+    cuda = library == "cuda"
+    bases = _library_bases(env, "CUDA_TOOLKIT_PATH" if cuda else "CUDNN_INSTALL_PATH",
+                           cuda_search_bases(env))
+    names: tuple[str, ...] = CUDA_HEADERS if cuda else CUDNN_HEADERS
+    return [posixpath.join(base, sub, name)
+            for base in bases for sub in CUDA_HEADER_DIRS for name in names]
+
+
+def _glob_match(pattern: str, path: str) -> bool:
+    """glob.glob semantics for one path: `*` does not cross a `/`."""
+    parts, names = pattern.split("/"), path.split("/")
+    return len(parts) == len(names) and all(fnmatch.fnmatchcase(n, p)
+                                            for p, n in zip(parts, names, strict=True))
+
+
+@dataclass
+class CudaSearch:
+    """What find_cuda_config.py would find: the header per library, or its error."""
+
+    found: dict[str, str] = field(default_factory=dict)
+    error: str = ""
+
+
+def simulate_find_cuda(env: Mapping[str, str], headers: Mapping[str, str | None]
+                       ) -> CudaSearch:
+    """find_cuda_config.py's header search for CUDA and cuDNN in an image.
+
+    `headers`: the image's header files, path -> the version it defines (CUDA_VERSION as
+    "12.3", CUDNN_MAJOR.MINOR.PATCHLEVEL as "8.9.6"), None when it defines none (cuDNN 8's
+    cudnn.h only includes cudnn_version.h). A header counts when its version starts with
+    TF_CUDA_VERSION / TF_CUDNN_VERSION, as find_cuda_config.py's _matches_version does.
+    """
+    result = CudaSearch()
+    for library, wanted in (("cuda", env.get("TF_CUDA_VERSION", "")),
+                            ("cudnn", env.get("TF_CUDNN_VERSION", ""))):
+        candidates = header_candidates(env, library)
+        hit = next((path for pattern in candidates for path, version in headers.items()
+                    if _glob_match(pattern, path) and version is not None
+                    and version.startswith(wanted)), None)
+        if hit is None:
+            cuda = library == "cuda"
+            names = ", ".join(CUDA_HEADERS if cuda else CUDNN_HEADERS)
+            bases = _library_bases(env, "CUDA_TOOLKIT_PATH" if cuda else "CUDNN_INSTALL_PATH",
+                                   cuda_search_bases(env))
+            # find_cuda_config.py's ConfigError, shortened (TF's words: not translated)
+            result.error = (f"Could not find any {names} matching version '{wanted}' in any "
+                            f"subdirectory of: {', '.join(sorted(bases))}")
+            return result
+        result.found[library] = hit
+    return result

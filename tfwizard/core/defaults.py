@@ -12,14 +12,14 @@ from .recipe import RECIPE_SCHEMA, SECTIONS, Recipe
 
 
 def default_recipe(host: HostProfile | None = None, kb: KnowledgeBase | None = None) -> Recipe:
-    """The latest release, CPU unless the host has a GPU, the release's tested toolchain."""
+    """The latest release, CPU unless the host has a GPU, the clang of the release's image."""
     kb = kb or load_knowledge()
     release = kb.latest_release()
     recipe = Recipe(name=f"tf{release.series.replace('.', '')}-cpu")
     recipe.tensorflow.version = release.version
     recipe.python.version = _pick_python(release.pythons)
-    if release.tested_clang:
-        recipe.toolchain.clang = str(release.tested_clang)
+    if release.default_clang:
+        recipe.toolchain.clang = str(release.default_clang)
     if host is not None and host.nvidia.gpus and host.nvidia_ccs():
         recipe.backend.kind = "cuda"
         recipe.name = f"tf{release.series.replace('.', '')}-cuda"

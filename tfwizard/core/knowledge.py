@@ -69,6 +69,7 @@ class Release:
     use_pywrap_rules: bool
     windows_cuda: bool
     image: str  # may contain "{python}"
+    image_clang: int | None  # the clang major the default image has (/usr/lib/llvm-N)
     sources: tuple[str, ...]
     unverified: tuple[str, ...]
 
@@ -88,6 +89,11 @@ class Release:
 
     def image_for(self, python: str) -> str:
         return self.image.replace("{python}", python)
+
+    @property
+    def default_clang(self) -> int | None:
+        """The clang a recipe gets by default: the one the release's build image has."""
+        return self.image_clang or self.tested_clang
 
     @property
     def tested_cuda_version(self) -> str:
@@ -130,7 +136,11 @@ class RedistList:
     cudnn: tuple[str, ...]
     complete: bool
     sources: tuple[str, ...]
+    #: non-empty: which list the release pins is inferred, so a version not listed is a
+    #: warning, not an error
     unverified: str = ""
+    #: CUDA versions listed without an NCCL wheel entry (the NCCL repository rule stops)
+    cuda_without_nccl: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -368,6 +378,7 @@ def _assemble(raw: dict[str, Any]) -> KnowledgeBase:
                 use_pywrap_rules=r["use_pywrap_rules"],
                 windows_cuda=r["windows_cuda"],
                 image=r["image"],
+                image_clang=r.get("image_clang"),
                 sources=_tuple(r["sources"]),
                 unverified=_tuple(r.get("unverified", [])),
             )
@@ -410,6 +421,7 @@ def _assemble(raw: dict[str, Any]) -> KnowledgeBase:
             r["complete"],
             _tuple(r["sources"]),
             r.get("unverified", ""),
+            _tuple(r.get("cuda_without_nccl", [])),
         )
         for r in cuda["redist"].values()
     }

@@ -98,6 +98,9 @@ class BuildPlan:
     steps: list[Step]
     labels: dict[str, str]
     notes: list[str] = field(default_factory=list)
+    #: the image the build ran in, filled in by the runner once it has it (record only)
+    image_id: str = ""
+    image_digest: str = ""  # repository@sha256:... when a registry gave the image
 
     @property
     def flag_list(self) -> list[str]:

@@ -25,7 +25,7 @@ from packaging.version import InvalidVersion, Version
 from . import cc as ccmod
 from .host import HostProfile
 from .i18n import _, translate
-from .knowledge import KnowledgeBase, Release, load_knowledge
+from .knowledge import KnowledgeBase, RedistList, Release, load_knowledge
 from .recipe import Recipe
 
 SEVERITIES = ("error", "warning", "info")
@@ -214,6 +214,15 @@ def _num(text: str) -> float:
     return parts[0] * 10000 + parts[1] * 100 + parts[2]
 
 
+def _unverified_list(redist: RedistList, rel: Release) -> str:
+    """The sentence a list finding gets when the release's list is inferred (a warning)."""
+    if not redist.unverified:
+        return ""
+    return " " + _("Which list TensorFlow {version} pins is UNVERIFIED ({name} is the nearest "
+                   "evidence), so this is a warning; the build may still accept it.").format(
+                       version=rel.version, name=redist.name)
+
+
 def rule_cuda_versions(ctx: _Ctx) -> None:
     r, rel = ctx.recipe, ctx.release
     if r.backend.kind != "cuda" or rel is None:
@@ -229,15 +238,26 @@ def rule_cuda_versions(ctx: _Ctx) -> None:
         elif redist is not None and cuda not in redist.cuda:
             best = _closest(cuda, redist.cuda)
             in_range = redist.cuda[0] <= cuda and _num(cuda) <= _num(redist.cuda[-1])
-            sev = "warning" if (not redist.complete and in_range) else "error"
+            sev = "warning" if redist.unverified or (not redist.complete and in_range) \
+                else "error"
             ctx.add("CUDA_NOT_SUPPORTED", sev,
                     _("Hermetic CUDA {cuda} is not in TensorFlow {version}'s list; the build "
                       "would stop with \"The supported CUDA versions are [...]\". Listed: "
                       "{listed}.").format(cuda=cuda, version=rel.version,
-                                          listed=", ".join(redist.cuda)),
-                    redist.sources, "cuda.version",
+                                          listed=", ".join(redist.cuda))
+                    + _unverified_list(redist, rel), redist.sources, "cuda.version",
                     Fix(_("Use CUDA {version}").format(version=best), {"cuda.version": best})
                     if best else None)
+        elif redist is not None and cuda in redist.cuda_without_nccl:
+            best = _closest(cuda, [c for c in redist.cuda if c not in redist.cuda_without_nccl])
+            ctx.add("CUDA_NO_NCCL_WHEEL", "warning",
+                    _("TensorFlow {version}'s list has CUDA {cuda}, but its CUDA_NCCL_WHEELS has "
+                      "no NCCL wheel for it: the NCCL repository rule would stop with \"The "
+                      "supported NCCL versions are [...]\" unless cuda.local_nccl_path is set "
+                      "(read from the list; the rule's code at this release was not read).")
+                    .format(version=rel.version, cuda=cuda), redist.sources, "cuda.version",
+                    Fix(_("Use CUDA {version}").format(version=best), {"cuda.version": best})
+                    if best and not r.cuda.local_nccl_path else None)
         if not cudnn:
             ctx.add("CUDNN_MISSING", "error", _("backend is cuda but cuda.cudnn is empty."),
                     rel.sources, "cuda.cudnn",
@@ -245,12 +265,12 @@ def rule_cuda_versions(ctx: _Ctx) -> None:
                         {"cuda.cudnn": rel.hermetic_cudnn_default}))
         elif redist is not None and cudnn not in redist.cudnn:
             best = _closest(cudnn, redist.cudnn)
-            sev = "warning" if not redist.complete else "error"
+            sev = "warning" if redist.unverified or not redist.complete else "error"
             ctx.add("CUDNN_NOT_SUPPORTED", sev,
                     _("Hermetic cuDNN {cudnn} is not in TensorFlow {version}'s list. Listed: "
                       "{listed}.").format(cudnn=cudnn, version=rel.version,
-                                          listed=", ".join(redist.cudnn)),
-                    redist.sources, "cuda.cudnn",
+                                          listed=", ".join(redist.cudnn))
+                    + _unverified_list(redist, rel), redist.sources, "cuda.cudnn",
                     Fix(_("Use cuDNN {version}").format(version=best), {"cuda.cudnn": best})
                     if best else None)
     else:
@@ -642,9 +662,11 @@ def rule_compiler(ctx: _Ctx) -> None:
                     ["clang-cuda"], "toolchain.clang")
     elif r.backend.kind == "cuda" and r.cuda.compiler == "clang":
         ctx.add("CLANG_MISSING", "warning",
-                _("cuda.compiler is clang but toolchain.clang is empty; clang 18 is assumed."),
+                _("cuda.compiler is clang but toolchain.clang is empty; clang {version}, the "
+                  "build image's, is assumed.").format(version=rel.default_clang or 18),
                 ["tf-configure-py"], "toolchain.clang",
-                Fix(_("Use clang {version}").format(version=18), {"toolchain.clang": "18"}))
+                Fix(_("Use clang {version}").format(version=rel.default_clang or 18),
+                    {"toolchain.clang": str(rel.default_clang or 18)}))
     else:
         tested_gcc = rel.tested_gcc
         if tested_gcc is None:
@@ -873,13 +895,34 @@ def rule_image(ctx: _Ctx) -> None:
     r, rel = ctx.recipe, ctx.release
     if rel is None or r.build.image:
         return
-    if rel.unverified and any(u.startswith("image") for u in rel.unverified):
+    if rel.unverified and any(u.startswith("image:") for u in rel.unverified):
         py = r.python.version or "3.11"
-        ctx.add("IMAGE_TAG_UNVERIFIED", "info",
-                _("The default image {image} is TensorFlow's SIG Build image for this release; "
-                  "whether a tag exists for every Python version is not verified.")
-                .format(image=rel.image_for(py)),
-                ["tf-sig-build"], "build.image")
+        text = _("The default image {image} is TensorFlow's SIG Build image for this release; "
+                 "whether a tag exists for every Python version is not verified.") \
+            if "{python}" in rel.image else \
+            _("The default image {image} is the one TensorFlow's CI built this release in; "
+              "the tag moves, so what is inside may have changed since. `tfwizard check "
+              "--preflight` looks inside it.")
+        ctx.add("IMAGE_TAG_UNVERIFIED", "info", text.format(image=rel.image_for(py)),
+                ["tf-sig-build", "tf-ci-official"], "build.image")
+    clang = _clang_major(ctx)
+    if clang and rel.image_clang and clang != rel.image_clang and not _aarch64_build(ctx):
+        ctx.add("CLANG_NOT_IN_IMAGE", "warning",
+                _("TensorFlow {version}'s build image has clang {image_clang} "
+                  "(/usr/lib/llvm-{image_clang}); clang {clang} is probably not in it, and "
+                  "configure stops on a missing compiler. Use clang {image_clang}, or set "
+                  "build.image to an image that has clang {clang} (`tfwizard check --preflight` "
+                  "looks inside the image).").format(version=rel.version, clang=clang,
+                                                      image_clang=rel.image_clang),
+                rel.sources, "toolchain.clang",
+                Fix(_("Use clang {version}").format(version=rel.image_clang),
+                    {"toolchain.clang": str(rel.image_clang)}))
+
+
+def _aarch64_build(ctx: _Ctx) -> bool:
+    """On aarch64 the plan builds in TF's arm64 image, not the release's (see plan.py)."""
+    host = ctx.build if ctx.build is not None else ctx.target
+    return host is not None and host.cpu.arch == "aarch64"
 
 
 def rule_bazel_flags(ctx: _Ctx) -> None:

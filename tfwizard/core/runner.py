@@ -39,7 +39,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from . import dockerutil
+from . import dockerutil, preflight
 from .diagnose import diagnose
 from .errors import BuildCancelled, TfWizardError, UsageError
 from .events import (
@@ -355,7 +355,9 @@ class BuildRunner:
                 cache_hits=self.parser.stats.cache_hits,
                 findings=tuple(f.id for f in findings))
             self.record.write_result({**self.result.to_dict(),
-                                      "stats": self.parser.stats.__dict__})
+                                      "stats": self.parser.stats.__dict__,
+                                      "image_id": self.plan.image_id,
+                                      "image_digest": self.plan.image_digest})
             yield Finished(self.result)
         finally:
             if not clean and self._detached:
@@ -407,15 +409,37 @@ class BuildRunner:
         yield PhaseChanged("prepare")
         yield self._say(_("checking image {image}").format(image=plan.image))
         # a pull can stall on a registry that does not answer: cancel must not wait for it
-        await self._call_cancellable(
+        image = await self._call_cancellable(
             _("finding image {image}").format(image=plan.image),
             lambda: dockerutil.ensure_image(self.client, plan.image, pull=self.pull))
         self._connected = True
+        # before any step: the image has what the plan runs and names (seconds, not hours)
+        yield self._say(await self._call(_("looking inside image {image}").format(
+            image=plan.image), self._check_image, image))
         mounts = await self._prepare_volumes()
         async for event in self._prepare_container(mounts):
             yield event
         async for event in self._steps(plan.steps, mounts):
             yield event
+
+    def _check_image(self, image: Any) -> str:
+        """Record the image's ID and digest in plan.json; stop when it lacks what the plan
+        needs (preflight.missing_in_image). Returns the line to log."""
+        plan = self.plan
+        plan.image_id, plan.image_digest = preflight.image_identity(image, plan.image)
+        assert self.record is not None
+        self.record.write_plan(plan.to_json())
+        try:
+            missing = preflight.missing_in_image(self.client, plan)
+        except TfWizardError as exc:  # no /bin/sh to look with: the steps themselves will tell
+            return _("image {id}: not looked inside ({error})").format(
+                id=plan.image_digest or plan.image_id, error=exc.message)
+        if missing:
+            raise TfWizardError("\n".join(f.message for f in missing),
+                                _("`tfwizard check --preflight RECIPE` checks this before a "
+                                  "build."))
+        return _("image {id}: what the plan needs is there").format(
+            id=plan.image_digest or plan.image_id)
 
     async def _steps(self, steps: list[Step], mounts: list[Any]) -> AsyncIterator[BuildEvent]:
         """Run `steps` in order until one fails; then the package phase."""
