@@ -263,3 +263,36 @@ def test_server_stopped_mid_build(reapi, rx, fallback):
         assert counts.get("remote", 0) >= 2, counts
     # the service is back: its worker talks to the restarted server
     assert reapi.capabilities()["executionCapabilities"]["execEnabled"] is True
+
+
+def test_worker_returns_outputs_streams_environment_and_exit_code(reapi, tmp_path):
+    """What Bazel's fixture build does not use: output directories, a working directory,
+    environment variables, stderr, executables and a non-zero exit code."""
+    inputs = tmp_path / "in"
+    (inputs / "sub").mkdir(parents=True)
+    tool = inputs / "sub" / "tool.sh"
+    tool.write_text('#!/bin/sh\necho "tool says $GREETING"\n')
+    tool.chmod(0o755)
+    script = ("./tool.sh; echo oops >&2; mkdir -p out/tree/deeper; printf x > out/tree/a; "
+              "printf y > out/tree/deeper/b; printf z > out/file; cp tool.sh out/exe; "
+              "test -d made || exit 8; test -e made/gen && exit 9; exit 3")
+    res = reapi.execute(["sh", "-c", script], input_dir=inputs, workdir="sub",
+                        output_files=("out/file", "out/exe", "out/missing"),
+                        output_dirs=("out/tree", "made/gen"), env={"GREETING": "hello"},
+                        properties={"container-image": f"docker://{world.IMAGE}"})
+    assert res["status"]["code"] == "OK", res
+    # the worker made the output directory's parent, not the output directory itself
+    assert res["exit_code"] == 3, res
+    assert res["stdout"] == "tool says hello\n"
+    assert res["stderr"] == "oops\n"
+    assert res["files"] == {"out/file": {"text": "z", "executable": False},
+                            "out/exe": {"text": tool.read_text(), "executable": True}}
+    assert res["dirs"] == {"out/tree": {"a": "x", "deeper/b": "y"}}
+
+
+def test_worker_ends_an_action_past_its_timeout(reapi):
+    t0 = time.monotonic()
+    res = reapi.execute(["sleep", "60"], timeout_s=2,
+                        properties={"container-image": f"docker://{world.IMAGE}"})
+    assert res["status"]["code"] == "DEADLINE_EXCEEDED", res
+    assert time.monotonic() - t0 < 30  # the sleep was killed, not waited for

@@ -7,6 +7,7 @@
     svc.instance_name                 # "tfwizard-test": execution, CAS, action cache, capabilities
     svc.cache_only_instance           # "tfwizard-test-cache-only": no execution (exec_enabled false)
     svc.actions(since=n), svc.mark()  # what the worker ran (its JSON-lines log)
+    svc.capabilities(), svc.execute(argv, ...)          # GetCapabilities; one Execute (client.py)
     svc.stop_server(kill=True) / svc.start_server()     # a server that goes away mid-build
     svc.close()
 
@@ -44,6 +45,7 @@ ROOT = HERE.parent.parent
 VENV = ROOT / ".venv-buildgrid"
 REQUIREMENTS = HERE / "requirements.txt"
 WORKER = HERE / "worker.py"
+CLIENT = HERE / "client.py"
 
 INSTANCE = "tfwizard-test"
 CACHE_ONLY_INSTANCE = "tfwizard-test-cache-only"
@@ -529,6 +531,37 @@ class ReapiService:
                               capture_output=True, text=True, timeout=60, check=False)
         if done.returncode != 0:
             raise RuntimeError((done.stderr or done.stdout).strip()[-2000:])
+        return dict(json.loads(done.stdout))
+
+    def execute(self, argv: list[str], *, input_dir: Path | None = None, workdir: str = "",
+                output_files: tuple[str, ...] = (), output_dirs: tuple[str, ...] = (),
+                env: dict[str, str] | None = None, properties: dict[str, str] | None = None,
+                timeout_s: float = 0, instance: str | None = None) -> dict[str, Any]:
+        """One Execute through tests/reapi/client.py (no cache lookup, do_not_cache).
+
+        Returns its JSON: status, exit_code, stdout, stderr, files, dirs (or "error" when the
+        Execute call itself failed).
+        """
+        cmd = [str(self.python), str(CLIENT), "--endpoint", f"127.0.0.1:{self.port}",
+               "--instance", self.instance_name if instance is None else instance]
+        if input_dir is not None:
+            cmd += ["--input-dir", str(input_dir)]
+        if workdir:
+            cmd += ["--workdir", workdir]
+        for path in output_files:
+            cmd += ["--output-file", path]
+        for path in output_dirs:
+            cmd += ["--output-dir", path]
+        for key, value in (env or {}).items():
+            cmd += ["--env", f"{key}={value}"]
+        for key, value in (properties or {}).items():
+            cmd += ["--property", f"{key}={value}"]
+        if timeout_s:
+            cmd += ["--timeout", str(timeout_s)]
+        done = subprocess.run([*cmd, "--", *argv], capture_output=True, text=True, timeout=660,
+                              check=False)
+        if done.returncode not in (0, 2):
+            raise RuntimeError(f"client.py failed ({done.returncode}):\n{done.stderr[-3000:]}")
         return dict(json.loads(done.stdout))
 
     def wait_worker_connected(self, timeout_s: float = 60.0) -> None:

@@ -349,11 +349,10 @@ class Containers:
         timed_out = threading.Event()
         timer = None
         if timeout_s:
-            pid = self.api.exec_inspect(exec_id).get("Pid") or 0
-
             def kill() -> None:
                 timed_out.set()
-                _kill_tree(pid)
+                # the host pid of the exec'd process (0 until it has started: ask now)
+                _kill_tree(int(self.api.exec_inspect(exec_id).get("Pid") or 0))
 
             timer = threading.Timer(timeout_s, kill)
             timer.daemon = True
