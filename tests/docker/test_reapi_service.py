@@ -8,7 +8,7 @@ refuses the two together).
 
 The Bazel containers use the host's network and reach the server on 127.0.0.1: Docker's
 default bridge has been seen to vanish on these machines, and the service binds the bridge
-address only while it exists (`reapi.bridge_endpoint`).
+address only while it exists (`reapi.bridge_endpoint`); one test builds over the bridge.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from types import SimpleNamespace
 import pytest
 
 from tests import world
-from tests.reapi.service import ReapiService
+from tests.reapi.service import ReapiService, bridge_address
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -43,12 +43,12 @@ def _counts(output: str) -> dict[str, int]:
     return counts
 
 
-def _flags(svc: ReapiService, *, instance: str | None = None,
+def _flags(svc: ReapiService, *, instance: str | None = None, endpoint: str | None = None,
            properties: tuple[str, ...] | None = None, extra: tuple[str, ...] = ()) -> list[str]:
     if properties is None:
         properties = (svc.image_property(world.IMAGE),)
     return ["--repo_env=WHEEL_NAME=tensorflow_cpu", "--jobs=4",
-            f"--remote_executor={svc.endpoint}",
+            f"--remote_executor={endpoint or svc.endpoint}",
             f"--remote_instance_name={svc.instance_name if instance is None else instance}",
             *(f"--remote_default_exec_properties={p}" for p in properties), *extra]
 
@@ -224,6 +224,33 @@ def test_an_image_pinned_by_digest_runs_in_that_image(reapi, rx):
     ran = reapi.actions(mark)
     assert ran and {(a["image"], a["image_id"], a["status"]) for a in ran} == {
         (pinned, image_id, "OK")}
+
+
+def test_a_container_on_the_default_bridge_reaches_the_bridge_endpoint(reapi, rx):
+    if reapi.bridge_endpoint is None or bridge_address() != reapi.bridge_ip:
+        # the bridge vanished or came back since the server started: rebind (as root the
+        # service recreates a vanished docker0 first)
+        reapi.stop_server()
+        reapi.ensure_running()
+    if reapi.bridge_endpoint is None:
+        message = "Docker's default bridge is missing (as root the service recreates it)"
+        if world.in_ci():
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    ws = _workspace(rx)
+    mark = reapi.mark()
+    token = uuid.uuid4().hex[:8]
+    flags = _flags(reapi, endpoint=reapi.endpoint_for("bridge"), extra=(_run_copt(token),))
+    res = world.bazel_build(ws, *flags, target=SMALL_TARGET, network="bridge", timeout=900)
+    assert res.exit_code == 0, res.output[-5000:]
+    assert _counts(res.output).get("remote", 0) > 0
+    assert len(_compiles_of(reapi.actions(mark), token)) == 4
+    # the host's loopback is the container's own: why the bridge address is bound at all
+    flags = _flags(reapi, extra=(_run_copt(token), "--remote_retries=0"))
+    res = world.bazel_build(ws, *flags, target=SMALL_TARGET, network="bridge", timeout=300)
+    assert res.exit_code != 0
+    assert (f"Failed to query remote execution capabilities: Connection refused: "
+            f"/127.0.0.1:{reapi.port}") in res.output, res.output[-3000:]
 
 
 @pytest.mark.parametrize("fallback", [False, True], ids=["no-fallback", "local-fallback"])

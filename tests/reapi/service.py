@@ -167,6 +167,39 @@ def bridge_address() -> str | None:
     return socket.inet_ntoa(answer[20:24])
 
 
+def ensure_bridge() -> str | None:
+    """bridge_address(); as root, first recreate Docker's default bridge when it vanished.
+
+    On these machines `docker0` has been seen to disappear while dockerd kept running;
+    recreating it with the bridge network's own gateway (and subnet) brings containers on
+    the default network back.
+    """
+    address = bridge_address()
+    if address or os.geteuid() != 0:
+        return address
+    try:
+        import ipaddress
+
+        import docker
+
+        client = docker.from_env(timeout=10)
+        try:
+            attrs = client.networks.get("bridge").attrs
+        finally:
+            client.close()
+        name = (attrs.get("Options") or {}).get("com.docker.network.bridge.name", "docker0")
+        config = (attrs.get("IPAM") or {}).get("Config") or [{}]
+        network = ipaddress.ip_network(config[0].get("Subnet") or "172.17.0.0/16")
+        gateway = config[0].get("Gateway") or str(next(network.hosts()))
+    except Exception:
+        return None
+    for argv in (["ip", "link", "add", name, "type", "bridge"],
+                 ["ip", "addr", "add", f"{gateway}/{network.prefixlen}", "dev", name],
+                 ["ip", "link", "set", name, "up"]):
+        subprocess.run(argv, capture_output=True, timeout=30, check=False)
+    return bridge_address()
+
+
 def _stop_group(proc: subprocess.Popen[bytes] | None, sig: int = signal.SIGTERM,
                 grace_s: float = 15.0) -> None:
     """Signal a process group we started (proc.pid leads it), then SIGKILL it after grace_s."""
@@ -436,8 +469,8 @@ class ReapiService:
         if self.server_running:
             return
         # the bridge can vanish on these machines (and binding a missing address would stop
-        # the server from starting): bind it only while it exists
-        self.bridge_ip = bridge_address() if self.bridge else None
+        # the server from starting): bind it only while it exists (as root: recreated)
+        self.bridge_ip = ensure_bridge() if self.bridge else None
         addresses = ["127.0.0.1"] + ([self.bridge_ip] if self.bridge_ip else [])
         self.config.write_text(buildgrid_config(addresses=addresses, port=self.port,
                                                 sql_url=self.postgres.url,
