@@ -279,15 +279,15 @@ def test_server_stopped_mid_build(reapi, rx, fallback):
     finally:
         reapi.ensure_running()
     res = out["res"]
-    counts = _counts(res.output)
+    # (Bazel's `remote` count may be lower than what the worker ran: a result the worker
+    # finished can die with the server before it reaches Bazel)
     if fallback:
         assert res.exit_code == 0, res.tail
-        assert counts.get("local", 0) > 0 and counts.get("remote", 0) >= 2, counts
+        assert _counts(res.output).get("local", 0) > 0, res.tail
         assert res.wheel is not None
     else:
         assert res.exit_code != 0
         assert "UNAVAILABLE: io exception" in res.output, res.tail
-        assert counts.get("remote", 0) >= 2, counts
     # the service is back: its worker talks to the restarted server
     assert reapi.capabilities()["executionCapabilities"]["execEnabled"] is True
 
