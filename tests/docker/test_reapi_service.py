@@ -260,7 +260,7 @@ def test_server_stopped_mid_build(reapi, rx, fallback):
     extra = (_run_copt(token),)
     if fallback:
         # Bazel's default retries (5, with backoff) cost every later action seconds before
-        # it falls back: 146 s instead of 48 s for this build on a 2-core machine
+        # it falls back: 146 s (seen once) instead of 40-51 s on a 2-core machine
         extra += ("--remote_local_fallback", "--remote_retries=0")
     mark = reapi.mark()
     out: dict[str, SimpleNamespace] = {}
