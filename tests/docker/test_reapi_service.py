@@ -226,7 +226,12 @@ def test_an_image_pinned_by_digest_runs_in_that_image(reapi, rx):
         (pinned, image_id, "OK")}
 
 
-def test_a_container_on_the_default_bridge_reaches_the_bridge_endpoint(reapi, rx):
+#: what Bazel or Docker say when docker0 went away under a container (see _on_the_bridge)
+_BRIDGE_TROUBLE = ("No route to host", "Network is unreachable", "could not find bridge")
+
+
+def _bind_bridge(reapi: ReapiService) -> None:
+    """Make sure the server listens on the default bridge's current address."""
     if reapi.bridge_endpoint is None or bridge_address() != reapi.bridge_ip:
         # the bridge vanished or came back since the server started: rebind (as root the
         # service recreates a vanished docker0 first)
@@ -237,17 +242,49 @@ def test_a_container_on_the_default_bridge_reaches_the_bridge_endpoint(reapi, rx
         if world.in_ci():
             pytest.fail(message, pytrace=False)
         pytest.skip(message)
+
+
+def _on_the_bridge(reapi: ReapiService, ws: Path, flags: list[str]) -> world.BazelBuild:
+    """A small build in a container on the default bridge.
+
+    On these shared machines other sessions have been seen to delete and recreate docker0
+    while a container used it ("No route to host"): then the bridge is repaired and the
+    build tried once more. A clean machine never takes the second turn.
+    """
+    import docker
+
+    res = None
+    for turn in (1, 2):
+        try:
+            res = world.bazel_build(ws, *flags, target=SMALL_TARGET, network="bridge",
+                                    timeout=600)
+        except docker.errors.APIError as e:  # the container could not join the bridge
+            if turn == 2:
+                raise
+            print(f"bridge trouble, once more: {e}")
+            _bind_bridge(reapi)
+            continue
+        if turn == 1 and any(m in res.output for m in _BRIDGE_TROUBLE):
+            print("bridge trouble, once more:", res.output[-500:])
+            _bind_bridge(reapi)
+            continue
+        break
+    assert res is not None
+    return res
+
+
+def test_a_container_on_the_default_bridge_reaches_the_bridge_endpoint(reapi, rx):
+    _bind_bridge(reapi)
     ws = _workspace(rx)
     mark = reapi.mark()
     token = uuid.uuid4().hex[:8]
-    flags = _flags(reapi, endpoint=reapi.endpoint_for("bridge"), extra=(_run_copt(token),))
-    res = world.bazel_build(ws, *flags, target=SMALL_TARGET, network="bridge", timeout=900)
+    res = _on_the_bridge(reapi, ws, _flags(reapi, endpoint=reapi.endpoint_for("bridge"),
+                                           extra=(_run_copt(token),)))
     assert res.exit_code == 0, res.output[-5000:]
     assert _counts(res.output).get("remote", 0) > 0
     assert len(_compiles_of(reapi.actions(mark), token)) == 4
     # the host's loopback is the container's own: why the bridge address is bound at all
-    flags = _flags(reapi, extra=(_run_copt(token), "--remote_retries=0"))
-    res = world.bazel_build(ws, *flags, target=SMALL_TARGET, network="bridge", timeout=300)
+    res = _on_the_bridge(reapi, ws, _flags(reapi, extra=(_run_copt(token), "--remote_retries=0")))
     assert res.exit_code != 0
     assert (f"Failed to query remote execution capabilities: Connection refused: "
             f"/127.0.0.1:{reapi.port}") in res.output, res.output[-3000:]
@@ -287,7 +324,10 @@ def test_server_stopped_mid_build(reapi, rx, fallback):
         assert res.wheel is not None
     else:
         assert res.exit_code != 0
-        assert "UNAVAILABLE: io exception" in res.output, res.tail
+        # what Bazel 4.2.3 says depends on what it was doing when the server died: waiting
+        # for an execution, or moving blobs
+        assert any(m in res.output for m in ("UNAVAILABLE: io exception",
+                                             "errors during bulk transfer")), res.tail
     # the service is back: its worker talks to the restarted server
     assert reapi.capabilities()["executionCapabilities"]["execEnabled"] is True
 

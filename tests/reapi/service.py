@@ -215,6 +215,19 @@ def _stop_group(proc: subprocess.Popen[bytes] | None, sig: int = signal.SIGTERM,
         proc.wait(10)
 
 
+def _wait_for_address(host: str, port: int, *, timeout_s: float,
+                      proc: subprocess.Popen[bytes]) -> None:
+    """Poll until host:port accepts a connection while proc runs (bounded)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode} before listening on {host}")
+        with contextlib.suppress(OSError), socket.create_connection((host, port), 0.5):
+            return
+        time.sleep(0.1)
+    raise TimeoutError(f"nothing listens on {host}:{port} after {timeout_s} s")
+
+
 def _tail(path: Path, n: int = 4000) -> str:
     with contextlib.suppress(OSError):
         return path.read_text(errors="replace")[-n:]
@@ -465,25 +478,35 @@ class ReapiService:
         return self._server is not None and self._server.poll() is None
 
     def start_server(self) -> None:
-        """Start `bgd server start` (again: same port, database and CAS); wait until it listens."""
+        """Start `bgd server start` (again: same port, database and CAS); wait until it listens
+        on every address it was given."""
         if self.server_running:
             return
-        # the bridge can vanish on these machines (and binding a missing address would stop
-        # the server from starting): bind it only while it exists (as root: recreated)
-        self.bridge_ip = ensure_bridge() if self.bridge else None
-        addresses = ["127.0.0.1"] + ([self.bridge_ip] if self.bridge_ip else [])
-        self.config.write_text(buildgrid_config(addresses=addresses, port=self.port,
-                                                sql_url=self.postgres.url,
-                                                cas_dir=self.base / "cas"), encoding="utf-8")
-        log = self._log_file(self.server_log)
-        self._server = subprocess.Popen(
-            ["timeout", str(MAX_LIFE_S), str(self.bgd), "server", "start", str(self.config)],
-            cwd=self.base, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True)
-        try:
-            wait_for_port(self.port, timeout_s=90, proc=self._server)
-        except (RuntimeError, TimeoutError) as e:
-            raise ServiceUnavailable(f"bgd server did not start: {e}\n{_tail(self.server_log)}") from e
+        for attempt in (1, 2, 3):
+            # the bridge can vanish on these machines, and an address that is gone makes the
+            # server exit: bind it only while it exists (as root: recreated), and the third
+            # time, if the bridge keeps vanishing under us, loopback alone
+            self.bridge_ip = ensure_bridge() if self.bridge and attempt < 3 else None
+            addresses = ["127.0.0.1"] + ([self.bridge_ip] if self.bridge_ip else [])
+            self.config.write_text(buildgrid_config(addresses=addresses, port=self.port,
+                                                    sql_url=self.postgres.url,
+                                                    cas_dir=self.base / "cas"), encoding="utf-8")
+            log = self._log_file(self.server_log)
+            self._server = subprocess.Popen(
+                ["timeout", str(MAX_LIFE_S), str(self.bgd), "server", "start", str(self.config)],
+                cwd=self.base, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True)
+            try:
+                # BuildGrid binds one address after the other, and exits when a later one fails
+                # after the first already listened: wait for all of them
+                for address in addresses:
+                    _wait_for_address(address, self.port, timeout_s=90, proc=self._server)
+                return
+            except (RuntimeError, TimeoutError) as e:
+                self.stop_server(kill=True)
+                if attempt == 3 or "Failed to bind" not in _tail(self.server_log):
+                    raise ServiceUnavailable(
+                        f"bgd server did not start: {e}\n{_tail(self.server_log)}") from e
 
     def stop_server(self, *, kill: bool = False) -> None:
         """Stop the server (SIGTERM; kill=True: SIGKILL, as a crash). The worker keeps retrying."""
