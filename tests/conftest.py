@@ -22,6 +22,9 @@ TF_VENV = ROOT / ".venv-tf"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# the REAPI test service (BuildGrid + PostgreSQL + a docker-exec worker): tests/reapi/
+from tests.reapi.fixture import reapi, reapi_service  # noqa: E402, F401  (fixtures)
+
 
 @pytest.fixture
 def kb():

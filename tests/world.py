@@ -215,8 +215,9 @@ def run_in_image(
     cache_volume: str | None = None,
     extra_volumes: Mapping[str, Mapping[str, str]] | None = None,
     timeout: float = 900,
+    network: str = "none",
 ) -> ContainerRun:
-    """Run argv in a new container (network none), wait, return exit code and output.
+    """Run argv in a new container (network none unless given), wait, return exit code and output.
 
     workspace is bind-mounted at /src, cache_volume (a named volume) at /cache. As a non-root
     user (user="UID:GID", default: the invoking user when not root) USER and HOME=/tmp/home
@@ -241,7 +242,7 @@ def run_in_image(
         image,
         list(argv),
         detach=True,
-        network_mode="none",
+        network_mode=network,
         environment=env,
         user=user or "",
         volumes=volumes,
