@@ -129,13 +129,55 @@ def resolve_python(recipe: Recipe, release: Release) -> str:
     return "3.11" if "3.11" in release.pythons else release.pythons[-1]
 
 
-def resolve_ccs(recipe: Recipe, target: HostProfile | None) -> list[str]:
-    gpus = target.nvidia_ccs() if target is not None else []
-    return ccmod.expand(list(recipe.cuda.compute_capabilities), gpus)
+def auto_host(build_host: HostProfile | None,
+              target_host: HostProfile | None) -> HostProfile | None:
+    """The machine "auto" GPU targets come from: the target profile, else the build host.
+
+    The one rule for "auto" (check, plan, build, the GUI): a recipe without
+    target.host_profile builds for the machine it is built on.
+    """
+    return target_host if target_host is not None else build_host
 
 
-def resolve_amd_targets(recipe: Recipe, target: HostProfile | None) -> list[str]:
-    gpus = target.amd_targets() if target is not None else []
+def _no_gpu_for_auto(key: str, build_host: HostProfile | None,
+                     target_host: HostProfile | None, vendor: str) -> UsageError:
+    if target_host is not None:
+        message = _('{key} = ["auto"] takes the GPUs of the target profile, but it lists no '
+                    "{vendor} GPU").format(key=key, vendor=vendor)
+    elif build_host is not None:
+        message = _('{key} = ["auto"] takes the GPUs of the machine it is built on (the recipe '
+                    "names no target.host_profile), but it has no {vendor} GPU").format(
+                        key=key, vendor=vendor)
+    else:
+        message = _('{key} = ["auto"] takes the GPUs of the target machine, but no host '
+                    "profile is known").format(key=key)
+    return UsageError(message, _("Name the GPU targets in {key}, or set target.host_profile to "
+                                 "a `tfwizard detect --json` file of the machine that will run "
+                                 "the wheel.").format(key=key))
+
+
+def resolve_ccs(recipe: Recipe, build_host: HostProfile | None = None,
+                target_host: HostProfile | None = None) -> list[str]:
+    """cuda.compute_capabilities with "auto" replaced by the GPUs of `auto_host()`.
+
+    UsageError when "auto" finds no NVIDIA GPU: an empty list would make configure.py fall
+    back to 3.5,7.0, which CUDA 12 cannot build.
+    """
+    host = auto_host(build_host, target_host)
+    gpus = host.nvidia_ccs() if host is not None else []
+    tokens = list(recipe.cuda.compute_capabilities)
+    if "auto" in tokens and not gpus:
+        raise _no_gpu_for_auto("cuda.compute_capabilities", build_host, target_host, "NVIDIA")
+    return ccmod.expand(tokens, gpus)
+
+
+def resolve_amd_targets(recipe: Recipe, build_host: HostProfile | None = None,
+                        target_host: HostProfile | None = None) -> list[str]:
+    """rocm.amdgpu_targets with "auto" replaced by the gfx targets of `auto_host()`."""
+    host = auto_host(build_host, target_host)
+    gpus = host.amd_targets() if host is not None else []
+    if "auto" in recipe.rocm.amdgpu_targets and not gpus:
+        raise _no_gpu_for_auto("rocm.amdgpu_targets", build_host, target_host, "AMD")
     out: list[str] = []
     for t in recipe.rocm.amdgpu_targets:
         for item in gpus if t == "auto" else [t]:
@@ -177,8 +219,8 @@ def make_plan(
     release = resolve_release(recipe, kb)
     python = resolve_python(recipe, release)
     kind = recipe.backend.kind
-    ccs = resolve_ccs(recipe, target_host) if kind == "cuda" else []
-    amd = resolve_amd_targets(recipe, target_host) if kind == "rocm" else []
+    ccs = resolve_ccs(recipe, build_host, target_host) if kind == "cuda" else []
+    amd = resolve_amd_targets(recipe, build_host, target_host) if kind == "rocm" else []
     env = configure_env(recipe, release, compute_capabilities=ccs, amdgpu_targets=amd,
                         python_bin=DEFAULT_PYTHON_BIN)
     # local CUDA/cuDNN/NCCL redistributions: the same absolute path inside the container,

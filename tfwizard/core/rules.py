@@ -99,10 +99,11 @@ def evaluate(
     kb: KnowledgeBase | None = None,
 ) -> list[Finding]:
     """All findings for a recipe, errors first. target_host None = the build host."""
+    from .plan import auto_host  # "auto" and the target: one rule for check, plan and build
+
     kb = kb or load_knowledge()
     release = kb.release(recipe.tensorflow.version or "master")
-    ctx = _Ctx(recipe, kb, release, build_host,
-               target_host if target_host is not None else build_host,
+    ctx = _Ctx(recipe, kb, release, build_host, auto_host(build_host, target_host),
                target_host is None)
     for rule in RULES:
         rule(ctx)

@@ -50,7 +50,7 @@ def default_build_job(state: WizardState) -> BuildJob:
     from tfwizard.core.record import new_build_id
 
     recipe = state.recipe
-    plan = make_plan(recipe, build_host=state.build_host, target_host=state.effective_target,
+    plan = make_plan(recipe, build_host=state.build_host, target_host=state.target_host,
                      kb=state.kb, recipe_dir=recipe.path.parent if recipe.path else None)
     build_id = new_build_id()
     if recipe.output.dir:

@@ -18,6 +18,7 @@ from tfwizard.core.errors import RecipeError, UsageError
 from tfwizard.core.host import HostProfile
 from tfwizard.core.i18n import _
 from tfwizard.core.knowledge import KnowledgeBase, load_knowledge
+from tfwizard.core.plan import auto_host, resolve_ccs
 from tfwizard.core.recipe import Recipe, parse_recipe
 from tfwizard.core.rules import Finding
 
@@ -64,7 +65,15 @@ class WizardState(QObject):
     @property
     def effective_target(self) -> HostProfile | None:
         """The machine the wheel will run on: the imported profile, else this machine."""
-        return self.target_host if self.target_host is not None else self.build_host
+        return auto_host(self.build_host, self.target_host)
+
+    def compute_capabilities(self) -> list[str] | None:
+        """cuda.compute_capabilities as the build will export them ("auto" resolved by the
+        core, as `tfwizard plan` does); None when "auto" finds no GPU."""
+        try:
+            return resolve_ccs(self.recipe, self.build_host, self.target_host)
+        except UsageError:
+            return None
 
     def evaluate(self, recipe: Recipe) -> list[Finding]:
         """Findings for a candidate recipe (used to mark choices before they are made)."""
