@@ -96,13 +96,8 @@ def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
     if isinstance(prepared, ExitStatus):
         return prepared
     recipe_path, recipe, recipe_dir, build_host, plan = prepared
-    if args.out:
-        out_dir: Path | None = _path(env, args.out)
-    elif recipe.output.dir:
-        out = Path(recipe.output.dir).expanduser()
-        out_dir = out if out.is_absolute() else recipe_dir / out
-    else:
-        out_dir = None
+    out_dir = _path(env, args.out) if args.out else recipe.resolve_path("output.dir",
+                                                                         base=recipe_dir)
     _check_out(out_dir)
     from .core.runner import BuildRunner
 
@@ -168,12 +163,13 @@ def _install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any,
     from .core.install import InstallProgress, install_wheel, resolve_target
 
     inst = recipe.install
-    venv = args.venv or inst.venv
-    if not venv and not inst.python:
+    # --venv is relative to where the command runs; the recipe's paths to the recipe
+    venv = _path(env, args.venv) if args.venv else recipe.resolve_path("install.venv")
+    python = recipe.resolve_path("install.python")
+    if venv is None and python is None:
         raise UsageError(_("--install needs a target: set install.venv (or install.python) in "
                            "the recipe, or pass --venv DIR"))
-    target = resolve_target(venv=_path(env, venv) if venv else None,
-                            python=inst.python or None, create=bool(venv))
+    target = resolve_target(venv=venv, python=python, create=venv is not None)
     last = [""]
 
     def report(event: Any) -> None:

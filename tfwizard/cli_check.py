@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 from .cli import Environment, ExitStatus, _path
@@ -25,11 +24,9 @@ def load_hosts(args: argparse.Namespace, env: Environment,
     target: HostProfile | None = None
     if getattr(args, "target", None):
         target = HostProfile.load(_path(env, args.target))
-    elif recipe.target.host_profile:
-        path = Path(recipe.target.host_profile).expanduser()
-        if not path.is_absolute() and recipe.path is not None:
-            path = recipe.path.parent / path
-        target = HostProfile.load(path)
+    else:
+        path = recipe.resolve_path("target.host_profile")
+        target = HostProfile.load(path) if path is not None else None
     return build, target
 
 

@@ -229,12 +229,9 @@ def make_plan(
     for key, name in (("local_cuda_path", "LOCAL_CUDA_PATH"),
                       ("local_cudnn_path", "LOCAL_CUDNN_PATH"),
                       ("local_nccl_path", "LOCAL_NCCL_PATH")):
-        value = getattr(recipe.cuda, key)
-        if kind != "cuda" or not value:
+        local = recipe.resolve_path(f"cuda.{key}", base=recipe_dir)
+        if kind != "cuda" or local is None:
             continue
-        local = Path(value).expanduser()
-        if not local.is_absolute() and recipe_dir is not None:
-            local = recipe_dir / local
         redist_mounts.append(Mount(str(local), str(local), "bind", read_only=True))
         if env.get(name):
             env[name] = str(local)
@@ -339,10 +336,7 @@ def make_plan(
     source_dir = None
     if recipe.tensorflow.source_dir:
         source_kind = "dir"
-        path = Path(recipe.tensorflow.source_dir).expanduser()
-        if not path.is_absolute() and recipe_dir is not None:
-            path = recipe_dir / path
-        source_dir = str(path)
+        source_dir = str(recipe.resolve_path("tensorflow.source_dir", base=recipe_dir))
         mounts.insert(0, Mount(source_dir, SRC, "bind"))
         git_ref = ""
     else:
@@ -364,10 +358,8 @@ def make_plan(
             # Bazel's downloader and git read both spellings
             container_env[name] = value
             container_env[name.lower()] = value
-    if net.distdir:
-        distdir = Path(net.distdir).expanduser()
-        if not distdir.is_absolute() and recipe_dir is not None:
-            distdir = recipe_dir / distdir
+    distdir = recipe.resolve_path("network.distdir", base=recipe_dir)
+    if distdir is not None:
         mounts.append(Mount(str(distdir), DISTDIR, "bind", read_only=True))
     git_url = recipe.tensorflow.git_url
     if source_kind != "dir" and git_url.startswith("file://"):

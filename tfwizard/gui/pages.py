@@ -12,7 +12,6 @@ import html
 import shlex
 from collections.abc import Callable, Iterable
 from enum import IntEnum
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -474,10 +473,9 @@ class SourcePage(RecipePage):
             text = self.dir_edit.text().strip()
             if not text:
                 return self.block(tr("Choose the folder of your TensorFlow checkout."))
-            base = self.state.recipe.path.parent if self.state.recipe.path else Path.cwd()
-            path = Path(text).expanduser()
-            path = path if path.is_absolute() else base / path
-            if not (path / "configure.py").is_file():
+            key = "tensorflow.source_dir"
+            path = self.state.recipe.with_changes({key: text}).resolve_path(key)
+            if path is None or not (path / "configure.py").is_file():
                 return self.block(tr("{path} is not a TensorFlow checkout (no configure.py).")
                                   .format(path=path))
         return True
