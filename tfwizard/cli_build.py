@@ -15,6 +15,7 @@ from typing import Any
 from .cli import Environment, ExitStatus, _path
 from .core.errors import UsageError
 from .core.events import phase_name
+from .core.fixes import fix_line
 from .core.i18n import _
 
 
@@ -292,9 +293,9 @@ class _Printer:
             env.out(f"  {f.id}: {f.title}{where}")
             env.out("    " + _("cause: {cause}").format(cause=f.cause))
             env.out("    " + _("next:  {step}").format(step=f.next_step))
-            if f.recipe_fix:
-                env.out("    " + _("recipe fix: {changes}").format(changes=", ".join(
-                    f"{k} = {json.dumps(v)}" for k, v in f.recipe_fix.items())))
+            fix = fix_line(f.recipe_fix, f.fix_problem)
+            if fix:
+                env.out("    " + fix)
         env.out(_("Record: {path}  (log: {log})").format(
             path=result.record_dir, log=Path(result.record_dir) / "log.txt"))
 
@@ -523,8 +524,8 @@ def cmd_diagnose(args: argparse.Namespace, env: Environment) -> ExitStatus:
             env.out(f"  > {text[:160]}")
         env.out("  " + _("cause: {cause}").format(cause=d.cause))
         env.out("  " + _("next:  {step}").format(step=d.next_step))
-        if d.recipe_fix:
-            env.out("  " + _("recipe fix: {changes}").format(changes=", ".join(
-                f"{k} = {json.dumps(v)}" for k, v in d.recipe_fix.items())))
+        fix = fix_line(d.recipe_fix, d.fix_problem)
+        if fix:
+            env.out("  " + fix)
     return ExitStatus.OK
 

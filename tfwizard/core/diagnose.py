@@ -52,6 +52,7 @@ class Diagnosis:
     sources: tuple[str, ...]
     lines: tuple[int, ...]  # 1-based line numbers that matched
     excerpt: tuple[str, ...] = field(default=())  # the first few matching lines
+    fix_problem: str = ""  # why recipe_fix is empty once resolved (fixes.resolve_diagnoses)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -202,7 +203,14 @@ def _required_literal(pattern: str) -> str | None:
 
 
 def diagnose_file(path: Path, *, exit_code: int | None = None) -> list[Diagnosis]:
-    """Diagnose a log file, or a build record folder (its log.txt; exit code from result.json)."""
+    """Diagnose a log file, or a build record folder (its log.txt; exit code from result.json).
+
+    Fixes come resolved against the record's plan and recipe (a log.txt in a record folder
+    counts too); a bare log's symbolic fixes say that they need them.
+    """
+    from .fixes import record_context, resolve_diagnoses
+
+    folder = path if path.is_dir() else path.parent
     if path.is_dir():
         result = path / "result.json"
         if exit_code is None and result.is_file():
@@ -211,4 +219,6 @@ def diagnose_file(path: Path, *, exit_code: int | None = None) -> list[Diagnosis
             exit_code = json.loads(result.read_text(encoding="utf-8")).get("exit_code")
         path = path / "log.txt"
     with path.open(encoding="utf-8", errors="replace") as fh:
-        return diagnose((line.rstrip("\n") for line in fh), exit_code=exit_code)
+        found = diagnose((line.rstrip("\n") for line in fh), exit_code=exit_code)
+    recipe, plan = record_context(folder) if path.name == "log.txt" else (None, None)
+    return resolve_diagnoses(found, recipe=recipe, plan=plan)

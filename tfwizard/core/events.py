@@ -94,7 +94,9 @@ class FindingEvent(BuildEvent):
     cause: str
     next_step: str
     lines: tuple[int, ...] = ()
+    #: concrete recipe values (resolved against the plan that ran); {} when none
     recipe_fix: dict[str, Any] = field(default_factory=dict)
+    fix_problem: str = ""  # why a known fix cannot apply to this build
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,7 @@ from .events import (
     Progress,
     ThreadFeed,
 )
+from .fixes import fix_line, record_context, resolve_diagnoses
 from .i18n import _
 from .plan import (
     LABEL,
@@ -71,6 +72,7 @@ from .plan import (
     secret_references,
 )
 from .progress import BepSummary, ProgressParser, parse_bep
+from .recipe import parse_recipe
 from .record import BuildRecord, atomic_write, data_dir, new_build_id
 from .safety import check_mount_source, check_output_dir
 from .secrets import redact
@@ -900,15 +902,24 @@ class BuildRunner:
         if not self.record.log_path.is_file():
             return []
         texts = [text for _channel, text in self.record.replay()]
-        found = diagnose(texts, exit_code=exit_code)
+        # fixes as values for this build: half of the --jobs this plan ran, the recipe's
+        # flags plus one (a "halve" in the recipe broke it)
+        recipe = None
+        with contextlib.suppress(TfWizardError):
+            recipe = (parse_recipe(self.recipe_text, "recipe") if self.recipe_text is not None
+                      else record_context(self.record.path)[0])
+        found = resolve_diagnoses(diagnose(texts, exit_code=exit_code), recipe=recipe,
+                                  plan=self.plan)
         events = [FindingEvent(d.id, d.title, d.cause, d.next_step, tuple(d.lines),
-                               dict(d.recipe_fix)) for d in found]
+                               dict(d.recipe_fix), d.fix_problem) for d in found]
         for d in found:
+            fix = fix_line(d.recipe_fix, d.fix_problem)
             self.record.append(TFWIZARD, [
                 _("diagnosis {id}: {title} (log lines {lines})").format(
                     id=d.id, title=d.title, lines=", ".join(map(str, d.lines[:5]))),
                 "  " + _("cause: {cause}").format(cause=d.cause),
-                "  " + _("next: {step}").format(step=d.next_step)])
+                "  " + _("next: {step}").format(step=d.next_step),
+                *(["  " + fix] if fix else [])])
         return events
 
     # -- cleanup -------------------------------------------------------------------------------

@@ -42,6 +42,7 @@ from tfwizard.core.events import (
     Progress,
     phase_name,
 )
+from tfwizard.core.fixes import fix_text
 from tfwizard.core.progress import eta_text
 
 from . import jobs
@@ -83,7 +84,9 @@ class DiagnosisRow(QFrame):
         text = QLabel(f"{finding.title}\n"
                       + tr("Cause: {cause}").format(cause=finding.cause) + "\n"
                       + tr("Next: {step}").format(step=finding.next_step)
-                      + ("\n" + tr("Log lines: {lines}").format(lines=lines) if lines else ""),
+                      + ("\n" + tr("Log lines: {lines}").format(lines=lines) if lines else "")
+                      + ("\n" + tr("No recipe fix: {why}").format(why=finding.fix_problem)
+                         if finding.fix_problem and not finding.recipe_fix else ""),
                       self)
         text.setWordWrap(True)
         text.setTextFormat(Qt.TextFormat.PlainText)
@@ -92,8 +95,8 @@ class DiagnosisRow(QFrame):
         if finding.recipe_fix:
             self.fix_button = QPushButton(tr("Apply fix and rebuild"), self)
             self.fix_button.setObjectName(f"rebuild-{finding.id}")
-            self.fix_button.setToolTip(", ".join(f"{k} = {v!r}"
-                                                 for k, v in finding.recipe_fix.items()))
+            self.fix_button.setToolTip(tr("Change the recipe: {changes}").format(
+                changes=fix_text(finding.recipe_fix)))
             row.addWidget(self.fix_button, 0, Qt.AlignmentFlag.AlignTop)
 
 
@@ -351,7 +354,14 @@ class BuildPage(RecipePage):
             self.buildFinished.emit(result)
 
     def fix_and_rebuild(self, finding: FindingEvent) -> None:
-        self.state.update(dict(finding.recipe_fix))
+        """Apply the diagnosis's fix (values the core resolved for this build), then build
+        again; a fix that cannot apply leaves the recipe as it was and says why."""
+        try:
+            self.state.apply_recipe_fix(finding.recipe_fix)
+        except TfWizardError as exc:
+            self.result_label.setText(tr("The fix was not applied: {why}").format(
+                why=exc.message))
+            return
         self.start()
 
 

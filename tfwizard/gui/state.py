@@ -101,6 +101,13 @@ class WizardState(QObject):
     def apply_fix(self, finding: Finding) -> None:
         self.set_recipe(rules.apply_fix(self.recipe, finding))
 
+    def apply_recipe_fix(self, changes: dict[str, Any]) -> None:
+        """A build diagnosis's fix (concrete values); UsageError, and the recipe untouched,
+        when it is not one (still symbolic, or the recipe would not load)."""
+        from tfwizard.core.fixes import apply_fix
+
+        self.set_recipe(apply_fix(self.recipe, changes))
+
     def set_build_host(self, host: HostProfile | None) -> None:
         self.build_host = host
         self._hosts_changed()
