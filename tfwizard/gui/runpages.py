@@ -46,6 +46,7 @@ from tfwizard.core.fixes import fix_text
 from tfwizard.core.progress import eta_text
 
 from . import jobs
+from .dialogs import save_file_name
 from .findings import severity_icon
 from .i18n import tr
 from .logview import LogView
@@ -142,7 +143,8 @@ class BundleSaver(QWidget):
             return
         from tfwizard.core.bundle import default_bundle_name
 
-        path, _ = QFileDialog.getSaveFileName(
+        # awaited, not exec()'d: this runs in a task (a rebuild may be running meanwhile)
+        path = await save_file_name(
             self, tr("Save diagnostics bundle"),
             str(Path.home() / default_bundle_name(record.name)), tr("Archives (*.tar.gz *.zip)"))
         if path:
