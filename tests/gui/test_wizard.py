@@ -357,3 +357,32 @@ def test_gui_resolves_auto_like_the_cli(qtbot, make_window, tmp_path):
                 assert ", ".join(gui) in window.wizard.compute.tokens_label.text()
             compared += 1
     assert compared > 30
+
+
+def test_refresh_keeps_user_edits(qtbot, make_window):
+    """The review's Appendix A.3 (issue 15 item 5): an edited recipe survives Refresh;
+    only a recipe nobody touched follows the detected machine."""
+    laptop = host("laptop-rtx3060-550")
+    window = make_window(host=host("ada-8.9-driver550"), detect=lambda: laptop)
+    wizard = window.wizard
+    wizard.go_to(PageId.SOURCE)
+    wizard.source.name_edit.clear()
+    qtbot.keyClicks(wizard.source.name_edit, "my-edited-name")
+    wizard.restart()
+    wizard.welcome.refresh()
+    qtbot.waitUntil(lambda: wizard.state.build_host is laptop, timeout=WAIT)
+    assert wizard.state.recipe.name == "my-edited-name"
+    # a finding's fix applied with its button is an edit too
+    from tfwizard.core.rules import Finding, Fix
+
+    other = make_window(host=host("no-gpu-server"), detect=lambda: laptop)
+    state = other.wizard.state
+    state.apply_fix(Finding("T", "warning", "m", (), "build.jobs", Fix("3", {"build.jobs": 3})))
+    other.wizard.welcome.refresh()
+    qtbot.waitUntil(lambda: state.build_host is laptop, timeout=WAIT)
+    assert state.recipe.build.jobs == 3 and state.recipe.backend.kind == "cpu"
+    # and a recipe nobody touched still follows the machine (the GPU laptop: CUDA)
+    untouched = make_window(host=host("no-gpu-server"), detect=lambda: laptop)
+    untouched.wizard.welcome.refresh()
+    qtbot.waitUntil(lambda: untouched.wizard.state.build_host is laptop, timeout=WAIT)
+    assert untouched.wizard.state.recipe.backend.kind == "cuda"

@@ -59,6 +59,8 @@ class WizardState(QObject):
         #: a folder of wheels to install from offline (pip --no-index --find-links); not a
         #: recipe key: it names a folder on this machine, for this session only
         self.install_find_links = ""
+        #: the user changed the recipe (a page, a fix, a target): a detection must keep it
+        self.edited = False
         self._evaluate()
 
     # -- reading -----------------------------------------------------------------------
@@ -90,6 +92,7 @@ class WizardState(QObject):
             return
         new = self.recipe.with_changes(changes)
         new.document, new.path = self.recipe.document, self.recipe.path
+        self.edited = True
         self.set_recipe(new)
 
     def set_recipe(self, recipe: Recipe) -> None:
@@ -99,6 +102,7 @@ class WizardState(QObject):
         self.findingsChanged.emit()
 
     def apply_fix(self, finding: Finding) -> None:
+        self.edited = True
         self.set_recipe(rules.apply_fix(self.recipe, finding))
 
     def apply_recipe_fix(self, changes: dict[str, Any]) -> None:
@@ -106,7 +110,9 @@ class WizardState(QObject):
         when it is not one (still symbolic, or the recipe would not load)."""
         from tfwizard.core.fixes import apply_fix
 
-        self.set_recipe(apply_fix(self.recipe, changes))
+        fixed = apply_fix(self.recipe, changes)
+        self.edited = True
+        self.set_recipe(fixed)
 
     def set_build_host(self, host: HostProfile | None) -> None:
         self.build_host = host
@@ -120,6 +126,7 @@ class WizardState(QObject):
             new = self.recipe.with_changes({"target.host_profile": self.target_path})
             new.document, new.path = self.recipe.document, self.recipe.path
             self.recipe = new
+            self.edited = True
             self.recipeChanged.emit()
         self._hosts_changed()
 
