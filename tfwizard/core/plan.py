@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 from . import cc as ccmod
 from .configure import DEFAULT_PYTHON_BIN, clang_major_of, configure_env, simulate_configure
@@ -204,6 +204,29 @@ def resource_limits(build_host: HostProfile | None, jobs: int,
     return chosen, ram_mb, why
 
 
+def resource_flags(release: Release, build_host: HostProfile | None, ram_mb: int | None,
+                   kb: KnowledgeBase) -> list[Flag]:
+    """The flags that keep Bazel within the build host's memory, in the form the release's
+    Bazel takes: --local_resources=memory=/cpu= from Bazel 7.1 (platforms.toml
+    [bazel_resources]), --local_ram_resources before."""
+    if not ram_mb:
+        return []
+    why = _("keep Bazel under 80% of the build host's RAM")
+    since = Version(str(kb.platforms["bazel_resources"]["local_resources_since"]))
+    try:
+        modern = Version(release.bazel) >= since
+    except InvalidVersion:
+        modern = True  # "master" style values: the newest Bazel
+    if not modern:
+        return [Flag(f"--local_ram_resources={ram_mb}", why)]
+    assert build_host is not None  # ram_mb comes from its profile
+    cpus = build_host.resources.cpu_count or build_host.cpu.cores or 1
+    return [Flag(f"--local_resources=memory={ram_mb}", why),
+            Flag(f"--local_resources=cpu={cpus}",
+                 _("the build host's CPUs (Bazel >= 7.1 replaces --local_ram_resources and "
+                   "--local_cpu_resources with --local_resources)"))]
+
+
 def make_plan(
     recipe: Recipe,
     *,
@@ -303,9 +326,7 @@ def make_plan(
                                         float(kb.platforms["memory"]["gib_per_job"]))
     if jobs:
         flags.append(Flag(f"--jobs={jobs}", why))
-    if ram_mb:
-        flags.append(Flag(f"--local_ram_resources={ram_mb}",
-                          _("keep Bazel under 80% of the build host's RAM")))
+    flags.extend(resource_flags(release, build_host, ram_mb, kb))
     remote = recipe.remote
     if remote.cache:
         flags.append(Flag(f"--remote_cache={remote.cache}",

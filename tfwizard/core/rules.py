@@ -840,7 +840,7 @@ def rule_resources(ctx: _Ctx) -> None:
         elif not r.build.jobs and jobs < cpus:
             ctx.add("RAM_LIMITS_JOBS", "info",
                     _("{ram:.0f} GiB RAM allows ~{jobs} concurrent jobs on {cpus} CPUs; the plan "
-                      "passes --jobs={jobs} and --local_ram_resources.")
+                      "passes --jobs={jobs} and Bazel's memory limit.")
                     .format(ram=ram_gib, jobs=jobs, cpus=cpus),
                     mem["sources"], "build.jobs")
     free = b.resources.disk_free_bytes
