@@ -349,3 +349,31 @@ FAULTS = ("no daemon (socket missing)", "socket permission denied (real dockerd,
           "image missing + registry refusing", "image pull stalled + cancel",
           "container OOM-killed (mem_limit)", "RLIMIT_FSIZE on the wheel copy",
           "tmpfs full on the wheel copy", "running build vs clean")
+
+
+# -- an engine without docker-init ---------------------------------------------------------------
+
+
+def test_an_engine_without_docker_init_runs_the_steps_as_pid_1(fw, tmp_path):
+    """Issue 15 item 9: the retry without init matched any engine error with "init" in it
+    (and at create, where a missing docker-init does not show). A real engine whose
+    docker-init cannot be found refuses at start with its own words; the runner then
+    makes the step again without init, says so, and the build goes on."""
+    engine = SecondEngine.start_new(extra=("--init-path", "tfwizard-test-no-docker-init"))
+    try:
+        engine.load_image(world.BUSYBOX)
+        client = engine.client(timeout=60)
+        plan = kit.busybox_plan(tmp_path, "echo pid $$; " + kit.make_wheel_script(),
+                                prefix="tfwizard-test-e2-init")
+        runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=tmp_path, client=client)
+        events = kit.run(runner)
+        result = events[-1].result
+        assert result.status == "succeeded", result.message
+        said = [line for e in events if e.type == "log" and e.channel == "tfwizard"
+                for line in e.lines]
+        assert any("has no docker-init" in line for line in said), said
+        assert "pid 1" in kit.stdout_lines(events)  # no init: the step is PID 1
+        assert kit.leftovers(client, runner.build_id) == []
+        client.close()
+    finally:
+        engine.stop()

@@ -178,7 +178,10 @@ _ITEM, _ERROR, _DONE = "item", "error", "done"
 
 
 class ThreadFeed(Generic[T]):
-    """Run a blocking iterator in an executor thread; iterate its items asynchronously.
+    """Run a blocking iterator in a thread of its own; iterate its items asynchronously.
+
+    Not the loop's default executor: a stream reader lives as long as its container, and
+    that pool also runs every engine call, the GUI's detection and verification.
 
     The thread puts ("item", x), ("error", exc) and ("done", None) on an asyncio.Queue via
     `loop.call_soon_threadsafe`. `stop` (any callable) is called when the consumer stops
@@ -217,7 +220,10 @@ class ThreadFeed(Generic[T]):
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         room = threading.Semaphore(self._maxsize)
-        future = loop.run_in_executor(None, self._run, loop, queue, room)
+        # a daemon thread: a reader blocked on a dead socket must not hold up the exit
+        thread = threading.Thread(target=self._run, args=(loop, queue, room),
+                                  name="tfwizard stream reader", daemon=True)
+        thread.start()
         finished = False
         try:
             while True:
@@ -237,6 +243,4 @@ class ThreadFeed(Generic[T]):
                 if self._stop is not None:
                     with contextlib.suppress(Exception):
                         self._stop()
-            else:
-                with contextlib.suppress(Exception):
-                    await future  # the thread has put "done": it ends at once
+            # else: the thread has put "done" and ends at once

@@ -163,6 +163,8 @@ class BuildRunner:
         self._detached = False
         self._found: FoundBuild | None = None
         self._oom = False
+        self._init = True  # False once the engine turns out to have no docker-init
+        self._said: list[LogLines] = []  # said where no event could be yielded (_say_soon)
 
     # -- control -----------------------------------------------------------------------------
     def cancel(self) -> None:
@@ -258,20 +260,21 @@ class BuildRunner:
         else:
             self.record = BuildRecord.create(self.build_id, root=self.data_root, env=self.env)
             self.record.lock()  # held while this process follows the build (see --attach)
-            if self.recipe_text is not None:
-                self.record.write_recipe(self.recipe_text)
-            self.record.write_plan(self.plan.to_json())
-            # what `tfwizard build --attach` needs if this process dies: where the wheel goes
-            self.record.write_result({"build_id": self.build_id, "status": "running",
-                                      "out_dir": str(self.out_dir) if self.out_dir else None,
-                                      "pid": os.getpid()})
-        yield Artifact("record", str(self.record.path))
-        if self._attach:
-            for replayed in self._replay():
-                yield replayed
         status, message, exit_code, bep, wheel = "error", "", None, None, None
         clean = False
-        try:
+        try:  # from the first yield on: a consumer that leaves anywhere frees the record
+            if not self._attach:
+                if self.recipe_text is not None:
+                    self.record.write_recipe(self.recipe_text)
+                self.record.write_plan(self.plan.to_json())
+                # what `tfwizard build --attach` needs if this process dies
+                self.record.write_result({"build_id": self.build_id, "status": "running",
+                                          "out_dir": str(self.out_dir) if self.out_dir else None,
+                                          "pid": os.getpid()})
+            yield Artifact("record", str(self.record.path))
+            if self._attach:
+                for replayed in self._replay():
+                    yield replayed
             if self._attach:
                 yield self._say(_("tfwizard build --attach {id}: following the build its "
                                   "front end left").format(id=self.build_id))
@@ -413,7 +416,9 @@ class BuildRunner:
             _("finding image {image}").format(image=plan.image),
             lambda: dockerutil.ensure_image(self.client, plan.image, pull=self.pull))
         self._connected = True
-        mounts = await self._prepare_volumes()
+        mounts: list[Any] = []
+        async for event in self._prepare_volumes(mounts):
+            yield event
         async for event in self._prepare_container(mounts):
             yield event
         async for event in self._steps(plan.steps, mounts):
@@ -569,7 +574,9 @@ class BuildRunner:
             return
         rest = self.plan.steps[index + 1:]
         if rest:
-            mounts = await self._prepare_volumes()
+            mounts: list[Any] = []
+            async for event in self._prepare_volumes(mounts):
+                yield event
             async for event in self._steps(rest, mounts):
                 yield event
         elif self.parser.enter("package"):
@@ -590,6 +597,7 @@ class BuildRunner:
                                                                    stop=follower.close)
             async for event in self._drain(feed, splitters, step, container, quiet=False):
                 yield event
+            await self._stopped(watcher)
         finally:
             watcher.cancel()
             follower.close()
@@ -624,17 +632,23 @@ class BuildRunner:
             self._volumes.append(vol)
         return vol
 
-    async def _prepare_volumes(self) -> list[Any]:
+    async def _prepare_volumes(self, mounts: list[Any]) -> AsyncIterator[BuildEvent]:
+        """Fill `mounts` with the steps' mounts (volumes made, uploads done), saying what
+        takes long (an upload of a checkout to a remote engine) before it starts."""
         import docker.types
 
         plan = self.plan
         for purpose, name in plan.cache_volumes.items():
             await self._volume(name, f"{purpose}-cache", per_build=False)
-        mounts = self._mounts()
-        if not self._local:
-            # a remote engine cannot see this machine's folders: upload them into volumes
-            mounts = [await self._upload_bind(m, i) if m["Type"] == "bind" else m
-                      for i, m in enumerate(mounts)]
+        mounts[:] = self._mounts()
+        for i, m in enumerate(mounts):
+            if not self._local and m["Type"] == "bind":
+                # a remote engine cannot see this machine's folders: upload them into volumes
+                name = f"tfwizard-upload-{self.build_id}-{i}"
+                yield self._say(_("remote engine: uploading {source} into volume {volume} (for "
+                                  "{target})").format(source=m["Source"], volume=name,
+                                                      target=m["Target"]))
+                mounts[i] = await self._upload_bind(m, name)
         if plan.source_kind != "dir":
             name = f"tfwizard-src-{self.build_id}"
             await self._volume(name, "source", per_build=True)
@@ -649,17 +663,13 @@ class BuildRunner:
             name = f"tfwizard-record-{self.build_id}"
             await self._volume(name, "record", per_build=True)
             mounts.append(docker.types.Mount(RECORD, name, type="volume"))
-        return mounts
 
-    async def _upload_bind(self, mount: Any, index: int) -> Any:
-        """A per-build volume holding a copy of a host folder (for a remote engine)."""
+    async def _upload_bind(self, mount: Any, name: str) -> Any:
+        """A per-build volume `name` holding a copy of a host folder (for a remote engine)."""
         import docker.types
 
         source, target = mount["Source"], mount["Target"]
-        name = f"tfwizard-upload-{self.build_id}-{index}"
         await self._volume(name, "upload", per_build=True)
-        self._say(_("remote engine: uploading {source} into volume {volume} (for "
-                    "{target})").format(source=source, volume=name, target=target))
         user = (self.plan.user or "").split(":")
         owner = (int(user[0]), int(user[1])) if len(user) == 2 and all(
             p.isdigit() for p in user) else None
@@ -715,39 +725,73 @@ class BuildRunner:
             "cap_drop": ["ALL"],
             "cap_add": list(PREPARE_CAPS) if step.name == "prepare" else None,
             "security_opt": ["no-new-privileges"],
-            "init": True,  # a real PID 1 forwards SIGINT to Bazel and reaps its children
+            # a real PID 1 forwards SIGINT to Bazel and reaps its children (unless the engine
+            # has no docker-init: then the step is PID 1, see _start)
+            "init": self._init,
             **gpu_options(plan.gpu_passthrough if step.name not in ("prepare",) else None),
         }
         if self.mem_limit:
             kwargs["mem_limit"] = kwargs["memswap_limit"] = self.mem_limit
         try:
             return self.client.containers.create(plan.image, **kwargs)
-        except docker.errors.APIError as exc:
-            if "init" not in str(exc).lower():
+        except docker.errors.DockerException as exc:
+            if not (self._init and dockerutil.missing_init(exc)):
                 raise
-            kwargs["init"] = False  # an engine without docker-init: run the step as PID 1
+            self._init = False  # an engine too old for init: run the step as PID 1 (_start)
+            kwargs["init"] = False
             return self.client.containers.create(plan.image, **kwargs)
+
+    def _no_init_found(self) -> None:
+        self._init = False
+        self._say_soon(_("this Docker engine has no docker-init: the steps run as PID 1 (a "
+                         "cancel may stop the build less cleanly)"))
+
+    async def _start(self, step: Step, mounts: list[Any], user: str | None) -> tuple[Any, Any]:
+        """A started step container and the socket attached to it before the start.
+
+        An engine without docker-init refuses to start a container made with init; that
+        container goes and the step is made again without one.
+        """
+        while True:
+            had_init = self._init
+            container = await self._call(
+                _("creating the {step} container").format(step=step.name), self._create, step,
+                mounts, user)
+            if had_init and not self._init:
+                self._no_init_found()
+            self._containers.append(container)
+            sock = await self._call(_("attaching to the container"),
+                                    self.client.api.attach_socket, container.id,
+                                    params={"stdout": 1, "stderr": 1, "stream": 1})
+            try:
+                await self._call(_("starting the {step} container").format(step=step.name),
+                                 container.start)
+                return container, sock
+            except TfWizardError as exc:
+                dockerutil.close_quietly(sock)
+                if not (self._init and dockerutil.missing_init(exc)):
+                    raise
+                self._no_init_found()
+                self._containers.remove(container)
+                await self._call(_("removing the {step} container").format(step=step.name),
+                                 container.remove, force=True)
 
     async def _run_step(self, step: Step, mounts: list[Any], *, user: str | None = None,
                         quiet: bool = False) -> AsyncIterator[BuildEvent]:
-        container = await self._call(_("creating the {step} container").format(step=step.name),
-                                     self._create, step, mounts,
-                                     user if user is not None else self.plan.user)
-        self._containers.append(container)
-        sock = await self._call(_("attaching to the container"),
-                                self.client.api.attach_socket, container.id,
-                                params={"stdout": 1, "stderr": 1, "stream": 1})
+        container, sock = await self._start(step, mounts,
+                                            user if user is not None else self.plan.user)
+        for event in self._take_said():
+            yield event
         raw = dockerutil.raw_socket(sock)
         splitters = {1: LineSplitter(), 2: LineSplitter()}
         self._running = container
         watcher = asyncio.ensure_future(self._watch_cancel(container))
         try:
-            await self._call(_("starting the {step} container").format(step=step.name),
-                             container.start)
             feed: ThreadFeed[list[tuple[int, bytes]]] = ThreadFeed(
                 lambda: dockerutil.read_frames(raw), stop=lambda: dockerutil.close_quietly(raw))
             async for event in self._drain(feed, splitters, step, container, quiet=quiet):
                 yield event
+            await self._stopped(watcher)
         finally:
             watcher.cancel()
             dockerutil.close_quietly(raw)
@@ -764,6 +808,8 @@ class BuildRunner:
         async for batch in feed:
             for event in self._lines(batch, splitters, quiet):
                 yield event
+            for event in self._take_said():  # e.g. "cancelling: sent SIGINT ..."
+                yield event
         for n, splitter in splitters.items():
             lines = splitter.flush()
             if lines:
@@ -779,12 +825,30 @@ class BuildRunner:
         self._oom = dockerutil.oom_killed(container)  # attrs fresh from _started_at's reload
 
     def _exited(self, step: Step, *, quiet: bool) -> list[BuildEvent]:
-        """The "step ... exited" line for the step _drain() just finished."""
+        """The "step ... exited" line for the step _drain() just finished (after what was
+        said while it stopped)."""
+        said = self._take_said()
         code = self._last.exit_code if self._last is not None else None
         if quiet and code == 0:
-            return []
-        return [self._say(_("step {step} exited with {code}").format(step=step.name,
-                                                                     code=code))]
+            return said
+        return [*said, self._say(_("step {step} exited with {code}").format(step=step.name,
+                                                                            code=code))]
+
+    def _say_soon(self, *lines: str) -> None:
+        """Say lines from where no event can be yielded (the cancel watcher, an engine
+        call): they go to the record now and to the front end with the next events."""
+        self._said.append(self._say(*lines))
+
+    def _take_said(self) -> list[BuildEvent]:
+        said, self._said = self._said, []
+        return list(said)
+
+    async def _stopped(self, watcher: asyncio.Future[None]) -> None:
+        """After a step ended: when a cancel is stopping it, let the watcher finish saying
+        how (SIGINT, then SIGKILL) before the step's end is reported."""
+        if self.cancelled and not watcher.done():
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(watcher), self.cancel_grace_s + 5)
 
     def _secret(self, text: str) -> str:
         """${ENV_VAR} references resolved for the container only (never logged/recorded)."""
@@ -846,14 +910,14 @@ class BuildRunner:
         """SIGINT (Bazel cancels cleanly), then SIGKILL after the grace period."""
         with contextlib.suppress(Exception):
             await self._call(_("interrupting the build"), container.kill, signal="SIGINT")
-        self._say(_("cancelling: sent SIGINT to the build container"))
+        self._say_soon(_("cancelling: sent SIGINT to the build container"))
         try:
             await asyncio.wait_for(self._call(_("waiting for the container"), container.wait),
                                    self.cancel_grace_s)
         except (asyncio.TimeoutError, TfWizardError):
             with contextlib.suppress(Exception):
                 await self._call(_("killing the build container"), container.kill)
-            self._say(_("cancelling: killed the build container"))
+            self._say_soon(_("cancelling: killed the build container"))
 
     # -- results -------------------------------------------------------------------------------
     async def _read_bep(self) -> BepSummary | None:
