@@ -12,8 +12,9 @@ build id. What the steps share lives in volumes: the source (bind-mounted
 checkout, or a per-build volume the fetch step clones into), Bazel's output root (a
 per-build volume, so `bazel-bin` never holds a wheel from an earlier build and the package
 step of older releases sees the build's outputs), the cache volumes (kept across builds)
-and /record (the record folder for a local engine; a per-build volume copied back for a
-remote one). The wheel leaves with `get_archive`, so a remote engine works too.
+and /record (a per-build volume where Bazel writes its BEP file, copied back through the
+API: no step can write the record folder, whose plan.json `attach` runs). The wheel leaves
+with `get_archive`, so a remote engine works too.
 
 A front end that dies (SIGKILL included) leaves the step container running and the log on
 disk; `BuildRunner.attach(build_id)` finds the build by its label, replays the record and
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import io
 import json
 import os
@@ -88,6 +90,17 @@ ROOT = "0:0"
 PREPARE_CAPS = ("CHOWN", "DAC_OVERRIDE", "FOWNER")
 
 
+#: container labels set when a step container is made (a step cannot change them)
+PLAN_DIGEST_LABEL = f"{LABEL}.plan-sha256"
+OUT_LABEL = f"{LABEL}.out"
+RECORD_LABEL = f"{LABEL}.record"
+
+
+def plan_digest(plan_json: str) -> str:
+    """The sha256 of plan.json's text, as `attach` checks it against the containers' label."""
+    return hashlib.sha256(plan_json.encode("utf-8")).hexdigest()
+
+
 def build_status_line(status: str, message: str) -> str:
     """The log line that says how a build ended ("build failed: step build exited with 1")."""
     texts = {"succeeded": _("build succeeded: {message}"),
@@ -149,9 +162,16 @@ class BuildRunner:
         self._volumes: list[Any] = []  # per-build volumes, removed at the end
         self._running: Any = None
         self._started = time.monotonic()
-        self._labels = {**self.plan.labels, f"{LABEL}.build": self.build_id}
+        # plan.json as written to the record; its digest (and where the record and the wheel
+        # go) ride on the containers' labels, which no step can change: `attach` runs a plan
+        # only when it still has that digest
+        self._plan_json = self.plan.to_json()
+        self._labels = {**self.plan.labels, f"{LABEL}.build": self.build_id,
+                        PLAN_DIGEST_LABEL: plan_digest(self._plan_json),
+                        OUT_LABEL: str(self.out_dir) if self.out_dir is not None else "",
+                        RECORD_LABEL: str((self.data_root if self.data_root is not None
+                                           else data_dir(self.env)) / "builds" / self.build_id)}
         self._local = True
-        self._record_bind = True
         self._secrets: list[str] = []
         self._secret_env: dict[str, str] = {}
         self._last: _StepOutcome | None = None
@@ -266,7 +286,7 @@ class BuildRunner:
             if not self._attach:
                 if self.recipe_text is not None:
                     self.record.write_recipe(self.recipe_text)
-                self.record.write_plan(self.plan.to_json())
+                self.record.write_plan(self._plan_json)
                 # what `tfwizard build --attach` needs if this process dies
                 self.record.write_result({"build_id": self.build_id, "status": "running",
                                           "out_dir": str(self.out_dir) if self.out_dir else None,
@@ -387,7 +407,7 @@ class BuildRunner:
             self.record.unlock()
 
     async def _setup_engine(self) -> None:
-        """Secrets resolved, the engine connected, where /record comes from decided."""
+        """Secrets resolved, the engine connected (local or remote)."""
         plan = self.plan
         # fail before anything starts when a ${ENV_VAR} the recipe refers to is unset
         self._secret_env = dict(os.environ if self.env is None else self.env)
@@ -400,11 +420,6 @@ class BuildRunner:
             self.client = await self._call(_("connecting to Docker"), dockerutil.connect,
                                            self.env)
         self._local = dockerutil.is_local_engine(self.client)
-        # the container writes /record as the plan's uid: bind the record folder only when
-        # that uid is ours (else a volume, copied back like for a remote engine)
-        uid = (plan.user or "").split(":")[0]
-        self._record_bind = self._local and (not uid or not hasattr(os, "getuid")
-                                             or uid == str(os.getuid()))
 
     async def _run_steps(self) -> AsyncIterator[BuildEvent]:
         plan = self.plan
@@ -454,8 +469,9 @@ class BuildRunner:
         """A runner that follows a build its front end left (killed, crashed, detached).
 
         The build is found by its containers' `io.tfwizard.build` label (None: the one
-        build running on the engine), its record by its id (else by the container's
-        /record bind mount). `events()` then replays the record, follows the step
+        build running on the engine), its record by its id (else where the containers'
+        labels say). Its plan.json runs only if it still has the digest the containers'
+        labels carry (no step can change a label), else UsageError. `events()` then replays the record, follows the step
         container from the first line the record lacks, runs the steps still to come, and
         copies the wheel out; or, if the build ended meanwhile, reports how and still
         copies the wheel. Raises UsageError when there is nothing to attach to, or when
@@ -498,16 +514,37 @@ class BuildRunner:
                     id=found.build_id),
                 _("Use that window or terminal, or stop it first."))
         try:
-            plan = plan_from_dict(json.loads((path / "plan.json").read_text("utf-8")))
-            saved = record.read_result() if record.result_path.is_file() else {}
+            text = (path / "plan.json").read_text("utf-8")
+            digest = found.label(PLAN_DIGEST_LABEL)
+            if digest is None:
+                raise UsageError(
+                    _("build {id} was started by an older tfwizard: its plan cannot be "
+                      "checked, so tfwizard runs nothing from it").format(id=found.build_id),
+                    _("Let it finish and read its record, or stop it with `tfwizard clean` "
+                      "and build again."))
+            if plan_digest(text) != digest:
+                # never run what was read back from a place something else could write
+                raise UsageError(
+                    _("build {id}: its plan.json changed after the build started (it no "
+                      "longer matches the digest its containers carry); tfwizard runs "
+                      "nothing from it").format(id=found.build_id),
+                    _("Something wrote into the build record {path}. Stop the build with "
+                      "`tfwizard clean`, look at what changed, and build again.").format(
+                        path=path))
+            plan = plan_from_dict(json.loads(text))
         except (OSError, ValueError, TypeError, KeyError) as exc:
             record.unlock()
             raise UsageError(_("{path}: the build's plan cannot be read ({error})").format(
                 path=path, error=exc)) from None
-        if out_dir is None and saved.get("out_dir"):
-            out_dir = Path(saved["out_dir"])
+        except UsageError:
+            record.unlock()
+            raise
+        if out_dir is None and found.label(OUT_LABEL):  # the label, not a file in the record
+            out_dir = Path(found.label(OUT_LABEL) or "")
         runner = cls(plan, out_dir=out_dir, client=client, env=env,
                      data_root=data_root, build_id=found.build_id, **kwargs)
+        # the steps still to come carry the digest of the plan the build started with
+        runner._labels[PLAN_DIGEST_LABEL] = digest
         runner.record = record
         runner._attach = True
         runner._found = found
@@ -656,13 +693,11 @@ class BuildRunner:
         name = f"tfwizard-out-{self.build_id}"
         await self._volume(name, "output-root", per_build=True)
         mounts.append(docker.types.Mount(OUTPUT_USER_ROOT, name, type="volume"))
-        if self._record_bind:
-            assert self.record is not None
-            mounts.append(docker.types.Mount(RECORD, str(self.record.path), type="bind"))
-        else:
-            name = f"tfwizard-record-{self.build_id}"
-            await self._volume(name, "record", per_build=True)
-            mounts.append(docker.types.Mount(RECORD, name, type="volume"))
+        # never the record folder itself: a step could rewrite what `attach` reads there.
+        # Bazel writes only the BEP file, copied back through the API (_read_bep)
+        name = f"tfwizard-record-{self.build_id}"
+        await self._volume(name, "record", per_build=True)
+        mounts.append(docker.types.Mount(RECORD, name, type="volume"))
 
     async def _upload_bind(self, mount: Any, name: str) -> Any:
         """A per-build volume `name` holding a copy of a host folder (for a remote engine)."""
@@ -922,7 +957,7 @@ class BuildRunner:
     # -- results -------------------------------------------------------------------------------
     async def _read_bep(self) -> BepSummary | None:
         assert self.record is not None
-        if not self._record_bind and self._last is not None:
+        if self._last is not None:
             with contextlib.suppress(TfWizardError):
                 data = await self._call(_("copying the BEP file"), _read_archive_file,
                                         self._last.container, f"{RECORD}/bep.json")
@@ -1231,17 +1266,21 @@ class FoundBuild:
 
     def record_dir(self, data_root: Path | None = None,
                    env: Mapping[str, str] | None = None) -> Path | None:
-        """The build's record folder: by id in the data folder, else the /record bind."""
+        """The build's record folder: by id in the data folder, else where its containers'
+        labels say the build put it (another TFWIZARD_DATA_DIR)."""
         path = (data_root if data_root is not None else data_dir(env)) / "builds" / self.build_id
         if path.is_dir():
             return path
         for c in reversed(self.containers):
-            for m in c.attrs.get("Mounts", []):
-                if m.get("Destination") == RECORD and m.get("Type") == "bind":
-                    src = Path(m.get("Source", ""))
-                    if src.name == self.build_id and src.is_dir():
-                        return src
+            src = Path(c.labels.get(RECORD_LABEL) or "")
+            if src.name == self.build_id and src.is_dir():
+                return src
         return None
+
+    def label(self, name: str) -> str | None:
+        """A label all the build's containers carry with one value, else None."""
+        values = {c.labels.get(name) for c in self.containers}
+        return values.pop() if len(values) == 1 else None
 
 
 def find_builds(client: Any, build_id: str | None = None) -> list[FoundBuild]:
