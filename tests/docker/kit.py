@@ -67,6 +67,21 @@ def run(runner: BuildRunner, on_event: Callable[[BuildRunner, Any], None] | None
     return asyncio.run(main())
 
 
+def detach_after(runner: BuildRunner, line: str) -> None:
+    """Follow the build until the step prints `line`, then detach and leave (asyncio.run):
+    the build runs on, to be attached to."""
+
+    async def leave_early() -> None:
+        events = runner.events()
+        async for event in events:
+            if event.type == "log" and line in event.lines:
+                runner.detach()
+                break
+        await events.aclose()
+
+    asyncio.run(leave_early())
+
+
 def leftovers(client: Any, build_id: str) -> list[Any]:
     """Containers and volumes still labelled with the build id (must be [])."""
     flt = {"label": f"{LABEL}.build={build_id}"}

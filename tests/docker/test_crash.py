@@ -442,16 +442,7 @@ def test_a_detached_front_end_leaves_the_build_running_for_attach(cw, tmp_path):
     runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=tmp_path / "data",
                          client=cw.client)
     cw.builds.append(runner.build_id)
-
-    async def leave_early():
-        events = runner.events()
-        async for event in events:
-            if event.type == "log" and "line 3" in event.lines:
-                runner.detach()
-                break
-        await events.aclose()
-
-    asyncio.run(leave_early())
+    kit.detach_after(runner, "line 3")
     running = cw.client.containers.list(filters={"label": f"{LABEL}.build={runner.build_id}"})
     assert [c.status for c in running] == ["running"]
     assert json.loads((runner.record.path / "result.json").read_text())["status"] == "running"

@@ -194,8 +194,6 @@ def test_attach_refuses_a_plan_changed_after_the_build_started(pw, tmp_path):
     folder) must not get `--attach` to run a step that mounts the home folder. The digest
     of the plan the build started with is kept in its containers' labels, which no step
     can change; a plan that does not match is refused and nothing runs."""
-    import asyncio
-
     home = tmp_path / "home"
     home.mkdir()
     plan = kit.busybox_plan(tmp_path, "i=0; while [ $i -lt 50 ]; do i=$((i+1)); echo line $i; "
@@ -203,16 +201,7 @@ def test_attach_refuses_a_plan_changed_after_the_build_started(pw, tmp_path):
     runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=tmp_path / "data",
                          client=pw.client)
     pw.builds.append(runner.build_id)
-
-    async def leave_running():
-        events = runner.events()
-        async for event in events:
-            if event.type == "log" and "line 2" in event.lines:
-                runner.detach()
-                break
-        await events.aclose()
-
-    asyncio.run(leave_running())
+    kit.detach_after(runner, "line 2")
     path = runner.record.path / "plan.json"
     evil = json.loads(path.read_text())
     evil["steps"].append({"name": "evil", "phase": "package", "workdir": "/",
