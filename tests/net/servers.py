@@ -100,6 +100,9 @@ class NginxServer(_Server):
         dav = ("dav_methods PUT; create_full_put_path on; client_max_body_size 0; "
                "dav_access user:rw group:r all:r;") if self.put else ""
         conf = b / "nginx.conf"
+        # the combined format, then the x-api-key request header (a remote cache's secret)
+        fmt = ("'$remote_addr - $remote_user [$time_local] \"$request\" $status "
+               "$body_bytes_sent \"$http_referer\" \"$http_user_agent\" \"$http_x_api_key\"'")
         conf.write_text(f"""daemon off;
 master_process on;
 worker_processes 1;
@@ -108,7 +111,8 @@ pid {b}/nginx.pid;
 error_log {b}/logs/error.log info;
 events {{ worker_connections 64; }}
 http {{
-  access_log {b}/logs/access.log;
+  log_format tfw {fmt};
+  access_log {b}/logs/access.log tfw;
   client_body_temp_path {b}/tmp/body;
   proxy_temp_path {b}/tmp/proxy;
   fastcgi_temp_path {b}/tmp/fastcgi;
@@ -141,13 +145,15 @@ http {{
 class TinyProxy(_Server):
     """tinyproxy on 127.0.0.1 with its own config and log file (LogLevel Info)."""
 
-    def __init__(self, base: Path | None = None) -> None:
+    def __init__(self, base: Path | None = None, *,
+                 basic_auth: tuple[str, str] | None = None) -> None:
         # its own folder under /tmp, not `base`: tinyproxy opens the log after dropping to
         # `nobody`, who cannot pass pytest's 0700 tmp folders
         del base
         self.base = Path(tempfile.mkdtemp(prefix="tfwp.", dir="/tmp"))
         self.port = free_port()
         self.log = self.base / "tinyproxy.log"
+        self.basic_auth = basic_auth  # (user, password): every client must authenticate
 
     @property
     def url(self) -> str:
@@ -169,6 +175,8 @@ class TinyProxy(_Server):
             "LogLevel Info",
             "MaxClients 16",
             "Allow 127.0.0.1",
+            *([f"BasicAuth {self.basic_auth[0]} {self.basic_auth[1]}"] if self.basic_auth
+              else []),
             "",
         ]), encoding="utf-8")
         self.proc = subprocess.Popen(

@@ -32,6 +32,7 @@ import json
 import os
 import re
 import secrets
+import shlex
 import tarfile
 import threading
 import time
@@ -94,6 +95,38 @@ PREPARE_CAPS = ("CHOWN", "DAC_OVERRIDE", "FOWNER")
 PLAN_DIGEST_LABEL = f"{LABEL}.plan-sha256"
 OUT_LABEL = f"{LABEL}.out"
 RECORD_LABEL = f"{LABEL}.record"
+
+
+#: where a step's secret files live in its container (see BuildRunner._secret_files)
+SECRETS_DIR = "/.tfwizard-secrets"
+#: the fixed wrapper of a step with secret environment variables: $1 is the file to source
+#: (NAME='value' lines, shell-quoted); it is deleted, then the step runs with them exported
+SOURCE_ENV_THEN_EXEC = 'set -a && . "$1" && set +a && rm -f "$1" && shift && exec "$@"'
+
+
+def _uid_gid(user: str | None) -> tuple[int, int] | None:
+    uid, _colon, gid = (user or "").partition(":")
+    return (int(uid), int(gid)) if uid.isdigit() and gid.isdigit() else None
+
+
+def _secrets_tar(files: Mapping[str, str], owner: tuple[int, int] | None) -> bytes:
+    """A tar of SECRETS_DIR (mode 0700) with `files` (0600), owned by the step's user."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        entries = [(SECRETS_DIR.lstrip("/"), None)] + [
+            (f"{SECRETS_DIR.lstrip('/')}/{name}", text.encode("utf-8"))
+            for name, text in files.items()]
+        for name, data in entries:
+            info = tarfile.TarInfo(name)
+            info.uid, info.gid = owner or (0, 0)
+            info.mtime = int(time.time())
+            if data is None:
+                info.type, info.mode = tarfile.DIRTYPE, 0o700
+                tar.addfile(info)
+            else:
+                info.mode, info.size = 0o600, len(data)
+                tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
 
 
 def plan_digest(plan_json: str) -> str:
@@ -413,8 +446,14 @@ class BuildRunner:
         self._secret_env = dict(os.environ if self.env is None else self.env)
         resolve_secrets(plan, self._secret_env)
         self._secrets = secret_references(plan)
+        for name in self._secrets:
+            value = self._secret_env[name]
+            if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+                # it goes into a file of lines (an rc file, an env file): one line only
+                raise UsageError(_("${{{name}}} holds a line break or a control character; a "
+                                   "secret must be one line").format(name=name))
         if self.record is not None:
-            # resolved values reach only the container; the record masks them
+            # resolved values reach only the step's own files; the record masks them
             self.record.secrets = tuple(self._secret_env[n] for n in self._secrets)
         if self.client is None:
             self.client = await self._call(_("connecting to Docker"), dockerutil.connect,
@@ -741,9 +780,9 @@ class BuildRunner:
         import docker.errors
 
         plan = self.plan
-        env = {k: self._secret(v) for k, v in {**plan.container_env, **step.env}.items()}
+        argv, env, files = self._secret_files(step, user)
         kwargs: dict[str, Any] = {
-            "command": [self._secret(a) for a in step.argv],
+            "command": argv,
             "environment": env,
             "working_dir": step.workdir,
             "user": user or "",
@@ -768,13 +807,67 @@ class BuildRunner:
         if self.mem_limit:
             kwargs["mem_limit"] = kwargs["memswap_limit"] = self.mem_limit
         try:
-            return self.client.containers.create(plan.image, **kwargs)
+            container = self.client.containers.create(plan.image, **kwargs)
         except docker.errors.DockerException as exc:
             if not (self._init and dockerutil.missing_init(exc)):
                 raise
             self._init = False  # an engine too old for init: run the step as PID 1 (_start)
             kwargs["init"] = False
-            return self.client.containers.create(plan.image, **kwargs)
+            container = self.client.containers.create(plan.image, **kwargs)
+        if files is not None:
+            try:
+                if not container.put_archive("/", files):
+                    raise TfWizardError(_("the engine refused the {step} step's secret "
+                                          "files").format(step=step.name))
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    container.remove(force=True)
+                raise
+        return container
+
+    def _is_secret(self, text: str) -> bool:
+        """A ${ENV_VAR} reference, or a credential written as it is (a URL's user:password,
+        a header or token value): what the secrets module would mask."""
+        return any("${" + n + "}" in text for n in self._secrets) or redact(text) != text
+
+    def _secret_files(self, step: Step, user: str | None) -> tuple[list[str], dict[str, str],
+                                                                   bytes | None]:
+        """(argv, environment, a tar of the step's secret files or None) for a step.
+
+        Resolved secrets never go into the container's Cmd or Env, which `docker inspect`
+        shows anyone who may use the engine (and `ps` shows on it): Bazel flags that hold
+        one go into an rc file passed with the startup option --bazelrc, environment
+        variables that hold one (proxy credentials) into a file the step sources through a
+        fixed `sh` wrapper, which deletes it before running the step. Both are put into the
+        created container (put_archive: a tmpfs mount is not reachable before the start)
+        in a folder only the step's user may read, and leave with the container.
+        """
+        argv = list(step.argv)
+        env = {**self.plan.container_env, **step.env}
+        secret_env = {k: self._secret(v) for k, v in env.items() if self._is_secret(v)}
+        env = {k: v for k, v in env.items() if k not in secret_env}
+        rc: list[str] = []
+        if argv[:1] == ["bazel"] and "build" in argv:
+            at = argv.index("build")
+            rc = [self._secret(a) for a in argv[at + 1:] if self._is_secret(a)]
+            argv = [a for i, a in enumerate(argv) if i <= at or not self._is_secret(a)]
+            if rc:
+                # the rc file is read after the workspace's; announcing it would print the
+                # secrets in the engine's log of the container
+                rc.append("--noannounce_rc")
+                argv.insert(1, f"--bazelrc={SECRETS_DIR}/bazelrc")
+        if secret_env:
+            argv = ["sh", "-c", SOURCE_ENV_THEN_EXEC, "tfwizard-secrets", f"{SECRETS_DIR}/env",
+                    *argv]
+        if not rc and not secret_env:
+            return argv, env, None
+        files = {}
+        if rc:
+            # quoted as Bazel's rc tokenizer reads it (POSIX shell words)
+            files["bazelrc"] = "".join(f"build {shlex.quote(flag)}\n" for flag in rc)
+        if secret_env:
+            files["env"] = "".join(f"{k}={shlex.quote(v)}\n" for k, v in secret_env.items())
+        return argv, env, _secrets_tar(files, _uid_gid(user))
 
     def _no_init_found(self) -> None:
         self._init = False
