@@ -282,15 +282,22 @@ class _Printer:
         raise NotImplementedError
 
     def finished(self, result: Any, findings: list[Any]) -> None:
+        from .core.progress import CacheSummary, cache_summary_text
+
         env = self.env
         if result.ok:
             env.out(_("Wheel: {path}").format(path=result.wheel))
         else:
             env.out(build_failed_text(result.status, result.message))
+        if result.cache:  # every build Bazel ran ends with where its actions came from
+            env.out(cache_summary_text(CacheSummary(**result.cache)))
         for f in findings:
             where = (_(" (log lines {lines})").format(lines=", ".join(map(str, f.lines[:5])))
                      if f.lines else "")
-            env.out(f"  {f.id}: {f.title}{where}")
+            mark = f"{severity_word('warning')} " if f.severity == "warning" else ""
+            env.out(f"  {mark}{f.id}: {f.title}{where}")
+            for text in f.excerpt[:4]:
+                env.out(f"    > {text[:200]}")
             env.out("    " + _("cause: {cause}").format(cause=f.cause))
             env.out("    " + _("next:  {step}").format(step=f.next_step))
             fix = fix_line(f.recipe_fix, f.fix_problem)
@@ -516,11 +523,12 @@ def cmd_diagnose(args: argparse.Namespace, env: Environment) -> ExitStatus:
         env.out(_("{path}: no known failure signature found.").format(path=path))
         return ExitStatus.OK
     for d in found:
-        env.out(f"{d.id}: {d.title}")
+        mark = f"{severity_word('warning')} " if d.severity == "warning" else ""
+        env.out(f"{mark}{d.id}: {d.title}")
         if d.lines:
             env.out("  " + _("lines: {lines}").format(lines=", ".join(map(str, d.lines[:10])))
                     + (" ..." if len(d.lines) > 10 else ""))
-        for text in d.excerpt[:2]:
+        for text in d.excerpt[:2 + (d.severity == "warning")]:
             env.out(f"  > {text[:160]}")
         env.out("  " + _("cause: {cause}").format(cause=d.cause))
         env.out("  " + _("next:  {step}").format(step=d.next_step))

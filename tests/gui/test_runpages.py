@@ -247,3 +247,33 @@ def test_verify_page_shows_the_report_and_copies_it(qtbot, make_window):
     qtbot.mouseClick(page.copy_button, Qt.MouseButton.LeftButton)
     assert QGuiApplication.clipboard().text() == text
     wizard.setStartId(int(PageId.WELCOME))
+
+
+class CacheWarningBuild(FakeBuild):
+    """A build that succeeds past a remote cache Bazel could not use (issue 15 item 10)."""
+
+    async def events(self):
+        yield Artifact("record", "/tmp/fake-record")
+        yield FindingEvent("remote-cache-unusable", "The remote cache could not be used",
+                           "Bazel went on without it", "Serve the cache over HTTP/1.1",
+                           (28,), {}, "", "warning",
+                           ("WARNING: Reading from Remote Cache:",
+                            "HTTP version 1.1 is required, was: HTTP/1.0"))
+        cache = {"processes": 30, "ran_here": 28, "cache_hits": 0, "disk_cache_hits": 0,
+                 "remote_cache_hits": 0, "remote_executions": 0, "internal": 2}
+        yield Finished(BuildResult("b1", "succeeded", "/tmp/fake-record", wheel="/tmp/w.whl",
+                                   message="wheel: ok", findings=("remote-cache-unusable",),
+                                   cache=cache))
+
+
+def test_build_page_shows_the_cache_summary_and_a_cache_warning(qtbot, make_window):
+    window = make_window(build_factory=CacheWarningBuild)
+    window.wizard.go_to(PageId.BUILD)
+    page = window.wizard.build
+    qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.result is not None, timeout=WAIT)
+    assert page.cache_label.text().startswith("Actions: 30 in all; 28 ran here")
+    assert "0 from the remote cache" in page.cache_label.text()
+    row = page.diagnoses[0]
+    text = " ".join(label.text() for label in row.findChildren(QLabel))
+    assert "HTTP version 1.1 is required, was: HTTP/1.0" in text and row.fix_button is None

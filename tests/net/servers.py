@@ -142,6 +142,69 @@ http {{
         return [p for p in folder.rglob("*") if p.is_file()] if folder.is_dir() else []
 
 
+class Http10Cache:
+    """A Bazel HTTP cache (GET/HEAD/PUT of /ac/ and /cas/ files under `root`) that answers
+    in HTTP/1.0, as Python's http.server does by default: Bazel stores into it, but refuses
+    its hits ("HTTP version 1.1 is required, was: HTTP/1.0"). In a thread of the test
+    process, on 127.0.0.1; `requests` lists "METHOD /path STATUS" lines."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.port = free_port()
+        self.requests: list[str] = []
+        self._server: Any = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    def __enter__(self) -> Http10Cache:
+        import http.server
+        import threading
+
+        cache = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.0"
+
+            def _file(self) -> Path:
+                return cache.root / self.path.lstrip("/").replace("..", "_")
+
+            def _answer(self, status: int, data: bytes = b"", body: bool = True) -> None:
+                cache.requests.append(f"{self.command} {self.path} {status}")
+                self.send_response(status)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                if body:
+                    self.wfile.write(data)
+
+            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+                f = self._file()
+                self._answer(*((200, f.read_bytes()) if f.is_file() else (404,)))
+
+            def do_HEAD(self) -> None:  # noqa: N802
+                self._answer(200 if self._file().is_file() else 404, body=False)
+
+            def do_PUT(self) -> None:  # noqa: N802
+                data = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                f = self._file()
+                f.parent.mkdir(parents=True, exist_ok=True)
+                f.write_bytes(data)
+                self._answer(200)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
 class TinyProxy(_Server):
     """tinyproxy on 127.0.0.1 with its own config and log file (LogLevel Info)."""
 

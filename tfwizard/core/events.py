@@ -97,6 +97,8 @@ class FindingEvent(BuildEvent):
     #: concrete recipe values (resolved against the plan that ran); {} when none
     recipe_fix: dict[str, Any] = field(default_factory=dict)
     fix_problem: str = ""  # why a known fix cannot apply to this build
+    severity: str = "error"  # error | warning (the build went past it, e.g. a broken cache)
+    excerpt: tuple[str, ...] = ()  # the log's own words (the lines that matched, and after)
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,8 @@ class BuildResult:
     actions: int | None = None
     cache_hits: int | None = None
     findings: tuple[str, ...] = ()  # ids of the matched failure signatures
+    #: where the actions came from (progress.CacheSummary.to_dict()); None: Bazel never said
+    cache: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:

@@ -74,7 +74,7 @@ from .plan import (
     resolve_secrets,
     secret_references,
 )
-from .progress import BepSummary, ProgressParser, parse_bep
+from .progress import BepSummary, ProgressParser, cache_summary, parse_bep
 from .recipe import parse_recipe
 from .record import BuildRecord, atomic_write, data_dir, new_build_id
 from .safety import check_mount_source, check_output_dir
@@ -398,12 +398,17 @@ class BuildRunner:
                     else ("error", str(exc))
             yield self._say(build_status_line(status, message))
             findings: list[FindingEvent] = []
-            if status in ("failed", "error"):
-                findings = self._diagnose(exit_code)
+            if status != "cancelled":
+                # a build that succeeded is looked at for warnings (a remote cache Bazel
+                # could not use), one that failed for everything
+                findings = self._diagnose(exit_code, warnings_only=status == "succeeded")
                 for f in findings:
                     yield f
             await self._cleanup()
             clean = True
+            cache = cache_summary(self.parser.stats, disk_cache="disk" in self.plan.cache_volumes,
+                                  remote_cache=any(f.startswith("--remote_cache=")
+                                                   for f in self.plan.flag_list))
             self.result = BuildResult(
                 build_id=self.build_id, status=status, record_dir=str(self.record.path),
                 wheel=wheel, exit_code=exit_code,
@@ -411,7 +416,8 @@ class BuildRunner:
                 elapsed_s=round(time.monotonic() - self._started, 2),
                 actions=self.parser.stats.total_actions or self.parser.total,
                 cache_hits=self.parser.stats.cache_hits,
-                findings=tuple(f.id for f in findings))
+                findings=tuple(f.id for f in findings),
+                cache=cache.to_dict() if cache is not None else None)
             self.record.write_result({**self.result.to_dict(),
                                       "stats": self.parser.stats.__dict__})
             yield Finished(self.result)
@@ -1088,27 +1094,34 @@ class BuildRunner:
                                 _extract_wheels, container, wheel_dir, out_dir, since,
                                 cancelled=self._cancelled.is_set, owner=owner)
 
-    def _diagnose(self, exit_code: int | None) -> list[FindingEvent]:
+    def _diagnose(self, exit_code: int | None, *,
+                  warnings_only: bool = False) -> list[FindingEvent]:
         assert self.record is not None
         self.record.close()
         if not self.record.log_path.is_file():
             return []
         texts = [text for _channel, text in self.record.replay()]
+        found = diagnose(texts, exit_code=None if warnings_only else exit_code)
+        if warnings_only:
+            found = [d for d in found if d.severity == "warning"]
+        if not found:
+            return []
         # fixes as values for this build: half of the --jobs this plan ran, the recipe's
         # flags plus one (a "halve" in the recipe broke it)
         recipe = None
         with contextlib.suppress(TfWizardError):
             recipe = (parse_recipe(self.recipe_text, "recipe") if self.recipe_text is not None
                       else record_context(self.record.path)[0])
-        found = resolve_diagnoses(diagnose(texts, exit_code=exit_code), recipe=recipe,
-                                  plan=self.plan)
+        found = resolve_diagnoses(found, recipe=recipe, plan=self.plan)
         events = [FindingEvent(d.id, d.title, d.cause, d.next_step, tuple(d.lines),
-                               dict(d.recipe_fix), d.fix_problem) for d in found]
+                               dict(d.recipe_fix), d.fix_problem, d.severity,
+                               tuple(d.excerpt)) for d in found]
         for d in found:
             fix = fix_line(d.recipe_fix, d.fix_problem)
             self.record.append(TFWIZARD, [
                 _("diagnosis {id}: {title} (log lines {lines})").format(
                     id=d.id, title=d.title, lines=", ".join(map(str, d.lines[:5]))),
+                *(f"  > {line[:200]}" for line in d.excerpt),
                 "  " + _("cause: {cause}").format(cause=d.cause),
                 "  " + _("next: {step}").format(step=d.next_step),
                 *(["  " + fix] if fix else [])])

@@ -43,7 +43,7 @@ from tfwizard.core.events import (
     phase_name,
 )
 from tfwizard.core.fixes import fix_text
-from tfwizard.core.progress import eta_text
+from tfwizard.core.progress import CacheSummary, cache_summary_text, eta_text
 
 from . import jobs
 from .dialogs import save_file_name
@@ -79,10 +79,12 @@ class DiagnosisRow(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         row = QHBoxLayout(self)
         icon = QLabel(self)
-        icon.setPixmap(severity_icon(self, "error").pixmap(20, 20))
+        icon.setPixmap(severity_icon(self, finding.severity).pixmap(20, 20))
         row.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
         lines = ", ".join(map(str, finding.lines[:5]))
-        text = QLabel(f"{finding.title}\n"
+        said = "".join(f"> {line[:200]}\n" for line in finding.excerpt[:4]) \
+            if finding.severity == "warning" else ""  # e.g. the cache server's words
+        text = QLabel(f"{finding.title}\n" + said
                       + tr("Cause: {cause}").format(cause=finding.cause) + "\n"
                       + tr("Next: {step}").format(step=finding.next_step)
                       + ("\n" + tr("Log lines: {lines}").format(lines=lines) if lines else "")
@@ -231,6 +233,10 @@ class BuildPage(RecipePage):
         self.result_label.setWordWrap(True)
         self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.body.addWidget(self.result_label)
+        self.cache_label = QLabel("", self.content)
+        self.cache_label.setObjectName("cache-summary")
+        self.cache_label.setWordWrap(True)
+        self.body.addWidget(self.cache_label)
         self.diagnosis_box = QWidget(self.content)
         self.diagnosis_layout = QVBoxLayout(self.diagnosis_box)
         self.diagnosis_layout.setContentsMargins(0, 0, 0, 0)
@@ -307,6 +313,7 @@ class BuildPage(RecipePage):
         self.eta_label.setText("")
         self.action_label.setText("")
         self.result_label.setText("")
+        self.cache_label.setText("")
         for row in self.diagnoses:
             row.deleteLater()
         self.diagnoses = []
@@ -352,6 +359,8 @@ class BuildPage(RecipePage):
                                   if result.record_dir else ""))
             if result.wheel:
                 self.state.wheel = result.wheel
+            if result.cache:
+                self.cache_label.setText(cache_summary_text(CacheSummary(**result.cache)))
             self.bundle.sync()
             self.buildFinished.emit(result)
 
