@@ -516,10 +516,10 @@ class BuildRunner:
         The build is found by its containers' `io.tfwizard.build` label (None: the one
         build running on the engine), its record by its id (else where the containers'
         labels say). Its plan.json runs only if it still has the digest the containers'
-        labels carry (no step can change a label), else UsageError. `events()` then replays the record, follows the step
-        container from the first line the record lacks, runs the steps still to come, and
-        copies the wheel out; or, if the build ended meanwhile, reports how and still
-        copies the wheel. Raises UsageError when there is nothing to attach to, or when
+        labels carry (no step can change a label), else UsageError. `events()` then
+        replays the record, follows the step container from the first line the record
+        lacks, runs the steps still to come, and copies the wheel out; or, if the build
+        ended meanwhile, reports how and still copies the wheel. Raises UsageError when there is nothing to attach to, or when
         another live tfwizard process follows the build.
         """
         if client is None:
@@ -584,8 +584,9 @@ class BuildRunner:
         except UsageError:
             record.unlock()
             raise
-        if out_dir is None and found.label(OUT_LABEL):  # the label, not a file in the record
-            out_dir = Path(found.label(OUT_LABEL) or "")
+        labelled_out = found.label(OUT_LABEL)  # the label, not a file in the record
+        if out_dir is None and labelled_out:
+            out_dir = Path(labelled_out)
         runner = cls(plan, out_dir=out_dir, client=client, env=env,
                      data_root=data_root, build_id=found.build_id, **kwargs)
         # the steps still to come carry the digest of the plan the build started with
