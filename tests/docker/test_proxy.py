@@ -142,12 +142,15 @@ API_KEY = "api-key-Wq93xRt5"
 
 
 def test_secrets_reach_the_build_but_no_containers_command_or_environment(net, tmp_path):
-    """A real build that needs both secrets: its download goes through a tinyproxy that
-    demands Basic auth (the password from ${TFWT_PROXY_PASS} in the recipe's proxy URL),
-    and it fills an nginx WebDAV cache with an x-api-key header from ${TFWT_API_KEY}.
+    """A real build that needs both secrets: its download (a payload no earlier test put
+    in the repository cache) goes through a tinyproxy that demands Basic auth (the recipe's
+    http_proxy is ${TFWT_PROXY}, a URL with a password), and it fills an nginx WebDAV
+    cache with an x-api-key header from ${TFWT_API_KEY}.
     `docker inspect` of every step container (Cmd, Args, Env) and the engine's log of it
     must not show either value: they travel in files only the step reads."""
-    ws = _workspace_with_download(tmp_path, f"{net.nginx.url}probe.bin", net.payload)
+    payload = os.urandom(30_000)
+    (net.nginx.root / "secret-probe.bin").write_bytes(payload)
+    ws = _workspace_with_download(tmp_path, f"{net.nginx.url}secret-probe.bin", payload)
     with TinyProxy(basic_auth=(PROXY_USER, PROXY_PASS)) as proxy, \
             NginxServer(tmp_path / "cache") as cache:
         proxy_url = f"http://{PROXY_USER}:{PROXY_PASS}@127.0.0.1:{proxy.port}"
@@ -166,7 +169,7 @@ def test_secrets_reach_the_build_but_no_containers_command_or_environment(net, t
             assert result.status == "succeeded", result.message
             # the secrets did their work: the proxy let the download through (it answers
             # 407 without them) and the cache got the header with every PUT
-            assert any("probe.bin" in r for r in proxy.requests()), proxy.requests()
+            assert any("secret-probe.bin" in r for r in proxy.requests()), proxy.requests()
             puts = [line for line in cache.access_lines() if '"PUT /' in line]
             assert puts and all(line.endswith(f'"{API_KEY}"') for line in puts), puts[:3]
             containers = net.client.containers.list(

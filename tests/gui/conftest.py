@@ -73,3 +73,26 @@ def make_window(qtbot, qloop):
     yield make
     for window in windows:
         window.close()
+
+
+def open_file_dialog(qtbot, timeout: int = 5000):
+    """The file dialog a page opened and awaits (window-modal, never exec()'d)."""
+    from PySide6.QtWidgets import QApplication, QFileDialog
+
+    found: list = []
+
+    def visible() -> bool:
+        found[:] = [w for w in QApplication.topLevelWidgets()
+                    if isinstance(w, QFileDialog) and w.isVisible()]
+        return bool(found)
+
+    qtbot.waitUntil(visible, timeout=timeout)
+    return found[0]
+
+
+def type_file_name(dialog, path) -> None:
+    """Type a file name into the dialog, as a user would, and accept it."""
+    from PySide6.QtWidgets import QLineEdit
+
+    dialog.findChild(QLineEdit, "fileNameEdit").setText(str(path))
+    dialog.accept()

@@ -7,9 +7,9 @@ import json
 
 import pytest
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit
 
 from tests.core.test_bundle import PROXY_PASSWORD, write_record
+from tests.gui.conftest import open_file_dialog, type_file_name
 from tests.gui.test_runpages import build_window
 from tfwizard.core.bundle import read_bundle
 from tfwizard.gui.pages import PageId
@@ -17,19 +17,6 @@ from tfwizard.gui.pages import PageId
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
 
 WAIT = 5000
-
-
-def _open_dialog(qtbot) -> QFileDialog:
-    """The save dialog the page opened (window-modal, awaited by the page)."""
-    found: list[QFileDialog] = []
-
-    def visible() -> bool:
-        found[:] = [w for w in QApplication.topLevelWidgets()
-                    if isinstance(w, QFileDialog) and w.isVisible()]
-        return bool(found)
-
-    qtbot.waitUntil(visible, timeout=WAIT)
-    return found[0]
 
 
 def test_window_icon_comes_from_resources_icons(make_window):
@@ -55,16 +42,14 @@ def test_build_page_saves_a_bundle_of_the_failed_build(qtbot, make_window, tmp_p
     assert page.bundle.button.isEnabled()
     out = tmp_path / "saved.tar.gz"
     qtbot.mouseClick(page.bundle.button, Qt.MouseButton.LeftButton)
-    dialog = _open_dialog(qtbot)
+    dialog = open_file_dialog(qtbot)
     assert dialog.selectedFiles()[0].endswith(f"tfwizard-diagnostics-{record.name}.tar.gz")
     # while the question is open, other tasks still run (no nested event loop; issue 15):
     # the qloop fixture fails on "Cannot enter into task"
     other = asyncio.ensure_future(asyncio.sleep(0.05, result="ran"))
     qtbot.waitUntil(other.done, timeout=WAIT)
     assert other.result() == "ran" and dialog.isVisible()
-    name = dialog.findChild(QLineEdit, "fileNameEdit")  # typed, as a user would
-    name.setText(str(out))
-    dialog.accept()
+    type_file_name(dialog, out)
     qtbot.waitUntil(lambda: page.bundle.saved is not None, timeout=WAIT)
     assert page.bundle.saved == out and "secrets masked" in page.bundle.status.text()
     files = read_bundle(out)
