@@ -15,6 +15,7 @@ from typing import Any
 from .cli import Environment, ExitStatus, _path
 from .core.errors import UsageError
 from .core.events import phase_name
+from .core.fixes import fix_line
 from .core.i18n import _
 
 
@@ -98,13 +99,8 @@ def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
     if isinstance(prepared, ExitStatus):
         return prepared
     recipe_path, recipe, recipe_dir, build_host, plan = prepared
-    if args.out:
-        out_dir: Path | None = _path(env, args.out)
-    elif recipe.output.dir:
-        out = Path(recipe.output.dir).expanduser()
-        out_dir = out if out.is_absolute() else recipe_dir / out
-    else:
-        out_dir = None
+    out_dir = _path(env, args.out) if args.out else recipe.resolve_path("output.dir",
+                                                                         base=recipe_dir)
     _check_out(out_dir)
     from .core.runner import BuildRunner
 
@@ -170,12 +166,13 @@ def _install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any,
     from .core.install import InstallProgress, install_wheel, resolve_target
 
     inst = recipe.install
-    venv = args.venv or inst.venv
-    if not venv and not inst.python:
+    # --venv is relative to where the command runs; the recipe's paths to the recipe
+    venv = _path(env, args.venv) if args.venv else recipe.resolve_path("install.venv")
+    python = recipe.resolve_path("install.python")
+    if venv is None and python is None:
         raise UsageError(_("--install needs a target: set install.venv (or install.python) in "
                            "the recipe, or pass --venv DIR"))
-    target = resolve_target(venv=_path(env, venv) if venv else None,
-                            python=inst.python or None, create=bool(venv))
+    target = resolve_target(venv=venv, python=python, create=venv is not None)
     last = [""]
 
     def report(event: Any) -> None:
@@ -287,20 +284,27 @@ class _Printer:
         raise NotImplementedError
 
     def finished(self, result: Any, findings: list[Any]) -> None:
+        from .core.progress import CacheSummary, cache_summary_text
+
         env = self.env
         if result.ok:
             env.out(_("Wheel: {path}").format(path=result.wheel))
         else:
             env.out(build_failed_text(result.status, result.message))
+        if result.cache:  # every build Bazel ran ends with where its actions came from
+            env.out(cache_summary_text(CacheSummary(**result.cache)))
         for f in findings:
             where = (_(" (log lines {lines})").format(lines=", ".join(map(str, f.lines[:5])))
                      if f.lines else "")
-            env.out(f"  {f.id}: {f.title}{where}")
+            mark = f"{severity_word('warning')} " if f.severity == "warning" else ""
+            env.out(f"  {mark}{f.id}: {f.title}{where}")
+            for text in f.excerpt[:4]:
+                env.out(f"    > {text[:200]}")
             env.out("    " + _("cause: {cause}").format(cause=f.cause))
             env.out("    " + _("next:  {step}").format(step=f.next_step))
-            if f.recipe_fix:
-                env.out("    " + _("recipe fix: {changes}").format(changes=", ".join(
-                    f"{k} = {json.dumps(v)}" for k, v in f.recipe_fix.items())))
+            fix = fix_line(f.recipe_fix, f.fix_problem)
+            if fix:
+                env.out("    " + fix)
         env.out(_("Record: {path}  (log: {log})").format(
             path=result.record_dir, log=Path(result.record_dir) / "log.txt"))
 
@@ -521,16 +525,17 @@ def cmd_diagnose(args: argparse.Namespace, env: Environment) -> ExitStatus:
         env.out(_("{path}: no known failure signature found.").format(path=path))
         return ExitStatus.OK
     for d in found:
-        env.out(f"{d.id}: {d.title}")
+        mark = f"{severity_word('warning')} " if d.severity == "warning" else ""
+        env.out(f"{mark}{d.id}: {d.title}")
         if d.lines:
             env.out("  " + _("lines: {lines}").format(lines=", ".join(map(str, d.lines[:10])))
                     + (" ..." if len(d.lines) > 10 else ""))
-        for text in d.excerpt[:2]:
+        for text in d.excerpt[:2 + (d.severity == "warning")]:
             env.out(f"  > {text[:160]}")
         env.out("  " + _("cause: {cause}").format(cause=d.cause))
         env.out("  " + _("next:  {step}").format(step=d.next_step))
-        if d.recipe_fix:
-            env.out("  " + _("recipe fix: {changes}").format(changes=", ".join(
-                f"{k} = {json.dumps(v)}" for k, v in d.recipe_fix.items())))
+        fix = fix_line(d.recipe_fix, d.fix_problem)
+        if fix:
+            env.out("  " + fix)
     return ExitStatus.OK
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 from .cli import Environment, ExitStatus, _path
@@ -25,12 +24,29 @@ def load_hosts(args: argparse.Namespace, env: Environment,
     target: HostProfile | None = None
     if getattr(args, "target", None):
         target = HostProfile.load(_path(env, args.target))
-    elif recipe.target.host_profile:
-        path = Path(recipe.target.host_profile).expanduser()
-        if not path.is_absolute() and recipe.path is not None:
-            path = recipe.path.parent / path
-        target = HostProfile.load(path)
+    else:
+        path = recipe.resolve_path("target.host_profile")
+        target = HostProfile.load(path) if path is not None else None
     return build, target
+
+
+def _gpu_targets(recipe: Recipe, build: HostProfile,
+                 target: HostProfile | None) -> dict[str, list[str] | None]:
+    """The GPU targets the plan will build ("auto" resolved as the plan resolves it);
+    None where "auto" finds no GPU (the rules report that as an error)."""
+    from .core.errors import UsageError
+    from .core.plan import resolve_amd_targets, resolve_ccs
+
+    out: dict[str, list[str] | None] = {"compute_capabilities": [], "amdgpu_targets": []}
+    resolvers = {"cuda": ("compute_capabilities", resolve_ccs),
+                 "rocm": ("amdgpu_targets", resolve_amd_targets)}
+    if recipe.backend.kind in resolvers:
+        key, resolve = resolvers[recipe.backend.kind]
+        try:
+            out[key] = resolve(recipe, build, target)
+        except UsageError:
+            out[key] = None
+    return out
 
 
 def _severity_mark(severity: str) -> str:
@@ -53,10 +69,19 @@ def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
             recipe, env.env, recipe_dir=recipe.path.parent if recipe.path else None)
             + image_findings(recipe, env, build, target))
     errors = [f for f in findings if f.severity == "error"]
+    targets = _gpu_targets(recipe, build, target)
     if args.json:
-        env.out(json.dumps({"recipe": recipe.name, "errors": len(errors),
+        env.out(json.dumps({"recipe": recipe.name, "errors": len(errors), **targets,
                             "findings": [f.to_dict(kb) for f in findings]}, indent=2))
     else:
+        for key, value in targets.items():
+            tokens = recipe.cuda.compute_capabilities if key == "compute_capabilities" \
+                else recipe.rocm.amdgpu_targets
+            if "auto" in tokens and value is not None:
+                # what the plan exports: the same resolver
+                env.out(_("{key}: auto -> {targets}").format(
+                    key=("cuda." if key == "compute_capabilities" else "rocm.") + key,
+                    targets=", ".join(value)))
         shown = [f for f in findings if args.verbose or f.severity != "info"
                  or f.code in _ALWAYS_SHOWN]
         for f in shown:

@@ -25,11 +25,13 @@ def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:
 
     recipe = _load_recipe(args, env)
     inst = recipe.install if recipe is not None else None
-    venv = args.venv or (inst.venv if inst else "")
-    python = args.python or (inst.python if inst else "")
-    target = resolve_target(venv=_path(env, venv) if venv else None,
-                            python=_path(env, python) if python and "/" in python else python
-                            or None, create=args.create)
+    # options are relative to where the command runs; the recipe's paths to the recipe
+    venv = _path(env, args.venv) if args.venv else (
+        recipe.resolve_path("install.venv") if recipe is not None else None)
+    python: str | Path | None = (
+        (_path(env, args.python) if "/" in args.python else args.python) if args.python
+        else recipe.resolve_path("install.python") if recipe is not None else None)
+    target = resolve_target(venv=venv, python=python, create=args.create)
     extras = args.extras if args.extras is not None else (list(inst.extras) if inst else [])
     extras = [e for item in extras for e in item.split(",") if e]
     last_summary = [""]
@@ -90,9 +92,12 @@ def _python_for(args: argparse.Namespace, env: Environment, recipe: Any) -> str:
     if args.venv:
         return str(venv_python(_path(env, args.venv)))
     if recipe is not None and (recipe.install.python or recipe.install.venv):
-        if recipe.install.python:
-            return recipe.install.python
-        return str(venv_python(Path(recipe.install.venv).expanduser()))
+        python = recipe.resolve_path("install.python")
+        if python is not None:
+            return str(python)
+        venv = recipe.resolve_path("install.venv")
+        assert venv is not None
+        return str(venv_python(venv))
     raise UsageError(_("no interpreter to verify"),
                      _("Pass --python PATH or --venv DIR (the one the wheel was installed "
                        "into)."))

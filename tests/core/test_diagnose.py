@@ -51,6 +51,7 @@ EXAMPLES = {
     "compile-error": "ERROR: /src/tensorflow/core/BUILD:33:11: Compiling "
                      "tensorflow/core/kernels/matmul_op.cc failed: (Exit 1): gcc failed",
     "build-failed": "FAILED: Build did NOT complete successfully",
+    "remote-cache-unusable": "WARNING: Writing to Remote Cache:",
 }
 
 
@@ -126,3 +127,22 @@ def test_cli_diagnose_a_clean_log(tmp_path):
     log.write_text("INFO: Build completed successfully, 30 total actions\n")
     status, out, _ = capture(["diagnose", str(log)])
     assert status == ExitStatus.OK and "no known failure" in out
+
+
+def test_a_remote_cache_bazel_could_not_use_is_a_warning_with_its_words():
+    """Issue 15 item 10: a real fixture build against an HTTP cache that answers HTTP/1.0
+    (tests/docker/test_remote_cache.py makes it): Bazel warns and builds everything
+    itself. The diagnosis is a warning and carries the line that says why."""
+    found = diagnose_file(LOGS / "remote-cache-http10.log.txt")
+    assert [d.id for d in found] == ["remote-cache-unusable"]
+    d = found[0]
+    assert d.severity == "warning"
+    assert d.excerpt[:2] == ("WARNING: Reading from Remote Cache:",
+                             "HTTP version 1.1 is required, was: HTTP/1.0")
+    assert "HTTP/1.1" in d.next_step and "remote.upload = false" in d.next_step
+    # a warning does not hide the generic diagnosis of a failed build
+    both = diagnose(["WARNING: Writing to Remote Cache:", "4 errors during bulk transfer",
+                     "ERROR: x.cc:1:1: Compiling x.cc failed: (Exit 4): gcc failed"])
+    assert [x.id for x in both] == ["remote-cache-unusable", "compile-error"]
+    assert both[0].excerpt == ("WARNING: Writing to Remote Cache:",
+                               "4 errors during bulk transfer")

@@ -171,3 +171,81 @@ def test_frames_are_cut_from_big_reads():
 
     batches = list(dockerutil.read_frames(Sock()))
     assert [f for b in batches for f in b] == [(1, b"out\n"), (2, b"err\n"), (1, b"x" * 100)]
+
+
+def test_a_consumer_leaving_after_the_first_event_frees_the_record(tmp_path):
+    """Issue 15 item 9: events() yielded the record artifact before entering the try whose
+    finally unlocks the record, so a consumer that stopped there kept the lock."""
+    from tfwizard.core.plan import make_plan
+    from tfwizard.core.recipe import load_recipe
+    from tfwizard.core.runner import BuildRunner
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    plan = make_plan(load_recipe(root / "recipes" / "tf221-cpu-portable.toml"))
+    runner = BuildRunner(plan, data_root=tmp_path, env={"DOCKER_HOST": "tcp://127.0.0.1:9"})
+
+    async def first_then_leave():
+        events = runner.events()
+        first = await events.__anext__()
+        await events.aclose()
+        return first
+
+    first = asyncio.run(first_then_leave())
+    assert first.type == "artifact" and first.kind == "record"
+    record = BuildRecord.reopen(runner.record.path)
+    assert record.lock(), "the record is still locked by a build nobody follows"
+    record.unlock()
+    assert '"status": "cancelled"' in (runner.record.path / "result.json").read_text()
+
+
+def test_thread_feed_readers_do_not_wait_for_the_default_executor():
+    """Issue 15 item 9: stream readers ran in the loop's default executor, shared with every
+    engine call, detection and verification; with that pool busy, no line came through."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    release = threading.Event()
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        pool = ThreadPoolExecutor(max_workers=1)
+        loop.set_default_executor(pool)
+        busy = loop.run_in_executor(None, release.wait)  # the only worker, taken
+
+        async def collect():
+            return [item async for item in ThreadFeed(lambda: iter([1, 2, 3]))]
+
+        try:
+            return await asyncio.wait_for(collect(), 5)
+        finally:
+            release.set()
+            await busy
+
+    assert asyncio.run(main()) == [1, 2, 3]
+
+
+def test_only_the_engines_missing_init_words_mean_no_init():
+    """Issue 15 item 9: the retry without init took any engine error containing "init"."""
+    import docker.errors
+    import requests
+
+    def api_error(text):
+        response = requests.Response()
+        response.status_code = 500
+        return docker.errors.APIError("500 Server Error", response=response, explanation=text)
+
+    # Docker 28's words (seen from a real dockerd with --init-path pointing nowhere)
+    real = api_error('failed to create shim task: OCI runtime create failed: runc create '
+                     'failed: unable to start container process: error during container init: '
+                     'error mounting "/run/x/docker-init" to rootfs at "/sbin/docker-init": '
+                     'stat /run/x/docker-init: no such file or directory: unknown')
+    assert dockerutil.missing_init(real)
+    translated = dockerutil.translate(real, "starting the build container")
+    try:
+        raise translated from real
+    except Exception as exc:  # noqa: BLE001 - the runner sees the translated error
+        assert dockerutil.missing_init(exc)
+    assert dockerutil.missing_init(
+        docker.errors.InvalidVersion("init param is not supported for API version < 1.25"))
+    for other in ("error during container init: mkdir /x: permission denied",
+                  "initialization failed", "OCI runtime create failed: init: no such process"):
+        assert not dockerutil.missing_init(api_error(other)), other

@@ -225,3 +225,30 @@ def test_an_abbreviated_commit_ref_is_a_warning(kb):
     assert "REF_ABBREVIATED_COMMIT" not in {f.code for f in evaluate(full, kb=kb)}
     named = recipe.with_changes({"tensorflow.ref": "r2.21"})
     assert "REF_ABBREVIATED_COMMIT" not in {f.code for f in evaluate(named, kb=kb)}
+
+
+def test_resource_flags_take_the_form_of_the_releases_bazel(kb):
+    """Issue 15 item 8: --local_ram_resources is deprecated from Bazel 7.1 (TF 2.20+ build
+    with 7.4.1); those releases get --local_resources=memory=/cpu=, older ones the old flag."""
+    small = HostProfile.load(HOSTS / "small-laptop.json")
+    seen = set()
+    for version in kb.release_versions():
+        release = kb.release(version)
+        recipe = LAPTOP.with_changes({"tensorflow.version": version, "backend.kind": "cpu"})
+        f = flags(make_plan(recipe, build_host=small))
+        memory = [x for x in f if x.startswith(("--local_resources=memory=",
+                                                "--local_ram_resources="))]
+        assert len(memory) == 1, (version, f)
+        ram_mb = int(memory[0].rsplit("=", 1)[1])
+        assert 6000 < ram_mb < 7000  # 80% of the 8 GiB laptop
+        new_bazel = int(release.bazel.split(".")[0]) >= 7
+        if new_bazel:
+            assert memory[0].startswith("--local_resources=memory="), version
+            assert "--local_resources=cpu=4" in f and "--local_ram_resources" not in " ".join(f)
+        else:
+            assert memory[0].startswith("--local_ram_resources="), version
+            assert not any(x.startswith("--local_resources") for x in f)
+        seen.add(new_bazel)
+    assert seen == {True, False}
+    assert "--local_resources=memory=" in " ".join(
+        flags(make_plan(LAPTOP.with_changes({"tensorflow.version": "2.20.0"}), build_host=small)))

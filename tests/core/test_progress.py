@@ -135,3 +135,29 @@ def test_bep_tolerates_a_truncated_last_line_and_reads_aborts():
                      '{"name":"INTERRUPTED","code":8}}}'])
     assert out.aborted == ["USER_INTERRUPTED"]
     assert (out.exit_name, out.exit_code, out.overall_success) == ("INTERRUPTED", 8, False)
+
+
+@pytest.mark.parametrize("log,disk,remote,expected", [
+    # (log sample, disk cache, remote cache) -> (ran here, disk hits, remote hits, all hits)
+    ("fixture-cold.log.txt", True, False, (28, 0, 0, 0)),
+    ("fixture-cached.log.txt", True, False, (0, 28, 0, 28)),  # Bazel 4: "remote cache hit"
+    ("fixture-cached.log.txt", False, True, (0, 0, 28, 28)),
+    ("fixture-cached.log.txt", True, True, (0, None, None, 28)),  # cannot tell them apart
+    ("remote-cache-http10.log.txt", False, True, (28, 0, 0, 0)),
+])
+def test_cache_summary_from_the_processes_line(log, disk, remote, expected):
+    """Issue 15 item 10: every build ends with where its actions came from (real logs)."""
+    from tfwizard.core.progress import cache_summary, cache_summary_text
+    from tfwizard.core.record import untag
+
+    parser = ProgressParser()
+    for raw in (LOGS / log).read_text().splitlines():
+        parser.feed(untag(raw)[1])
+    summary = cache_summary(parser.stats, disk_cache=disk, remote_cache=remote)
+    assert summary is not None and summary.processes == 30 and summary.internal == 2
+    assert (summary.ran_here, summary.disk_cache_hits, summary.remote_cache_hits,
+            summary.cache_hits) == expected
+    text = cache_summary_text(summary)
+    assert "30 in all" in text and f"{expected[0]} ran here" in text
+    assert ("does not tell them apart" in text) == (expected[1] is None)
+    assert cache_summary(ProgressParser().stats, disk_cache=True, remote_cache=False) is None

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tfwizard.core.errors import UsageError
@@ -39,3 +41,27 @@ def test_references():
     assert resolve("${BB_KEY}", {"BB_KEY": "v"}) == "v"
     with pytest.raises(UsageError):
         resolve("${MISSING}", {})
+
+
+def test_a_secret_with_a_line_break_is_refused_before_anything_runs(tmp_path):
+    """Resolved secrets go into an rc file and an env file of lines (issue 15 item 7): a
+    value with a line break could add lines of its own, so the build stops first."""
+    import asyncio
+
+    from tfwizard.core.plan import make_plan
+    from tfwizard.core.recipe import load_recipe
+    from tfwizard.core.runner import BuildRunner
+
+    root = Path(__file__).resolve().parents[2]
+    recipe = load_recipe(root / "recipes" / "tf221-cpu-portable.toml").with_changes(
+        {"remote.cache": "https://cache.example", "remote.headers": ["x-api-key=${TFWT_KEY}"]})
+    runner = BuildRunner(make_plan(recipe), data_root=tmp_path,
+                         env={"TFWT_KEY": "k\nbuild --run_under=/bin/evil",
+                              "DOCKER_HOST": "tcp://127.0.0.1:9"})
+
+    async def run():
+        return [e async for e in runner.events()]
+
+    result = asyncio.run(run())[-1].result
+    assert result.status == "error" and "${TFWT_KEY} holds a line break" in result.message
+    assert "evil" not in (runner.record.path / "log.txt").read_text()

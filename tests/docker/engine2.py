@@ -42,8 +42,9 @@ def _descendants(root: Path) -> list[int]:
 
 
 class SecondEngine:
-    def __init__(self, base: Path) -> None:
+    def __init__(self, base: Path, extra: tuple[str, ...] = ()) -> None:
         self.base = base
+        self.extra = extra  # more dockerd options (e.g. --init-path)
         self.sock = base / "d.sock"
         self.host = f"unix://{self.sock}"
         self.namespace = f"tfwtest-{uuid.uuid4().hex[:8]}"
@@ -51,12 +52,12 @@ class SecondEngine:
         self._log = None
 
     @classmethod
-    def start_new(cls) -> SecondEngine:
+    def start_new(cls, extra: tuple[str, ...] = ()) -> SecondEngine:
         dockerd = shutil.which("dockerd")
         if dockerd is None or os.geteuid() != 0:
             pytest.skip("a second Docker daemon needs root and dockerd")
         # short: a unix socket path has at most 107 bytes
-        engine = cls(Path(tempfile.mkdtemp(prefix="tfwd2-", dir="/tmp")))
+        engine = cls(Path(tempfile.mkdtemp(prefix="tfwd2-", dir="/tmp")), extra)
         engine.start()
         return engine
 
@@ -66,7 +67,7 @@ class SecondEngine:
                 "--exec-root", str(b / "exec"), "--pidfile", str(b / "d.pid"),
                 "--bridge", "none", "--iptables=false", "--ip-masq=false",
                 "--containerd-namespace", self.namespace,
-                "--containerd-plugins-namespace", self.namespace + "-plugins"]
+                "--containerd-plugins-namespace", self.namespace + "-plugins", *self.extra]
 
     def client(self, timeout: int = 30) -> Any:
         import docker

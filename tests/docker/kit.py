@@ -67,6 +67,21 @@ def run(runner: BuildRunner, on_event: Callable[[BuildRunner, Any], None] | None
     return asyncio.run(main())
 
 
+def detach_after(runner: BuildRunner, line: str) -> None:
+    """Follow the build until the step prints `line`, then detach and leave (asyncio.run):
+    the build runs on, to be attached to."""
+
+    async def leave_early() -> None:
+        events = runner.events()
+        async for event in events:
+            if event.type == "log" and line in event.lines:
+                runner.detach()
+                break
+        await events.aclose()
+
+    asyncio.run(leave_early())
+
+
 def leftovers(client: Any, build_id: str) -> list[Any]:
     """Containers and volumes still labelled with the build id (must be [])."""
     flt = {"label": f"{LABEL}.build={build_id}"}
@@ -87,6 +102,36 @@ def remove_caches(client: Any, prefix: str) -> None:
     for v in client.volumes.list(filters={"label": LABEL}):
         if v.name.startswith(prefix):
             v.remove(force=True)
+
+
+def numbered_lines(events: list[Any]) -> dict[int, str]:
+    """{line number in log.txt: text} of every log line the front end received (events,
+    or the JSON objects `--json` prints)."""
+    out: dict[int, str] = {}
+    for e in events:
+        if isinstance(e, dict):
+            if e.get("type") == "log":
+                assert e["n"] not in out, f"line {e['n']} came twice"
+                out[e["n"]] = e["line"]
+            continue
+        if e.type == "log":
+            for i, line in enumerate(e.lines):
+                assert e.first_line + i not in out, f"line {e.first_line + i} came twice"
+                out[e.first_line + i] = line
+    return out
+
+
+def assert_front_end_saw_the_record(events: list[Any], record: Path) -> None:
+    """Every line of the record's log reached the live front end once, numbered as in
+    log.txt: none said only to the record (the diagnosis comes as its own events)."""
+    from tfwizard.core.record import read_log
+
+    lines = [text for _channel, text in read_log(record / "log.txt")]
+    seen = numbered_lines(events)
+    missing = [(n, lines[n - 1]) for n in range(1, len(lines) + 1) if n not in seen]
+    assert not missing, f"record lines the front end never got: {missing[:10]}"
+    assert sorted(seen) == list(range(1, len(lines) + 1))
+    assert all(lines[n - 1] == text for n, text in seen.items())
 
 
 def stdout_lines(events: list[Any]) -> list[str]:

@@ -280,6 +280,28 @@ def test_cancel_in_any_step_leaves_nothing_and_a_cancelled_record(cw, tmp_path, 
     assert not (tmp_path / "out").exists() or list((tmp_path / "out").iterdir()) == []
 
 
+def test_what_a_cancel_says_reaches_the_front_end(cw, tmp_path):
+    """Issue 15 item 9: "cancelling: sent SIGINT" and "... killed" went to the record only
+    (and the --json line numbers skipped them). A step that ignores SIGINT is killed after
+    the grace period; every record line, those included, reaches the front end."""
+    plan = kit.busybox_plan(tmp_path, "trap '' INT; echo started; sleep 30", prefix=cw.prefix)
+
+    def on_event(runner, event):
+        if event.type == "log" and "started" in event.lines:
+            runner.cancel()
+
+    runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=tmp_path, client=cw.client,
+                         cancel_grace_s=1.0)
+    events = kit.run(runner, on_event)
+    assert events[-1].result.status == "cancelled"
+    said = [line for e in events if e.type == "log" and e.channel == "tfwizard"
+            for line in e.lines]
+    assert "cancelling: sent SIGINT to the build container" in said
+    assert "cancelling: killed the build container" in said
+    kit.assert_front_end_saw_the_record(events, runner.record.path)
+    assert kit.leftovers(cw.client, runner.build_id) == []
+
+
 def test_cancel_during_the_wheel_copy_leaves_no_partial_wheel(cw, tmp_path):
     plan = kit.busybox_plan(tmp_path, kit.make_wheel_script(size_mib=256), prefix=cw.prefix)
     timers: list[threading.Timer] = []
@@ -420,16 +442,7 @@ def test_a_detached_front_end_leaves_the_build_running_for_attach(cw, tmp_path):
     runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=tmp_path / "data",
                          client=cw.client)
     cw.builds.append(runner.build_id)
-
-    async def leave_early():
-        events = runner.events()
-        async for event in events:
-            if event.type == "log" and "line 3" in event.lines:
-                runner.detach()
-                break
-        await events.aclose()
-
-    asyncio.run(leave_early())
+    kit.detach_after(runner, "line 3")
     running = cw.client.containers.list(filters={"label": f"{LABEL}.build={runner.build_id}"})
     assert [c.status for c in running] == ["running"]
     assert json.loads((runner.record.path / "result.json").read_text())["status"] == "running"
@@ -444,6 +457,18 @@ def test_a_detached_front_end_leaves_the_build_running_for_attach(cw, tmp_path):
     assert kit.leftovers(cw.client, runner.build_id) == []
 
 
-def test_lines_lost_is_zero():
-    """The figure for the report: every record compared with its container lost nothing."""
+def test_lines_lost_is_zero(cw, tmp_path):
+    """The figure for the report: a record compared with its container's own log loses
+    nothing, here for a build of its own (run alone, it still measures), and summed over
+    every comparison the other tests of this module made."""
+    plan = kit.busybox_plan(tmp_path, counted(30), prefix=cw.prefix)
+    runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=tmp_path / "data",
+                         client=cw.client, keep_containers=True)
+    cw.builds.append(runner.build_id)
+    assert kit.run(runner)[-1].result.status == "succeeded"
+    container = cw.client.containers.get(f"tfwizard-{runner.build_id}-build")
+    truth = _container_lines(container)
+    assert len(truth["stdout"]) == len(truth["stderr"]) == 30
+    LINES_LOST.append(_lost(_step_lines(runner.record.path), truth))
+    print(f"lines lost over {len(LINES_LOST)} record(s): {sum(LINES_LOST)}")
     assert sum(LINES_LOST) == 0

@@ -5,6 +5,7 @@ folder. Figures for the report: FAULTS lists every fault these tests inject."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import socket
@@ -23,7 +24,7 @@ from tests.docker.engine2 import SecondEngine
 from tfwizard.cli import ExitStatus, capture
 from tfwizard.core import dockerutil
 from tfwizard.core.errors import DockerUnavailable, ImageMissing
-from tfwizard.core.plan import LABEL
+from tfwizard.core.plan import LABEL, Flag
 from tfwizard.core.record import read_log
 from tfwizard.core.runner import BuildRunner
 
@@ -197,7 +198,6 @@ def test_image_missing_and_unpullable_says_what_to_do(engine2, tmp_path):
             info.value.message
         assert "docker save" in info.value.hint and "build.image" in info.value.hint
         plan = kit.busybox_plan(tmp_path, "true", prefix="tfwizard-test-e2-img")
-        import dataclasses
 
         runner = BuildRunner(dataclasses.replace(plan, image=image), data_root=tmp_path,
                              client=client)
@@ -214,7 +214,10 @@ def test_image_missing_and_unpullable_says_what_to_do(engine2, tmp_path):
 def test_a_step_killed_for_memory_says_lower_build_jobs(fw, tmp_path):
     script = 'echo start; x=$(head -c 200000000 /dev/zero | tr "\\0" x); echo never'
     plan = kit.busybox_plan(tmp_path, script, prefix=fw.prefix)
-    runner = BuildRunner(plan, data_root=tmp_path, client=fw.client, mem_limit="16m")
+    # the plan "ran" 6 jobs: the fix is half of that, as a value (issue 15 item 2)
+    plan = dataclasses.replace(plan, bazel_flags=[*plan.bazel_flags, Flag("--jobs=6", "test")])
+    runner = BuildRunner(plan, data_root=tmp_path, client=fw.client, mem_limit="16m",
+                         recipe_text=(tmp_path / "busybox.toml").read_text())
     fw.builds.append(runner.build_id)
     events = kit.run(runner)
     result = events[-1].result
@@ -222,7 +225,8 @@ def test_a_step_killed_for_memory_says_lower_build_jobs(fw, tmp_path):
     assert "out of memory" in result.message and "build.jobs" in result.message
     findings = [e for e in events if e.type == "finding"]
     oom = next(f for f in findings if f.id == "oom-compiler-killed")
-    assert oom.recipe_fix == {"build.jobs": "halve"}
+    assert oom.recipe_fix == {"build.jobs": 3} and oom.fix_problem == ""
+    assert "recipe fix: build.jobs = 3" in (runner.record.path / "log.txt").read_text()
     assert "fewer jobs" in oom.next_step
     assert kit.leftovers(fw.client, runner.build_id) == []
 
@@ -310,7 +314,6 @@ def test_cancel_during_a_stalled_image_pull_returns_at_once(engine2, tmp_path):
     client = engine2.client()
     try:
         plan = kit.busybox_plan(tmp_path, "true", prefix="tfwizard-test-e2-pull")
-        import dataclasses
 
         plan = dataclasses.replace(plan, image=f"127.0.0.1:{port}/tfwizard-test/stall:1")
         runner = BuildRunner(plan, data_root=tmp_path, client=client)
@@ -346,3 +349,31 @@ FAULTS = ("no daemon (socket missing)", "socket permission denied (real dockerd,
           "image missing + registry refusing", "image pull stalled + cancel",
           "container OOM-killed (mem_limit)", "RLIMIT_FSIZE on the wheel copy",
           "tmpfs full on the wheel copy", "running build vs clean")
+
+
+# -- an engine without docker-init ---------------------------------------------------------------
+
+
+def test_an_engine_without_docker_init_runs_the_steps_as_pid_1(fw, tmp_path):
+    """Issue 15 item 9: the retry without init matched any engine error with "init" in it
+    (and at create, where a missing docker-init does not show). A real engine whose
+    docker-init cannot be found refuses at start with its own words; the runner then
+    makes the step again without init, says so, and the build goes on."""
+    engine = SecondEngine.start_new(extra=("--init-path", "tfwizard-test-no-docker-init"))
+    try:
+        engine.load_image(world.BUSYBOX)
+        client = engine.client(timeout=60)
+        plan = kit.busybox_plan(tmp_path, "echo pid $$; " + kit.make_wheel_script(),
+                                prefix="tfwizard-test-e2-init")
+        runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=tmp_path, client=client)
+        events = kit.run(runner)
+        result = events[-1].result
+        assert result.status == "succeeded", result.message
+        said = [line for e in events if e.type == "log" and e.channel == "tfwizard"
+                for line in e.lines]
+        assert any("has no docker-init" in line for line in said), said
+        assert "pid 1" in kit.stdout_lines(events)  # no init: the step is PID 1
+        assert kit.leftovers(client, runner.build_id) == []
+        client.close()
+    finally:
+        engine.stop()

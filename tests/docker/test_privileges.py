@@ -3,6 +3,7 @@ and that no name from a container reaches outside the output folder."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from types import SimpleNamespace
@@ -11,6 +12,7 @@ import pytest
 
 from tests import world
 from tests.docker import kit
+from tfwizard.core.errors import UsageError
 from tfwizard.core.plan import LABEL, Step, make_plan
 from tfwizard.core.recipe import load_recipe
 from tfwizard.core.runner import PREPARE_CAPS, BuildRunner
@@ -157,3 +159,62 @@ def test_fixture_build_works_without_capabilities_and_the_wheel_is_the_users(
     if uid:
         assert build.steps == {"prepare", "configure", "build"}  # all inspected
     assert kit.leftovers(pw.client, result.build_id) == []
+
+
+# -- the record and --attach (issue 15 item 3) ---------------------------------------------------
+
+
+def test_a_step_cannot_write_the_record_and_no_bind_reaches_the_data_folder(pw, tmp_path):
+    """The whole record folder was bind-mounted read-write at /record; a step could rewrite
+    the plan.json that `--attach` runs. Now /record is a per-build volume (the BEP file is
+    copied back through the API): what a step writes there never reaches the record."""
+    data = tmp_path / "data"
+    script = ("echo '{\"steps\": []}' > /record/plan.json; echo evil > /record/result.json; "
+              "ls -a /record; " + kit.make_wheel_script())
+    plan = kit.busybox_plan(tmp_path, script, prefix=pw.prefix)
+    runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=data, client=pw.client,
+                         keep_containers=True)
+    pw.builds.append(runner.build_id)
+    result = kit.run(runner)[-1].result
+    assert result.status == "succeeded", result.message
+    assert json.loads((runner.record.path / "plan.json").read_text()) == json.loads(plan.to_json())
+    assert json.loads((runner.record.path / "result.json").read_text())["status"] == "succeeded"
+    for c in pw.client.containers.list(all=True,
+                                       filters={"label": f"{LABEL}.build={runner.build_id}"}):
+        for m in c.attrs["Mounts"]:
+            if m["Type"] == "bind":
+                assert not Path(m["Source"]).is_relative_to(data), m
+                assert m["Source"] in {x.source for x in plan.mounts}, m  # the plan's own
+            if m["Destination"] == "/record":
+                assert m["Type"] == "volume", m
+
+
+def test_attach_refuses_a_plan_changed_after_the_build_started(pw, tmp_path):
+    """Whoever rewrote plan.json (a step before this fix, anything that can write the data
+    folder) must not get `--attach` to run a step that mounts the home folder. The digest
+    of the plan the build started with is kept in its containers' labels, which no step
+    can change; a plan that does not match is refused and nothing runs."""
+    home = tmp_path / "home"
+    home.mkdir()
+    plan = kit.busybox_plan(tmp_path, "i=0; while [ $i -lt 50 ]; do i=$((i+1)); echo line $i; "
+                            "sleep 0.2; done", prefix=pw.prefix)
+    runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=tmp_path / "data",
+                         client=pw.client)
+    pw.builds.append(runner.build_id)
+    kit.detach_after(runner, "line 2")
+    path = runner.record.path / "plan.json"
+    evil = json.loads(path.read_text())
+    evil["steps"].append({"name": "evil", "phase": "package", "workdir": "/",
+                          "argv": ["sh", "-c", "echo owned > /home-of-user/.bashrc"],
+                          "env": {}, "needs_network": False})
+    evil["mounts"].append({"source": str(home), "target": "/home-of-user", "kind": "bind",
+                           "read_only": False})
+    path.write_text(json.dumps(evil, indent=2))
+    with pytest.raises(UsageError) as info:
+        BuildRunner.attach(runner.build_id, client=pw.client, data_root=tmp_path / "data")
+    assert "plan.json" in info.value.message and "changed" in info.value.message
+    assert not (home / ".bashrc").exists()
+    names = [c.name for c in pw.client.containers.list(
+        all=True, filters={"label": f"{LABEL}.build={runner.build_id}"})]
+    assert not any(n.endswith("-evil") for n in names), names
+    kit.remove_build(pw.client, runner.build_id)

@@ -133,3 +133,60 @@ def test_fetch_downloads_through_the_proxy_then_an_offline_build_uses_it(net, tm
                                       "--json"], env)
     assert status == ExitStatus.OK, stderr + stdout[-3000:]
     assert net.proxy.requests()[before:] == requests  # nothing more went out
+
+
+# -- secrets stay out of the containers' config (issue 15 item 7) --------------------------------
+
+PROXY_USER, PROXY_PASS = "tfw", "proxy-pass-7q2Zk"
+API_KEY = "api-key-Wq93xRt5"
+
+
+def test_secrets_reach_the_build_but_no_containers_command_or_environment(net, tmp_path):
+    """A real build that needs both secrets: its download (a payload no earlier test put
+    in the repository cache) goes through a tinyproxy that demands Basic auth (the recipe's
+    http_proxy is ${TFWT_PROXY}, a URL with a password), and it fills an nginx WebDAV
+    cache with an x-api-key header from ${TFWT_API_KEY}.
+    `docker inspect` of every step container (Cmd, Args, Env) and the engine's log of it
+    must not show either value: they travel in files only the step reads."""
+    payload = os.urandom(30_000)
+    (net.nginx.root / "secret-probe.bin").write_bytes(payload)
+    ws = _workspace_with_download(tmp_path, f"{net.nginx.url}secret-probe.bin", payload)
+    with TinyProxy(basic_auth=(PROXY_USER, PROXY_PASS)) as proxy, \
+            NginxServer(tmp_path / "cache") as cache:
+        proxy_url = f"http://{PROXY_USER}:{PROXY_PASS}@127.0.0.1:{proxy.port}"
+        extra = ('[network]\nhttp_proxy = "${TFWT_PROXY}"\n'
+                 f'[remote]\ncache = "{cache.url}"\nupload = true\n'
+                 'headers = ["x-api-key=${TFWT_API_KEY}"]\n')
+        recipe = load_recipe(world.fixture_recipe(
+            tmp_path / "secret.toml", workspace=ws, prefix=net.prefix, network="host",
+            name=f"secrets-{net.prefix[-8:]}", disk_cache=False, extra=extra))
+        plan = make_plan(recipe, recipe_dir=tmp_path)
+        env = {**os.environ, "TFWT_PROXY": proxy_url, "TFWT_API_KEY": API_KEY}
+        runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=tmp_path / "data",
+                             client=net.client, env=env, keep_containers=True)
+        try:
+            result = kit.run(runner)[-1].result
+            assert result.status == "succeeded", result.message
+            # the secrets did their work: the proxy let the download through (it answers
+            # 407 without them) and the cache got the header with every PUT
+            assert any("secret-probe.bin" in r for r in proxy.requests()), proxy.requests()
+            puts = [line for line in cache.access_lines() if '"PUT /' in line]
+            assert puts and all(line.endswith(f'"{API_KEY}"') for line in puts), puts[:3]
+            containers = net.client.containers.list(
+                all=True, filters={"label": f"{LABEL}.build={runner.build_id}"})
+            assert {c.labels[f"{LABEL}.step"] for c in containers} >= {"configure", "build"}
+            for c in containers:
+                c.reload()
+                shown = json.dumps([c.attrs["Config"].get("Cmd"), c.attrs.get("Args"),
+                                    c.attrs["Path"], c.attrs["Config"].get("Env")])
+                logs = c.logs().decode(errors="replace")
+                for secret in (PROXY_PASS, API_KEY):
+                    assert secret not in shown, (c.name, shown)
+                    assert secret not in logs, c.name
+            build = next(c for c in containers if c.labels[f"{LABEL}.step"] == "build")
+            assert "${TFWT" not in json.dumps(build.attrs["Config"])  # nothing left unresolved
+            log = (runner.record.path / "log.txt").read_text()
+            assert PROXY_PASS not in log and API_KEY not in log
+            print(f"build container: {build.attrs['Config']['Cmd'][:6]}...")
+        finally:
+            kit.remove_build(net.client, runner.build_id)

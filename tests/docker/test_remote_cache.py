@@ -22,7 +22,7 @@ from types import SimpleNamespace
 import pytest
 
 from tests import world
-from tests.net.servers import NginxServer
+from tests.net.servers import Http10Cache, NginxServer
 from tfwizard.cli import ExitStatus, capture
 from tfwizard.core.plan import LABEL, make_plan
 from tfwizard.core.recipe import load_recipe
@@ -110,6 +110,12 @@ def test_upload_then_a_fresh_container_reads_the_http_cache(rc, tmp_path):
         assert second.result["build_id"] != first.result["build_id"]
         hits = _hits(second.processes)
         assert hits > 0 and second.result["cache_hits"] == hits, second.processes
+        # the summary every build ends with (issue 15 item 10): from the remote cache
+        cache = second.result["cache"]
+        assert cache["remote_cache_hits"] == hits and cache["disk_cache_hits"] == 0, cache
+        assert cache["ran_here"] == int(second.processes[-1][0]) - hits - cache["internal"]
+        assert first.result["cache"]["remote_cache_hits"] == 0
+        assert first.result["cache"]["ran_here"] > 0
         gets = [line for line in nginx.access_lines() if '"GET /ac/' in line and '" 200 ' in line]
         assert len(gets) >= hits
         print(f"fill: {first.processes[-1]}; read: {second.processes[-1]}; "
@@ -129,3 +135,31 @@ def test_read_only_cache_is_never_written(rc, tmp_path):
         assert log, "Bazel never asked the cache"
         assert not any('"PUT /' in line for line in log), log[:5]
         print(f"read-only: {run.processes[-1]}; {len(log)} requests, all GET/HEAD")
+
+
+def test_a_cache_answering_http_1_0_is_a_warning_with_the_servers_words(rc, tmp_path):
+    """Issue 15 item 10: Bazel refuses the hits of a server that answers HTTP/1.0, warns
+    ("WARNING: Reading from Remote Cache:" / "HTTP version 1.1 is required, was: HTTP/1.0")
+    and silently builds everything itself. tfwizard says so: a warning diagnosis with
+    those words and the fix, and the cache summary shows nothing came from the cache."""
+    with Http10Cache(tmp_path / "store") as cache:
+        recipe = _recipe(tmp_path / "h10.toml", workspace=rc.workspace, prefix=rc.prefix,
+                         cache_url=cache.url, upload=True)
+        fill = _build(recipe, rc.data, tmp_path / "out1")  # PUTs work; every GET is a 404
+        assert fill.status == ExitStatus.OK, fill.stderr + fill.tail
+        assert any(r.startswith("PUT /ac/") for r in cache.requests)
+        status, out, err = capture(["build", str(recipe), "--out", str(tmp_path / "out2")],
+                                   env_vars={**os.environ, "TFWIZARD_DATA_DIR": str(rc.data)})
+    assert status == ExitStatus.OK, err + out[-3000:]  # the build itself succeeds
+    assert any(r.startswith("GET /ac/") and r.endswith(" 200") for r in cache.requests)
+    assert "WARNING remote-cache-unusable:" in out, out[-3000:]
+    assert "> HTTP version 1.1 is required, was: HTTP/1.0" in out
+    assert "remote.upload = false" in out  # the fix
+    summary = next(line for line in out.splitlines() if line.startswith("Actions: "))
+    assert "0 from the remote cache" in summary and " 0 ran here" not in summary, summary
+    record = Path(next(line for line in out.splitlines()
+                       if line.startswith("Record: ")).split()[1])
+    result = json.loads((record / "result.json").read_text())
+    assert result["status"] == "succeeded" and "remote-cache-unusable" in result["findings"]
+    assert result["cache"]["remote_cache_hits"] == 0 and result["cache"]["ran_here"] > 0
+    print(f"HTTP/1.0 cache: {summary}")

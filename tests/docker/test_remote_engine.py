@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests import world
+from tests.docker import kit
 from tests.net.servers import SecondDockerd
 from tfwizard.cli import ExitStatus, capture
 from tfwizard.core import dockerutil
@@ -124,6 +125,8 @@ volume_prefix = "tfwizard-test-remote"
     assert (record / "bep.json").is_file()  # copied back through the API
     log = (record / "log.txt").read_text()
     assert f"uploading {workspace} into volume" in log
+    # said live, before the upload (issue 15 item 9), like every other line of the record
+    kit.assert_front_end_saw_the_record(events, record)
     assert "INFO: Build completed successfully" in log
     # every container of this build ran on the second engine, with volumes only
     steps = {n.rsplit("-", 1)[-1] for n in watcher.seen}

@@ -18,11 +18,16 @@ HOSTS = Path(__file__).resolve().parent.parent / "data" / "hosts"
 def qloop(qapp):
     """A qasync loop marked running, so @asyncSlot handlers run while qtbot waits.
 
-    The running-loop mark is removed afterwards: other tests call asyncio.run().
+    Anything the loop logs (an exception in a callback or a task nobody awaited, such as
+    qasync's "Cannot enter into task" when a coroutine runs a nested event loop) fails the
+    test at teardown, as qasync's own tests do. The running-loop mark is removed
+    afterwards: other tests call asyncio.run().
     """
     import qasync
 
     loop = qasync.QEventLoop(qapp, already_running=True)
+    logged: list[dict] = []
+    loop.set_exception_handler(lambda _loop, context: logged.append(context))
     asyncio.set_event_loop(loop)
     try:
         yield loop
@@ -33,6 +38,9 @@ def qloop(qapp):
         loop._QEventLoop__is_running = False
         loop.close()
         asyncio.set_event_loop(None)
+    if logged:
+        pytest.fail("the event loop logged: " + "; ".join(
+            f"{c.get('message', '')} {c.get('exception')!r}" for c in logged))
 
 
 def host(name: str):
@@ -65,3 +73,26 @@ def make_window(qtbot, qloop):
     yield make
     for window in windows:
         window.close()
+
+
+def open_file_dialog(qtbot, timeout: int = 5000):
+    """The file dialog a page opened and awaits (window-modal, never exec()'d)."""
+    from PySide6.QtWidgets import QApplication, QFileDialog
+
+    found: list = []
+
+    def visible() -> bool:
+        found[:] = [w for w in QApplication.topLevelWidgets()
+                    if isinstance(w, QFileDialog) and w.isVisible()]
+        return bool(found)
+
+    qtbot.waitUntil(visible, timeout=timeout)
+    return found[0]
+
+
+def type_file_name(dialog, path) -> None:
+    """Type a file name into the dialog, as a user would, and accept it."""
+    from PySide6.QtWidgets import QLineEdit
+
+    dialog.findChild(QLineEdit, "fileNameEdit").setText(str(path))
+    dialog.accept()

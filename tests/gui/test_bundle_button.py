@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtWidgets import QFileDialog
 
 from tests.core.test_bundle import PROXY_PASSWORD, write_record
+from tests.gui.conftest import open_file_dialog, type_file_name
 from tests.gui.test_runpages import build_window
 from tfwizard.core.bundle import read_bundle
 from tfwizard.gui.pages import PageId
@@ -28,8 +29,7 @@ def test_window_icon_comes_from_resources_icons(make_window):
     assert not icon.pixmap(64, 64).isNull()  # the SVG fills sizes between
 
 
-def test_build_page_saves_a_bundle_of_the_failed_build(qtbot, make_window, tmp_path,
-                                                      monkeypatch):
+def test_build_page_saves_a_bundle_of_the_failed_build(qtbot, make_window, tmp_path):
     record = write_record(tmp_path / "data")
     window, _ = build_window(make_window, fail=True)
     page = window.wizard.build
@@ -41,16 +41,16 @@ def test_build_page_saves_a_bundle_of_the_failed_build(qtbot, make_window, tmp_p
     page.bundle.sync()
     assert page.bundle.button.isEnabled()
     out = tmp_path / "saved.tar.gz"
-    asked = []
-
-    def fake_dialog(parent, title, start, filters):
-        asked.append((title, start, filters))
-        return str(out), filters
-
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(fake_dialog))
     qtbot.mouseClick(page.bundle.button, Qt.MouseButton.LeftButton)
+    dialog = open_file_dialog(qtbot)
+    assert dialog.selectedFiles()[0].endswith(f"tfwizard-diagnostics-{record.name}.tar.gz")
+    # while the question is open, other tasks still run (no nested event loop; issue 15):
+    # the qloop fixture fails on "Cannot enter into task"
+    other = asyncio.ensure_future(asyncio.sleep(0.05, result="ran"))
+    qtbot.waitUntil(other.done, timeout=WAIT)
+    assert other.result() == "ran" and dialog.isVisible()
+    type_file_name(dialog, out)
     qtbot.waitUntil(lambda: page.bundle.saved is not None, timeout=WAIT)
-    assert asked[0][1].endswith(f"tfwizard-diagnostics-{record.name}.tar.gz")
     assert page.bundle.saved == out and "secrets masked" in page.bundle.status.text()
     files = read_bundle(out)
     assert "compile-error" in files["diagnosis.txt"]

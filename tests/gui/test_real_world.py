@@ -26,7 +26,7 @@ from tfwizard.gui import jobs
 from tfwizard.gui.main_window import CLOSE_CANCEL
 from tfwizard.gui.pages import PageId
 
-from .conftest import host
+from .conftest import host, open_file_dialog, type_file_name
 
 pytestmark = [pytest.mark.slow, pytest.mark.qt_log_ignore("This plugin does not support")]
 
@@ -226,8 +226,6 @@ def test_in_chinese_a_failed_fixture_build_gives_a_bundle(qtbot, make_window, do
     the diagnostics bundle saved from the Build page's button."""
     import json
 
-    from PySide6.QtWidgets import QFileDialog
-
     from tests.i18n_scan import unmarked
     from tfwizard.core import i18n
     from tfwizard.core.bundle import read_bundle
@@ -261,9 +259,8 @@ def test_in_chinese_a_failed_fixture_build_gives_a_bundle(qtbot, make_window, do
         assert sum("\u4e00" <= ch <= "\u9fff" for ch in text) > 20, text  # Chinese, not English
 
         out = tmp_path / "诊断.tar.gz"
-        monkeypatch.setattr(QFileDialog, "getSaveFileName",
-                            staticmethod(lambda *args: (str(out), args[-1])))
         qtbot.mouseClick(page.bundle.button, Qt.MouseButton.LeftButton)
+        type_file_name(open_file_dialog(qtbot), out)
         qtbot.waitUntil(lambda: page.bundle.saved is not None, timeout=60_000)
         assert "已保存" in page.bundle.status.text() or str(out) in page.bundle.status.text()
         files = read_bundle(out)

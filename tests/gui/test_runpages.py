@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QWizard
+from PySide6.QtWidgets import QLabel, QWizard
 
 from tfwizard.core.events import (
     Artifact,
@@ -29,10 +29,12 @@ WAIT = 5000
 class FakeBuild:
     """A build job: yields scripted events; optionally waits for cancel() before finishing."""
 
-    def __init__(self, state, *, wait_for_cancel=False, fail=False):
+    def __init__(self, state, *, wait_for_cancel=False, fail=False, fix=None, fix_problem=""):
         self.state = state
         self.wait_for_cancel = wait_for_cancel
         self.fail = fail
+        self.fix = {"build.jobs": 2} if fix is None else fix
+        self.fix_problem = fix_problem
         self.cancelled = asyncio.Event()
 
     def cancel(self):
@@ -52,7 +54,7 @@ class FakeBuild:
             return
         if self.fail:
             yield FindingEvent("OOM", "The compiler ran out of memory", "too many jobs",
-                               "use fewer jobs", (42,), {"build.jobs": 2})
+                               "use fewer jobs", (42,), self.fix, self.fix_problem)
             yield Finished(BuildResult("b1", "failed", "/tmp/fake-record", message="failed"))
             return
         yield Artifact("wheel", "/tmp/fake-record/tensorflow-2.21.0-cp311-linux_x86_64.whl")
@@ -117,6 +119,30 @@ def test_diagnosis_fix_and_rebuild(qtbot, make_window):
     qtbot.mouseClick(row.fix_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: len(made) == 2 and not page.running, timeout=WAIT)
     assert window.wizard.state.recipe.build.jobs == 2
+
+
+def test_a_fix_that_cannot_apply_leaves_the_recipe_and_says_why(qtbot, make_window):
+    """Issue 15 item 2: a symbolic fix reaching the page ("halve", as failures.toml words
+    it) used to go into build.jobs as is and raise TypeError; now nothing changes and the
+    page says why. A fix the core could not resolve has no button, only the reason."""
+    window, made = build_window(make_window, fail=True, fix={"build.jobs": "halve"})
+    page, state = window.wizard.build, window.wizard.state
+    before = state.recipe
+    qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(page.diagnoses) == 1 and not page.running, timeout=WAIT)
+    qtbot.mouseClick(page.diagnoses[0].fix_button, Qt.MouseButton.LeftButton)
+    assert state.recipe == before and len(made) == 1  # untouched, no rebuild
+    assert "The fix was not applied" in page.result_label.text()
+    assert "build.jobs" in page.result_label.text()
+
+    window, made = build_window(make_window, fail=True, fix={},
+                                fix_problem="the build already ran one job at a time")
+    page = window.wizard.build
+    qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(page.diagnoses) == 1 and not page.running, timeout=WAIT)
+    row = page.diagnoses[0]
+    assert row.fix_button is None
+    assert any("one job at a time" in label.text() for label in row.findChildren(QLabel))
 
 
 def test_closing_during_a_build_cancels_it_cleanly(qtbot, make_window):
@@ -221,3 +247,33 @@ def test_verify_page_shows_the_report_and_copies_it(qtbot, make_window):
     qtbot.mouseClick(page.copy_button, Qt.MouseButton.LeftButton)
     assert QGuiApplication.clipboard().text() == text
     wizard.setStartId(int(PageId.WELCOME))
+
+
+class CacheWarningBuild(FakeBuild):
+    """A build that succeeds past a remote cache Bazel could not use (issue 15 item 10)."""
+
+    async def events(self):
+        yield Artifact("record", "/tmp/fake-record")
+        yield FindingEvent("remote-cache-unusable", "The remote cache could not be used",
+                           "Bazel went on without it", "Serve the cache over HTTP/1.1",
+                           (28,), {}, "", "warning",
+                           ("WARNING: Reading from Remote Cache:",
+                            "HTTP version 1.1 is required, was: HTTP/1.0"))
+        cache = {"processes": 30, "ran_here": 28, "cache_hits": 0, "disk_cache_hits": 0,
+                 "remote_cache_hits": 0, "remote_executions": 0, "internal": 2}
+        yield Finished(BuildResult("b1", "succeeded", "/tmp/fake-record", wheel="/tmp/w.whl",
+                                   message="wheel: ok", findings=("remote-cache-unusable",),
+                                   cache=cache))
+
+
+def test_build_page_shows_the_cache_summary_and_a_cache_warning(qtbot, make_window):
+    window = make_window(build_factory=CacheWarningBuild)
+    window.wizard.go_to(PageId.BUILD)
+    page = window.wizard.build
+    qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.result is not None, timeout=WAIT)
+    assert page.cache_label.text().startswith("Actions: 30 in all; 28 ran here")
+    assert "0 from the remote cache" in page.cache_label.text()
+    row = page.diagnoses[0]
+    text = " ".join(label.text() for label in row.findChildren(QLabel))
+    assert "HTTP version 1.1 is required, was: HTTP/1.0" in text and row.fix_button is None

@@ -307,3 +307,82 @@ def test_no_display_means_no_gui():
 
     assert not has_display({})
     assert has_display({"DISPLAY": ":0"})
+
+
+def test_gui_resolves_auto_like_the_cli(qtbot, make_window, tmp_path):
+    """Issue 15 item 1: the wizard's plan builds the GPU targets `tfwizard plan` builds, for
+    every recipe in recipes/ and what `recipe new --from-host` writes on each host fake."""
+    import json
+    import shutil
+
+    from tfwizard.cli import ExitStatus, capture
+    from tfwizard.core.defaults import commented_recipe_toml, default_recipe
+    from tfwizard.core.errors import UsageError
+    from tfwizard.gui import jobs
+
+    root = HOSTS.parent.parent.parent
+    recipes = []
+    for path in sorted((root / "recipes").glob("*.toml")):
+        recipes.append(shutil.copy(path, tmp_path / path.name))
+    shutil.copy(HOSTS / "h100-driver560.json", tmp_path / "h100.json")
+    for profile in sorted(HOSTS.glob("*.json")):
+        path = tmp_path / f"from-host-{profile.stem}.toml"
+        path.write_text(commented_recipe_toml(default_recipe(host(profile.stem))))
+        recipes.append(path)
+    window = make_window()
+    compared = 0
+    # one build host of each kind (each opening rebuilds every page's findings: PySide6
+    # 6.12 on Python 3.11 loses a reference to None per void call, so keep the count sane)
+    for profile in [HOSTS / f"{name}.json" for name in ("ada-8.9-driver550", "no-gpu-server",
+                                                        "rocm-mi210", "laptop-rtx3060-550")]:
+        window.wizard.state.set_build_host(host(profile.stem))
+        for recipe in recipes:
+            assert window.open_recipe(recipe)
+            state = window.wizard.state
+            key = "amdgpu_targets" if state.recipe.backend.kind == "rocm" else \
+                "compute_capabilities"
+            status, out, err = capture(["plan", str(recipe), "--host", str(profile),
+                                        "--format", "json"])
+            try:
+                gui = getattr(jobs.default_build_job(state).plan, key)
+            except UsageError as exc:
+                assert status == ExitStatus.USAGE, (recipe.name, profile.stem, out[:300])
+                assert "auto" in exc.message and exc.message in err
+                continue
+            assert status == ExitStatus.OK, (recipe.name, profile.stem, err)
+            assert gui == json.loads(out)[key], (recipe.name, profile.stem)
+            if state.recipe.backend.kind == "cuda" and "auto" in \
+                    state.recipe.cuda.compute_capabilities:
+                window.wizard.compute.initializePage()  # shows the recipe as on arrival
+                assert ", ".join(gui) in window.wizard.compute.tokens_label.text()
+            compared += 1
+    assert compared > 30
+
+
+def test_refresh_keeps_user_edits(qtbot, make_window):
+    """The review's Appendix A.3 (issue 15 item 5): an edited recipe survives Refresh;
+    only a recipe nobody touched follows the detected machine."""
+    laptop = host("laptop-rtx3060-550")
+    window = make_window(host=host("ada-8.9-driver550"), detect=lambda: laptop)
+    wizard = window.wizard
+    wizard.go_to(PageId.SOURCE)
+    wizard.source.name_edit.clear()
+    qtbot.keyClicks(wizard.source.name_edit, "my-edited-name")
+    wizard.restart()
+    wizard.welcome.refresh()
+    qtbot.waitUntil(lambda: wizard.state.build_host is laptop, timeout=WAIT)
+    assert wizard.state.recipe.name == "my-edited-name"
+    # a finding's fix applied with its button is an edit too
+    from tfwizard.core.rules import Finding, Fix
+
+    other = make_window(host=host("no-gpu-server"), detect=lambda: laptop)
+    state = other.wizard.state
+    state.apply_fix(Finding("T", "warning", "m", (), "build.jobs", Fix("3", {"build.jobs": 3})))
+    other.wizard.welcome.refresh()
+    qtbot.waitUntil(lambda: state.build_host is laptop, timeout=WAIT)
+    assert state.recipe.build.jobs == 3 and state.recipe.backend.kind == "cpu"
+    # and a recipe nobody touched still follows the machine (the GPU laptop: CUDA)
+    untouched = make_window(host=host("no-gpu-server"), detect=lambda: laptop)
+    untouched.wizard.welcome.refresh()
+    qtbot.waitUntil(lambda: untouched.wizard.state.build_host is laptop, timeout=WAIT)
+    assert untouched.wizard.state.recipe.backend.kind == "cuda"

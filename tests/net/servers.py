@@ -100,6 +100,9 @@ class NginxServer(_Server):
         dav = ("dav_methods PUT; create_full_put_path on; client_max_body_size 0; "
                "dav_access user:rw group:r all:r;") if self.put else ""
         conf = b / "nginx.conf"
+        # the combined format, then the x-api-key request header (a remote cache's secret)
+        fmt = ("'$remote_addr - $remote_user [$time_local] \"$request\" $status "
+               "$body_bytes_sent \"$http_referer\" \"$http_user_agent\" \"$http_x_api_key\"'")
         conf.write_text(f"""daemon off;
 master_process on;
 worker_processes 1;
@@ -108,7 +111,8 @@ pid {b}/nginx.pid;
 error_log {b}/logs/error.log info;
 events {{ worker_connections 64; }}
 http {{
-  access_log {b}/logs/access.log;
+  log_format tfw {fmt};
+  access_log {b}/logs/access.log tfw;
   client_body_temp_path {b}/tmp/body;
   proxy_temp_path {b}/tmp/proxy;
   fastcgi_temp_path {b}/tmp/fastcgi;
@@ -138,16 +142,81 @@ http {{
         return [p for p in folder.rglob("*") if p.is_file()] if folder.is_dir() else []
 
 
+class Http10Cache:
+    """A Bazel HTTP cache (GET/HEAD/PUT of /ac/ and /cas/ files under `root`) that answers
+    in HTTP/1.0, as Python's http.server does by default: Bazel stores into it, but refuses
+    its hits ("HTTP version 1.1 is required, was: HTTP/1.0"). In a thread of the test
+    process, on 127.0.0.1; `requests` lists "METHOD /path STATUS" lines."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.port = free_port()
+        self.requests: list[str] = []
+        self._server: Any = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    def __enter__(self) -> Http10Cache:
+        import http.server
+        import threading
+
+        cache = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.0"
+
+            def _file(self) -> Path:
+                return cache.root / self.path.lstrip("/").replace("..", "_")
+
+            def _answer(self, status: int, data: bytes = b"", body: bool = True) -> None:
+                cache.requests.append(f"{self.command} {self.path} {status}")
+                self.send_response(status)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                if body:
+                    self.wfile.write(data)
+
+            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+                f = self._file()
+                self._answer(*((200, f.read_bytes()) if f.is_file() else (404,)))
+
+            def do_HEAD(self) -> None:  # noqa: N802
+                self._answer(200 if self._file().is_file() else 404, body=False)
+
+            def do_PUT(self) -> None:  # noqa: N802
+                data = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                f = self._file()
+                f.parent.mkdir(parents=True, exist_ok=True)
+                f.write_bytes(data)
+                self._answer(200)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
 class TinyProxy(_Server):
     """tinyproxy on 127.0.0.1 with its own config and log file (LogLevel Info)."""
 
-    def __init__(self, base: Path | None = None) -> None:
+    def __init__(self, base: Path | None = None, *,
+                 basic_auth: tuple[str, str] | None = None) -> None:
         # its own folder under /tmp, not `base`: tinyproxy opens the log after dropping to
         # `nobody`, who cannot pass pytest's 0700 tmp folders
         del base
         self.base = Path(tempfile.mkdtemp(prefix="tfwp.", dir="/tmp"))
         self.port = free_port()
         self.log = self.base / "tinyproxy.log"
+        self.basic_auth = basic_auth  # (user, password): every client must authenticate
 
     @property
     def url(self) -> str:
@@ -169,6 +238,8 @@ class TinyProxy(_Server):
             "LogLevel Info",
             "MaxClients 16",
             "Allow 127.0.0.1",
+            *([f"BasicAuth {self.basic_auth[0]} {self.basic_auth[1]}"] if self.basic_auth
+              else []),
             "",
         ]), encoding="utf-8")
         self.proc = subprocess.Popen(

@@ -30,6 +30,7 @@ from typing import Any
 
 from .errors import UsageError
 from .events import TFWIZARD
+from .fixes import fix_text
 from .host import HostProfile
 from .i18n import DEFAULT, N_, _, language, translate
 from .record import BuildRecord, data_dir, is_build_id, list_records, untag
@@ -343,7 +344,9 @@ def _diagnosis_text(diagnoses: list[Any], *, english: bool = False) -> str:
         out.append("  " + say(N_("next:  {step}")).format(step=d.next_step))
         if d.recipe_fix:
             out.append("  " + say(N_("recipe fix: {changes}")).format(
-                changes=", ".join(f"{k} = {json.dumps(v)}" for k, v in d.recipe_fix.items())))
+                changes=fix_text(d.recipe_fix)))
+        elif d.fix_problem:
+            out.append("  " + say(N_("no recipe fix: {why}")).format(why=d.fix_problem))
     return "\n".join(out) + "\n"
 
 

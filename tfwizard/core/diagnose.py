@@ -40,6 +40,8 @@ class FailureSignature:
     sources: tuple[str, ...]
     exit_codes: tuple[int, ...] = ()
     generic: bool = False  # reported only when no specific signature matched
+    severity: str = "error"  # warning: the build may succeed (and is checked then too)
+    context_lines: int = 0  # lines after a match that belong to it (the server's words)
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,8 @@ class Diagnosis:
     sources: tuple[str, ...]
     lines: tuple[int, ...]  # 1-based line numbers that matched
     excerpt: tuple[str, ...] = field(default=())  # the first few matching lines
+    fix_problem: str = ""  # why recipe_fix is empty once resolved (fixes.resolve_diagnoses)
+    severity: str = "error"  # error | warning (a problem the build went past)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -84,6 +88,8 @@ def load_failures_from(path: Path, known_sources: Iterable[str] | None = None
                 sources=tuple(entry["sources"]),
                 exit_codes=tuple(int(c) for c in entry.get("exit_codes", [])),
                 generic=bool(entry.get("generic", False)),
+                severity=str(entry.get("severity", "error")),
+                context_lines=int(entry.get("context_lines", 0)),
             )
         except KeyError as exc:
             raise KnowledgeError(_("{where}: missing key {key}").format(
@@ -93,6 +99,9 @@ def load_failures_from(path: Path, known_sources: Iterable[str] | None = None
                 where=where, error=exc)) from None
         if sig.id in seen:
             raise KnowledgeError(_("{where}: duplicate id").format(where=where))
+        if sig.severity not in ("error", "warning") or not 0 <= sig.context_lines <= 5:
+            raise KnowledgeError(_("{where}: severity must be error or warning, "
+                                   "context_lines 0 to 5").format(where=where))
         if not sig.patterns and not sig.exit_codes:
             raise KnowledgeError(_("{where}: needs patterns or exit_codes").format(where=where))
         if known is not None and (not sig.sources or not set(sig.sources) <= known):
@@ -123,11 +132,17 @@ def diagnose(lines: Iterable[str], *, exit_code: int | None = None,
     sigs = tuple(signatures) if signatures is not None else load_failures()
     hits: dict[str, list[int]] = {}
     texts: dict[str, list[str]] = {}
+    context: list[tuple[str, int]] = []  # (signature, lines still to take) after a match
     # most lines match nothing: a plain substring test first (a TensorFlow log has
     # hundreds of thousands of lines, and a regex search per pattern per line adds up)
     checks = [(sig, [(p, _required_literal(p.pattern)) for p in sig.patterns]) for sig in sigs]
     for number, raw in enumerate(lines, start=1):
         text = untag(raw)[1]
+        if context:  # the lines that follow a match and belong to it (e.g. the server's words)
+            for sig_id, _left in context:
+                if text.strip() and text.strip() not in texts[sig_id]:
+                    texts[sig_id].append(text.strip())
+            context = [(i, n - 1) for i, n in context if n > 1]
         if text[:1] == "[" and _PROGRESS_LINE.match(text):
             continue  # Bazel's "[12 / 34] Compiling ..." status lines never carry an error
         for sig, patterns in checks:
@@ -136,14 +151,18 @@ def diagnose(lines: Iterable[str], *, exit_code: int | None = None,
                     found = hits.setdefault(sig.id, [])
                     if len(found) < MAX_LINES:
                         found.append(number)
-                        texts.setdefault(sig.id, []).append(text.strip())
+                        if text.strip() not in texts.setdefault(sig.id, []):
+                            texts[sig.id].append(text.strip())
+                    if sig.context_lines:
+                        context.append((sig.id, sig.context_lines))
                     break
     by_id = {s.id: s for s in sigs}
     if exit_code is not None:
         for sig in sigs:
             if exit_code in sig.exit_codes and sig.id not in hits:
                 hits[sig.id] = []
-    if any(not by_id[i].generic for i in hits):
+    # a specific error explains the failure better than a generic one (a warning does not)
+    if any(not by_id[i].generic and by_id[i].severity == "error" for i in hits):
         hits = {i: n for i, n in hits.items() if not by_id[i].generic}
     order = sorted(hits, key=lambda i: (hits[i][0] if hits[i] else sys.maxsize, i))
     out = []
@@ -152,7 +171,8 @@ def diagnose(lines: Iterable[str], *, exit_code: int | None = None,
         # the catalogue's words in the current language (display_texts() lists them)
         out.append(Diagnosis(sig.id, _(sig.title), _(sig.cause), _(sig.next_step),
                              dict(sig.recipe_fix), sig.sources, tuple(hits[sig_id]),
-                             tuple(texts.get(sig_id, [])[:3])))
+                             tuple(texts.get(sig_id, [])[:3 + sig.context_lines]),
+                             severity=sig.severity))
     return out
 
 
@@ -202,7 +222,14 @@ def _required_literal(pattern: str) -> str | None:
 
 
 def diagnose_file(path: Path, *, exit_code: int | None = None) -> list[Diagnosis]:
-    """Diagnose a log file, or a build record folder (its log.txt; exit code from result.json)."""
+    """Diagnose a log file, or a build record folder (its log.txt; exit code from result.json).
+
+    Fixes come resolved against the record's plan and recipe (a log.txt in a record folder
+    counts too); a bare log's symbolic fixes say that they need them.
+    """
+    from .fixes import record_context, resolve_diagnoses
+
+    folder = path if path.is_dir() else path.parent
     if path.is_dir():
         result = path / "result.json"
         if exit_code is None and result.is_file():
@@ -211,4 +238,6 @@ def diagnose_file(path: Path, *, exit_code: int | None = None) -> list[Diagnosis
             exit_code = json.loads(result.read_text(encoding="utf-8")).get("exit_code")
         path = path / "log.txt"
     with path.open(encoding="utf-8", errors="replace") as fh:
-        return diagnose((line.rstrip("\n") for line in fh), exit_code=exit_code)
+        found = diagnose((line.rstrip("\n") for line in fh), exit_code=exit_code)
+    recipe, plan = record_context(folder) if path.name == "log.txt" else (None, None)
+    return resolve_diagnoses(found, recipe=recipe, plan=plan)

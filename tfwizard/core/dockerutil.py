@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import socket
 import struct
 from collections.abc import Iterator, Mapping
@@ -152,6 +153,29 @@ def connect(env: Mapping[str, str] | None = None, *, timeout: int = 60) -> Any:
         client = docker.DockerClient.from_env(environment=environment, timeout=timeout)
         client.ping()
     return client
+
+
+#: what an engine says when it cannot give a container an init process, at start: runc
+#: cannot bind the daemon's docker-init binary to /sbin/docker-init (Docker 28: "error
+#: mounting ... to rootfs at "/sbin/docker-init": stat ...: no such file or directory"), or
+#: older daemons' PATH lookup of it fails; at create, docker-py refuses init for an engine
+#: older than API 1.25
+_NO_INIT = re.compile(r'to rootfs at "/sbin/docker-init"|'
+                      r'exec: "docker-init": executable file not found|'
+                      r"init param is not supported for API version")
+
+
+def missing_init(exc: BaseException) -> bool:
+    """True when `exc` (or what it was raised from) says the engine has no init binary."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        text = str(getattr(cur, "explanation", None) or cur)
+        if _NO_INIT.search(text):
+            return True
+        cur = cur.__cause__
+    return False
 
 
 def oom_killed(container: Any) -> bool:

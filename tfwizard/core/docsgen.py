@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from .recipe import RECIPE_SCHEMA, schema_reference
+from .recipe import HOST_PATH_KEYS, RECIPE_SCHEMA, schema_reference
 
 
 def recipe_reference_markdown() -> str:
@@ -23,9 +23,26 @@ def recipe_reference_markdown() -> str:
     for row in schema_reference():
         default = json.dumps(row["default"])
         choices = " \\| ".join(row["choices"]) if row["choices"] else ""
-        lines.append(f"| `{row['key']}` | {row['kind']} | `{default}` | {choices} | "
+        kind = "path" if row["key"] in HOST_PATH_KEYS else row["kind"]
+        lines.append(f"| `{row['key']}` | {kind} | `{default}` | {choices} | "
                      f"{row['help'].replace('|', '/')} |")
-    lines.append("")
+    lines += [
+        "",
+        "## Paths",
+        "",
+        "The keys of type *path* name a file or folder on the machine that runs tfwizard: "
+        + ", ".join(f"`{key}`" for key in HOST_PATH_KEYS) + ". One rule holds for all of "
+        "them, in `tfwizard` commands and in the wizard alike:",
+        "",
+        "- `~` is your home folder;",
+        "- a relative path is relative to the folder of the recipe file, wherever the command "
+        "runs (a recipe the wizard has not saved yet: the folder tfwizard was started in);",
+        "- `install.python` without a `/` is a command name, looked up on `PATH`.",
+        "",
+        "Command-line options that name paths (`--out`, `--venv`, `--python`, `--host`, "
+        "`--target`) are relative to the folder the command runs in.",
+        "",
+    ]
     return "\n".join(lines)
 
 

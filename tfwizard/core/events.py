@@ -94,7 +94,11 @@ class FindingEvent(BuildEvent):
     cause: str
     next_step: str
     lines: tuple[int, ...] = ()
+    #: concrete recipe values (resolved against the plan that ran); {} when none
     recipe_fix: dict[str, Any] = field(default_factory=dict)
+    fix_problem: str = ""  # why a known fix cannot apply to this build
+    severity: str = "error"  # error | warning (the build went past it, e.g. a broken cache)
+    excerpt: tuple[str, ...] = ()  # the log's own words (the lines that matched, and after)
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,8 @@ class BuildResult:
     actions: int | None = None
     cache_hits: int | None = None
     findings: tuple[str, ...] = ()  # ids of the matched failure signatures
+    #: where the actions came from (progress.CacheSummary.to_dict()); None: Bazel never said
+    cache: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
@@ -176,7 +182,10 @@ _ITEM, _ERROR, _DONE = "item", "error", "done"
 
 
 class ThreadFeed(Generic[T]):
-    """Run a blocking iterator in an executor thread; iterate its items asynchronously.
+    """Run a blocking iterator in a thread of its own; iterate its items asynchronously.
+
+    Not the loop's default executor: a stream reader lives as long as its container, and
+    that pool also runs every engine call, the GUI's detection and verification.
 
     The thread puts ("item", x), ("error", exc) and ("done", None) on an asyncio.Queue via
     `loop.call_soon_threadsafe`. `stop` (any callable) is called when the consumer stops
@@ -215,7 +224,10 @@ class ThreadFeed(Generic[T]):
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         room = threading.Semaphore(self._maxsize)
-        future = loop.run_in_executor(None, self._run, loop, queue, room)
+        # a daemon thread: a reader blocked on a dead socket must not hold up the exit
+        thread = threading.Thread(target=self._run, args=(loop, queue, room),
+                                  name="tfwizard stream reader", daemon=True)
+        thread.start()
         finished = False
         try:
             while True:
@@ -235,6 +247,4 @@ class ThreadFeed(Generic[T]):
                 if self._stop is not None:
                     with contextlib.suppress(Exception):
                         self._stop()
-            else:
-                with contextlib.suppress(Exception):
-                    await future  # the thread has put "done": it ends at once
+            # else: the thread has put "done" and ends at once

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 from . import cc as ccmod
 from .configure import DEFAULT_PYTHON_BIN, clang_major_of, configure_env, simulate_configure
@@ -132,13 +132,55 @@ def resolve_python(recipe: Recipe, release: Release) -> str:
     return "3.11" if "3.11" in release.pythons else release.pythons[-1]
 
 
-def resolve_ccs(recipe: Recipe, target: HostProfile | None) -> list[str]:
-    gpus = target.nvidia_ccs() if target is not None else []
-    return ccmod.expand(list(recipe.cuda.compute_capabilities), gpus)
+def auto_host(build_host: HostProfile | None,
+              target_host: HostProfile | None) -> HostProfile | None:
+    """The machine "auto" GPU targets come from: the target profile, else the build host.
+
+    The one rule for "auto" (check, plan, build, the GUI): a recipe without
+    target.host_profile builds for the machine it is built on.
+    """
+    return target_host if target_host is not None else build_host
 
 
-def resolve_amd_targets(recipe: Recipe, target: HostProfile | None) -> list[str]:
-    gpus = target.amd_targets() if target is not None else []
+def _no_gpu_for_auto(key: str, build_host: HostProfile | None,
+                     target_host: HostProfile | None, vendor: str) -> UsageError:
+    if target_host is not None:
+        message = _('{key} = ["auto"] takes the GPUs of the target profile, but it lists no '
+                    "{vendor} GPU").format(key=key, vendor=vendor)
+    elif build_host is not None:
+        message = _('{key} = ["auto"] takes the GPUs of the machine it is built on (the recipe '
+                    "names no target.host_profile), but it has no {vendor} GPU").format(
+                        key=key, vendor=vendor)
+    else:
+        message = _('{key} = ["auto"] takes the GPUs of the target machine, but no host '
+                    "profile is known").format(key=key)
+    return UsageError(message, _("Name the GPU targets in {key}, or set target.host_profile to "
+                                 "a `tfwizard detect --json` file of the machine that will run "
+                                 "the wheel.").format(key=key))
+
+
+def resolve_ccs(recipe: Recipe, build_host: HostProfile | None = None,
+                target_host: HostProfile | None = None) -> list[str]:
+    """cuda.compute_capabilities with "auto" replaced by the GPUs of `auto_host()`.
+
+    UsageError when "auto" finds no NVIDIA GPU: an empty list would make configure.py fall
+    back to 3.5,7.0, which CUDA 12 cannot build.
+    """
+    host = auto_host(build_host, target_host)
+    gpus = host.nvidia_ccs() if host is not None else []
+    tokens = list(recipe.cuda.compute_capabilities)
+    if "auto" in tokens and not gpus:
+        raise _no_gpu_for_auto("cuda.compute_capabilities", build_host, target_host, "NVIDIA")
+    return ccmod.expand(tokens, gpus)
+
+
+def resolve_amd_targets(recipe: Recipe, build_host: HostProfile | None = None,
+                        target_host: HostProfile | None = None) -> list[str]:
+    """rocm.amdgpu_targets with "auto" replaced by the gfx targets of `auto_host()`."""
+    host = auto_host(build_host, target_host)
+    gpus = host.amd_targets() if host is not None else []
+    if "auto" in recipe.rocm.amdgpu_targets and not gpus:
+        raise _no_gpu_for_auto("rocm.amdgpu_targets", build_host, target_host, "AMD")
     out: list[str] = []
     for t in recipe.rocm.amdgpu_targets:
         for item in gpus if t == "auto" else [t]:
@@ -165,6 +207,29 @@ def resource_limits(build_host: HostProfile | None, jobs: int,
     return chosen, ram_mb, why
 
 
+def resource_flags(release: Release, build_host: HostProfile | None, ram_mb: int | None,
+                   kb: KnowledgeBase) -> list[Flag]:
+    """The flags that keep Bazel within the build host's memory, in the form the release's
+    Bazel takes: --local_resources=memory=/cpu= from Bazel 7.1 (platforms.toml
+    [bazel_resources]), --local_ram_resources before."""
+    if not ram_mb:
+        return []
+    why = _("keep Bazel under 80% of the build host's RAM")
+    since = Version(str(kb.platforms["bazel_resources"]["local_resources_since"]))
+    try:
+        modern = Version(release.bazel) >= since
+    except InvalidVersion:
+        modern = True  # "master" style values: the newest Bazel
+    if not modern:
+        return [Flag(f"--local_ram_resources={ram_mb}", why)]
+    assert build_host is not None  # ram_mb comes from its profile
+    cpus = build_host.resources.cpu_count or build_host.cpu.cores or 1
+    return [Flag(f"--local_resources=memory={ram_mb}", why),
+            Flag(f"--local_resources=cpu={cpus}",
+                 _("the build host's CPUs (Bazel >= 7.1 replaces --local_ram_resources and "
+                   "--local_cpu_resources with --local_resources)"))]
+
+
 def make_plan(
     recipe: Recipe,
     *,
@@ -180,8 +245,8 @@ def make_plan(
     release = resolve_release(recipe, kb)
     python = resolve_python(recipe, release)
     kind = recipe.backend.kind
-    ccs = resolve_ccs(recipe, target_host) if kind == "cuda" else []
-    amd = resolve_amd_targets(recipe, target_host) if kind == "rocm" else []
+    ccs = resolve_ccs(recipe, build_host, target_host) if kind == "cuda" else []
+    amd = resolve_amd_targets(recipe, build_host, target_host) if kind == "rocm" else []
     env = configure_env(recipe, release, compute_capabilities=ccs, amdgpu_targets=amd,
                         python_bin=DEFAULT_PYTHON_BIN)
     # local CUDA/cuDNN/NCCL redistributions: the same absolute path inside the container,
@@ -190,12 +255,9 @@ def make_plan(
     for key, name in (("local_cuda_path", "LOCAL_CUDA_PATH"),
                       ("local_cudnn_path", "LOCAL_CUDNN_PATH"),
                       ("local_nccl_path", "LOCAL_NCCL_PATH")):
-        value = getattr(recipe.cuda, key)
-        if kind != "cuda" or not value:
+        local = recipe.resolve_path(f"cuda.{key}", base=recipe_dir)
+        if kind != "cuda" or local is None:
             continue
-        local = Path(value).expanduser()
-        if not local.is_absolute() and recipe_dir is not None:
-            local = recipe_dir / local
         redist_mounts.append(Mount(str(local), str(local), "bind", read_only=True))
         if env.get(name):
             env[name] = str(local)
@@ -267,9 +329,7 @@ def make_plan(
                                         float(kb.platforms["memory"]["gib_per_job"]))
     if jobs:
         flags.append(Flag(f"--jobs={jobs}", why))
-    if ram_mb:
-        flags.append(Flag(f"--local_ram_resources={ram_mb}",
-                          _("keep Bazel under 80% of the build host's RAM")))
+    flags.extend(resource_flags(release, build_host, ram_mb, kb))
     remote = recipe.remote
     if remote.cache:
         flags.append(Flag(f"--remote_cache={remote.cache}",
@@ -300,10 +360,7 @@ def make_plan(
     source_dir = None
     if recipe.tensorflow.source_dir:
         source_kind = "dir"
-        path = Path(recipe.tensorflow.source_dir).expanduser()
-        if not path.is_absolute() and recipe_dir is not None:
-            path = recipe_dir / path
-        source_dir = str(path)
+        source_dir = str(recipe.resolve_path("tensorflow.source_dir", base=recipe_dir))
         mounts.insert(0, Mount(source_dir, SRC, "bind"))
         git_ref = ""
     else:
@@ -325,10 +382,8 @@ def make_plan(
             # Bazel's downloader and git read both spellings
             container_env[name] = value
             container_env[name.lower()] = value
-    if net.distdir:
-        distdir = Path(net.distdir).expanduser()
-        if not distdir.is_absolute() and recipe_dir is not None:
-            distdir = recipe_dir / distdir
+    distdir = recipe.resolve_path("network.distdir", base=recipe_dir)
+    if distdir is not None:
         mounts.append(Mount(str(distdir), DISTDIR, "bind", read_only=True))
     git_url = recipe.tensorflow.git_url
     if source_kind != "dir" and git_url.startswith("file://"):

@@ -139,7 +139,8 @@ def preflight(recipe: Recipe, env: Mapping[str, str] | None = None, *,
                                  "({why}); Bazel will fail or fall back to building "
                                  "locally.").format(key=key, value=value, why=why),
                                ("bazel-docs",), f"remote.{key}"))
-    paths = [("network.distdir", net.distdir), ("cuda.local_cuda_path", recipe.cuda.local_cuda_path),
+    paths = [("tensorflow.source_dir", recipe.tensorflow.source_dir),
+             ("network.distdir", net.distdir), ("cuda.local_cuda_path", recipe.cuda.local_cuda_path),
              ("cuda.local_cudnn_path", recipe.cuda.local_cudnn_path),
              ("cuda.local_nccl_path", recipe.cuda.local_nccl_path)]
     git_url = recipe.tensorflow.git_url
@@ -148,9 +149,9 @@ def preflight(recipe: Recipe, env: Mapping[str, str] | None = None, *,
     for key, text in paths:
         if not text:
             continue
-        path = Path(text).expanduser()
-        if not path.is_absolute() and recipe_dir is not None:
-            path = recipe_dir / path
+        path = (recipe.resolve_path(key, base=recipe_dir) if key != "tensorflow.git_url"
+                else Path(text))
+        assert path is not None
         if not path.exists():
             out.append(Finding("PATH_MISSING", "error",
                                _("{key}: {path} does not exist on this machine.").format(

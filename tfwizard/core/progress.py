@@ -204,6 +204,66 @@ class ProgressParser:
         return None
 
 
+@dataclass(frozen=True)
+class CacheSummary:
+    """Where a build's actions came from, from Bazel's "INFO: N processes: ..." line."""
+
+    processes: int  # every action that ran or was looked up
+    ran_here: int  # executed on the build machine (sandboxes, local, workers)
+    cache_hits: int  # taken from a cache, disk or remote
+    disk_cache_hits: int | None  # None: this Bazel does not tell disk from remote hits
+    remote_cache_hits: int | None
+    remote_executions: int
+    internal: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def cache_summary(stats: BuildStats, *, disk_cache: bool,
+                  remote_cache: bool) -> CacheSummary | None:
+    """The summary of a build whose console said how its processes ran, else None.
+
+    Bazel before 7 calls a disk-cache hit a "remote cache hit" too (tfwizard-testing): with
+    only one of the two caches the hits are that one's; with both they cannot be told apart.
+    """
+    if stats.processes is None:
+        return None
+    kinds = stats.process_kinds
+    internal = kinds.get("internal", 0)
+    remote_runs = kinds.get("remote", 0)
+    disk = kinds.get("disk cache hit", 0)
+    remote_hit = kinds.get("remote cache hit", 0)
+    here = sum(n for k, n in kinds.items()
+               if k not in ("internal", "remote") and not k.endswith("cache hit"))
+    hits = sum(n for k, n in kinds.items() if k.endswith("cache hit"))
+    disk_hits: int | None = disk
+    remote_hits: int | None = remote_hit
+    if "disk cache hit" not in kinds and remote_hit:
+        if disk_cache and not remote_cache:
+            disk_hits, remote_hits = remote_hit, 0
+        elif disk_cache and remote_cache:
+            disk_hits = remote_hits = None
+    return CacheSummary(stats.processes, here, hits, disk_hits, remote_hits, remote_runs,
+                        internal)
+
+
+def cache_summary_text(summary: CacheSummary) -> str:
+    """One sentence for the end of a build (the CLI, the GUI)."""
+    if summary.disk_cache_hits is None or summary.remote_cache_hits is None:
+        text = _("Actions: {processes} in all; {here} ran here, {hits} came from a cache (the "
+                 "disk or the remote one: this Bazel does not tell them apart), {remote} ran "
+                 "remotely, {internal} internal.")
+    else:
+        text = _("Actions: {processes} in all; {here} ran here, {disk} came from the disk "
+                 "cache, {remote_hits} from the remote cache, {remote} ran remotely, "
+                 "{internal} internal.")
+    return text.format(processes=summary.processes, here=summary.ran_here,
+                       hits=summary.cache_hits, disk=summary.disk_cache_hits,
+                       remote_hits=summary.remote_cache_hits,
+                       remote=summary.remote_executions, internal=summary.internal)
+
+
 def eta_text(seconds: float | None) -> str:
     """The time left as a person reads it: "ETA: 1 h 05 min", "ETA: estimating…"."""
     if seconds is None:

@@ -205,6 +205,13 @@ SECTIONS: dict[str, type] = {
     "output": OutputSection,
 }
 TOP_KEYS = ("schema", "name", "description")
+#: the keys that name a file or folder on this machine. One rule for all of them, in the CLI
+#: and the GUI alike (Recipe.resolve_path): "~" is the user's home, and a relative path is
+#: relative to the folder of the recipe file (the current folder while a recipe has no file).
+#: install.python without a "/" is a command name, looked up on PATH.
+HOST_PATH_KEYS = ("tensorflow.source_dir", "cuda.local_cuda_path", "cuda.local_cudnn_path",
+                  "cuda.local_nccl_path", "target.host_profile", "install.venv",
+                  "install.python", "network.distdir", "output.dir")
 
 
 @dataclass
@@ -253,6 +260,26 @@ class Recipe:
                 raise UsageError(_("unknown recipe key {key!r}").format(key=key_path))
             setattr(getattr(new, section), key, value)
         return new
+
+    def resolve_path(self, key_path: str, *, base: Path | None = None) -> Path | None:
+        """A path key's value as a path on this machine, or None when it is empty.
+
+        See HOST_PATH_KEYS for the rule; `base` stands in for the recipe's folder (a recipe
+        replayed from a build record, say).
+        """
+        if key_path not in HOST_PATH_KEYS:
+            raise UsageError(_("{key} is not a path key").format(key=key_path))
+        value = str(self.get(key_path) or "")
+        if not value:
+            return None
+        if key_path == "install.python" and "/" not in value and os.sep not in value:
+            return Path(value)  # a command name (python3.11), found on PATH
+        path = Path(value).expanduser()
+        if path.is_absolute():
+            return path
+        if base is None:
+            base = self.path.parent if self.path is not None else Path.cwd()
+        return Path(base).absolute() / path
 
     @property
     def is_gpu(self) -> bool:

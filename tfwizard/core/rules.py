@@ -99,10 +99,11 @@ def evaluate(
     kb: KnowledgeBase | None = None,
 ) -> list[Finding]:
     """All findings for a recipe, errors first. target_host None = the build host."""
+    from .plan import auto_host  # "auto" and the target: one rule for check, plan and build
+
     kb = kb or load_knowledge()
     release = kb.release(recipe.tensorflow.version or "master")
-    ctx = _Ctx(recipe, kb, release, build_host,
-               target_host if target_host is not None else build_host,
+    ctx = _Ctx(recipe, kb, release, build_host, auto_host(build_host, target_host),
                target_host is None)
     for rule in RULES:
         rule(ctx)
@@ -861,7 +862,7 @@ def rule_resources(ctx: _Ctx) -> None:
         elif not r.build.jobs and jobs < cpus:
             ctx.add("RAM_LIMITS_JOBS", "info",
                     _("{ram:.0f} GiB RAM allows ~{jobs} concurrent jobs on {cpus} CPUs; the plan "
-                      "passes --jobs={jobs} and --local_ram_resources.")
+                      "passes --jobs={jobs} and Bazel's memory limit.")
                     .format(ram=ram_gib, jobs=jobs, cpus=cpus),
                     mem["sources"], "build.jobs")
     free = b.resources.disk_free_bytes

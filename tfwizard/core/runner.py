@@ -12,8 +12,9 @@ build id. What the steps share lives in volumes: the source (bind-mounted
 checkout, or a per-build volume the fetch step clones into), Bazel's output root (a
 per-build volume, so `bazel-bin` never holds a wheel from an earlier build and the package
 step of older releases sees the build's outputs), the cache volumes (kept across builds)
-and /record (the record folder for a local engine; a per-build volume copied back for a
-remote one). The wheel leaves with `get_archive`, so a remote engine works too.
+and /record (a per-build volume where Bazel writes its BEP file, copied back through the
+API: no step can write the record folder, whose plan.json `attach` runs). The wheel leaves
+with `get_archive`, so a remote engine works too.
 
 A front end that dies (SIGKILL included) leaves the step container running and the log on
 disk; `BuildRunner.attach(build_id)` finds the build by its label, replays the record and
@@ -25,11 +26,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import io
 import json
 import os
 import re
 import secrets
+import shlex
 import tarfile
 import threading
 import time
@@ -57,6 +60,7 @@ from .events import (
     Progress,
     ThreadFeed,
 )
+from .fixes import fix_line, record_context, resolve_diagnoses
 from .i18n import _
 from .plan import (
     LABEL,
@@ -70,7 +74,8 @@ from .plan import (
     resolve_secrets,
     secret_references,
 )
-from .progress import BepSummary, ProgressParser, parse_bep
+from .progress import BepSummary, ProgressParser, cache_summary, parse_bep
+from .recipe import parse_recipe
 from .record import BuildRecord, atomic_write, data_dir, new_build_id
 from .safety import check_mount_source, check_output_dir
 from .secrets import redact
@@ -84,6 +89,49 @@ ROOT = "0:0"
 #: the only capabilities any tfwizard container gets back after dropping ALL: the prepare
 #: container's, to chown the volumes' top folders (build steps get none)
 PREPARE_CAPS = ("CHOWN", "DAC_OVERRIDE", "FOWNER")
+
+
+#: container labels set when a step container is made (a step cannot change them)
+PLAN_DIGEST_LABEL = f"{LABEL}.plan-sha256"
+OUT_LABEL = f"{LABEL}.out"
+RECORD_LABEL = f"{LABEL}.record"
+
+
+#: where a step's secret files live in its container (see BuildRunner._secret_files)
+SECRETS_DIR = "/.tfwizard-secrets"
+#: the fixed wrapper of a step with secret environment variables: $1 is the file to source
+#: (NAME='value' lines, shell-quoted); it is deleted, then the step runs with them exported
+SOURCE_ENV_THEN_EXEC = 'set -a && . "$1" && set +a && rm -f "$1" && shift && exec "$@"'
+
+
+def _uid_gid(user: str | None) -> tuple[int, int] | None:
+    uid, _colon, gid = (user or "").partition(":")
+    return (int(uid), int(gid)) if uid.isdigit() and gid.isdigit() else None
+
+
+def _secrets_tar(files: Mapping[str, str], owner: tuple[int, int] | None) -> bytes:
+    """A tar of SECRETS_DIR (mode 0700) with `files` (0600), owned by the step's user."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        entries = [(SECRETS_DIR.lstrip("/"), None)] + [
+            (f"{SECRETS_DIR.lstrip('/')}/{name}", text.encode("utf-8"))
+            for name, text in files.items()]
+        for name, data in entries:
+            info = tarfile.TarInfo(name)
+            info.uid, info.gid = owner or (0, 0)
+            info.mtime = int(time.time())
+            if data is None:
+                info.type, info.mode = tarfile.DIRTYPE, 0o700
+                tar.addfile(info)
+            else:
+                info.mode, info.size = 0o600, len(data)
+                tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def plan_digest(plan_json: str) -> str:
+    """The sha256 of plan.json's text, as `attach` checks it against the containers' label."""
+    return hashlib.sha256(plan_json.encode("utf-8")).hexdigest()
 
 
 def build_status_line(status: str, message: str) -> str:
@@ -147,9 +195,16 @@ class BuildRunner:
         self._volumes: list[Any] = []  # per-build volumes, removed at the end
         self._running: Any = None
         self._started = time.monotonic()
-        self._labels = {**self.plan.labels, f"{LABEL}.build": self.build_id}
+        # plan.json as written to the record; its digest (and where the record and the wheel
+        # go) ride on the containers' labels, which no step can change: `attach` runs a plan
+        # only when it still has that digest
+        self._plan_json = self.plan.to_json()
+        self._labels = {**self.plan.labels, f"{LABEL}.build": self.build_id,
+                        PLAN_DIGEST_LABEL: plan_digest(self._plan_json),
+                        OUT_LABEL: str(self.out_dir) if self.out_dir is not None else "",
+                        RECORD_LABEL: str((self.data_root if self.data_root is not None
+                                           else data_dir(self.env)) / "builds" / self.build_id)}
         self._local = True
-        self._record_bind = True
         self._secrets: list[str] = []
         self._secret_env: dict[str, str] = {}
         self._last: _StepOutcome | None = None
@@ -161,6 +216,8 @@ class BuildRunner:
         self._detached = False
         self._found: FoundBuild | None = None
         self._oom = False
+        self._init = True  # False once the engine turns out to have no docker-init
+        self._said: list[LogLines] = []  # said where no event could be yielded (_say_soon)
 
     # -- control -----------------------------------------------------------------------------
     def cancel(self) -> None:
@@ -256,20 +313,21 @@ class BuildRunner:
         else:
             self.record = BuildRecord.create(self.build_id, root=self.data_root, env=self.env)
             self.record.lock()  # held while this process follows the build (see --attach)
-            if self.recipe_text is not None:
-                self.record.write_recipe(self.recipe_text)
-            self.record.write_plan(self.plan.to_json())
-            # what `tfwizard build --attach` needs if this process dies: where the wheel goes
-            self.record.write_result({"build_id": self.build_id, "status": "running",
-                                      "out_dir": str(self.out_dir) if self.out_dir else None,
-                                      "pid": os.getpid()})
-        yield Artifact("record", str(self.record.path))
-        if self._attach:
-            for replayed in self._replay():
-                yield replayed
         status, message, exit_code, bep, wheel = "error", "", None, None, None
         clean = False
-        try:
+        try:  # from the first yield on: a consumer that leaves anywhere frees the record
+            if not self._attach:
+                if self.recipe_text is not None:
+                    self.record.write_recipe(self.recipe_text)
+                self.record.write_plan(self._plan_json)
+                # what `tfwizard build --attach` needs if this process dies
+                self.record.write_result({"build_id": self.build_id, "status": "running",
+                                          "out_dir": str(self.out_dir) if self.out_dir else None,
+                                          "pid": os.getpid()})
+            yield Artifact("record", str(self.record.path))
+            if self._attach:
+                for replayed in self._replay():
+                    yield replayed
             if self._attach:
                 yield self._say(_("tfwizard build --attach {id}: following the build its "
                                   "front end left").format(id=self.build_id))
@@ -340,12 +398,17 @@ class BuildRunner:
                     else ("error", str(exc))
             yield self._say(build_status_line(status, message))
             findings: list[FindingEvent] = []
-            if status in ("failed", "error"):
-                findings = self._diagnose(exit_code)
+            if status != "cancelled":
+                # a build that succeeded is looked at for warnings (a remote cache Bazel
+                # could not use), one that failed for everything
+                findings = self._diagnose(exit_code, warnings_only=status == "succeeded")
                 for f in findings:
                     yield f
             await self._cleanup()
             clean = True
+            cache = cache_summary(self.parser.stats, disk_cache="disk" in self.plan.cache_volumes,
+                                  remote_cache=any(f.startswith("--remote_cache=")
+                                                   for f in self.plan.flag_list))
             self.result = BuildResult(
                 build_id=self.build_id, status=status, record_dir=str(self.record.path),
                 wheel=wheel, exit_code=exit_code,
@@ -353,7 +416,8 @@ class BuildRunner:
                 elapsed_s=round(time.monotonic() - self._started, 2),
                 actions=self.parser.stats.total_actions or self.parser.total,
                 cache_hits=self.parser.stats.cache_hits,
-                findings=tuple(f.id for f in findings))
+                findings=tuple(f.id for f in findings),
+                cache=cache.to_dict() if cache is not None else None)
             self.record.write_result({**self.result.to_dict(),
                                       "stats": self.parser.stats.__dict__,
                                       "image_id": self.plan.image_id,
@@ -384,24 +448,25 @@ class BuildRunner:
             self.record.unlock()
 
     async def _setup_engine(self) -> None:
-        """Secrets resolved, the engine connected, where /record comes from decided."""
+        """Secrets resolved, the engine connected (local or remote)."""
         plan = self.plan
         # fail before anything starts when a ${ENV_VAR} the recipe refers to is unset
         self._secret_env = dict(os.environ if self.env is None else self.env)
         resolve_secrets(plan, self._secret_env)
         self._secrets = secret_references(plan)
+        for name in self._secrets:
+            value = self._secret_env[name]
+            if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+                # it goes into a file of lines (an rc file, an env file): one line only
+                raise UsageError(_("${{{name}}} holds a line break or a control character; a "
+                                   "secret must be one line").format(name=name))
         if self.record is not None:
-            # resolved values reach only the container; the record masks them
+            # resolved values reach only the step's own files; the record masks them
             self.record.secrets = tuple(self._secret_env[n] for n in self._secrets)
         if self.client is None:
             self.client = await self._call(_("connecting to Docker"), dockerutil.connect,
                                            self.env)
         self._local = dockerutil.is_local_engine(self.client)
-        # the container writes /record as the plan's uid: bind the record folder only when
-        # that uid is ours (else a volume, copied back like for a remote engine)
-        uid = (plan.user or "").split(":")[0]
-        self._record_bind = self._local and (not uid or not hasattr(os, "getuid")
-                                             or uid == str(os.getuid()))
 
     async def _run_steps(self) -> AsyncIterator[BuildEvent]:
         plan = self.plan
@@ -416,7 +481,9 @@ class BuildRunner:
         # before any step: the image has what the plan runs and names (seconds, not hours)
         yield self._say(await self._call(_("looking inside image {image}").format(
             image=plan.image), self._check_image, image))
-        mounts = await self._prepare_volumes()
+        mounts: list[Any] = []
+        async for event in self._prepare_volumes(mounts):
+            yield event
         async for event in self._prepare_container(mounts):
             yield event
         async for event in self._steps(plan.steps, mounts):
@@ -471,11 +538,12 @@ class BuildRunner:
         """A runner that follows a build its front end left (killed, crashed, detached).
 
         The build is found by its containers' `io.tfwizard.build` label (None: the one
-        build running on the engine), its record by its id (else by the container's
-        /record bind mount). `events()` then replays the record, follows the step
-        container from the first line the record lacks, runs the steps still to come, and
-        copies the wheel out; or, if the build ended meanwhile, reports how and still
-        copies the wheel. Raises UsageError when there is nothing to attach to, or when
+        build running on the engine), its record by its id (else where the containers'
+        labels say). Its plan.json runs only if it still has the digest the containers'
+        labels carry (no step can change a label), else UsageError. `events()` then
+        replays the record, follows the step container from the first line the record
+        lacks, runs the steps still to come, and copies the wheel out; or, if the build
+        ended meanwhile, reports how and still copies the wheel. Raises UsageError when there is nothing to attach to, or when
         another live tfwizard process follows the build.
         """
         if client is None:
@@ -515,16 +583,38 @@ class BuildRunner:
                     id=found.build_id),
                 _("Use that window or terminal, or stop it first."))
         try:
-            plan = plan_from_dict(json.loads((path / "plan.json").read_text("utf-8")))
-            saved = record.read_result() if record.result_path.is_file() else {}
+            text = (path / "plan.json").read_text("utf-8")
+            digest = found.label(PLAN_DIGEST_LABEL)
+            if digest is None:
+                raise UsageError(
+                    _("build {id} was started by an older tfwizard: its plan cannot be "
+                      "checked, so tfwizard runs nothing from it").format(id=found.build_id),
+                    _("Let it finish and read its record, or stop it with `tfwizard clean` "
+                      "and build again."))
+            if plan_digest(text) != digest:
+                # never run what was read back from a place something else could write
+                raise UsageError(
+                    _("build {id}: its plan.json changed after the build started (it no "
+                      "longer matches the digest its containers carry); tfwizard runs "
+                      "nothing from it").format(id=found.build_id),
+                    _("Something wrote into the build record {path}. Stop the build with "
+                      "`tfwizard clean`, look at what changed, and build again.").format(
+                        path=path))
+            plan = plan_from_dict(json.loads(text))
         except (OSError, ValueError, TypeError, KeyError) as exc:
             record.unlock()
             raise UsageError(_("{path}: the build's plan cannot be read ({error})").format(
                 path=path, error=exc)) from None
-        if out_dir is None and saved.get("out_dir"):
-            out_dir = Path(saved["out_dir"])
+        except UsageError:
+            record.unlock()
+            raise
+        labelled_out = found.label(OUT_LABEL)  # the label, not a file in the record
+        if out_dir is None and labelled_out:
+            out_dir = Path(labelled_out)
         runner = cls(plan, out_dir=out_dir, client=client, env=env,
                      data_root=data_root, build_id=found.build_id, **kwargs)
+        # the steps still to come carry the digest of the plan the build started with
+        runner._labels[PLAN_DIGEST_LABEL] = digest
         runner.record = record
         runner._attach = True
         runner._found = found
@@ -591,7 +681,9 @@ class BuildRunner:
             return
         rest = self.plan.steps[index + 1:]
         if rest:
-            mounts = await self._prepare_volumes()
+            mounts: list[Any] = []
+            async for event in self._prepare_volumes(mounts):
+                yield event
             async for event in self._steps(rest, mounts):
                 yield event
         elif self.parser.enter("package"):
@@ -612,6 +704,7 @@ class BuildRunner:
                                                                    stop=follower.close)
             async for event in self._drain(feed, splitters, step, container, quiet=False):
                 yield event
+            await self._stopped(watcher)
         finally:
             watcher.cancel()
             follower.close()
@@ -646,17 +739,23 @@ class BuildRunner:
             self._volumes.append(vol)
         return vol
 
-    async def _prepare_volumes(self) -> list[Any]:
+    async def _prepare_volumes(self, mounts: list[Any]) -> AsyncIterator[BuildEvent]:
+        """Fill `mounts` with the steps' mounts (volumes made, uploads done), saying what
+        takes long (an upload of a checkout to a remote engine) before it starts."""
         import docker.types
 
         plan = self.plan
         for purpose, name in plan.cache_volumes.items():
             await self._volume(name, f"{purpose}-cache", per_build=False)
-        mounts = self._mounts()
-        if not self._local:
-            # a remote engine cannot see this machine's folders: upload them into volumes
-            mounts = [await self._upload_bind(m, i) if m["Type"] == "bind" else m
-                      for i, m in enumerate(mounts)]
+        mounts[:] = self._mounts()
+        for i, m in enumerate(mounts):
+            if not self._local and m["Type"] == "bind":
+                # a remote engine cannot see this machine's folders: upload them into volumes
+                name = f"tfwizard-upload-{self.build_id}-{i}"
+                yield self._say(_("remote engine: uploading {source} into volume {volume} (for "
+                                  "{target})").format(source=m["Source"], volume=name,
+                                                      target=m["Target"]))
+                mounts[i] = await self._upload_bind(m, name)
         if plan.source_kind != "dir":
             name = f"tfwizard-src-{self.build_id}"
             await self._volume(name, "source", per_build=True)
@@ -664,24 +763,18 @@ class BuildRunner:
         name = f"tfwizard-out-{self.build_id}"
         await self._volume(name, "output-root", per_build=True)
         mounts.append(docker.types.Mount(OUTPUT_USER_ROOT, name, type="volume"))
-        if self._record_bind:
-            assert self.record is not None
-            mounts.append(docker.types.Mount(RECORD, str(self.record.path), type="bind"))
-        else:
-            name = f"tfwizard-record-{self.build_id}"
-            await self._volume(name, "record", per_build=True)
-            mounts.append(docker.types.Mount(RECORD, name, type="volume"))
-        return mounts
+        # never the record folder itself: a step could rewrite what `attach` reads there.
+        # Bazel writes only the BEP file, copied back through the API (_read_bep)
+        name = f"tfwizard-record-{self.build_id}"
+        await self._volume(name, "record", per_build=True)
+        mounts.append(docker.types.Mount(RECORD, name, type="volume"))
 
-    async def _upload_bind(self, mount: Any, index: int) -> Any:
-        """A per-build volume holding a copy of a host folder (for a remote engine)."""
+    async def _upload_bind(self, mount: Any, name: str) -> Any:
+        """A per-build volume `name` holding a copy of a host folder (for a remote engine)."""
         import docker.types
 
         source, target = mount["Source"], mount["Target"]
-        name = f"tfwizard-upload-{self.build_id}-{index}"
         await self._volume(name, "upload", per_build=True)
-        self._say(_("remote engine: uploading {source} into volume {volume} (for "
-                    "{target})").format(source=source, volume=name, target=target))
         user = (self.plan.user or "").split(":")
         owner = (int(user[0]), int(user[1])) if len(user) == 2 and all(
             p.isdigit() for p in user) else None
@@ -718,9 +811,9 @@ class BuildRunner:
         import docker.errors
 
         plan = self.plan
-        env = {k: self._secret(v) for k, v in {**plan.container_env, **step.env}.items()}
+        argv, env, files = self._secret_files(step, user)
         kwargs: dict[str, Any] = {
-            "command": [self._secret(a) for a in step.argv],
+            "command": argv,
             "environment": env,
             "working_dir": step.workdir,
             "user": user or "",
@@ -737,39 +830,127 @@ class BuildRunner:
             "cap_drop": ["ALL"],
             "cap_add": list(PREPARE_CAPS) if step.name == "prepare" else None,
             "security_opt": ["no-new-privileges"],
-            "init": True,  # a real PID 1 forwards SIGINT to Bazel and reaps its children
+            # a real PID 1 forwards SIGINT to Bazel and reaps its children (unless the engine
+            # has no docker-init: then the step is PID 1, see _start)
+            "init": self._init,
             **gpu_options(plan.gpu_passthrough if step.name not in ("prepare",) else None),
         }
         if self.mem_limit:
             kwargs["mem_limit"] = kwargs["memswap_limit"] = self.mem_limit
         try:
-            return self.client.containers.create(plan.image, **kwargs)
-        except docker.errors.APIError as exc:
-            if "init" not in str(exc).lower():
+            container = self.client.containers.create(plan.image, **kwargs)
+        except docker.errors.DockerException as exc:
+            if not (self._init and dockerutil.missing_init(exc)):
                 raise
-            kwargs["init"] = False  # an engine without docker-init: run the step as PID 1
-            return self.client.containers.create(plan.image, **kwargs)
+            self._init = False  # an engine too old for init: run the step as PID 1 (_start)
+            kwargs["init"] = False
+            container = self.client.containers.create(plan.image, **kwargs)
+        if files is not None:
+            try:
+                if not container.put_archive("/", files):
+                    raise TfWizardError(_("the engine refused the {step} step's secret "
+                                          "files").format(step=step.name))
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    container.remove(force=True)
+                raise
+        return container
+
+    def _is_secret(self, text: str) -> bool:
+        """A ${ENV_VAR} reference, or a credential written as it is (a URL's user:password,
+        a header or token value): what the secrets module would mask."""
+        return any("${" + n + "}" in text for n in self._secrets) or redact(text) != text
+
+    def _secret_files(self, step: Step, user: str | None) -> tuple[list[str], dict[str, str],
+                                                                   bytes | None]:
+        """(argv, environment, a tar of the step's secret files or None) for a step.
+
+        Resolved secrets never go into the container's Cmd or Env, which `docker inspect`
+        shows anyone who may use the engine (and `ps` shows on it): Bazel flags that hold
+        one go into an rc file passed with the startup option --bazelrc, environment
+        variables that hold one (proxy credentials) into a file the step sources through a
+        fixed `sh` wrapper, which deletes it before running the step. Both are put into the
+        created container (put_archive: a tmpfs mount is not reachable before the start)
+        in a folder only the step's user may read, and leave with the container.
+        """
+        argv = list(step.argv)
+        env = {**self.plan.container_env, **step.env}
+        secret_env = {k: self._secret(v) for k, v in env.items() if self._is_secret(v)}
+        env = {k: v for k, v in env.items() if k not in secret_env}
+        rc: list[str] = []
+        if argv[:1] == ["bazel"] and "build" in argv:
+            at = argv.index("build")
+            rc = [self._secret(a) for a in argv[at + 1:] if self._is_secret(a)]
+            argv = [a for i, a in enumerate(argv) if i <= at or not self._is_secret(a)]
+            if rc:
+                # the rc file is read after the workspace's; announcing it would print the
+                # secrets in the engine's log of the container
+                rc.append("--noannounce_rc")
+                argv.insert(1, f"--bazelrc={SECRETS_DIR}/bazelrc")
+        if secret_env:
+            argv = ["sh", "-c", SOURCE_ENV_THEN_EXEC, "tfwizard-secrets", f"{SECRETS_DIR}/env",
+                    *argv]
+        if not rc and not secret_env:
+            return argv, env, None
+        files = {}
+        if rc:
+            # quoted as Bazel's rc tokenizer reads it (POSIX shell words)
+            files["bazelrc"] = "".join(f"build {shlex.quote(flag)}\n" for flag in rc)
+        if secret_env:
+            files["env"] = "".join(f"{k}={shlex.quote(v)}\n" for k, v in secret_env.items())
+        return argv, env, _secrets_tar(files, _uid_gid(user))
+
+    def _no_init_found(self) -> None:
+        self._init = False
+        self._say_soon(_("this Docker engine has no docker-init: the steps run as PID 1 (a "
+                         "cancel may stop the build less cleanly)"))
+
+    async def _start(self, step: Step, mounts: list[Any], user: str | None) -> tuple[Any, Any]:
+        """A started step container and the socket attached to it before the start.
+
+        An engine without docker-init refuses to start a container made with init; that
+        container goes and the step is made again without one.
+        """
+        while True:
+            had_init = self._init
+            container = await self._call(
+                _("creating the {step} container").format(step=step.name), self._create, step,
+                mounts, user)
+            if had_init and not self._init:
+                self._no_init_found()
+            self._containers.append(container)
+            sock = await self._call(_("attaching to the container"),
+                                    self.client.api.attach_socket, container.id,
+                                    params={"stdout": 1, "stderr": 1, "stream": 1})
+            try:
+                await self._call(_("starting the {step} container").format(step=step.name),
+                                 container.start)
+                return container, sock
+            except TfWizardError as exc:
+                dockerutil.close_quietly(sock)
+                if not (self._init and dockerutil.missing_init(exc)):
+                    raise
+                self._no_init_found()
+                self._containers.remove(container)
+                await self._call(_("removing the {step} container").format(step=step.name),
+                                 container.remove, force=True)
 
     async def _run_step(self, step: Step, mounts: list[Any], *, user: str | None = None,
                         quiet: bool = False) -> AsyncIterator[BuildEvent]:
-        container = await self._call(_("creating the {step} container").format(step=step.name),
-                                     self._create, step, mounts,
-                                     user if user is not None else self.plan.user)
-        self._containers.append(container)
-        sock = await self._call(_("attaching to the container"),
-                                self.client.api.attach_socket, container.id,
-                                params={"stdout": 1, "stderr": 1, "stream": 1})
+        container, sock = await self._start(step, mounts,
+                                            user if user is not None else self.plan.user)
+        for event in self._take_said():
+            yield event
         raw = dockerutil.raw_socket(sock)
         splitters = {1: LineSplitter(), 2: LineSplitter()}
         self._running = container
         watcher = asyncio.ensure_future(self._watch_cancel(container))
         try:
-            await self._call(_("starting the {step} container").format(step=step.name),
-                             container.start)
             feed: ThreadFeed[list[tuple[int, bytes]]] = ThreadFeed(
                 lambda: dockerutil.read_frames(raw), stop=lambda: dockerutil.close_quietly(raw))
             async for event in self._drain(feed, splitters, step, container, quiet=quiet):
                 yield event
+            await self._stopped(watcher)
         finally:
             watcher.cancel()
             dockerutil.close_quietly(raw)
@@ -786,6 +967,8 @@ class BuildRunner:
         async for batch in feed:
             for event in self._lines(batch, splitters, quiet):
                 yield event
+            for event in self._take_said():  # e.g. "cancelling: sent SIGINT ..."
+                yield event
         for n, splitter in splitters.items():
             lines = splitter.flush()
             if lines:
@@ -801,12 +984,30 @@ class BuildRunner:
         self._oom = dockerutil.oom_killed(container)  # attrs fresh from _started_at's reload
 
     def _exited(self, step: Step, *, quiet: bool) -> list[BuildEvent]:
-        """The "step ... exited" line for the step _drain() just finished."""
+        """The "step ... exited" line for the step _drain() just finished (after what was
+        said while it stopped)."""
+        said = self._take_said()
         code = self._last.exit_code if self._last is not None else None
         if quiet and code == 0:
-            return []
-        return [self._say(_("step {step} exited with {code}").format(step=step.name,
-                                                                     code=code))]
+            return said
+        return [*said, self._say(_("step {step} exited with {code}").format(step=step.name,
+                                                                            code=code))]
+
+    def _say_soon(self, *lines: str) -> None:
+        """Say lines from where no event can be yielded (the cancel watcher, an engine
+        call): they go to the record now and to the front end with the next events."""
+        self._said.append(self._say(*lines))
+
+    def _take_said(self) -> list[BuildEvent]:
+        said, self._said = self._said, []
+        return list(said)
+
+    async def _stopped(self, watcher: asyncio.Future[None]) -> None:
+        """After a step ended: when a cancel is stopping it, let the watcher finish saying
+        how (SIGINT, then SIGKILL) before the step's end is reported."""
+        if self.cancelled and not watcher.done():
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(watcher), self.cancel_grace_s + 5)
 
     def _secret(self, text: str) -> str:
         """${ENV_VAR} references resolved for the container only (never logged/recorded)."""
@@ -868,19 +1069,19 @@ class BuildRunner:
         """SIGINT (Bazel cancels cleanly), then SIGKILL after the grace period."""
         with contextlib.suppress(Exception):
             await self._call(_("interrupting the build"), container.kill, signal="SIGINT")
-        self._say(_("cancelling: sent SIGINT to the build container"))
+        self._say_soon(_("cancelling: sent SIGINT to the build container"))
         try:
             await asyncio.wait_for(self._call(_("waiting for the container"), container.wait),
                                    self.cancel_grace_s)
         except (asyncio.TimeoutError, TfWizardError):
             with contextlib.suppress(Exception):
                 await self._call(_("killing the build container"), container.kill)
-            self._say(_("cancelling: killed the build container"))
+            self._say_soon(_("cancelling: killed the build container"))
 
     # -- results -------------------------------------------------------------------------------
     async def _read_bep(self) -> BepSummary | None:
         assert self.record is not None
-        if not self._record_bind and self._last is not None:
+        if self._last is not None:
             with contextlib.suppress(TfWizardError):
                 data = await self._call(_("copying the BEP file"), _read_archive_file,
                                         self._last.container, f"{RECORD}/bep.json")
@@ -918,21 +1119,37 @@ class BuildRunner:
                                 _extract_wheels, container, wheel_dir, out_dir, since,
                                 cancelled=self._cancelled.is_set, owner=owner)
 
-    def _diagnose(self, exit_code: int | None) -> list[FindingEvent]:
+    def _diagnose(self, exit_code: int | None, *,
+                  warnings_only: bool = False) -> list[FindingEvent]:
         assert self.record is not None
         self.record.close()
         if not self.record.log_path.is_file():
             return []
         texts = [text for _channel, text in self.record.replay()]
-        found = diagnose(texts, exit_code=exit_code)
+        found = diagnose(texts, exit_code=None if warnings_only else exit_code)
+        if warnings_only:
+            found = [d for d in found if d.severity == "warning"]
+        if not found:
+            return []
+        # fixes as values for this build: half of the --jobs this plan ran, the recipe's
+        # flags plus one (a "halve" in the recipe broke it)
+        recipe = None
+        with contextlib.suppress(TfWizardError):
+            recipe = (parse_recipe(self.recipe_text, "recipe") if self.recipe_text is not None
+                      else record_context(self.record.path)[0])
+        found = resolve_diagnoses(found, recipe=recipe, plan=self.plan)
         events = [FindingEvent(d.id, d.title, d.cause, d.next_step, tuple(d.lines),
-                               dict(d.recipe_fix)) for d in found]
+                               dict(d.recipe_fix), d.fix_problem, d.severity,
+                               tuple(d.excerpt)) for d in found]
         for d in found:
+            fix = fix_line(d.recipe_fix, d.fix_problem)
             self.record.append(TFWIZARD, [
                 _("diagnosis {id}: {title} (log lines {lines})").format(
                     id=d.id, title=d.title, lines=", ".join(map(str, d.lines[:5]))),
+                *(f"  > {line[:200]}" for line in d.excerpt),
                 "  " + _("cause: {cause}").format(cause=d.cause),
-                "  " + _("next: {step}").format(step=d.next_step)])
+                "  " + _("next: {step}").format(step=d.next_step),
+                *(["  " + fix] if fix else [])])
         return events
 
     # -- cleanup -------------------------------------------------------------------------------
@@ -1180,17 +1397,21 @@ class FoundBuild:
 
     def record_dir(self, data_root: Path | None = None,
                    env: Mapping[str, str] | None = None) -> Path | None:
-        """The build's record folder: by id in the data folder, else the /record bind."""
+        """The build's record folder: by id in the data folder, else where its containers'
+        labels say the build put it (another TFWIZARD_DATA_DIR)."""
         path = (data_root if data_root is not None else data_dir(env)) / "builds" / self.build_id
         if path.is_dir():
             return path
         for c in reversed(self.containers):
-            for m in c.attrs.get("Mounts", []):
-                if m.get("Destination") == RECORD and m.get("Type") == "bind":
-                    src = Path(m.get("Source", ""))
-                    if src.name == self.build_id and src.is_dir():
-                        return src
+            src = Path(c.labels.get(RECORD_LABEL) or "")
+            if src.name == self.build_id and src.is_dir():
+                return src
         return None
+
+    def label(self, name: str) -> str | None:
+        """A label all the build's containers carry with one value, else None."""
+        values = {c.labels.get(name) for c in self.containers}
+        return values.pop() if len(values) == 1 else None
 
 
 def find_builds(client: Any, build_id: str | None = None) -> list[FoundBuild]:

@@ -49,8 +49,10 @@ class Diagnosis:
     sources: tuple[str, ...] = ()
     #: the log lines (or facts) that gave it away
     evidence: list[str] = field(default_factory=list)
-    #: recipe keys to change, e.g. {"cuda.compute_capabilities": [..., "sm_86"]}
+    #: recipe keys to change, e.g. {"cuda.compute_capabilities": [..., "sm_86"]}, or
+    #: "+sm_86" (append) until resolved against a recipe (fixes.resolve_diagnoses)
     recipe_fix: dict[str, Any] = field(default_factory=dict)
+    fix_problem: str = ""  # why recipe_fix is empty once resolved
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -149,8 +151,8 @@ class _Ctx:
 
     def cc_fix(self, cc: str) -> dict[str, Any]:
         token = _sm(cc)
-        if self.recipe_ccs is None:
-            return {"cuda.compute_capabilities": ["...", token]}
+        if self.recipe_ccs is None:  # "append it": resolved against a recipe later
+            return {"cuda.compute_capabilities": "+" + token}
         if token in self.recipe_ccs:
             return {}
         return {"cuda.compute_capabilities": [*self.recipe_ccs, token]}

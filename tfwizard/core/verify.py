@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
+from .fixes import fix_line
 from .host import HostProfile
 from .i18n import _
 from .knowledge import KnowledgeBase, load_knowledge
@@ -275,6 +276,9 @@ def verify(python: str | os.PathLike[str], *, expect: str | None = None,
     recipe_ccs = list(recipe.cuda.compute_capabilities) if recipe is not None else None
     diagnoses = diagnose(run.data, host, expect=expect, python=os.fspath(python), kb=kb,
                          recipe_ccs=recipe_ccs)
+    from .fixes import resolve_diagnoses
+
+    diagnoses = resolve_diagnoses(diagnoses, recipe=recipe)  # concrete values, or why not
     if run.status == "crashed":
         diagnoses.insert(0, probe_failure("crashed", {"how": run.signal, "stage": run.stage},
                                           kb=kb, evidence=_last_lines(run)))
@@ -398,9 +402,9 @@ def render_report(report: VerifyReport, *, show_log: bool = True) -> str:
             out.append("          " + _("next:  {step}").format(step=d.next_step))
             for line in d.evidence[:3]:
                 out.append("          " + _("seen:  {line}").format(line=line[:200]))
-            if d.recipe_fix:
-                out.append("          " + _("recipe: {changes}").format(changes=", ".join(
-                    f"{k} = {json.dumps(v)}" for k, v in d.recipe_fix.items())))
+            fix = fix_line(d.recipe_fix, d.fix_problem)
+            if fix:
+                out.append("          " + fix)
     if show_log:
         lines = _last_lines(report.probe, count=40)
         if lines:

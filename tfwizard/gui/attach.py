@@ -12,6 +12,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from .dialogs import ask
 from .i18n import tr
 from .pages import PageId
 
@@ -52,12 +53,16 @@ def attach_box(parent: QWidget | None, build_ids: list[str]) -> QMessageBox:
     return box
 
 
-def offer_attach(window: Any, build_ids: list[str]) -> str | None:
-    """Ask; on Attach, open the Build page following that build. The chosen id, or None."""
+async def offer_attach(window: Any, build_ids: list[str]) -> str | None:
+    """Ask; on Attach, open the Build page following that build. The chosen id, or None.
+
+    The question is awaited (dialogs.ask), never exec()'d: a nested event loop inside this
+    coroutine would hang the Welcome page's detection task.
+    """
     if not build_ids:
         return None
     box = attach_box(window, build_ids)
-    box.exec()
+    await ask(box)
     clicked = box.clickedButton()
     if clicked is None or clicked.objectName() != "attach":
         return None
@@ -80,4 +85,4 @@ async def check_at_start(window: Any,
                          find: Callable[[], list[str]] = running_builds) -> str | None:
     """The startup hook: look for running builds off the event loop, then ask."""
     ids = await asyncio.get_running_loop().run_in_executor(None, find)
-    return offer_attach(window, ids)
+    return await offer_attach(window, ids)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Any, Protocol
 
 from tfwizard.core.events import BuildEvent
@@ -50,13 +49,12 @@ def default_build_job(state: WizardState) -> BuildJob:
     from tfwizard.core.record import new_build_id
 
     recipe = state.recipe
-    plan = make_plan(recipe, build_host=state.build_host, target_host=state.effective_target,
+    plan = make_plan(recipe, build_host=state.build_host, target_host=state.target_host,
                      kb=state.kb, recipe_dir=recipe.path.parent if recipe.path else None)
     build_id = new_build_id()
-    if recipe.output.dir:
-        out_dir = Path(recipe.output.dir).expanduser()
-    else:  # "empty = the build record folder" (recipe.py), which the runner names by id
-        out_dir = record.data_dir() / "builds" / build_id
+    # relative to the recipe's folder, as `tfwizard build` has it (Recipe.resolve_path);
+    # empty = the build record folder (recipe.py), which the runner names by id
+    out_dir = recipe.resolve_path("output.dir") or record.data_dir() / "builds" / build_id
     job: BuildJob = runner.BuildRunner(plan, out_dir=out_dir, recipe_text=recipe.to_toml(),
                                        build_id=build_id)
     return job
@@ -67,8 +65,9 @@ def default_install(state: WizardState, wheel: str) -> AsyncIterator[Any]:
     from tfwizard.core import install
 
     inst = state.recipe.install
-    target = install.resolve_target(venv=inst.venv or None, python=inst.python or None,
-                                    create=bool(inst.venv))
+    venv = state.recipe.resolve_path("install.venv")
+    target = install.resolve_target(venv=venv, python=state.recipe.resolve_path("install.python"),
+                                    create=venv is not None)
     links = state.install_find_links
     return install.Installation(wheel, target, inst.extras, index_url=inst.index_url,
                                 trusted_host=inst.trusted_host,
@@ -78,14 +77,16 @@ def default_install(state: WizardState, wheel: str) -> AsyncIterator[Any]:
 
 def target_python(state: WizardState) -> str:
     """The interpreter the wheel goes into: install.python, else the venv's python."""
-    inst = state.recipe.install
     if state.installed_python:
         return state.installed_python
-    if inst.python:
-        return str(Path(inst.python).expanduser())
-    if inst.venv:
-        return str(Path(inst.venv).expanduser() / "bin" / "python")
-    return ""
+    from tfwizard.core.install import venv_python
+
+    recipe = state.recipe
+    python = recipe.resolve_path("install.python")
+    if python is not None:
+        return str(python)
+    venv = recipe.resolve_path("install.venv")
+    return str(venv_python(venv)) if venv is not None else ""
 
 
 def default_verify(state: WizardState, python: str) -> Any:

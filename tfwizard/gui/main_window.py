@@ -166,12 +166,10 @@ class MainWindow(QMainWindow):
         except TfWizardError as exc:
             self._error(tr("Cannot open the recipe"), str(exc))
             return False
-        if recipe.target.host_profile:
-            base = recipe.path.parent if recipe.path else Path.cwd()
-            profile = Path(recipe.target.host_profile).expanduser()
+        profile = recipe.resolve_path("target.host_profile")
+        if profile is not None:
             try:
-                self.state.load_target_profile(profile if profile.is_absolute()
-                                               else base / profile)
+                self.state.load_target_profile(profile)
             except TfWizardError as exc:
                 self._error(tr("Cannot read the recipe's target profile"), str(exc))
         else:

@@ -12,7 +12,6 @@ import html
 import shlex
 from collections.abc import Callable, Iterable
 from enum import IntEnum
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -474,10 +473,9 @@ class SourcePage(RecipePage):
             text = self.dir_edit.text().strip()
             if not text:
                 return self.block(tr("Choose the folder of your TensorFlow checkout."))
-            base = self.state.recipe.path.parent if self.state.recipe.path else Path.cwd()
-            path = Path(text).expanduser()
-            path = path if path.is_absolute() else base / path
-            if not (path / "configure.py").is_file():
+            key = "tensorflow.source_dir"
+            path = self.state.recipe.with_changes({key: text}).resolve_path(key)
+            if path is None or not (path / "configure.py").is_file():
                 return self.block(tr("{path} is not a TensorFlow checkout (no configure.py).")
                                   .format(path=path))
         return True
@@ -737,10 +735,10 @@ class ComputePage(RecipePage):
                 if item.checkState() == Qt.CheckState.Checked]
 
     def sync(self) -> None:
-        r, target = self.state.recipe, self.state.effective_target
+        r = self.state.recipe
         tokens = list(r.cuda.compute_capabilities)
-        gpus = target.nvidia_ccs() if target is not None else []
-        expanded = [t for t in (ccmod.parse_target(x) for x in ccmod.expand(tokens, gpus)) if t]
+        resolved = self.state.compute_capabilities()  # as the plan resolves "auto"
+        expanded = [t for t in (ccmod.parse_target(x) for x in resolved or []) if t]
         shown = {t.cc for t in expanded}
         for cc, item in self.items().items():
             item.setText(self._label(cc))
@@ -749,8 +747,8 @@ class ComputePage(RecipePage):
         self.ptx_check.setChecked(any(t.ptx for t in expanded))
         self.tokens_label.setText(tr("Recipe: cuda.compute_capabilities = {tokens}").format(
                                   tokens=repr(tokens) if tokens else tr("[] (none)"))
-                                  + (f"  →  {', '.join(ccmod.expand(tokens, gpus))}"
-                                     if "auto" in tokens else ""))
+                                  + (f"  →  {', '.join(resolved)}"
+                                     if "auto" in tokens and resolved else ""))
 
     def _sorted(self, ccs: Iterable[str]) -> list[str]:
         return sorted(set(ccs), key=lambda c: tuple(int(x) for x in c.split(".")))
@@ -931,7 +929,7 @@ class ReviewPage(RecipePage):
         s = self.state
         self.toml_view.setPlainText(s.recipe.to_toml())
         try:
-            plan = make_plan(s.recipe, build_host=s.build_host, target_host=s.effective_target,
+            plan = make_plan(s.recipe, build_host=s.build_host, target_host=s.target_host,
                              kb=s.kb,
                              recipe_dir=s.recipe.path.parent if s.recipe.path else None)
             text = render_commands(plan)

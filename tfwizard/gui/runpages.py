@@ -42,9 +42,11 @@ from tfwizard.core.events import (
     Progress,
     phase_name,
 )
-from tfwizard.core.progress import eta_text
+from tfwizard.core.fixes import fix_text
+from tfwizard.core.progress import CacheSummary, cache_summary_text, eta_text
 
 from . import jobs
+from .dialogs import save_file_name
 from .findings import severity_icon
 from .i18n import tr
 from .logview import LogView
@@ -77,13 +79,17 @@ class DiagnosisRow(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         row = QHBoxLayout(self)
         icon = QLabel(self)
-        icon.setPixmap(severity_icon(self, "error").pixmap(20, 20))
+        icon.setPixmap(severity_icon(self, finding.severity).pixmap(20, 20))
         row.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
         lines = ", ".join(map(str, finding.lines[:5]))
-        text = QLabel(f"{finding.title}\n"
+        said = "".join(f"> {line[:200]}\n" for line in finding.excerpt[:4]) \
+            if finding.severity == "warning" else ""  # e.g. the cache server's words
+        text = QLabel(f"{finding.title}\n" + said
                       + tr("Cause: {cause}").format(cause=finding.cause) + "\n"
                       + tr("Next: {step}").format(step=finding.next_step)
-                      + ("\n" + tr("Log lines: {lines}").format(lines=lines) if lines else ""),
+                      + ("\n" + tr("Log lines: {lines}").format(lines=lines) if lines else "")
+                      + ("\n" + tr("No recipe fix: {why}").format(why=finding.fix_problem)
+                         if finding.fix_problem and not finding.recipe_fix else ""),
                       self)
         text.setWordWrap(True)
         text.setTextFormat(Qt.TextFormat.PlainText)
@@ -92,8 +98,8 @@ class DiagnosisRow(QFrame):
         if finding.recipe_fix:
             self.fix_button = QPushButton(tr("Apply fix and rebuild"), self)
             self.fix_button.setObjectName(f"rebuild-{finding.id}")
-            self.fix_button.setToolTip(", ".join(f"{k} = {v!r}"
-                                                 for k, v in finding.recipe_fix.items()))
+            self.fix_button.setToolTip(tr("Change the recipe: {changes}").format(
+                changes=fix_text(finding.recipe_fix)))
             row.addWidget(self.fix_button, 0, Qt.AlignmentFlag.AlignTop)
 
 
@@ -139,7 +145,8 @@ class BundleSaver(QWidget):
             return
         from tfwizard.core.bundle import default_bundle_name
 
-        path, _ = QFileDialog.getSaveFileName(
+        # awaited, not exec()'d: this runs in a task (a rebuild may be running meanwhile)
+        path = await save_file_name(
             self, tr("Save diagnostics bundle"),
             str(Path.home() / default_bundle_name(record.name)), tr("Archives (*.tar.gz *.zip)"))
         if path:
@@ -226,6 +233,10 @@ class BuildPage(RecipePage):
         self.result_label.setWordWrap(True)
         self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.body.addWidget(self.result_label)
+        self.cache_label = QLabel("", self.content)
+        self.cache_label.setObjectName("cache-summary")
+        self.cache_label.setWordWrap(True)
+        self.body.addWidget(self.cache_label)
         self.diagnosis_box = QWidget(self.content)
         self.diagnosis_layout = QVBoxLayout(self.diagnosis_box)
         self.diagnosis_layout.setContentsMargins(0, 0, 0, 0)
@@ -302,6 +313,7 @@ class BuildPage(RecipePage):
         self.eta_label.setText("")
         self.action_label.setText("")
         self.result_label.setText("")
+        self.cache_label.setText("")
         for row in self.diagnoses:
             row.deleteLater()
         self.diagnoses = []
@@ -347,11 +359,20 @@ class BuildPage(RecipePage):
                                   if result.record_dir else ""))
             if result.wheel:
                 self.state.wheel = result.wheel
+            if result.cache:
+                self.cache_label.setText(cache_summary_text(CacheSummary(**result.cache)))
             self.bundle.sync()
             self.buildFinished.emit(result)
 
     def fix_and_rebuild(self, finding: FindingEvent) -> None:
-        self.state.update(dict(finding.recipe_fix))
+        """Apply the diagnosis's fix (values the core resolved for this build), then build
+        again; a fix that cannot apply leaves the recipe as it was and says why."""
+        try:
+            self.state.apply_recipe_fix(finding.recipe_fix)
+        except TfWizardError as exc:
+            self.result_label.setText(tr("The fix was not applied: {why}").format(
+                why=exc.message))
+            return
         self.start()
 
 

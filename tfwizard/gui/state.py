@@ -18,6 +18,7 @@ from tfwizard.core.errors import RecipeError, UsageError
 from tfwizard.core.host import HostProfile
 from tfwizard.core.i18n import _
 from tfwizard.core.knowledge import KnowledgeBase, load_knowledge
+from tfwizard.core.plan import auto_host, resolve_ccs
 from tfwizard.core.recipe import Recipe, parse_recipe
 from tfwizard.core.rules import Finding
 
@@ -58,13 +59,23 @@ class WizardState(QObject):
         #: a folder of wheels to install from offline (pip --no-index --find-links); not a
         #: recipe key: it names a folder on this machine, for this session only
         self.install_find_links = ""
+        #: the user changed the recipe (a page, a fix, a target): a detection must keep it
+        self.edited = False
         self._evaluate()
 
     # -- reading -----------------------------------------------------------------------
     @property
     def effective_target(self) -> HostProfile | None:
         """The machine the wheel will run on: the imported profile, else this machine."""
-        return self.target_host if self.target_host is not None else self.build_host
+        return auto_host(self.build_host, self.target_host)
+
+    def compute_capabilities(self) -> list[str] | None:
+        """cuda.compute_capabilities as the build will export them ("auto" resolved by the
+        core, as `tfwizard plan` does); None when "auto" finds no GPU."""
+        try:
+            return resolve_ccs(self.recipe, self.build_host, self.target_host)
+        except UsageError:
+            return None
 
     def evaluate(self, recipe: Recipe) -> list[Finding]:
         """Findings for a candidate recipe (used to mark choices before they are made)."""
@@ -81,6 +92,7 @@ class WizardState(QObject):
             return
         new = self.recipe.with_changes(changes)
         new.document, new.path = self.recipe.document, self.recipe.path
+        self.edited = True
         self.set_recipe(new)
 
     def set_recipe(self, recipe: Recipe) -> None:
@@ -90,7 +102,17 @@ class WizardState(QObject):
         self.findingsChanged.emit()
 
     def apply_fix(self, finding: Finding) -> None:
+        self.edited = True
         self.set_recipe(rules.apply_fix(self.recipe, finding))
+
+    def apply_recipe_fix(self, changes: dict[str, Any]) -> None:
+        """A build diagnosis's fix (concrete values); UsageError, and the recipe untouched,
+        when it is not one (still symbolic, or the recipe would not load)."""
+        from tfwizard.core.fixes import apply_fix
+
+        fixed = apply_fix(self.recipe, changes)
+        self.edited = True
+        self.set_recipe(fixed)
 
     def set_build_host(self, host: HostProfile | None) -> None:
         self.build_host = host
@@ -104,6 +126,7 @@ class WizardState(QObject):
             new = self.recipe.with_changes({"target.host_profile": self.target_path})
             new.document, new.path = self.recipe.document, self.recipe.path
             self.recipe = new
+            self.edited = True
             self.recipeChanged.emit()
         self._hosts_changed()
 

@@ -83,9 +83,10 @@ class BuildWizard(QWizard):
         return self.pages_by_id[page_id]
 
     def host_detected(self, host: HostProfile) -> None:
-        """A detection finished: show it, and start from a recipe fit for it if untouched."""
+        """A detection finished: show it, and start from a recipe fit for it if untouched
+        (not opened from a file, not edited on any page)."""
         self.state.set_build_host(host)
-        if self.recipe_is_default:
+        if self.recipe_is_default and not self.state.edited:
             self.state.set_recipe(default_recipe(host, self.state.kb))
 
     def set_recipe(self, recipe: Recipe) -> None:
