@@ -11,7 +11,8 @@ sys.path). It holds no fixtures; wrap these helpers in fixtures as you need them
     copy_workspace(tmp_path)    a fresh copy of the fixture workspace; returns its path
     build_cuda_stub_wheel(dest) the offline stand-in for NVIDIA's pip libraries; its path
 
-plus a few conveniences built on them: run_in_image(), run_configure(), bazel_build().
+plus a few conveniences built on them: run_in_image(), run_configure(), bazel_build(), and
+long_lived() for a container that stays up for several commands (docker exec).
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ import shutil
 import subprocess
 import threading
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -205,8 +208,7 @@ def _default_user() -> str | None:
     return f"{os.getuid()}:{os.getgid()}"
 
 
-def run_in_image(
-    argv: Sequence[str],
+def _container_kwargs(
     *,
     workspace: Path | None = None,
     image: str = IMAGE,
@@ -214,17 +216,15 @@ def run_in_image(
     user: str | None = None,
     cache_volume: str | None = None,
     extra_volumes: Mapping[str, Mapping[str, str]] | None = None,
-    timeout: float = 900,
     network: str = "none",
-) -> ContainerRun:
-    """Run argv in a new container (network none unless given), wait, return exit code and output.
+) -> dict[str, Any]:
+    """The docker SDK arguments of a test-world container (run_in_image, long_lived).
 
-    workspace is bind-mounted at /src, cache_volume (a named volume) at /cache. As a non-root
-    user (user="UID:GID", default: the invoking user when not root) USER and HOME=/tmp/home
-    are set, which Bazel needs (see tests/images/README.md).
+    Network none unless given; workspace is bind-mounted at /src, cache_volume (a named
+    volume) at /cache. As a non-root user (user="UID:GID", default: the invoking user when
+    not root) USER and HOME=/tmp/home are set, which Bazel needs (see
+    tests/images/README.md).
     """
-    import docker
-
     user = user if user is not None else _default_user()
     env = dict(environment or {})
     if user is not None and not user.startswith("0:") and user != "0":
@@ -236,19 +236,28 @@ def run_in_image(
     if cache_volume is not None:
         volumes[cache_volume] = {"bind": CONTAINER_CACHE, "mode": "rw"}
     volumes.update({k: dict(v) for k, v in (extra_volumes or {}).items()})
+    return {
+        "image": image,
+        "network_mode": network,
+        "environment": env,
+        "user": user or "",
+        "volumes": volumes,
+        "working_dir": CONTAINER_WORKSPACE if image == IMAGE else None,
+        "labels": {"org.tfwizard.test": "1"},
+    }
+
+
+def run_in_image(argv: Sequence[str], *, timeout: float = 900, **spec: Any) -> ContainerRun:
+    """Run argv in a new container, wait, return exit code and output.
+
+    spec: workspace, image, environment, user, cache_volume, extra_volumes, network (see
+    _container_kwargs).
+    """
+    import docker
 
     client = docker.from_env(timeout=60)
-    container = client.containers.run(
-        image,
-        list(argv),
-        detach=True,
-        network_mode=network,
-        environment=env,
-        user=user or "",
-        volumes=volumes,
-        working_dir=CONTAINER_WORKSPACE if image == IMAGE else None,
-        labels={"org.tfwizard.test": "1"},
-    )
+    container = client.containers.run(command=list(argv), detach=True,
+                                      **_container_kwargs(**spec))
     try:
         try:
             status = container.wait(timeout=timeout)
@@ -257,6 +266,45 @@ def run_in_image(
             status = container.wait(timeout=60)
         output = container.logs(stdout=True, stderr=True).decode("utf-8", "replace")
         return ContainerRun(int(status.get("StatusCode", -1)), output)
+    finally:
+        container.remove(force=True)
+        client.close()
+
+
+class LongLived:
+    """A started container (``sleep infinity``) that runs commands with docker exec."""
+
+    def __init__(self, container, environment: Mapping[str, str], user: str) -> None:
+        self.container = container
+        self._environment = dict(environment)
+        self._user = user
+
+    def exec(self, argv: Sequence[str], *, environment: Mapping[str, str] | None = None,
+             timeout: float = 900) -> ContainerRun:
+        """Run argv in the container (in /src for IMAGE), wait; exit code and output.
+
+        It runs under coreutils' ``timeout`` (IMAGE has it); timeout=0 runs it bare.
+        """
+        env = {**self._environment, **(environment or {})}
+        cmd = ["timeout", "-k", "10", str(int(timeout)), *argv] if timeout else list(argv)
+        code, output = self.container.exec_run(cmd, environment=env, user=self._user,
+                                               workdir=self.container.attrs["Config"].get(
+                                                   "WorkingDir") or None)
+        return ContainerRun(int(code), output.decode("utf-8", "replace"))
+
+
+@contextmanager
+def long_lived(workspace: Path | None = None, **spec: Any) -> Iterator[LongLived]:
+    """A container that stays up while the block runs (the way a warm workspace keeps its
+    Bazel server), set up as run_in_image's (spec: see _container_kwargs); removed after."""
+    import docker
+
+    kwargs = _container_kwargs(workspace=workspace, **spec)
+    client = docker.from_env(timeout=120)
+    container = client.containers.run(command=["sleep", "infinity"], detach=True, **kwargs)
+    try:
+        container.reload()
+        yield LongLived(container, kwargs["environment"], kwargs["user"])
     finally:
         container.remove(force=True)
         client.close()

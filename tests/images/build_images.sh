@@ -2,11 +2,15 @@
 # Build the two local Docker images of tfwizard's test world, without any registry.
 #
 #   tfwizard-test/bazel:bookworm   Debian bookworm (debootstrap) + python3, g++, git, Debian's
-#                                  bazel-bootstrap (4.2.3) set up to build offline.
+#                                  bazel-bootstrap (4.2.3) set up to build offline: one small
+#                                  layer (bazel-offline/, bazel.bazelrc) on top of
+#   tfwizard-test/bazel-base:bookworm  the Debian system alone (debootstrap + apt, ~900 MB).
 #   tfwizard-test/busybox:latest   busybox-static alone (2 MB), for fast container tests.
 #
 # Idempotent: each image carries the label org.tfwizard.test.content=<sha256 of this script
 # and of the files it copies>; an image whose label matches is kept, anything else is rebuilt.
+# The base's hash covers this script only, so editing bazel.bazelrc or bazel-offline/ rebuilds
+# just the top layer (seconds, no network); editing this script rebuilds both.
 # Needs root, debootstrap, busybox-static (installed with apt-get when missing), a running
 # Docker engine (see ensure_docker.sh) and the Debian archive. Non-interactive (CI=true).
 #
@@ -23,6 +27,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 MIRROR="${TFW_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 SUITE=bookworm
 BAZEL_IMAGE="tfwizard-test/bazel:bookworm"
+BAZEL_BASE_IMAGE="tfwizard-test/bazel-base:bookworm"
 BUSYBOX_IMAGE="tfwizard-test/busybox:latest"
 LABEL_KEY="org.tfwizard.test.content"
 ONLY="${TFW_IMAGES_ONLY:-}"
@@ -56,6 +61,7 @@ hash_files() {  # prints one sha256 over the given files (name + content, sorted
         sha256sum <"$f"
     done | sha256sum | cut -c1-64
 }
+BAZEL_BASE_HASH=$(hash_files "$HERE/build_images.sh")
 BAZEL_HASH=$(hash_files "$HERE/build_images.sh" "$HERE/bazel.bazelrc" \
     $(find "$HERE/bazel-offline" -type f | LC_ALL=C sort))
 
@@ -152,6 +158,16 @@ build_bazel() {
         log "$BAZEL_IMAGE is up to date ($LABEL_KEY=${BAZEL_HASH:0:12}...)"
         return 0
     fi
+    build_bazel_base
+    build_bazel_layer
+}
+
+# The Debian system: debootstrap, apt, trimmed, imported as one layer.
+build_bazel_base() {
+    if up_to_date "$BAZEL_BASE_IMAGE" "$BAZEL_BASE_HASH"; then
+        log "$BAZEL_BASE_IMAGE is up to date ($LABEL_KEY=${BAZEL_BASE_HASH:0:12}...)"
+        return 0
+    fi
     ensure_host_tool debootstrap debootstrap
     new_work
     ROOTFS="$WORK/rootfs"
@@ -196,23 +212,10 @@ CFG
     unmount_all
     log "packages installed in $(( $(date +%s) - t ))s"
 
-    # Bazel offline support.
-    mkdir -p "$ROOTFS/opt"
-    cp -a "$HERE/bazel-offline" "$ROOTFS/opt/bazel-offline"
-    chown -R 0:0 "$ROOTFS/opt/bazel-offline"
-    chmod -R a+rX "$ROOTFS/opt/bazel-offline"
-    if [ -s "$ROOTFS/etc/bazel.bazelrc" ]; then
-        { cat "$ROOTFS/etc/bazel.bazelrc"; printf '\n'; cat "$HERE/bazel.bazelrc"; } \
-            >"$ROOTFS/etc/bazel.bazelrc.new"
-        mv "$ROOTFS/etc/bazel.bazelrc.new" "$ROOTFS/etc/bazel.bazelrc"
-    else
-        install -m 644 "$HERE/bazel.bazelrc" "$ROOTFS/etc/bazel.bazelrc"
-    fi
-
     # Any uid may run here: /tmp (and HOME=/tmp/home below it) and /cache (a disk-cache
     # mount point; a fresh named volume copies these permissions) are world-writable.
     chmod 1777 "$ROOTFS/tmp"
-    mkdir -p "$ROOTFS/cache" "$ROOTFS/src"
+    mkdir -p "$ROOTFS/cache" "$ROOTFS/src" "$ROOTFS/opt"
     chmod 1777 "$ROOTFS/cache" "$ROOTFS/src"
 
     # Trim: apt lists and caches, the resolv.conf of this host, the policy-rc.d stays
@@ -222,17 +225,47 @@ CFG
     : >"$ROOTFS/etc/resolv.conf"
 
     t=$(date +%s)
-    log "docker import $BAZEL_IMAGE"
+    log "docker import $BAZEL_BASE_IMAGE"
     tar --numeric-owner -C "$ROOTFS" -c . | docker import \
         -c 'WORKDIR /src' \
         -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
         -c 'ENV LANG=C.UTF-8' \
         -c 'CMD ["/bin/bash"]' \
-        -c "LABEL $LABEL_KEY=$BAZEL_HASH" \
-        - "$BAZEL_IMAGE" >/dev/null
+        -c "LABEL $LABEL_KEY=$BAZEL_BASE_HASH" \
+        - "$BAZEL_BASE_IMAGE" >/dev/null
     log "imported in $(( $(date +%s) - t ))s"
     rm -rf --one-file-system "$ROOTFS"
     ROOTFS=""
+}
+
+# Bazel offline support, one layer on the base: docker create + cp + commit (no builder,
+# no registry, nothing runs). /etc/bazel.bazelrc keeps whatever Debian put there, then ours.
+build_bazel_layer() {
+    local t=$(date +%s)
+    new_work
+    local layer="$WORK/layer" cid
+    mkdir -p "$layer"
+    cp -a "$HERE/bazel-offline" "$layer/bazel-offline"
+    chown -R 0:0 "$layer/bazel-offline"
+    chmod -R a+rX "$layer/bazel-offline"
+    cid=$(docker create --network none "$BAZEL_BASE_IMAGE" true)
+    if docker cp "$cid:/etc/bazel.bazelrc" "$layer/system.bazelrc" 2>/dev/null \
+            && [ -s "$layer/system.bazelrc" ]; then
+        { cat "$layer/system.bazelrc"; printf '\n'; cat "$HERE/bazel.bazelrc"; } \
+            >"$layer/bazel.bazelrc"
+    else
+        cp "$HERE/bazel.bazelrc" "$layer/bazel.bazelrc"
+    fi
+    chmod 644 "$layer/bazel.bazelrc"
+    docker cp "$layer/bazel-offline" "$cid:/opt/bazel-offline" \
+        && docker cp "$layer/bazel.bazelrc" "$cid:/etc/bazel.bazelrc" \
+        && docker commit \
+            -c 'CMD ["/bin/bash"]' \
+            -c "LABEL $LABEL_KEY=$BAZEL_HASH" \
+            "$cid" "$BAZEL_IMAGE" >/dev/null \
+        || { docker rm -f "$cid" >/dev/null 2>&1; die "committing the $BAZEL_IMAGE layer failed"; }
+    docker rm -f "$cid" >/dev/null
+    log "built $BAZEL_IMAGE (layer on $BAZEL_BASE_IMAGE) in $(( $(date +%s) - t ))s"
 }
 
 if want busybox; then build_busybox; fi
