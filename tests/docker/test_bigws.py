@@ -77,6 +77,21 @@ def test_edit_kernel_changes_one_line(tmp_path):
     assert bigws.edit_value(add_op) == 2
 
 
+def test_baseline_recipe_serves_the_distdir_as_tfwizard_does(tmp_path):
+    from bench import rebuild_baseline as rb
+
+    subject = rb.big_subject(tmp_path / "big", **SMALL)
+    plan = rb.plan_of(rb.write_recipe(subject, tmp_path / "r.toml", prefix="tfwizard-bench-t"))
+    assert "--distdir=/cache/distdir" in plan.flag_list
+    assert [m for m in plan.mounts if m.target == "/cache/distdir"][0].source == str(
+        subject.distdir)
+    assert plan.network_mode == "none" and "--jobs=2" in plan.flag_list
+    fixture = rb.fixture_subject(tmp_path / "fx")
+    assert (fixture.workspace / fixture.edit_file).is_file()
+    assert not any(f.startswith("--distdir") for f in rb.plan_of(
+        rb.write_recipe(fixture, tmp_path / "f.toml", prefix="tfwizard-bench-t")).flag_list)
+
+
 @pytest.mark.docker
 @pytest.mark.slow
 def test_small_instance_builds_offline_from_distdir(tmp_path):
