@@ -51,6 +51,23 @@ EXAMPLES = {
     "compile-error": "ERROR: /src/tensorflow/core/BUILD:33:11: Compiling "
                      "tensorflow/core/kernels/matmul_op.cc failed: (Exit 1): gcc failed",
     "build-failed": "FAILED: Build did NOT complete successfully",
+    # from tests/data/real-logs (their threads are in the signatures' sources)
+    "build-glibc-too-old": "/usr/local/bin/bazel: /usr/lib64/libc.so: version `GLIBC_2.12' "
+                           "not found (required by /usr/local/bin/bazel)",
+    "cuda-config-not-found": "Inconsistent CUDA toolkit path: /usr vs /usr/lib",
+    "numpy-headers-missing": "./tensorflow/python/client/tf_session_helper.h:6:31: fatal "
+                             "error: numpy/arrayobject.h: No such file or directory",
+    "nvcc-host-compiler-unsupported": " #error -- unsupported GNU version! gcc versions later "
+                                      "than 6 are not supported!",
+    "python-headers-missing": "./tensorflow/python/lib/core/numpy.h:35:10: fatal error: "
+                              "Python.h: No such file or directory",
+    "python-not-on-path": "/usr/bin/env: 'python': No such file or directory",
+    "hermetic-python-libcrypt-missing": "/x/requirements.update.runfiles/python_x86_64-unknown"
+                                        "-linux-gnu/bin/python3: error while loading shared "
+                                        "libraries: libcrypt.so.1: cannot open shared object "
+                                        "file: No such file or directory",
+    "hermetic-clang-version-unsupported": "Error in fail: Ensure LLVM 21 support is added "
+                                          "prior to use. Supported versions: 18, 20",
 }
 
 
