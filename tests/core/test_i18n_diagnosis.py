@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.core import real_logs
-from tests.core.test_diagnose import EXAMPLES, LOGS
+from tests.core.test_diagnose import EXAMPLES, LOGS, example_lines
 from tests.core.test_verify import RUNTIME, cpu_host, cpu_probe, cuda_probe, gpu_host, log
 from tests.i18n_scan import unmarked
 from tfwizard.cli import ExitStatus, capture
@@ -72,7 +72,7 @@ def diagnosis_text(found) -> str:
 def test_every_failure_signature_is_shown_marked(pseudo_lang):
     seen = set()
     for line in EXAMPLES.values():
-        found = diagnose(["unrelated", line])
+        found = diagnose(["unrelated", *example_lines(line)])
         assert found and unmarked(diagnosis_text(found)) == [], line
         assert found[0].title.startswith("⟦") and found[0].next_step.endswith("⟧")
         seen.update(d.id for d in found)

@@ -39,6 +39,9 @@ class FailureSignature:
     generic: bool = False  # reported only when no specific signature matched
     #: ids of deeper causes: when one of them is found too, this one is reported after it
     secondary_to: tuple[str, ...] = ()
+    #: more patterns, one of which must match somewhere in the log too (the failure that
+    #: makes a message matter, not a harmless occurrence of it)
+    requires: tuple[re.Pattern[str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,7 @@ def load_failures_from(path: Path, known_sources: Iterable[str] | None = None
                 exit_codes=tuple(int(c) for c in entry.get("exit_codes", [])),
                 generic=bool(entry.get("generic", False)),
                 secondary_to=tuple(entry.get("secondary_to", [])),
+                requires=tuple(re.compile(p) for p in entry.get("requires", [])),
             )
         except KeyError as exc:
             raise KnowledgeError(_("{where}: missing key {key}").format(
@@ -114,8 +118,14 @@ def load_failures() -> tuple[FailureSignature, ...]:
 
 def matcher_for(sigs: tuple[FailureSignature, ...]) -> LineMatcher:
     """The line matcher of a catalogue (tags stripped, Bazel's progress lines skipped)."""
-    return LineMatcher((line_pattern(s.id, p) for s in sigs for p in s.patterns),
-                       untag_lines=True, skip_progress=True)
+    patterns = [line_pattern(s.id, p) for s in sigs for p in s.patterns]
+    patterns += [line_pattern(_required_key(s.id), p) for s in sigs for p in s.requires]
+    return LineMatcher(patterns, untag_lines=True, skip_progress=True)
+
+
+def _required_key(sig_id: str) -> str:
+    """The scan key of a signature's `requires` patterns."""
+    return sig_id + "#requires"
 
 
 @cache
@@ -127,6 +137,7 @@ def diagnose(lines: Iterable[str], *, exit_code: int | None = None,
              signatures: Iterable[FailureSignature] | None = None) -> list[Diagnosis]:
     """Every known failure signature in `lines` (log.txt channel tags are stripped).
 
+    A signature with `requires` counts only when one of those patterns matched too.
     Ordered by the first matching line, a signature whose deeper cause (`secondary_to`)
     was found too after it; a signature that names the exit code matches on it too (e.g.
     137: killed, most often for memory). Generic signatures (a compile error, say) are
@@ -147,7 +158,9 @@ def diagnoses_from(scan: ScanResult, sigs: tuple[FailureSignature, ...], *,
                    exit_code: int | None = None) -> list[Diagnosis]:
     """The diagnoses of a scan's hits, ordered and with generic ones dropped (see diagnose)."""
     by_id = {s.id: s for s in sigs}
-    hits = {sig_id: found for sig_id, found in scan.hits.items() if sig_id in by_id}
+    hits = {sig_id: found for sig_id, found in scan.hits.items()
+            if sig_id in by_id and (not by_id[sig_id].requires
+                                    or _required_key(sig_id) in scan.hits)}
     if exit_code is not None:
         for sig in sigs:
             if exit_code in sig.exit_codes and sig.id not in hits:

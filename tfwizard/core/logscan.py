@@ -3,9 +3,9 @@
 Diagnosis signatures (build failures, runtime messages) are regexes searched in each line
 of a log. `LineMatcher.scan_lines` is the plain definition: every line, every pattern.
 `LineMatcher.scan_stream` gives the same result for a log of any size in constant memory:
-it reads big chunks, finds the few lines that can match with one compiled prefilter of
-literal anchors (every match of a pattern contains one of its anchors), and runs the same
-per-line check on those lines only, counting line numbers with `bytes.count`.
+it reads big chunks, finds the few lines that can match with a prefilter of literal text
+every match contains (`Prefilter`), and runs the same per-line check on those lines only,
+counting line numbers with `bytes.count`.
 
 Wrapped lines: terminals and people posting logs break long lines. A pattern that starts
 with a literal of `MIN_LEAD` characters or more (its lead) also matches when the line
@@ -17,7 +17,7 @@ not contain `.*` or `.+` (which would reach into unrelated next lines).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -28,13 +28,14 @@ from .record import untag
 MAX_LINES = 50
 #: how many following lines a wrapped match may continue on
 WRAP_LINES = 2
-#: the shortest leading literal that makes a pattern wrap-tolerant
-MIN_LEAD = 8
+#: the shortest leading literal that makes a pattern wrap-tolerant (long enough to be
+#: specific: the lead is then the only text the fast path can look for)
+MIN_LEAD = 16
 #: bytes read at a time by scan_stream
 CHUNK = 8 << 20
 #: bytes of the log's start used to pick rare prefilter anchors
 SAMPLE = 256 << 10
-#: prefilter window: the part of an anchor searched for first
+#: prefilter window: the most of a literal tested where its first byte was found
 WINDOW = 8
 
 _PROGRESS_LINE = re.compile(r"\[[\d,]+ / [\d,]+\] ")
@@ -51,10 +52,18 @@ class LinePattern:
 
     key: str
     regex: re.Pattern[str]
-    #: every match contains one of these literals (None: any line may match)
-    anchors: tuple[str, ...] | None
+    #: per top-level alternative, the plain runs every match of it contains, longest first
+    #: (None: some alternative has none, so any line may match)
+    runs: tuple[tuple[str, ...], ...] | None
     #: the literal the pattern starts with, when long enough to find wrapped lines
     lead: str | None = None
+    #: one literal per alternative: every matching line contains one of them (None: any)
+    anchors: tuple[str, ...] | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        anchors = ((self.lead,) if self.lead is not None
+                   else None if self.runs is None else tuple(r[0] for r in self.runs))
+        object.__setattr__(self, "anchors", anchors)
 
 
 def line_pattern(key: str, pattern: str | re.Pattern[str]) -> LinePattern:
@@ -63,33 +72,87 @@ def line_pattern(key: str, pattern: str | re.Pattern[str]) -> LinePattern:
     if regex.flags & re.IGNORECASE:
         return LinePattern(key, regex, None)
     lead = _leading_literal(regex.pattern)
-    if lead is not None and len(lead) >= MIN_LEAD and not _ANY_RUN.search(regex.pattern):
-        return LinePattern(key, regex, (lead,), lead)
-    return LinePattern(key, regex, required_literals(regex.pattern))
+    if lead is None or len(lead) < MIN_LEAD or _ANY_RUN.search(regex.pattern):
+        lead = None
+    return LinePattern(key, regex, required_runs(regex.pattern), lead)
 
 
 def _leading_literal(pattern: str) -> str | None:
     """The plain text every match starts with (escapes resolved), or None."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\" and i + 1 < len(pattern) and pattern[i + 1] in _ESCAPED_PLAIN:
-            out.append(pattern[i + 1])
-            step = 2
-        elif _PLAIN.fullmatch(ch):
-            out.append(ch)
-            step = 1
-        else:
-            break
-        after = pattern[i + step:i + step + 1]
-        if after and after in "?*{":
-            out.pop()  # made optional by a quantifier
-            break
-        i += step
-    if "|" in _top_level(pattern):
+    if len(_split_top(pattern)) > 1:
         return None
-    return "".join(out) or None
+    pieces = _pieces(pattern)
+    return pieces[0][1] if pieces and pieces[0][0] == 0 else None
+
+
+def _pieces(branch: str) -> list[tuple[int, str]]:
+    """The runs of literal text in a regex without top-level `|`: (start, text) each.
+
+    A run ends at anything that is not a plain character or an escaped punctuation mark
+    (classes, groups, `.`, `\\d`, anchors); a character made optional by `?`, `*` or `{` is
+    dropped, and `+` ends the run after its character.
+    """
+    pieces: list[tuple[int, str]] = []
+    run: list[str] = []
+    start = 0
+
+    def close() -> None:
+        if run:
+            pieces.append((start, "".join(run)))
+            run.clear()
+
+    i = 0
+    while i < len(branch):
+        ch = branch[i]
+        if ch == "\\" and i + 1 < len(branch) and branch[i + 1] in _ESCAPED_PLAIN:
+            literal, step = branch[i + 1], 2
+        elif _PLAIN.fullmatch(ch):
+            literal, step = ch, 1
+        else:
+            close()
+            i = _skip(branch, i)
+            continue
+        after = branch[i + step:i + step + 1]
+        if after and after in "?*{":
+            close()  # optional: the run ends before it
+            i += step
+            continue
+        if not run:
+            start = i
+        run.append(literal)
+        if after == "+":
+            close()
+            step += 1
+        i += step
+    close()
+    return pieces
+
+
+def _skip(pattern: str, i: int) -> int:
+    """Past the non-literal element at i: an escape, a class, a group, or one character."""
+    ch = pattern[i]
+    if ch == "\\":
+        return i + 2
+    if ch == "[":
+        end = pattern.find("]", i + 2)
+        return len(pattern) if end < 0 else end + 1
+    if ch == "(":
+        depth = 0
+        while i < len(pattern):
+            c = pattern[i]
+            if c == "\\":
+                i += 2
+                continue
+            if c == "[":
+                i = _skip(pattern, i)
+                continue
+            depth += c == "("
+            depth -= c == ")"
+            i += 1
+            if depth == 0:
+                break
+        return i
+    return i + 1
 
 
 def _top_level(pattern: str) -> str:
@@ -131,27 +194,19 @@ def _split_top(pattern: str) -> list[str]:
     return parts
 
 
-def required_literals(pattern: str) -> tuple[str, ...] | None:
-    """Plain substrings such that every match of `pattern` contains one, or None.
+def required_runs(pattern: str) -> tuple[tuple[str, ...], ...] | None:
+    """Per top-level alternative of `pattern`, the plain substrings every match contains.
 
-    Per top-level alternative: the longest run of ordinary characters outside any group
-    and not made optional by a quantifier (4 characters at least); None when an
-    alternative has no such run.
+    Its runs of literal text outside groups and classes (escaped punctuation counts as
+    text), 4 characters or longer, longest first; None when an alternative has none.
     """
-    out: list[str] = []
+    out: list[tuple[str, ...]] = []
     for branch in _split_top(pattern):
-        flat = _top_level(branch)
-        best = ""
-        for m in _PLAIN.finditer(flat):
-            run = m.group()
-            if flat[m.end():m.end() + 1] in ("?", "*", "{"):
-                run = run[:-1]  # the quantifier makes only the last character optional
-            if len(run) > len(best):
-                best = run
-        if len(best) < 4:
+        runs = sorted({text for _start, text in _pieces(branch) if len(text) >= 4},
+                      key=lambda t: (-len(t), t))
+        if not runs:
             return None
-        if best not in out:
-            out.append(best)
+        out.append(tuple(runs))
     return tuple(out)
 
 
@@ -182,56 +237,69 @@ class LineMatcher:
     def __init__(self, patterns: Iterable[LinePattern], *, untag_lines: bool = False,
                  skip_progress: bool = False, max_hits: int = MAX_LINES) -> None:
         self.groups: list[tuple[str, list[LinePattern]]] = []
-        index: dict[str, list[LinePattern]] = {}
+        by_key: dict[str, list[LinePattern]] = {}
         for p in patterns:
-            if p.key not in index:
-                index[p.key] = []
-                self.groups.append((p.key, index[p.key]))
-            index[p.key].append(p)
+            if p.key not in by_key:
+                by_key[p.key] = []
+                self.groups.append((p.key, by_key[p.key]))
+            by_key[p.key].append(p)
         self.untag_lines = untag_lines
         self.skip_progress = skip_progress
         self.max_hits = max_hits
-        anchors: list[str] = []
-        self.every_line = False  # some pattern has no anchor: no prefilter
-        for _key, group in self.groups:
-            for p in group:
-                if p.anchors is None:
-                    self.every_line = True
-                else:
-                    anchors.extend(a for a in p.anchors if a not in anchors)
-        self.anchors = tuple(anchors)
+        self.patterns = [p for _key, group in self.groups for p in group]
+        # some pattern has no literal: every line must be checked, no prefilter
+        self.every_line = any(p.anchors is None for p in self.patterns)
+        # which patterns a literal found in a line lets in (by index, in pattern order)
+        self._by_anchor: dict[str, list[int]] = {}
+        self._always: list[int] = []
+        for index, p in enumerate(self.patterns):
+            if p.anchors is None:
+                self._always.append(index)
+            for anchor in p.anchors or ():
+                self._by_anchor.setdefault(anchor, []).append(index)
+        self._anchor_list = list(self._by_anchor)
 
     # -- the per-line definition ----------------------------------------------------------
 
     def _text(self, raw: str) -> str:
         return untag(raw)[1] if self.untag_lines else raw
 
-    def check_line(self, raw: str, following: Sequence[str] = ()
+    def check_line(self, raw: str,
+                   following: Sequence[str] | Callable[[], Sequence[str]] = ()
                    ) -> Iterator[tuple[str, str, dict[str, str]]]:
         """(key, evidence, named groups) for every key matching this line.
 
-        `following` are the next lines (at most WRAP_LINES, raw), for wrapped matches.
+        `following` are the next lines (at most WRAP_LINES, raw), for wrapped matches, or
+        a function giving them (called only when a wrapped match is possible).
         """
         text = self._text(raw)
         if self.skip_progress and text[:1] == "[" and _PROGRESS_LINE.match(text):
             return  # Bazel's "[12 / 34] Compiling ..." status lines never carry an error
+        found = [i for a in self._anchor_list if a in text for i in self._by_anchor[a]]
+        if not found and not self._always:
+            return
         rest: list[str] | None = None
-        for key, group in self.groups:
-            for p in group:
-                if p.anchors is not None and not any(a in text for a in p.anchors):
-                    continue
-                m = p.regex.search(text)
-                if m is not None:
-                    yield key, text.strip(), _groups(m)
-                    break
-                if p.lead is None or not following:
-                    continue
-                if rest is None:
-                    rest = [self._text(x) for x in following[:WRAP_LINES]]
-                wrapped = _wrapped_match(p, text, rest)
-                if wrapped is not None:
-                    yield key, wrapped[0], wrapped[1]
-                    break
+        done: set[str] = set()  # keys already matched on this line
+        for index in sorted({*found, *self._always}):
+            p = self.patterns[index]
+            if p.key in done:
+                continue
+            m = p.regex.search(text)
+            if m is not None:
+                done.add(p.key)
+                yield p.key, text.strip(), _groups(m)
+                continue
+            if p.lead is None:
+                continue
+            if rest is None:
+                after = following() if callable(following) else following
+                rest = [self._text(x) for x in after[:WRAP_LINES]]
+            if not rest:
+                continue
+            wrapped = _wrapped_match(p, text, rest)
+            if wrapped is not None:
+                done.add(p.key)
+                yield p.key, wrapped[0], wrapped[1]
 
     def scan_lines(self, lines: Iterable[str]) -> ScanResult:
         """The reference: every line checked (`lines` without their newlines)."""
@@ -253,10 +321,14 @@ class LineMatcher:
 
     def _record(self, result: ScanResult, number: int, raw: str, following: Sequence[str]
                 ) -> None:
-        for key, text, groups in self.check_line(raw, following):
-            found = result.hits.setdefault(key, [])
-            if len(found) < self.max_hits:
-                found.append(LineHit(number, text, groups))
+        self._add(result, number, self.check_line(raw, following))
+
+    def _add(self, result: ScanResult, number: int,
+             found: Iterable[tuple[str, str, dict[str, str]]]) -> None:
+        for key, text, groups in found:
+            hits = result.hits.setdefault(key, [])
+            if len(hits) < self.max_hits:
+                hits.append(LineHit(number, text, groups))
 
     # -- the fast path ----------------------------------------------------------------------
 
@@ -269,57 +341,87 @@ class LineMatcher:
         """The same result as scan_lines over the stream's lines, read in big chunks.
 
         Lines are split at b"\\n" only, a trailing "\\r" dropped, and decoded as UTF-8
-        with bad bytes replaced; `read_lines` gives the same lines to the reference. Memory
-        stays within two chunks and the longest line.
+        with bad bytes replaced; `read_lines` gives the same lines to the reference. One
+        buffer of two chunks is reused (it grows only for a line longer than a chunk).
         """
         result = ScanResult()
-        buf = b""
-        prefilter: re.Pattern[bytes] | None = None
+        buf = bytearray(2 * chunk_size)
+        filled = 0  # buf[:filled] holds the unread part of the log
+        prefilter: Prefilter | None = None
         line_no = 1  # the number of the line buf starts with
         eof = False
         while not eof:
-            more = stream.read(chunk_size)
-            eof = not more
-            buf += more
+            if filled + chunk_size > len(buf):
+                buf.extend(bytes(filled + chunk_size - len(buf)))
+            with memoryview(buf) as view:
+                got = _read_into(stream, view[filled:filled + chunk_size])
+            eof = got == 0
+            filled += got
             if prefilter is None and not self.every_line:
-                prefilter = prefilter_regex(self.anchors, buf[:SAMPLE])
-            limit = len(buf) if eof else _limit(buf)
+                prefilter = Prefilter(self.patterns, bytes(buf[:min(filled, SAMPLE)]))
+            limit = filled if eof else _limit(buf, filled)
             if limit:
-                line_no = self._scan_region(result, buf, limit, line_no, prefilter)
-                if eof and not buf.endswith(b"\n"):
+                line_no = self._scan_region(result, buf, limit, filled, line_no, prefilter)
+                if eof and buf[filled - 1] != 10:
                     line_no += 1  # the last line has no newline
-                buf = buf[limit:]
+                buf[:filled - limit] = buf[limit:filled]
+                filled -= limit
         result.lines = line_no - 1
         return result
 
-    def _scan_region(self, result: ScanResult, buf: bytes, limit: int, line_no: int,
-                     prefilter: re.Pattern[bytes] | None) -> int:
-        """Check the lines of buf[:limit] that can match (all of them without a prefilter);
-        returns the number of the line starting at `limit`."""
+    def _scan_region(self, result: ScanResult, buf: bytearray, limit: int, size: int,
+                     line_no: int, prefilter: Prefilter | None) -> int:
+        """Check the lines of buf[:limit] that can match (all of them without a prefilter;
+        buf[limit:size] holds the next lines); the number of the line starting at `limit`."""
         counted = 0  # the newlines of buf[:counted] are in line_no
-        pos = 0
-        while pos < limit:
-            if prefilter is None:
-                start = pos
-            else:
-                m = prefilter.search(buf, pos, limit)
-                if m is None:
-                    break
-                start = buf.rfind(b"\n", 0, m.start()) + 1
-            end = buf.find(b"\n", start)
-            end = len(buf) if end < 0 else end
-            line_no += buf.count(b"\n", counted, start)
-            counted = start
-            following: list[str] = []
-            nxt = end + 1
-            while len(following) < WRAP_LINES and nxt < len(buf):
-                stop = buf.find(b"\n", nxt)
-                stop = len(buf) if stop < 0 else stop
-                following.append(_decode(buf[nxt:stop]))
-                nxt = stop + 1
-            self._record(result, line_no, _decode(buf[start:end]), following)
-            pos = end + 1
+        if prefilter is None:
+            starts: Iterable[int] = _line_starts(buf, limit)
+        else:
+            starts = (buf.rfind(b"\n", 0, pos) + 1 for pos in prefilter.positions(buf, 0, limit))
+        done = -1  # the start of the last line checked
+        for start in starts:
+            if start <= done:
+                continue
+            done = start
+            end = buf.find(b"\n", start, size)
+            end = size if end < 0 else end
+
+            def following(end: int = end) -> list[str]:
+                lines: list[str] = []
+                nxt = end + 1
+                while len(lines) < WRAP_LINES and nxt < size:
+                    stop = buf.find(b"\n", nxt, size)
+                    stop = size if stop < 0 else stop
+                    lines.append(_decode(buf[nxt:stop]))
+                    nxt = stop + 1
+                return lines
+
+            found = list(self.check_line(_decode(buf[start:end]), following))
+            if found:  # line numbers are counted only where something matched
+                line_no += buf.count(b"\n", counted, start)
+                counted = start
+                self._add(result, line_no, found)
         return line_no + buf.count(b"\n", counted, limit)
+
+
+def _read_into(stream: BinaryIO, view: memoryview) -> int:
+    """Read into `view`; the number of bytes, 0 at the end (streams without readinto too)."""
+    readinto = getattr(stream, "readinto", None)
+    if readinto is not None:
+        return int(readinto(view) or 0)
+    data = stream.read(len(view))
+    view[:len(data)] = data
+    return len(data)
+
+
+def _line_starts(buf: bytearray, limit: int) -> Iterator[int]:
+    pos = 0
+    while pos < limit:
+        yield pos
+        end = buf.find(b"\n", pos)
+        if end < 0:
+            return
+        pos = end + 1
 
 
 def _groups(m: re.Match[str]) -> dict[str, str]:
@@ -346,14 +448,14 @@ def _wrapped_match(p: LinePattern, text: str, rest: list[str]
     return None
 
 
-def _decode(raw: bytes) -> str:
+def _decode(raw: bytes | bytearray) -> str:
     text = raw.decode("utf-8", "replace")
     return text[:-1] if text.endswith("\r") else text
 
 
-def _limit(buf: bytes) -> int:
-    """Where the lines that have WRAP_LINES complete lines after them end in `buf`."""
-    end = len(buf)
+def _limit(buf: bytearray, size: int) -> int:
+    """Where the lines of buf[:size] that have WRAP_LINES complete lines after them end."""
+    end = size
     for _i in range(WRAP_LINES + 1):
         end = buf.rfind(b"\n", 0, end)
         if end < 0:
@@ -372,28 +474,98 @@ def read_lines(path: Path) -> list[str]:
 
 # -- the prefilter ------------------------------------------------------------------------------
 
+#: the shortest window of a literal the prefilter tests
+MIN_WINDOW = 4
 
-def prefilter_regex(anchors: Sequence[str], sample: bytes) -> re.Pattern[bytes]:
-    """One compiled search for a window of every anchor, each window starting at a byte
-    that is rare in `sample` (the regex engine skips quickly over bytes that cannot start a
-    match, and tries the alternatives only where one can)."""
-    freq = _byte_counts(sample)
-    windows = sorted({_rare_window(a.encode("utf-8"), freq) for a in anchors})
-    return re.compile(_trie(windows) if windows else b"(?!)")
+
+def _memchr_cost(share: float) -> float:
+    """Rough ns per byte of log to find a byte with bytes.find and test each hit in Python."""
+    return 0.07 + share * 350
+
+
+def _regex_cost(share: float) -> float:
+    """Rough ns per byte of log for a regex starting with that byte (tests hits in C)."""
+    return 0.33 + share * 8
+
+
+class Prefilter:
+    """Finds the lines of a chunk where one of the patterns can match, quickly.
+
+    Each pattern (each top-level alternative) has literal runs every match contains (a
+    wrap-tolerant pattern: its lead); the prefilter looks for a window of one of them
+    around one of its bytes. The bytes are chosen by a greedy set cover weighted by what
+    the search costs, with their shares in `sample` (the log's start): a rare byte is found
+    with `bytes.find` (memchr) and the windows around it tested with one compiled regex
+    per offset; a common one is searched for by one regex of the windows that start with
+    it (the regex engine scans for it and tests in C). The choice changes the speed only:
+    every line where a pattern can match holds one of the windows.
+    """
+
+    def __init__(self, patterns: Sequence[LinePattern], sample: bytes) -> None:
+        counts = _byte_counts(sample)
+        share = [c / max(1, len(sample)) for c in counts]
+        # per alternative: (byte, found by memchr) -> (offset of the byte, window)
+        options: list[dict[tuple[int, bool], tuple[int, bytes]]] = []
+        for p in patterns:
+            choices = ((p.lead,),) if p.lead is not None else p.runs
+            for runs in choices or ():
+                option: dict[tuple[int, bool], tuple[int, bytes]] = {}
+                for run in (r.encode("utf-8") for r in runs):
+                    for i, byte in enumerate(run):
+                        j = max(0, min(i, len(run) - WINDOW))  # a window holding byte i
+                        known = option.get((byte, True), (0, b""))[1]
+                        if len(run[j:j + WINDOW]) > len(known):
+                            option[(byte, True)] = (i - j, run[j:j + WINDOW])
+                        window = run[i:i + WINDOW]  # a window starting at byte i
+                        if len(window) >= MIN_WINDOW and len(window) > len(
+                                option.get((byte, False), (0, b""))[1]):
+                            option[(byte, False)] = (0, window)
+                options.append(option)
+
+        def cost(choice: tuple[int, bool]) -> float:
+            byte, memchr = choice
+            return _memchr_cost(share[byte]) if memchr else _regex_cost(share[byte])
+
+        rare: dict[int, dict[int, set[bytes]]] = {}  # byte -> offset -> windows
+        common: dict[int, set[bytes]] = {}
+        open_ = set(range(len(options)))
+        every = sorted({c for option in options for c in option})
+        while open_:
+            best = max(every, key=lambda c: (sum(1 for i in open_ if c in options[i]) / cost(c),
+                                             -c[0], c[1]))
+            for i in [i for i in open_ if best in options[i]]:
+                offset, window = options[i][best]
+                if best[1]:
+                    rare.setdefault(best[0], {}).setdefault(offset, set()).add(window)
+                else:
+                    common.setdefault(best[0], set()).add(window)
+                open_.discard(i)
+        self.rare = [(bytes((b,)), [(k, re.compile(_trie(sorted(w))))
+                                    for k, w in sorted(by_offset.items())])
+                     for b, by_offset in sorted(rare.items())]
+        self.common = [re.compile(_trie(sorted(w))) for _b, w in sorted(common.items())]
+
+    def positions(self, buf: bytes | bytearray, start: int, limit: int) -> list[int]:
+        """Offsets in buf[start:limit] where a window begins, sorted."""
+        found: list[int] = []
+        for byte, windows in self.rare:
+            pos = buf.find(byte, start, limit)
+            while pos >= 0:
+                for offset, regex in windows:
+                    if pos - offset >= start and regex.match(buf, pos - offset, limit):
+                        found.append(pos - offset)
+                        break
+                pos = buf.find(byte, pos + 1, limit)
+        for regex in self.common:
+            found.extend(m.start() for m in regex.finditer(buf, start, limit))
+        found.sort()
+        return found
 
 
 def _byte_counts(sample: bytes) -> list[int]:
     if not sample:
         return [0] * 256
     return [sample.count(bytes((b,))) for b in range(256)]
-
-
-def _rare_window(anchor: bytes, freq: list[int]) -> bytes:
-    if len(anchor) <= WINDOW:
-        return anchor
-    best = min(range(len(anchor) - WINDOW + 1),
-               key=lambda i: (freq[anchor[i]], freq[anchor[i + 1]], i))
-    return anchor[best:best + WINDOW]
 
 
 def _trie(words: Sequence[bytes]) -> bytes:

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from . import dockerutil
-from .diagnose import diagnose
+from .diagnose import diagnose_file
 from .errors import BuildCancelled, TfWizardError, UsageError
 from .events import (
     STDERR,
@@ -899,8 +899,8 @@ class BuildRunner:
         self.record.close()
         if not self.record.log_path.is_file():
             return []
-        texts = [text for _channel, text in self.record.replay()]
-        found = diagnose(texts, exit_code=exit_code)
+        # streamed from log.txt in big chunks: a multi-GB log in constant memory
+        found = diagnose_file(self.record.log_path, exit_code=exit_code)
         events = [FindingEvent(d.id, d.title, d.cause, d.next_step, tuple(d.lines),
                                dict(d.recipe_fix)) for d in found]
         for d in found:
