@@ -91,6 +91,20 @@ def test_cli_diagnose_is_marked():
     assert unmarked("\n".join(shown)) == []
 
 
+def test_cli_runtime_diagnose_is_marked():
+    """`diagnose --runtime` with a fix to apply: only the quoted log lines, names and the
+    command stay English."""
+    log = real_logs.CORPUS / "runtime" / "no-kernel-image-gtx750ti-tf23.log"
+    for extra in ([], ["--recipe", str(ROOT / "recipes" / "tf218-cuda-laptop.toml")]):
+        status, out, err = capture(["diagnose", "--runtime", str(log), "--target",
+                                    str(HOSTS / "laptop-rtx3060-550.json"), *extra],
+                                   env_in("pseudo"))
+        assert status == ExitStatus.OK, err
+        shown = [line for line in out.splitlines() if not line.startswith("  > ")]
+        assert unmarked("\n".join(shown)) == [], out
+        assert "⟦apply: " in out
+
+
 def test_a_build_diagnosis_in_chinese(zh_cn_lang):
     found = diagnose(["gcc: internal compiler error: Killed (program cc1plus)"])
     assert found[0].title == "编译器被终止：内存不足"

@@ -529,16 +529,20 @@ def diagnose(probe: Mapping[str, Any], host: HostProfile | None = None, *,
 
 def diagnose_log(log: BinaryIO | Iterable[str], host: HostProfile | None = None, *,
                  expect: str | None = None, python: str = "",
-                 kb: KnowledgeBase | None = None,
-                 recipe_ccs: list[str] | None = None) -> list[Diagnosis]:
+                 kb: KnowledgeBase | None = None, recipe_ccs: list[str] | None = None,
+                 ld_library_path: str | None = None) -> list[Diagnosis]:
     """The known runtime messages in a program's output, joined with the host profile.
 
     ``log`` is a binary stream (read in chunks, any size) or the lines themselves. Only
     the messages count (there are no probe facts); the host changes severities (a CPU-only
-    machine may ignore CUDA's absence) and fixes (its GPUs' compute capabilities).
+    machine may ignore CUDA's absence) and fixes (its GPUs' compute capabilities);
+    ``ld_library_path`` is the one the program most likely ran with (this shell's), when
+    known.
     """
     kb = kb or load_knowledge()
     ctx = _Ctx({}, host, expect, python, load_rules(kb), kb, recipe_ccs)
+    ctx.base["ld_library_path"] = (_("(not known from a log)") if ld_library_path is None
+                                   else ld_library_path or _("(unset)"))
     matcher = log_matcher(kb)
     if hasattr(log, "read"):
         scan = matcher.scan_stream(cast(BinaryIO, log))
