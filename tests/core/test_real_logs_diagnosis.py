@@ -9,13 +9,24 @@ tuning and holdout apart.
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
 
 from tests.core import real_logs
 from tfwizard.core.diagnose import diagnose_file, load_failures, matcher_for
-from tfwizard.core.logscan import LineMatcher, Prefilter, line_pattern, read_lines
+from tfwizard.core.logscan import (
+    WRAP_LINES,
+    LineHit,
+    LineMatcher,
+    Prefilter,
+    ScanResult,
+    _wrapped_match,
+    line_pattern,
+    read_lines,
+)
+from tfwizard.core.record import untag
 from tfwizard.core.runtime_diagnosis import diagnose_log, load_rules, log_matcher
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,6 +124,41 @@ def test_a_harmless_line_of_every_kind_stays_quiet():
 
 def _matchers() -> list[LineMatcher]:
     return [matcher_for(load_failures()), log_matcher()]
+
+
+def naive_scan(matcher: LineMatcher, lines: list[str]) -> ScanResult:
+    """The definition spelled out: every line, every key, its patterns in order (no
+    literal tests at all); a wrap-tolerant pattern also tried on the line joined with the
+    next WRAP_LINES lines."""
+    result = ScanResult(lines=len(lines))
+    for number, raw in enumerate(lines, start=1):
+        text = untag(raw)[1] if matcher.untag_lines else raw
+        if matcher.skip_progress and re.match(r"\[[\d,]+ / [\d,]+\] ", text):
+            continue
+        rest = [untag(x)[1] if matcher.untag_lines else x
+                for x in lines[number:number + WRAP_LINES]]
+        for key, group in matcher.groups:
+            for p in group:
+                m = p.regex.search(text)
+                hit = (text.strip(), {k: v for k, v in m.groupdict().items() if v is not None}
+                       ) if m else None
+                if hit is None and p.lead is not None and rest:
+                    hit = _wrapped_match(p, text, rest)
+                if hit is not None:
+                    hits = result.hits.setdefault(key, [])
+                    if len(hits) < matcher.max_hits:
+                        hits.append(LineHit(number, *hit))
+                    break
+    return result
+
+
+def test_the_reference_is_the_naive_definition():
+    paths = [real_logs.CORPUS / e["file"] for e in real_logs.entries()]
+    paths += sorted(LOGS.glob("*.log.txt")) + sorted(RUNTIME.glob("*.log"))
+    for matcher in _matchers():
+        for path in paths:
+            lines = read_lines(path)
+            assert matcher.scan_lines(lines) == naive_scan(matcher, lines), path
 
 
 @pytest.mark.parametrize("chunk", [7, 64, 1000, 1 << 20])
