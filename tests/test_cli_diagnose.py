@@ -69,6 +69,12 @@ def test_runtime_json_and_the_fix_for_this_gpu(tmp_path):
     assert status == ExitStatus.OK, err
     assert load_recipe(recipe).cuda.compute_capabilities == [*before, "sm_86"]
     assert (tmp_path / "my.toml.bak").is_file()
+    # a recipe that builds a kernel for 8.6 already ("8.6") needs no change: that wheel was
+    # not built from it
+    status, out, _ = capture(["diagnose", "--runtime", str(log), "--target", host,
+                              "--recipe", str(RECIPE), "--json"])
+    d = json.loads(out)["diagnoses"][0]
+    assert d["id"] == "cc-not-in-build" and d["recipe_fix"] == {} and d["fix_command"] == ""
 
 
 def test_a_cpu_only_machine_may_ignore_a_missing_cuda_runtime():

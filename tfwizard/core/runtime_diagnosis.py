@@ -193,8 +193,10 @@ class _Ctx:
                 return fix  # a symbolic fix appends one value
             return {key: "+" + token}
         current = list((fix or {}).get(key) or self.recipe_ccs)
-        if token in current:
-            return dict(fix or {})
+        gpu = ccmod.parse_cc(cc)
+        targets = [t for t in map(ccmod.parse_target, current) if t is not None]
+        if token in current or (gpu and any(t.covers_cubin(gpu) for t in targets)):
+            return dict(fix or {})  # the recipe builds a kernel for it already
         return {key: [*current, token]}
 
 
