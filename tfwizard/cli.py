@@ -39,6 +39,8 @@ class Environment:
     stderr: IO[str] = field(default_factory=lambda: sys.stderr)
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     cwd: Path = field(default_factory=Path.cwd)
+    #: what `-` reads (`tfwizard diagnose -`): text or binary
+    stdin: IO[Any] = field(default_factory=lambda: sys.stdin)
 
     @property
     def stdout_isatty(self) -> bool:
@@ -224,7 +226,7 @@ def build_parser() -> _Parser:
                    help=_("also describe this interpreter as an install target (repeatable)"))
     p.set_defaults(handler=cmd_detect)
 
-    p = sub.add_parser("recipe", help=_("create and validate recipe files"))
+    p = sub.add_parser("recipe", help=_("create, validate and change recipe files"))
     rsub = p.add_subparsers(dest="recipe_command", metavar="ACTION", parser_class=_Parser)
     p.set_defaults(handler=None, subparser=p)
     q = rsub.add_parser("new", help=_("write a commented default recipe"))
@@ -238,6 +240,9 @@ def build_parser() -> _Parser:
     q.add_argument("files", nargs="+", metavar="FILE")
     q.add_argument("--json", action="store_true", help=_("print problems as JSON"))
     q.set_defaults(handler=cmd_recipe_validate)
+    from . import cli_recipe
+
+    cli_recipe.register(rsub)
 
     _add_later_commands(sub)
     return parser

@@ -49,9 +49,20 @@ def register(sub: Any) -> None:
                    help=_("with --install: then verify TensorFlow in that interpreter"))
     p.set_defaults(handler=cmd_build)
 
-    p = sub.add_parser("diagnose", help=_("explain a failed build's log (known failure signatures)"))
+    p = sub.add_parser("diagnose", help=_("explain a failed build's log (known failure "
+                                          "signatures), or with --runtime a program's output"))
     p.add_argument("log", metavar="LOGFILE",
-                   help=_("a log file, a build record folder, or a build id"))
+                   help=_("a log file, a build record folder, a build id, or - to read "
+                          "standard input"))
+    p.add_argument("--runtime", action="store_true",
+                   help=_("the log is what a program using TensorFlow printed (its runtime "
+                          "messages), not a build's"))
+    p.add_argument("--target", metavar="PROFILE",
+                   help=_("with --runtime: the `tfwizard detect --json` profile of the "
+                          "machine that ran the program (default: detect this one)"))
+    p.add_argument("--recipe", metavar="RECIPE",
+                   help=_("the recipe a fix should change: the `tfwizard recipe set` "
+                          "commands printed name it and start from its values"))
     p.add_argument("--json", action="store_true", help=_("print the diagnoses as JSON"))
     p.set_defaults(handler=cmd_diagnose)
 
@@ -298,8 +309,8 @@ class _Printer:
                      if f.lines else "")
             mark = f"{severity_word('warning')} " if f.severity == "warning" else ""
             env.out(f"  {mark}{f.id}: {f.title}{where}")
-            for text in f.excerpt[:4]:
-                env.out(f"    > {text[:200]}")
+            for line in [x for text in f.excerpt[:4] for x in text.splitlines()]:  # wrapped
+                env.out(f"    > {line[:200]}")
             env.out("    " + _("cause: {cause}").format(cause=f.cause))
             env.out("    " + _("next:  {step}").format(step=f.next_step))
             fix = fix_line(f.recipe_fix, f.fix_problem)
@@ -508,34 +519,154 @@ def _log_path(env: Environment, text: str) -> Path:
                      _("Pass the path of a log (e.g. the record's log.txt)."))
 
 
-def cmd_diagnose(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    from .core.diagnose import diagnose_file
+def _stdin_bytes(env: Environment) -> Any:
+    """Standard input as a binary stream (a text stream is encoded as UTF-8)."""
+    import io
 
-    path = _log_path(env, args.log)
+    buffer = getattr(env.stdin, "buffer", None)
+    if buffer is not None:
+        return buffer
+    data = env.stdin.read()
+    return io.BytesIO(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+class _FixContext:
+    """What a diagnosis' recipe fix is resolved against (core/fixes.py): --recipe, else the
+    build record's recipe.toml; the record's plan.json (the command then says RECIPE)."""
+
+    def __init__(self, args: argparse.Namespace, env: Environment, record: Path | None) -> None:
+        from .core.fixes import record_context
+        from .core.recipe import load_recipe
+
+        self.arg = "RECIPE"
+        self.recipe: Any = None
+        self.plan: Any = None
+        if record is not None:
+            self.recipe, self.plan = record_context(record)
+        if args.recipe:
+            self.recipe = load_recipe(_path(env, args.recipe))
+            self.arg = args.recipe
+
+    def resolve(self, found: list[Any]) -> list[Any]:
+        from .core.fixes import resolve_diagnoses
+
+        return resolve_diagnoses(found, recipe=self.recipe, plan=self.plan)
+
+    def command(self, changes: dict[str, Any]) -> str:
+        """The `tfwizard recipe set` command making a resolved fix's changes ("" for none)."""
+        from .core.recipe_edit import fix_command
+
+        return fix_command(changes, self.arg, self.recipe)
+
+
+def cmd_diagnose(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    if args.target and not args.runtime:
+        raise UsageError(_("--target goes with --runtime"),
+                         _("A build log is explained without a host profile."))
+    path = None if args.log == "-" else _log_path(env, args.log)
+    # a record folder, or its log.txt: fixes resolved against its recipe and plan
+    record = (path if path is not None and path.is_dir()
+              else path.parent if path is not None and path.name == "log.txt" else None)
+    fixes = _FixContext(args, env, record)
+    shown = "-" if path is None else str(path)
     try:
-        found = diagnose_file(path)
+        if args.runtime:
+            return _diagnose_runtime(args, env, path, fixes, shown)
+        from .core.diagnose import diagnose_file, diagnose_stream
+
+        found = (fixes.resolve(diagnose_stream(_stdin_bytes(env))) if path is None
+                 else diagnose_file(path, recipe=fixes.recipe, plan=fixes.plan))
     except OSError as exc:
         raise UsageError(_("{path}: cannot read the log: {error}").format(
-            path=path, error=exc.strerror or exc)) from None
+            path=shown, error=exc.strerror or exc)) from None
     if args.json:
-        env.out(json.dumps({"log": str(path), "diagnoses": [d.to_dict() for d in found]},
-                           indent=2))
+        env.out(json.dumps({"log": shown, "kind": "build", "diagnoses": [
+            {**d.to_dict(), "fix_command": fixes.command(dict(d.recipe_fix))} for d in found]},
+            indent=2))
         return ExitStatus.OK
     if not found:
-        env.out(_("{path}: no known failure signature found.").format(path=path))
+        env.out(_("{path}: no known failure signature found.").format(path=shown))
+        if path is not None:
+            env.out(_("If it is a program's output rather than a build's: "
+                      "`tfwizard diagnose --runtime {path}`.").format(path=args.log))
         return ExitStatus.OK
     for d in found:
         mark = f"{severity_word('warning')} " if d.severity == "warning" else ""
         env.out(f"{mark}{d.id}: {d.title}")
-        if d.lines:
-            env.out("  " + _("lines: {lines}").format(lines=", ".join(map(str, d.lines[:10])))
-                    + (" ..." if len(d.lines) > 10 else ""))
-        for text in d.excerpt[:2 + (d.severity == "warning")]:
-            env.out(f"  > {text[:160]}")
-        env.out("  " + _("cause: {cause}").format(cause=d.cause))
-        env.out("  " + _("next:  {step}").format(step=d.next_step))
-        fix = fix_line(d.recipe_fix, d.fix_problem)
-        if fix:
-            env.out("  " + fix)
+        # a warning's next line is what the server or tool said
+        _print_diagnosis(env, list(d.lines), list(d.excerpt[:2 + (d.severity == "warning")]),
+                         d.cause, d.next_step, d, fixes)
     return ExitStatus.OK
 
+
+def _diagnose_runtime(args: argparse.Namespace, env: Environment, path: Path | None,
+                      fixes: _FixContext, shown: str) -> ExitStatus:
+    from .core.host import HostProfile
+    from .core.runtime_diagnosis import diagnose_log
+
+    if path is not None and path.is_dir():
+        raise UsageError(_("{path}: --runtime reads a program's output, not a build record").format(
+            path=path))
+    if args.target:
+        host = HostProfile.load(_path(env, args.target))
+    else:
+        from .core.detect import detect_host
+
+        host = detect_host(env=env.env)
+    ccs = list(fixes.recipe.cuda.compute_capabilities) if fixes.recipe is not None else None
+    # a program run here most likely saw this shell's LD_LIBRARY_PATH; elsewhere: unknown
+    ld_path = None if args.target else env.env.get("LD_LIBRARY_PATH", "")
+    if path is None:
+        found = diagnose_log(_stdin_bytes(env), host, recipe_ccs=ccs, ld_library_path=ld_path)
+    else:
+        with path.open("rb") as fh:
+            found = diagnose_log(fh, host, recipe_ccs=ccs, ld_library_path=ld_path)
+    found = fixes.resolve(found)
+    if args.json:
+        env.out(json.dumps({"log": shown, "kind": "runtime", "host": _host_text(host),
+                            "diagnoses": [{**d.to_dict(), "fix_command": fixes.command(
+                                d.recipe_fix)} for d in found]}, indent=2))
+        return ExitStatus.OK
+    env.out(_("This machine: {host}").format(host=_host_text(host)) if not args.target
+            else _("The machine that ran it: {host}").format(host=_host_text(host)))
+    if not found:
+        env.out(_("{path}: no known TensorFlow runtime message found.").format(path=shown))
+        return ExitStatus.OK
+    for d in found:
+        env.out(f"{severity_word(d.severity)} {d.id}: {d.title}")
+        _print_diagnosis(env, d.lines, d.evidence[:2], d.cause, d.next_step, d, fixes)
+    return ExitStatus.OK
+
+
+def _host_text(host: Any) -> str:
+    """The GPUs and driver of a host profile in one line."""
+    nvidia = host.nvidia
+    if not nvidia.gpus:
+        return nvidia.message or _("no NVIDIA GPU")
+    gpus = ", ".join(_("GPU {index} ({name}, CC {cc})").format(
+        index=g.index, name=g.name or "?", cc=g.compute_capability or "?") for g in nvidia.gpus)
+    text = _("{gpus}; driver {driver} (CUDA {cuda})").format(
+        gpus=gpus, driver=nvidia.driver_version or "?", cuda=nvidia.cuda_driver_version or "?")
+    return text + (" - WSL2" if host.os.wsl2 else "")
+
+
+def _print_diagnosis(env: Environment, lines: list[int], evidence: list[str], cause: str,
+                     next_step: str, d: Any, fixes: _FixContext) -> None:
+    """The evidence lines quoted, the cause, the next step, and the resolved recipe fix with
+    the command that applies it, or why there is none (what `tfwizard diagnose` prints under
+    each diagnosis' title)."""
+    if lines:
+        env.out("  " + _("lines: {lines}").format(lines=", ".join(map(str, lines[:10])))
+                + (" ..." if len(lines) > 10 else ""))
+    for text in evidence:
+        for line in text.splitlines():  # a wrapped line as the lines it was wrapped onto
+            env.out(f"  > {line[:160]}")
+    env.out("  " + _("cause: {cause}").format(cause=cause))
+    env.out("  " + _("next:  {step}").format(step=next_step))
+    fix = fix_line(d.recipe_fix, d.fix_problem)
+    if fix:
+        env.out("  " + fix)
+    if d.recipe_fix:
+        env.out("  " + _("apply: {command}").format(command=fixes.command(dict(d.recipe_fix))))
+    elif d.fix_problem and fixes.recipe is None:
+        env.out("  " + _("(with --recipe RECIPE the fix is resolved against that recipe)"))

@@ -13,8 +13,9 @@ from tfwizard.core.errors import KnowledgeError
 
 LOGS = Path(__file__).resolve().parent.parent / "data" / "logs"
 
-#: one typical line per signature, as users' logs and the threads in sources.toml show them
-EXAMPLES = {
+#: one typical line per signature (lines, for one that `requires` another), as users' logs
+#: and the threads in sources.toml show them
+EXAMPLES: dict[str, str | tuple[str, ...]] = {
     "oom-compiler-killed": "gcc: internal compiler error: Killed (program cc1plus)",
     "bazel-server-oom": "java.lang.OutOfMemoryError: Java heap space",
     "clang-gnu-offsetof": "external/upb/upb/msg_internal.h:12:3: error: defining a type within "
@@ -43,8 +44,9 @@ EXAMPLES = {
     "clang-lld-missing": "clang: error: invalid linker name in argument '-fuse-ld=lld'",
     "bazel-user-unknown": "FATAL: $USER is not set, and unable to look up name of current "
                           "user: (error: 0): Success",
-    "git-dubious-ownership": "fatal: detected dubious ownership in repository at "
-                             "'/srv/mirrors/tensorflow.git'",
+    "git-dubious-ownership": ("fatal: detected dubious ownership in repository at "
+                              "'/srv/mirrors/tensorflow.git'",
+                              "fatal: Could not read from remote repository."),
     "git-ref-not-found": "fatal: Remote branch v9.9.9 not found in upstream origin",
     "configure-bad-answer": "configure.UserInputError: Invalid TF_NEED_CUDA setting was "
                             "provided 5 times in a row.",
@@ -52,6 +54,23 @@ EXAMPLES = {
                      "tensorflow/core/kernels/matmul_op.cc failed: (Exit 1): gcc failed",
     "build-failed": "FAILED: Build did NOT complete successfully",
     "remote-cache-unusable": "WARNING: Writing to Remote Cache:",
+    # from tests/data/real-logs (their threads are in the signatures' sources)
+    "build-glibc-too-old": "/usr/local/bin/bazel: /usr/lib64/libc.so: version `GLIBC_2.12' "
+                           "not found (required by /usr/local/bin/bazel)",
+    "cuda-config-not-found": "Inconsistent CUDA toolkit path: /usr vs /usr/lib",
+    "numpy-headers-missing": "./tensorflow/python/client/tf_session_helper.h:6:31: fatal "
+                             "error: numpy/arrayobject.h: No such file or directory",
+    "nvcc-host-compiler-unsupported": " #error -- unsupported GNU version! gcc versions later "
+                                      "than 6 are not supported!",
+    "python-headers-missing": "./tensorflow/python/lib/core/numpy.h:35:10: fatal error: "
+                              "Python.h: No such file or directory",
+    "python-not-on-path": "/usr/bin/env: 'python': No such file or directory",
+    "hermetic-python-libcrypt-missing": "/x/requirements.update.runfiles/python_x86_64-unknown"
+                                        "-linux-gnu/bin/python3: error while loading shared "
+                                        "libraries: libcrypt.so.1: cannot open shared object "
+                                        "file: No such file or directory",
+    "hermetic-clang-version-unsupported": "Error in fail: Ensure LLVM 21 support is added "
+                                          "prior to use. Supported versions: 18, 20",
 }
 
 
@@ -59,10 +78,23 @@ def test_every_signature_has_an_example_and_it_matches_only_that_one():
     ids = {s.id for s in load_failures()}
     assert ids == set(EXAMPLES), "add an example line for each new signature"
     for sig_id, line in EXAMPLES.items():
-        found = diagnose(["unrelated", line])
+        found = diagnose(["unrelated", *example_lines(line)])
         assert [d.id for d in found] == [sig_id], line
         assert found[0].lines == (2,)
         assert found[0].cause and found[0].next_step and found[0].sources
+
+
+def example_lines(example: str | tuple[str, ...]) -> list[str]:
+    return [example] if isinstance(example, str) else list(example)
+
+
+def test_a_harmless_dubious_ownership_line_is_not_a_failure():
+    """A script asking git for a version prints it and goes on: only a clone or fetch that
+    could not read the repository makes it the cause."""
+    line = "fatal: detected dubious ownership in repository at '/home/dev/src'"
+    assert diagnose([line, "INFO: Build completed successfully, 7 total actions"]) == []
+    found = diagnose([line, "fatal: Could not read from remote repository."])
+    assert [d.id for d in found] == ["git-dubious-ownership"] and found[0].lines == (1,)
 
 
 def test_the_real_failed_fixture_build_is_diagnosed_with_line_numbers():

@@ -19,7 +19,13 @@ from tfwizard.cli import ExitStatus, capture
 from tfwizard.core import cc as ccmod
 from tfwizard.core.diagnose import load_failures
 from tfwizard.core.errors import UsageError
-from tfwizard.core.fixes import apply_fix, plan_jobs, resolve_diagnoses, resolve_fix
+from tfwizard.core.fixes import (
+    apply_fix,
+    is_symbolic,
+    plan_jobs,
+    resolve_diagnoses,
+    resolve_fix,
+)
 from tfwizard.core.host import HostProfile
 from tfwizard.core.plan import make_plan
 from tfwizard.core.recipe import load_recipe, parse_recipe
@@ -44,7 +50,8 @@ def test_every_build_fix_is_resolved_applied_and_checked():
     applied = {sig: 0 for sig in fixes}
     refused: dict[str, set[str]] = {sig: set() for sig in fixes}
     for path in RECIPES:
-        for variant in ({}, {"build.jobs": 8}, {"build.jobs": 1}):
+        # nvcc: a recipe the compiler fix (cuda.compiler = "clang") changes
+        for variant in ({}, {"build.jobs": 8}, {"build.jobs": 1}, {"cuda.compiler": "nvcc"}):
             recipe = load_recipe(path).with_changes(variant)
             recipe.path = path
             for host in BUILD_HOSTS:
@@ -54,8 +61,9 @@ def test_every_build_fix_is_resolved_applied_and_checked():
                     fix = resolve_fix(symbolic, recipe=recipe, plan=plan)
                     if not fix.ok:
                         assert fix.problem and not fix.changes, (sig, path.name, fix)
-                        with pytest.raises(UsageError):
-                            apply_fix(recipe, symbolic)  # symbolic: never applied as is
+                        if any(map(is_symbolic, symbolic.values())):
+                            with pytest.raises(UsageError):
+                                apply_fix(recipe, symbolic)  # symbolic: never applied as is
                         refused[sig].add(fix.problem)
                         continue
                     fixed = apply_fix(recipe, fix.changes)
@@ -67,14 +75,21 @@ def test_every_build_fix_is_resolved_applied_and_checked():
                         assert fix.changes["build.jobs"] == plan_jobs(plan) // 2 >= 1
                         assert plan_jobs(again) == plan_jobs(plan) // 2
                     else:
-                        (key, value), = symbolic.items()
-                        assert fixed.build.bazel_flags[-1] == value[1:]
-                        assert value[1:] in again.flag_list
+                        for key, value in symbolic.items():
+                            if isinstance(value, str) and value.startswith("+"):  # appended
+                                assert fixed.get(key)[-1] == value[1:]
+                                if key == "build.bazel_flags":
+                                    assert value[1:] in again.flag_list
+                            else:  # a plain value (the release's image, a compiler)
+                                assert fix.changes[key] == fixed.get(key) == value
+                                assert recipe.get(key) != value
                     applied[sig] += 1
     assert all(applied.values()), applied
     # why a fix cannot apply is said, e.g. one job already, or the flag already passed
     assert any("one job at a time" in p for p in refused["oom-compiler-killed"]), refused
     assert any("already passed" in p for p in refused["clang-gnu-offsetof"]), refused
+    # a plain value the recipe has already is no fix (build.image = "": the default image)
+    assert any("already has" in p for p in refused["numpy-headers-missing"]), refused
 
 
 def test_halve_needs_the_plan_and_a_jobs_flag_in_bazel_flags_wins():
@@ -168,3 +183,24 @@ def test_diagnose_prints_a_fix_check_accepts(tmp_path):
     bare.write_text("clang-18: error: unable to execute command: Killed\n")
     status, out, err = capture(["diagnose", str(bare)])
     assert "no recipe fix:" in out and '"halve"' not in out
+
+
+def test_diagnose_file_streams_a_record_and_resolves_against_its_plan(tmp_path):
+    """diagnose_file on a record folder (or its log.txt) reads the log through the streaming
+    scanner and resolves the fix against the record's plan.json and recipe.toml; given a
+    recipe, that one wins."""
+    from tfwizard.core.diagnose import diagnose_file
+
+    recipe_path = ROOT / "recipes" / "tf221-cpu-portable.toml"
+    host = HostProfile.load(HOSTS / "no-gpu-server.json")
+    folder = _record(tmp_path, recipe_path, host,
+                     ["noise", "clang-18: error: unable to execute command: Killed"])
+    jobs = plan_jobs(json.loads((folder / "plan.json").read_text()))
+    assert jobs and jobs > 2
+    for path in (folder, folder / "log.txt"):
+        oom, = diagnose_file(path)
+        assert oom.id == "oom-compiler-killed" and oom.lines == (2,)
+        assert oom.recipe_fix == {"build.jobs": jobs // 2} and oom.fix_problem == ""
+    flagged = load_recipe(recipe_path).with_changes({"build.bazel_flags": ["--jobs=4"]})
+    oom, = diagnose_file(folder, recipe=flagged)
+    assert oom.recipe_fix == {} and "build.bazel_flags sets --jobs" in oom.fix_problem

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.test_diagnose import EXAMPLES, LOGS
+from tests.core import real_logs
+from tests.core.test_diagnose import EXAMPLES, LOGS, example_lines
 from tests.core.test_verify import RUNTIME, cpu_host, cpu_probe, cuda_probe, gpu_host, log
 from tests.i18n_scan import unmarked
 from tfwizard.cli import ExitStatus, capture
@@ -26,7 +27,7 @@ from tfwizard.core.diagnose import diagnose, diagnose_file, load_failures
 from tfwizard.core.host import HostProfile
 from tfwizard.core.knowledge import display_texts
 from tfwizard.core.runtime_diagnosis import diagnose as runtime_diagnose
-from tfwizard.core.runtime_diagnosis import load_rules, probe_failure
+from tfwizard.core.runtime_diagnosis import diagnose_log, load_rules, probe_failure
 from tfwizard.core.verify import render_report, verify
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,7 +72,7 @@ def diagnosis_text(found) -> str:
 def test_every_failure_signature_is_shown_marked(pseudo_lang):
     seen = set()
     for line in EXAMPLES.values():
-        found = diagnose(["unrelated", line])
+        found = diagnose(["unrelated", *example_lines(line)])
         assert found and unmarked(diagnosis_text(found)) == [], line
         assert found[0].title.startswith("⟦") and found[0].next_step.endswith("⟧")
         seen.update(d.id for d in found)
@@ -88,6 +89,21 @@ def test_cli_diagnose_is_marked():
     assert "⟦A C++ file failed to compile⟧" in out
     shown = [line for line in out.splitlines() if not line.startswith("  > ")]  # log quotes
     assert unmarked("\n".join(shown)) == []
+
+
+def test_cli_runtime_diagnose_is_marked():
+    """`diagnose --runtime` with a fix to apply, and without the recipe it needs: only the
+    quoted log lines, names and the command stay English."""
+    log = real_logs.CORPUS / "runtime" / "no-kernel-image-gtx750ti-tf23.log"
+    recipe = ROOT / "recipes" / "tf220-cuda-h100-from-gpuless-server.toml"
+    for extra, said in (([], "⟦no recipe fix: "), (["--recipe", str(recipe)], "⟦apply: ")):
+        status, out, err = capture(["diagnose", "--runtime", str(log), "--target",
+                                    str(HOSTS / "laptop-rtx3060-550.json"), *extra],
+                                   env_in("pseudo"))
+        assert status == ExitStatus.OK, err
+        shown = [line for line in out.splitlines() if not line.startswith("  > ")]
+        assert unmarked("\n".join(shown)) == [], out
+        assert said in out
 
 
 def test_a_build_diagnosis_in_chinese(zh_cn_lang):
@@ -136,6 +152,10 @@ def runtime_cases() -> list[tuple[list, list[str]]]:
                                    None, python="/p/py"), [error]))
     cases.append(([probe_failure("crashed", {"how": "SIGSEGV", "stage": "import"}),
                    probe_failure("timeout", {"timeout": "2", "stage": "ops"})], []))
+    for entry in real_logs.entries("runtime", holdout=False):  # programs' own output
+        lines = (real_logs.CORPUS / entry["file"]).read_text(encoding="utf-8").splitlines()
+        for host in (None, gpu_host(), cpu_host()):
+            cases.append((diagnose_log(lines, host), lines))
     return cases
 
 
@@ -144,8 +164,10 @@ def test_every_runtime_diagnosis_is_shown_marked(pseudo_lang, kb):
     for found, lines in runtime_cases():
         for d in found:
             seen.add(d.id)
-            text = f"{d.title}\n{d.cause}\n{d.next_step}\n" + "\n".join(d.evidence)
             # TensorFlow's own log lines and the host's (detect's) message are quoted as is
+            logged = {line.strip() for line in lines}
+            own = [x for e in d.evidence for x in e.splitlines() if x.strip() not in logged]
+            text = f"{d.title}\n{d.cause}\n{d.next_step}\n" + "\n".join(own)
             assert unmarked(text, allow=(*lines, "no NVIDIA GPU detected")) == [], d.id
             assert d.title.startswith("⟦") and d.cause.startswith("⟦"), d.id
     assert seen == set(load_rules(kb)), set(load_rules(kb)) - seen

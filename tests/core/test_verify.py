@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.core import real_logs
 from tfwizard.cli import capture
 from tfwizard.core.host import HostProfile, NvidiaGpu, NvidiaInfo, OsInfo
 from tfwizard.core.runtime_diagnosis import diagnose, load_rules
@@ -86,7 +87,7 @@ KNOWN_PLACEHOLDERS = {
     "python", "ld_library_path", "gpus", "expect",  # every rule
     "kernel", "dso", "libs", "cc", "sm", "device", "minimum", "driver", "ptxas", "loaded",
     "compiled", "host_gpu_message", "why", "cuda", "driver_cuda", "driver_needed", "gpu",
-    "built", "ptx", "libcuda_state", "error", "how", "stage", "timeout",
+    "built", "ptx", "libcuda_state", "error", "how", "stage", "timeout", "needed", "lib",
 }
 
 
@@ -100,9 +101,12 @@ def test_every_runtime_rule_has_words_sources_and_known_placeholders(kb):
             names = {f for _, f, _, _ in string.Formatter().parse(text) if f}
             assert names <= KNOWN_PLACEHOLDERS, (rule.id, names - KNOWN_PLACEHOLDERS)
         if rule.kind == "message":
-            # every message rule matches at least one real line in tests/data/runtime
-            assert any(rule.regex.search(line) for f in RUNTIME.glob("*.log")
-                       for line in log(f.name)), rule.id + " has no real sample"
+            # every message rule matches a line in tests/data/runtime or a real excerpt
+            samples = [RUNTIME / f.name for f in RUNTIME.glob("*.log")]
+            samples += [real_logs.CORPUS / e["file"] for e in real_logs.entries("runtime")]
+            assert any(regex.search(line) for regex in rule.regexes for f in samples
+                       for line in f.read_text(encoding="utf-8").splitlines()), \
+                rule.id + " has no real sample"
 
 
 # -- messages ----------------------------------------------------------------------------------
@@ -171,7 +175,8 @@ def test_ptx_jit_asks_for_a_rebuild_with_the_recipe_change():
 def test_ptx_jit_with_a_suffixed_cc():
     d = by_id(diagnose(cuda_probe(lines=log("ptx_jit_suffix.log"), gpus=1), gpu_host("12.0")),
               "ptx-jit")
-    # no recipe to list: "append sm_120", resolved against a recipe later (core/fixes.py)
+    # no recipe known: failures.toml's symbolic "append this value", resolved against a
+    # recipe later (core/fixes.py), or saying that it needs one
     assert "12.0" in d.cause and d.recipe_fix == {"cuda.compute_capabilities": "+sm_120"}
 
 

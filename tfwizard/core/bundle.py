@@ -339,7 +339,8 @@ def _diagnosis_text(diagnoses: list[Any], *, english: bool = False) -> str:
         if d.lines:
             out.append("  " + say(N_("log lines: {lines}")).format(
                 lines=", ".join(map(str, d.lines[:10]))))
-        out.extend(f"  > {t[:200]}" for t in d.excerpt)
+        # a wrapped line is quoted as the lines it was wrapped onto
+        out.extend(f"  > {line[:200]}" for t in d.excerpt for line in t.splitlines())
         out.append("  " + say(N_("cause: {cause}")).format(cause=d.cause))
         out.append("  " + say(N_("next:  {step}")).format(step=d.next_step))
         if d.recipe_fix:

@@ -1,7 +1,8 @@
 """Diagnosis: known failure signatures (resources/knowledge/failures.toml) found in a log.
 
-The catalogue is data; this module only loads it and matches it. `diagnose(lines)` gives
-one Diagnosis per signature found, with the 1-based numbers of the lines that matched.
+The catalogue is data; this module only loads it and matches it (with logscan: per-line
+semantics, streaming for files). `diagnose(lines)` gives one Diagnosis per signature found,
+with the 1-based numbers of the lines that matched and the first lines as evidence.
 """
 
 from __future__ import annotations
@@ -12,21 +13,20 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .errors import KnowledgeError
 from .i18n import _
-from .record import untag
+from .logscan import LineMatcher, ScanResult, line_pattern
 from .resources import resource_path
+
+if TYPE_CHECKING:
+    from .recipe import Recipe
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
-
-#: most line numbers kept per diagnosis (a failing TF build can repeat an error thousands
-#: of times)
-MAX_LINES = 50
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,11 @@ class FailureSignature:
     sources: tuple[str, ...]
     exit_codes: tuple[int, ...] = ()
     generic: bool = False  # reported only when no specific signature matched
+    #: ids of deeper causes: when one of them is found too, this one is reported after it
+    secondary_to: tuple[str, ...] = ()
+    #: more patterns, one of which must match somewhere in the log too (the failure that
+    #: makes a message matter, not a harmless occurrence of it)
+    requires: tuple[re.Pattern[str], ...] = ()
     severity: str = "error"  # warning: the build may succeed (and is checked then too)
     context_lines: int = 0  # lines after a match that belong to it (the server's words)
 
@@ -53,7 +58,8 @@ class Diagnosis:
     recipe_fix: Mapping[str, Any]
     sources: tuple[str, ...]
     lines: tuple[int, ...]  # 1-based line numbers that matched
-    excerpt: tuple[str, ...] = field(default=())  # the first few matching lines
+    #: the first few matching lines (distinct), each with its context lines after it
+    excerpt: tuple[str, ...] = field(default=())
     fix_problem: str = ""  # why recipe_fix is empty once resolved (fixes.resolve_diagnoses)
     severity: str = "error"  # error | warning (a problem the build went past)
 
@@ -88,6 +94,8 @@ def load_failures_from(path: Path, known_sources: Iterable[str] | None = None
                 sources=tuple(entry["sources"]),
                 exit_codes=tuple(int(c) for c in entry.get("exit_codes", [])),
                 generic=bool(entry.get("generic", False)),
+                secondary_to=tuple(entry.get("secondary_to", [])),
+                requires=tuple(re.compile(p) for p in entry.get("requires", [])),
                 severity=str(entry.get("severity", "error")),
                 context_lines=int(entry.get("context_lines", 0)),
             )
@@ -121,42 +129,55 @@ def load_failures() -> tuple[FailureSignature, ...]:
                               load_knowledge().sources)
 
 
+def matcher_for(sigs: tuple[FailureSignature, ...]) -> LineMatcher:
+    """The line matcher of a catalogue (tags stripped, Bazel's progress lines skipped, each
+    signature's context lines kept with its hits)."""
+    patterns = [line_pattern(s.id, p) for s in sigs for p in s.patterns]
+    patterns += [line_pattern(_required_key(s.id), p) for s in sigs for p in s.requires]
+    return LineMatcher(patterns, untag_lines=True, skip_progress=True,
+                       context={s.id: s.context_lines for s in sigs})
+
+
+def _required_key(sig_id: str) -> str:
+    """The scan key of a signature's `requires` patterns."""
+    return sig_id + "#requires"
+
+
+@cache
+def _shipped_matcher() -> LineMatcher:
+    return matcher_for(load_failures())
+
+
 def diagnose(lines: Iterable[str], *, exit_code: int | None = None,
              signatures: Iterable[FailureSignature] | None = None) -> list[Diagnosis]:
     """Every known failure signature in `lines` (log.txt channel tags are stripped).
 
-    Ordered by the first matching line; a signature that names the exit code matches
-    on it too (e.g. 137: killed, most often for memory). Generic signatures (a compile
-    error, say) are reported only when nothing more specific was found.
+    A signature with `requires` counts only when one of those patterns matched too.
+    Ordered by the first matching line, a signature whose deeper cause (`secondary_to`)
+    was found too after it; a signature that names the exit code matches on it too (e.g.
+    137: killed, most often for memory). Generic signatures (a compile error, say) are
+    reported only when no more specific error was found (a warning does not hide them).
+    The lines a signature's `context_lines` take after a match join its excerpt. Fixes
+    stay as the catalogue words them: `fixes.resolve_diagnoses` makes them values.
     """
     sigs = tuple(signatures) if signatures is not None else load_failures()
-    hits: dict[str, list[int]] = {}
-    texts: dict[str, list[str]] = {}
-    context: list[tuple[str, int]] = []  # (signature, lines still to take) after a match
-    # most lines match nothing: a plain substring test first (a TensorFlow log has
-    # hundreds of thousands of lines, and a regex search per pattern per line adds up)
-    checks = [(sig, [(p, _required_literal(p.pattern)) for p in sig.patterns]) for sig in sigs]
-    for number, raw in enumerate(lines, start=1):
-        text = untag(raw)[1]
-        if context:  # the lines that follow a match and belong to it (e.g. the server's words)
-            for sig_id, _left in context:
-                if text.strip() and text.strip() not in texts[sig_id]:
-                    texts[sig_id].append(text.strip())
-            context = [(i, n - 1) for i, n in context if n > 1]
-        if text[:1] == "[" and _PROGRESS_LINE.match(text):
-            continue  # Bazel's "[12 / 34] Compiling ..." status lines never carry an error
-        for sig, patterns in checks:
-            for pattern, literal in patterns:
-                if (literal is None or literal in text) and pattern.search(text):
-                    found = hits.setdefault(sig.id, [])
-                    if len(found) < MAX_LINES:
-                        found.append(number)
-                        if text.strip() not in texts.setdefault(sig.id, []):
-                            texts[sig.id].append(text.strip())
-                    if sig.context_lines:
-                        context.append((sig.id, sig.context_lines))
-                    break
+    matcher = _shipped_matcher() if signatures is None else matcher_for(sigs)
+    return diagnoses_from(matcher.scan_lines(lines), sigs, exit_code=exit_code)
+
+
+def diagnose_stream(stream: BinaryIO, *, exit_code: int | None = None) -> list[Diagnosis]:
+    """diagnose() over a binary stream of any size, in constant memory (logscan's fast path)."""
+    return diagnoses_from(_shipped_matcher().scan_stream(stream), load_failures(),
+                          exit_code=exit_code)
+
+
+def diagnoses_from(scan: ScanResult, sigs: tuple[FailureSignature, ...], *,
+                   exit_code: int | None = None) -> list[Diagnosis]:
+    """The diagnoses of a scan's hits, ordered and with generic ones dropped (see diagnose)."""
     by_id = {s.id: s for s in sigs}
+    hits = {sig_id: found for sig_id, found in scan.hits.items()
+            if sig_id in by_id and (not by_id[sig_id].requires
+                                    or _required_key(sig_id) in scan.hits)}
     if exit_code is not None:
         for sig in sigs:
             if exit_code in sig.exit_codes and sig.id not in hits:
@@ -164,72 +185,38 @@ def diagnose(lines: Iterable[str], *, exit_code: int | None = None,
     # a specific error explains the failure better than a generic one (a warning does not)
     if any(not by_id[i].generic and by_id[i].severity == "error" for i in hits):
         hits = {i: n for i, n in hits.items() if not by_id[i].generic}
-    order = sorted(hits, key=lambda i: (hits[i][0] if hits[i] else sys.maxsize, i))
+
+    def rank(sig_id: str) -> tuple[bool, int, str]:
+        secondary = any(other in hits for other in by_id[sig_id].secondary_to)
+        found = hits[sig_id]
+        return secondary, found[0].line if found else sys.maxsize, sig_id
+
     out = []
-    for sig_id in order:
+    for sig_id in sorted(hits, key=rank):
         sig = by_id[sig_id]
+        found = hits[sig_id]
+        texts: list[str] = []  # distinct, in line order: each match, then its context lines
+        for hit in found:
+            texts += [t for t in (hit.text, *hit.context) if t not in texts]
         # the catalogue's words in the current language (display_texts() lists them)
         out.append(Diagnosis(sig.id, _(sig.title), _(sig.cause), _(sig.next_step),
-                             dict(sig.recipe_fix), sig.sources, tuple(hits[sig_id]),
-                             tuple(texts.get(sig_id, [])[:3 + sig.context_lines]),
-                             severity=sig.severity))
+                             dict(sig.recipe_fix), sig.sources,
+                             tuple(h.line for h in found),
+                             tuple(texts[:3 + sig.context_lines]), severity=sig.severity))
     return out
 
 
-_PROGRESS_LINE = re.compile(r"\[[\d,]+ / [\d,]+\] ")
-_LITERAL = re.compile(r"[A-Za-z0-9 _:'\"=,/<>!@%&;-]+")
+def diagnose_file(path: Path, *, exit_code: int | None = None, recipe: Recipe | None = None,
+                  plan: Any = None) -> list[Diagnosis]:
+    """Diagnose a log file, or a build record folder (its log.txt; exit code from result.json),
+    streamed in constant memory.
 
-
-def _required_literal(pattern: str) -> str | None:
-    """A plain substring every match of `pattern` contains, or None (then always search).
-
-    The longest run of ordinary characters outside any group and not made optional by a
-    quantifier; None for a pattern with a top-level `|`.
-    """
-    depth, top, i = 0, [], 0
-    while i < len(pattern):  # blank out groups and escapes, keeping positions
-        ch = pattern[i]
-        if ch == "\\":
-            top.append("\x00\x00")
-            i += 2
-            continue
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            top.append("\x00")
-            i += 1
-            continue
-        elif ch == "[" and depth == 0:
-            end = pattern.find("]", i + 2)
-            top.append("\x00" * ((end if end > 0 else len(pattern)) - i + 1))
-            i = (end if end > 0 else len(pattern)) + 1
-            continue
-        if ch == "|" and depth == 0:
-            return None
-        top.append(ch if depth == 0 else "\x00")
-        i += 1
-    flat = "".join(top)
-    best = ""
-    for m in _LITERAL.finditer(flat):
-        run = m.group()
-        after = flat[m.end():m.end() + 1]
-        if after in ("?", "*", "{"):
-            run = run[:-1]  # the quantifier makes only the last character optional
-        if len(run) > len(best):
-            best = run
-    return best if len(best) >= 4 else None
-
-
-def diagnose_file(path: Path, *, exit_code: int | None = None) -> list[Diagnosis]:
-    """Diagnose a log file, or a build record folder (its log.txt; exit code from result.json).
-
-    Fixes come resolved against the record's plan and recipe (a log.txt in a record folder
-    counts too); a bare log's symbolic fixes say that they need them.
+    Fixes come resolved (fixes.resolve_diagnoses) against `recipe` and `plan` (a BuildPlan
+    or plan.json) where given, else the record's recipe.toml and plan.json (a log.txt in a
+    record folder counts too); a bare log's symbolic fixes say what they need.
     """
     from .fixes import record_context, resolve_diagnoses
 
-    folder = path if path.is_dir() else path.parent
     if path.is_dir():
         result = path / "result.json"
         if exit_code is None and result.is_file():
@@ -237,7 +224,11 @@ def diagnose_file(path: Path, *, exit_code: int | None = None) -> list[Diagnosis
 
             exit_code = json.loads(result.read_text(encoding="utf-8")).get("exit_code")
         path = path / "log.txt"
-    with path.open(encoding="utf-8", errors="replace") as fh:
-        found = diagnose((line.rstrip("\n") for line in fh), exit_code=exit_code)
-    recipe, plan = record_context(folder) if path.name == "log.txt" else (None, None)
+    with path.open("rb") as fh:
+        found = diagnose_stream(fh, exit_code=exit_code)
+    if path.name == "log.txt" and (recipe is None or plan is None) and any(
+            d.recipe_fix for d in found):
+        kept_recipe, kept_plan = record_context(path.parent)
+        recipe = recipe if recipe is not None else kept_recipe
+        plan = plan if plan is not None else kept_plan
     return resolve_diagnoses(found, recipe=recipe, plan=plan)

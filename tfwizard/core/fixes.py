@@ -5,8 +5,12 @@ diagnosis's compute-capability fixes): "halve" (an integer key: half of what the
 that failed used), "+VALUE" (append VALUE to a list key), or a plain value. `resolve_fix`
 turns them into the values the recipe gets, against the plan that ran and the recipe it
 came from, and checks the result the way `tfwizard check` loads a recipe. A fix that
-cannot apply has no changes and says why; `apply_fix` refuses it and leaves the recipe as
-it was.
+cannot apply (or that the recipe has already) has no changes and says why; `apply_fix`
+refuses it and leaves the recipe as it was.
+
+This is the one place symbolic fixes are resolved: `tfwizard diagnose` (build and
+--runtime, and the `tfwizard recipe set` command it prints: recipe_edit.fix_command words
+the resolved values), the runner, verify, the bundle and the GUI all take its values.
 """
 
 from __future__ import annotations
@@ -86,6 +90,11 @@ def resolve_fix(symbolic: Mapping[str, Any], *, recipe: Recipe | None = None,
             return resolved
         changes[key] = resolved
     if recipe is not None:
+        same = {k: v for k, v in changes.items() if _current(recipe, k) == v}
+        changes = {k: v for k, v in changes.items() if k not in same}
+        if not changes:
+            return ResolvedFix({}, _("the recipe already has {changes}").format(
+                changes=fix_text(same)))
         try:
             fixed = apply_fix(recipe, changes)
         except UsageError as exc:
@@ -95,6 +104,14 @@ def resolve_fix(symbolic: Mapping[str, Any], *, recipe: Recipe | None = None,
             return ResolvedFix({}, _("the fix would bring a new problem: {message}").format(
                 message=brings[0].message))
     return ResolvedFix(changes)
+
+
+def _current(recipe: Recipe, key: str) -> Any:
+    """The recipe's value of `key` (None for a key it does not have)."""
+    try:
+        return recipe.get(key)
+    except AttributeError:
+        return None
 
 
 def _new_errors(before: Recipe, after: Recipe, keys: set[str]) -> list[Any]:
@@ -130,10 +147,7 @@ def _append(key: str, value: str, recipe: Recipe | None, plan: Any) -> list[Any]
     if recipe is None:
         return ResolvedFix({}, _("adding {value} to {key} needs the recipe the build was made "
                                  "from").format(value=value, key=key))
-    try:
-        current = recipe.get(key)
-    except AttributeError:
-        current = None
+    current = _current(recipe, key)
     if not isinstance(current, list):
         return ResolvedFix({}, _("{key} is not a list key").format(key=key))
     if value in current:

@@ -482,7 +482,8 @@ def _assemble(raw: dict[str, Any]) -> KnowledgeBase:
 _DISPLAY_KEYS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("failures", "failure"), ("title", "cause", "next_step")),
     (("runtime", "message"), ("title", "cause", "next_step", "next_step_wsl")),
-    (("runtime", "check"), ("title", "cause", "next_step", "next_step_wsl")),
+    (("runtime", "check"), ("title", "cause", "next_step", "next_step_wsl", "log_cause",
+                            "log_next_step")),
 )
 #: single platform texts shown by the checks (platforms.toml)
 _DISPLAY_PLATFORM = (("windows", "message"), ("wsl2", "advice"), ("aarch64", "note"))
@@ -492,7 +493,8 @@ def display_texts(kb: KnowledgeBase | None = None) -> set[str]:
     """Every knowledge-base text that is shown to people translated (`_(text)`).
 
     failures.toml's title/cause/next_step (build diagnosis), runtime.toml's
-    title/cause/next_step/next_step_wsl (runtime diagnosis), platforms.toml's Windows,
+    title/cause/next_step/next_step_wsl (and a check's log_cause/log_next_step: runtime
+    diagnosis), platforms.toml's Windows,
     WSL2 and aarch64 texts, and the note of a GPU architecture a CUDA dropped (the check
     CC_DROPPED_BY_CUDA quotes it). Source titles are document names and stay English.
     """

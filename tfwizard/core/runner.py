@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from . import dockerutil, preflight
-from .diagnose import diagnose
+from .diagnose import diagnose_stream
 from .errors import BuildCancelled, TfWizardError, UsageError
 from .events import (
     STDERR,
@@ -1125,8 +1125,9 @@ class BuildRunner:
         self.record.close()
         if not self.record.log_path.is_file():
             return []
-        texts = [text for _channel, text in self.record.replay()]
-        found = diagnose(texts, exit_code=None if warnings_only else exit_code)
+        # streamed from log.txt in big chunks: a multi-GB log in constant memory
+        with self.record.log_path.open("rb") as fh:
+            found = diagnose_stream(fh, exit_code=None if warnings_only else exit_code)
         if warnings_only:
             found = [d for d in found if d.severity == "warning"]
         if not found:
@@ -1146,7 +1147,7 @@ class BuildRunner:
             self.record.append(TFWIZARD, [
                 _("diagnosis {id}: {title} (log lines {lines})").format(
                     id=d.id, title=d.title, lines=", ".join(map(str, d.lines[:5]))),
-                *(f"  > {line[:200]}" for line in d.excerpt),
+                *(f"  > {line[:200]}" for text in d.excerpt for line in text.splitlines()),
                 "  " + _("cause: {cause}").format(cause=d.cause),
                 "  " + _("next: {step}").format(step=d.next_step),
                 *(["  " + fix] if fix else [])])

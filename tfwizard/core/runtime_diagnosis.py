@@ -1,27 +1,33 @@
 """Why TensorFlow does not use the GPU: known runtime messages and facts, joined with the host.
 
 The words (cause, next step, sources) live in resources/knowledge/runtime.toml; this module
-matches `[[message]]` regexes against the probe's captured log lines and runs the
-`[[check]]` entries, whose logic is below under the same id.
+matches `[[message]]` regexes against the probe's captured log lines (or any program's
+output: `diagnose_log`, streaming through logscan) and runs the `[[check]]` entries, whose
+logic is below under the same id. A check may carry regexes too (a log line that says what
+the check finds from facts); its `log_cause`/`log_next_step` then speak for the line alone.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 from . import cc as ccmod
 from .errors import KnowledgeError
 from .host import HostProfile
 from .i18n import _
 from .knowledge import KnowledgeBase, load_knowledge
+from .logscan import LineMatcher, ScanResult, line_pattern
 
 SEVERITIES = ("error", "warning", "info")
 #: the libraries TF's MaybeTryDlopenGPULibraries() needs (gpu-compat-facts.md section 10)
 GPU_LIBRARIES = ("libcudart", "libcublas", "libcufft", "libcusolver", "libcusparse", "libcudnn")
-_DLOPEN_LINE = re.compile(r"Could not load dynamic library '(?P<lib>[^']+)'")
+#: internal line patterns (not rules): every library TensorFlow failed to dlopen
+_DLERROR = "_dlerror"
+_DLERROR_PATTERNS = (r"Could not load dynamic library '(?P<lib>[^']+)'",
+                     r"Couldn't open CUDA library (?P<lib>\S+?)\.?(?: |$)")
 
 
 @dataclass(frozen=True)
@@ -34,7 +40,13 @@ class RuntimeRule:
     next_step: str
     sources: tuple[str, ...]
     next_step_wsl: str = ""
-    regex: re.Pattern[str] | None = None
+    regex: re.Pattern[str] | None = None  # the first of `regexes`
+    regexes: tuple[re.Pattern[str], ...] = ()
+    #: ids of deeper causes: when one of them is found too, this one is reported after it
+    secondary_to: tuple[str, ...] = ()
+    #: a check's words when only its log line was seen (no probe facts)
+    log_cause: str = ""
+    log_next_step: str = ""
 
 
 @dataclass
@@ -53,6 +65,8 @@ class Diagnosis:
     #: "+sm_86" (append) until resolved against a recipe (fixes.resolve_diagnoses)
     recipe_fix: dict[str, Any] = field(default_factory=dict)
     fix_problem: str = ""  # why recipe_fix is empty once resolved
+    #: 1-based numbers of the log lines that gave it away (none for facts)
+    lines: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -70,12 +84,20 @@ def load_rules(kb: KnowledgeBase | None = None) -> dict[str, RuntimeRule]:
     for kind in ("message", "check"):
         for entry in raw.get(kind, []):
             try:
-                pattern = re.compile(entry["regex"]) if kind == "message" else None
+                texts = entry.get("regex", [])
+                texts = [texts] if isinstance(texts, str) else list(texts)
+                if kind == "message" and not texts:
+                    raise KeyError("regex")
+                regexes = tuple(re.compile(t) for t in texts)
                 rule = RuntimeRule(
                     id=entry["id"], kind=kind, title=entry["title"],
                     severity=entry["severity"], cause=entry["cause"],
                     next_step=entry["next_step"], sources=tuple(entry["sources"]),
-                    next_step_wsl=entry.get("next_step_wsl", ""), regex=pattern,
+                    next_step_wsl=entry.get("next_step_wsl", ""),
+                    regex=regexes[0] if regexes else None, regexes=regexes,
+                    secondary_to=tuple(entry.get("secondary_to", [])),
+                    log_cause=entry.get("log_cause", ""),
+                    log_next_step=entry.get("log_next_step", ""),
                 )
             except (KeyError, TypeError, re.error) as exc:
                 raise KnowledgeError(f"runtime.toml {kind} {entry.get('id', '?')}: {exc!r}") from None
@@ -109,6 +131,7 @@ class _Ctx:
         self.kb = kb
         self.recipe_ccs = recipe_ccs
         self.found: list[Diagnosis] = []
+        self.seen_in_log: set[str] = set()  # checks reported from a log line, not facts
         env = probe.get("env") or {}
         self.base = {
             "python": python or "PY",
@@ -134,28 +157,47 @@ class _Ctx:
 
     def add(self, rule_id: str, values: Mapping[str, Any] | None = None, *,
             evidence: list[str] | None = None, severity: str | None = None,
-            recipe_fix: dict[str, Any] | None = None) -> Diagnosis:
+            recipe_fix: dict[str, Any] | None = None, lines: list[int] | None = None,
+            from_log: bool = False) -> Diagnosis:
+        """Report a rule; `from_log`: a check seen only in a log line (its log_* words)."""
         rule = self.rules[rule_id]
         merged = _Values({**self.base, **(values or {})})
-        step = rule.next_step_wsl if (self.wsl and rule.next_step_wsl) else rule.next_step
+        cause, step = rule.cause, rule.next_step
+        if from_log and rule.log_cause:
+            cause, step = rule.log_cause, rule.log_next_step or step
+        elif self.wsl and rule.next_step_wsl:
+            step = rule.next_step_wsl
         # runtime.toml's words in the current language (knowledge.display_texts lists them)
         diagnosis = Diagnosis(
             id=rule.id, title=_(rule.title).format_map(merged),
             severity=severity or rule.severity,
-            cause=_(rule.cause).format_map(merged), next_step=_(step).format_map(merged),
+            cause=_(cause).format_map(merged), next_step=_(step).format_map(merged),
             sources=rule.sources, evidence=list(evidence or []),
-            recipe_fix=dict(recipe_fix or {}),
+            recipe_fix=dict(recipe_fix or {}), lines=list(lines or []),
         )
+        if rule.id in self.seen_in_log and not from_log:  # facts replace a log line's words
+            self.found = [d for d in self.found if d.id != rule.id]
+            self.seen_in_log.discard(rule.id)
+        elif from_log:
+            self.seen_in_log.add(rule.id)
         self.found.append(diagnosis)
         return diagnosis
 
-    def cc_fix(self, cc: str) -> dict[str, Any]:
+    def cc_fix(self, cc: str, fix: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The recipe change adding `cc` (to `fix`'s list when given): the whole new list
+        when the recipe's is known, else failures.toml's symbolic "+sm_XY"."""
         token = _sm(cc)
+        key = "cuda.compute_capabilities"
         if self.recipe_ccs is None:  # "append it": resolved against a recipe later
-            return {"cuda.compute_capabilities": "+" + token}
-        if token in self.recipe_ccs:
-            return {}
-        return {"cuda.compute_capabilities": [*self.recipe_ccs, token]}
+            if fix and fix.get(key) != "+" + token:
+                return fix  # a symbolic fix appends one value
+            return {key: "+" + token}
+        current = list((fix or {}).get(key) or self.recipe_ccs)
+        gpu = ccmod.parse_cc(cc)
+        targets = [t for t in map(ccmod.parse_target, current) if t is not None]
+        if token in current or (gpu and any(t.covers_cubin(gpu) for t in targets)):
+            return dict(fix or {})  # the recipe builds a kernel for it already
+        return {key: [*current, token]}
 
 
 # -- log messages ------------------------------------------------------------------------------
@@ -172,51 +214,77 @@ def log_lines(probe: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _match_messages(ctx: _Ctx, lines: list[str]) -> None:
+_MATCHERS: dict[int, tuple[KnowledgeBase, LineMatcher]] = {}
+
+
+def log_matcher(kb: KnowledgeBase | None = None) -> LineMatcher:
+    """The line matcher of runtime.toml's regexes (and the dlerror lines), per knowledge base."""
+    kb = kb or load_knowledge()
+    cached = _MATCHERS.get(id(kb))
+    if cached is None or cached[0] is not kb:
+        patterns = [line_pattern(rule.id, regex) for rule in load_rules(kb).values()
+                    for regex in rule.regexes]
+        patterns += [line_pattern(_DLERROR, p) for p in _DLERROR_PATTERNS]
+        cached = (kb, LineMatcher(patterns))
+        _MATCHERS[id(kb)] = cached
+    return cached[1]
+
+
+def _match_messages(ctx: _Ctx, scan: ScanResult) -> None:
     for rule in ctx.rules.values():
-        if rule.kind != "message" or rule.regex is None:
-            continue
-        hits = [(i, m) for i, line in enumerate(lines) if (m := rule.regex.search(line))]
+        hits = scan.hits.get(rule.id)
         if not hits:
             continue
-        index, match = hits[0]
-        values: dict[str, Any] = {k: v for k, v in match.groupdict().items() if v is not None}
+        values: dict[str, Any] = dict(hits[0].groups)
         severity = None
         fix: dict[str, Any] = {}
         handler = _MESSAGE_EXTRAS.get(rule.id)
         if handler is not None:
-            severity, extra, fix = handler(ctx, lines[:index], values)
+            severity, extra, fix = handler(ctx, scan, values)
             values.update(extra)
-        evidence = []
-        for _index, m in hits:
-            if m.string not in evidence:
-                evidence.append(m.string)
-        ctx.add(rule.id, values, evidence=evidence[:5], severity=severity, recipe_fix=fix)
+        evidence: list[str] = []
+        for hit in hits:
+            if hit.text not in evidence:
+                evidence.append(hit.text)
+        ctx.add(rule.id, values, evidence=evidence[:5], severity=severity, recipe_fix=fix,
+                lines=[h.line for h in hits], from_log=rule.kind == "check")
 
 
-MessageExtra = Callable[[_Ctx, list[str], dict[str, Any]],
+MessageExtra = Callable[[_Ctx, ScanResult, dict[str, Any]],
                         tuple[str | None, dict[str, Any], dict[str, Any]]]
 
 
-def _dlopen_extra(ctx: _Ctx, before: list[str], values: dict[str, Any]
+def _dlopen_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
                   ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
-    named = []
-    for line in before:
-        m = _DLOPEN_LINE.search(line)
-        if m and m.group("lib") not in named:
-            named.append(m.group("lib"))
+    named: list[str] = []
+    for hit in scan.hits.get(_DLERROR, []):
+        lib = hit.groups.get("lib", "")
+        if lib and lib not in named and not lib.startswith(_HARMLESS_DLERRORS):
+            named.append(lib)
     if not named:
         loaded = {lib.get("name", "") for lib in ctx.probe.get("libraries") or []}
         missing = [n for n in GPU_LIBRARIES if not any(x.startswith(n) for x in loaded)]
         text = (_("{libs} (not loaded; TensorFlow named none)").format(libs=", ".join(missing))
-                if missing else _("one of {libs}").format(libs=", ".join(GPU_LIBRARIES)))
+                if missing and ctx.probe
+                else _("one of {libs}").format(libs=", ".join(GPU_LIBRARIES)))
     else:
         text = ", ".join(named)
     return None, {"libs": text}, {}
 
 
-def _cudart_extra(ctx: _Ctx, before: list[str], values: dict[str, Any]
+#: dlerrors that do not stop the GPU: TensorRT (optional) and CUPTI (the profiler)
+_HARMLESS_DLERRORS = ("libnvinfer", "nvinfer", "libcupti", "cupti")
+
+
+def _host_gpus(ctx: _Ctx) -> bool | None:
+    """Whether the host has an NVIDIA GPU; None when no host profile is known."""
+    return None if ctx.host is None else bool(ctx.host.nvidia.gpus)
+
+
+def _cudart_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
                   ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
+    if not ctx.probe:  # a program's output: only the host can tell
+        return _driver_side_extra(ctx, scan, values)
     gpu_build = _is_gpu_build(ctx.probe)
     host_gpu = bool(ctx.host and ctx.host.nvidia.gpus)
     if not gpu_build and ctx.expect in (None, "cpu") and not host_gpu:
@@ -226,10 +294,37 @@ def _cudart_extra(ctx: _Ctx, before: list[str], values: dict[str, Any]
     return None, {}, {}
 
 
-def _cc_extra(ctx: _Ctx, before: list[str], values: dict[str, Any]
+def _driver_side_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
+                       ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
+    """No CUDA or no driver: harmless on a host known to have no NVIDIA GPU."""
+    if _host_gpus(ctx) is False and ctx.expect in (None, "cpu"):
+        return "info", {}, {}
+    return None, {}, {}
+
+
+def _cc_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
               ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
     cc = str(values.get("cc", ""))
     return None, {"sm": _sm(cc)}, ctx.cc_fix(cc)
+
+
+def _no_kernel_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
+                     ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
+    """'no kernel image': the fix adds the host GPUs' compute capabilities, when known."""
+    fix: dict[str, Any] = {}
+    for gpu in ctx.host.nvidia.gpus if ctx.host else []:
+        if gpu.compute_capability and not gpu.error:
+            fix = ctx.cc_fix(gpu.compute_capability, fix)
+    return None, {}, fix
+
+
+def _ptxas_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
+                 ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
+    """The wrapped or cut warning may lack the versions: the host's driver CUDA, else words."""
+    unknown = _("(not in the log)")
+    driver = (ctx.host.nvidia.cuda_driver_version if ctx.host else "") or unknown
+    return None, {"driver": values.get("driver") or driver,
+                  "ptxas": values.get("ptxas") or unknown}, {}
 
 
 _MESSAGE_EXTRAS: dict[str, MessageExtra] = {
@@ -237,6 +332,10 @@ _MESSAGE_EXTRAS: dict[str, MessageExtra] = {
     "cudart-not-found": _cudart_extra,
     "ptx-jit": _cc_extra,
     "cc-below-minimum": _cc_extra,
+    "cc-not-in-build": _no_kernel_extra,
+    "ptxas-newer-than-driver": _ptxas_extra,
+    "libcuda-not-found": _driver_side_extra,
+    "cuinit-no-device": _driver_side_extra,
 }
 
 
@@ -417,18 +516,59 @@ def diagnose(probe: Mapping[str, Any], host: HostProfile | None = None, *,
     """
     kb = kb or load_knowledge()
     ctx = _Ctx(probe, host, expect, python, load_rules(kb), kb, recipe_ccs)
+    lines = log_lines(probe)
     if probe.get("import_error"):
         ctx.add("import-failed", {"error": probe["import_error"]},
                 evidence=[str(probe["import_error"])])
-    _match_messages(ctx, log_lines(probe))
+        lines += str(probe["import_error"]).splitlines()  # its words name the cause too
+    _match_messages(ctx, log_matcher(kb).scan_lines(lines))
     _check_expectation(ctx)
     _check_gpu_visible(ctx)
     _check_cuda_vs_driver(ctx)
     _check_cc(ctx)
     _check_wsl(ctx)
     _check_ops(ctx)
+    return _ordered(ctx)
+
+
+def diagnose_log(log: BinaryIO | Iterable[str], host: HostProfile | None = None, *,
+                 expect: str | None = None, python: str = "",
+                 kb: KnowledgeBase | None = None, recipe_ccs: list[str] | None = None,
+                 ld_library_path: str | None = None) -> list[Diagnosis]:
+    """The known runtime messages in a program's output, joined with the host profile.
+
+    ``log`` is a binary stream (read in chunks, any size) or the lines themselves. Only
+    the messages count (there are no probe facts); the host changes severities (a CPU-only
+    machine may ignore CUDA's absence) and fixes (its GPUs' compute capabilities);
+    ``ld_library_path`` is the one the program most likely ran with (this shell's), when
+    known.
+    """
+    kb = kb or load_knowledge()
+    ctx = _Ctx({}, host, expect, python, load_rules(kb), kb, recipe_ccs)
+    ctx.base["ld_library_path"] = (_("(not known from a log)") if ld_library_path is None
+                                   else ld_library_path or _("(unset)"))
+    matcher = log_matcher(kb)
+    if hasattr(log, "read"):
+        scan = matcher.scan_stream(cast(BinaryIO, log))
+    else:
+        scan = matcher.scan_lines(cast(Iterable[str], log))
+    _match_messages(ctx, scan)
+    return _ordered(ctx)
+
+
+def _ordered(ctx: _Ctx) -> list[Diagnosis]:
+    """Root causes first (a diagnosis whose `secondary_to` cause was found goes after it),
+    then errors, warnings, infos; then by first log line, facts last, as found."""
     order = {s: i for i, s in enumerate(SEVERITIES)}
-    return sorted(ctx.found, key=lambda d: order[d.severity])
+    found_ids = {d.id for d in ctx.found}
+
+    def key(item: tuple[int, Diagnosis]) -> tuple[bool, int, float, int]:
+        index, d = item
+        rule = ctx.rules.get(d.id)
+        secondary = bool(rule and found_ids & set(rule.secondary_to))
+        return secondary, order[d.severity], d.lines[0] if d.lines else float("inf"), index
+
+    return [d for _i, d in sorted(enumerate(ctx.found), key=key)]
 
 
 def probe_failure(kind: str, values: Mapping[str, Any], *,

@@ -400,7 +400,7 @@ def render_report(report: VerifyReport, *, show_log: bool = True) -> str:
             out.append(f"  {severity}{' ' * max(1, 8 - _width(severity))}{d.id}: {d.title}")
             out.append("          " + _("cause: {cause}").format(cause=d.cause))
             out.append("          " + _("next:  {step}").format(step=d.next_step))
-            for line in d.evidence[:3]:
+            for line in [x for e in d.evidence[:3] for x in e.splitlines()]:  # wrapped
                 out.append("          " + _("seen:  {line}").format(line=line[:200]))
             fix = fix_line(d.recipe_fix, d.fix_problem)
             if fix:

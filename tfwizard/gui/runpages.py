@@ -82,7 +82,8 @@ class DiagnosisRow(QFrame):
         icon.setPixmap(severity_icon(self, finding.severity).pixmap(20, 20))
         row.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
         lines = ", ".join(map(str, finding.lines[:5]))
-        said = "".join(f"> {line[:200]}\n" for line in finding.excerpt[:4]) \
+        said = "".join(f"> {line[:200]}\n" for text in finding.excerpt[:4]
+                       for line in text.splitlines()) \
             if finding.severity == "warning" else ""  # e.g. the cache server's words
         text = QLabel(f"{finding.title}\n" + said
                       + tr("Cause: {cause}").format(cause=finding.cause) + "\n"

@@ -1,0 +1,228 @@
+"""Benchmark: how well and how fast the diagnosis works on real logs.
+
+1. The real-log corpus (tests/data/real-logs): per kind (build, runtime), tuning and holdout
+   excerpts apart, how many get the right first cause ("none": nothing reported), and the
+   false positives: a diagnosis on an excerpt where nothing applies, a specific build
+   signature where only the generic one should fire, or an id that is neither the excerpt's
+   cause nor one tests/core/test_real_logs_diagnosis.py lists as present too. Hits of the
+   other kind's catalogue (a build signature on a program's output and back) are counted
+   apart: the same message read in the other context.
+2. Throughput: a Bazel log of SIZE MB (default 2048) is written to a temporary folder from
+   real build log lines (the fixture builds' log.txt, harmless corpus excerpts, progress
+   lines in their format), with a real compiler OOM near the end; `tfwizard diagnose`'s
+   path (diagnose_file) reads it in a fresh process, which reports its wall time and peak
+   RSS. Baselines in the same run: reading the file in the same chunks without scanning,
+   and the per-line reference (LineMatcher.scan_lines) on the first 100 MB, whose result
+   the fast path must equal. Targets: >= 100 MB/s, and peak RSS no higher than on a log a
+   tenth the size (constant memory).
+
+    .venv/bin/python bench/diagnosis.py [SIZE_MB] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.core import real_logs  # noqa: E402
+from tests.core.test_real_logs_diagnosis import false_positives  # noqa: E402
+
+LOGS = ROOT / "tests" / "data" / "logs"
+FAILURE = "build/gcc-killed-signal-cc1plus-tf-seal.log"  # a real OOM, put near the end
+BLOCK = 4 << 20
+
+
+def corpus_report() -> dict:
+    report: dict = {}
+    for kind in real_logs.KINDS:
+        for holdout in (False, True):
+            entries = real_logs.entries(kind, holdout=holdout)
+            right, fps, wrong = 0, [], []
+            for entry in entries:
+                ids = real_logs.diagnosed_ids(entry)
+                if real_logs.first_cause(ids) == entry["cause"]:
+                    right += 1
+                else:
+                    wrong.append(f"{entry['file']}: {entry['cause']} -> {ids}")
+                fps += false_positives(entry, ids)
+            report[f"{kind} {'holdout' if holdout else 'tuning'}"] = {
+                "right": right, "total": len(entries), "false_positives": fps, "wrong": wrong}
+    cross = []
+    for entry in real_logs.entries():
+        other = "runtime" if entry["kind"] == "build" else "build"
+        ids = real_logs.diagnosed_ids(entry, kind=other)
+        if ids:
+            cross.append(f"{entry['file']} ({entry['cause']}) -> {other} {ids}")
+    report["cross-kind hits"] = cross
+    return report
+
+
+def filler_lines() -> tuple[list[str], list[str], list[str]]:
+    """(progress lines, compiler output lines, other lines), real ones, as log.txt holds them."""
+    tagged: list[str] = []
+    for name in ("fixture-cold.log.txt", "fixture-cached.log.txt"):
+        tagged += (LOGS / name).read_text(encoding="utf-8").splitlines()
+    for entry in real_logs.entries("build", holdout=False):
+        if entry["cause"] == real_logs.NONE:
+            text = (real_logs.CORPUS / entry["file"]).read_text(encoding="utf-8")
+            tagged += ["err | " + line for line in text.splitlines()]
+    progress = [line for line in tagged if "] Compiling " in line]
+    compiler = [line for line in tagged if "warning:" in line or line.startswith("err |  ")
+                or "INFO: From " in line]
+    other = [line for line in tagged if line not in progress and line not in compiler]
+    return progress, compiler, other
+
+
+def write_log(path: Path, size: int) -> int:
+    """A `size`-byte Bazel log ending in a real OOM; the number of the failure's first line."""
+    progress, compiler, other = filler_lines()
+    rng = random.Random(18)
+    lines: list[str] = []
+    n = 0
+    while n < BLOCK:
+        roll = rng.random()
+        pool = progress if roll < 0.7 else compiler if roll < 0.95 else other
+        line = rng.choice(pool)
+        if pool is progress:  # counters move on, as in a real build
+            done = rng.randrange(1, 40000)
+            line = line.replace(line[line.index("[") : line.index("]") + 1],
+                                f"[{done:,} / {done + rng.randrange(1, 9000):,}]", 1)
+        lines.append(line)
+        n += len(line.encode()) + 1
+    block = ("\n".join(lines) + "\n").encode()
+    failure = (real_logs.CORPUS / FAILURE).read_text(encoding="utf-8").splitlines()
+    tail = ("\n".join("err | " + line for line in failure) + "\n").encode()
+    with path.open("wb") as fh:
+        written = line_no = 0
+        while written + len(block) < size - (1 << 20):
+            fh.write(block)
+            written += len(block)
+            line_no += block.count(b"\n")
+        first = line_no + 1
+        fh.write(tail)
+        fh.write(block[: max(0, size - written - len(tail))].rsplit(b"\n", 1)[0] + b"\n")
+    return first
+
+
+_CHILD = """
+import json, sys, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from tfwizard.core.diagnose import diagnose_file
+from tfwizard.core.logscan import CHUNK
+
+def hwm():
+    for line in open('/proc/self/status'):
+        if line.startswith(('VmHWM', 'VmRSS')):
+            yield line.split()[0].rstrip(':'), int(line.split()[1]) // 1024
+path, mode = Path(sys.argv[2]), sys.argv[3]
+before = dict(hwm())
+t = time.perf_counter()
+if mode == 'read':
+    with path.open('rb') as fh:
+        while fh.read(CHUNK):
+            pass
+    found = []
+else:
+    found = [{'id': d.id, 'lines': list(d.lines[:3])} for d in diagnose_file(path)]
+seconds = time.perf_counter() - t
+print(json.dumps({'seconds': seconds, 'rss_mb_before': before['VmRSS'],
+                  'peak_rss_mb': dict(hwm())['VmHWM'], 'found': found}))
+"""
+
+
+def run_child(path: Path, mode: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(ROOT), str(path), mode],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def reference_equals_fast_path(path: Path, limit: int) -> tuple[bool, float, float]:
+    """The first `limit` bytes through the per-line reference and through the fast path."""
+    import io
+
+    from tfwizard.core.diagnose import load_failures, matcher_for
+    from tfwizard.core.logscan import _decode
+
+    with path.open("rb") as fh:
+        data = fh.read(limit)
+    data = data[: data.rfind(b"\n") + 1]
+    matcher = matcher_for(load_failures())
+    t = time.perf_counter()
+    reference = matcher.scan_lines(_decode(line) for line in data[:-1].split(b"\n"))
+    ref_s = time.perf_counter() - t
+    t = time.perf_counter()
+    fast = matcher.scan_stream(io.BytesIO(data))
+    fast_s = time.perf_counter() - t
+    return reference == fast, len(data) / 1e6 / ref_s, len(data) / 1e6 / fast_s
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    keep = None
+    if "--keep" in args:
+        keep = Path(args[args.index("--keep") + 1])
+        del args[args.index("--keep"): args.index("--keep") + 2]
+    size_mb = int(args[0]) if args else 2048
+
+    report = corpus_report()
+    print("corpus (first cause right / excerpts, false positives)")
+    for name, row in report.items():
+        if name == "cross-kind hits":
+            continue
+        print(f"  {name:17} {row['right']:3} / {row['total']:3}  "
+              f"({100 * row['right'] / max(1, row['total']):5.1f} %)  "
+              f"false positives: {len(row['false_positives'])}")
+        for text in row["wrong"] + row["false_positives"]:
+            print(f"      {text}")
+    print(f"  cross-kind hits (the same message in the other context): "
+          f"{len(report['cross-kind hits'])}")
+    for text in report["cross-kind hits"]:
+        print(f"      {text}")
+
+    folder = keep or Path(tempfile.mkdtemp(prefix="tfwizard-bench-diag-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    big, small = folder / "big.log", folder / "small.log"
+    try:
+        t = time.perf_counter()
+        first = write_log(big, size_mb << 20)
+        write_log(small, max(1, size_mb // 10) << 20)
+        mb = big.stat().st_size / 1e6
+        print(f"\nlog: {mb:.0f} MB written in {time.perf_counter() - t:.1f} s "
+              f"(OOM at line {first:,})")
+        read = run_child(big, "read")
+        small_run = run_child(small, "diagnose")
+        run = run_child(big, "diagnose")
+        same, ref_rate, fast_rate = reference_equals_fast_path(big, 100 << 20)
+        expected = [{"id": "oom-compiler-killed", "lines": [first]}]
+        print(f"  reading only (baseline)   {mb / read['seconds']:8.0f} MB/s  "
+              f"peak RSS {read['peak_rss_mb']} MB")
+        print(f"  per-line reference, 100 MB {ref_rate:7.1f} MB/s  "
+              f"(fast path {fast_rate:.0f} MB/s on the same bytes; same result: {same})")
+        print(f"  diagnose_file             {mb / run['seconds']:8.1f} MB/s  "
+              f"{run['seconds']:.1f} s  peak RSS {run['peak_rss_mb']} MB "
+              f"(at start {run['rss_mb_before']} MB; on a {small.stat().st_size / 1e6:.0f} MB "
+              f"log {small_run['peak_rss_mb']} MB)")
+        print(f"  found {run['found']} (expected {expected}): "
+              f"{'right' if run['found'] == expected else 'WRONG'}")
+        ok = (mb / run["seconds"] >= 100 and run["found"] == expected and same
+              and run["peak_rss_mb"] <= small_run["peak_rss_mb"] + 16)
+        print(f"  target >= 100 MB/s in constant memory: {'met' if ok else 'NOT met'}")
+    finally:
+        if keep is None:
+            for path in (big, small):
+                path.unlink(missing_ok=True)
+            folder.rmdir()
+
+
+if __name__ == "__main__":
+    main()

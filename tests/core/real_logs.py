@@ -1,0 +1,51 @@
+"""The real-log corpus (tests/data/real-logs) as data for tests and bench/diagnosis.py.
+
+`entries(kind, holdout=...)` lists manifest entries without reading any excerpt, so a
+caller that must not see the holdout files (whoever tunes signatures) can pick the tuning
+ones only. `diagnosed_ids` runs the shipped diagnosis on one excerpt: the build catalogue
+for build excerpts, the runtime messages (no host profile) for runtime ones.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - the 3.10 fallback the package itself uses
+    import tomli as tomllib
+
+CORPUS = Path(__file__).resolve().parent.parent / "data" / "real-logs"
+KINDS = ("build", "runtime")
+NONE = "none"  # the expected cause of an excerpt where nothing should be diagnosed
+
+
+def manifest() -> dict[str, Any]:
+    with (CORPUS / "index.toml").open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def entries(kind: str | None = None, *, holdout: bool | None = None) -> list[dict[str, Any]]:
+    """Manifest entries, of one kind and/or only holdout (True) or only tuning (False)."""
+    return [e for e in manifest()["log"]
+            if (kind is None or e["kind"] == kind)
+            and (holdout is None or e["holdout"] == holdout)]
+
+
+def diagnosed_ids(entry: dict[str, Any], *, kind: str | None = None) -> list[str]:
+    """The ids the diagnosis of `kind` (default: the excerpt's own) reports, in order."""
+    from tfwizard.core.diagnose import diagnose_file
+    from tfwizard.core.runtime_diagnosis import diagnose_log
+
+    path = CORPUS / entry["file"]
+    if (kind or entry["kind"]) == "build":
+        return [d.id for d in diagnose_file(path)]
+    with path.open("rb") as fh:
+        return [d.id for d in diagnose_log(fh)]
+
+
+def first_cause(ids: list[str]) -> str:
+    """What a diagnosis says first: the first id, or "none"."""
+    return ids[0] if ids else NONE
