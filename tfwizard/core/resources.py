@@ -1,4 +1,4 @@
-"""Find the data in resources/, installed (inside the wheel) or in a source checkout."""
+"""Find tfwizard's data folder, tfwizard/resources/ (in a wheel and in a checkout alike)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,8 @@ from .errors import KnowledgeError
 @cache
 def find_resources_dir() -> Path | None:
     """The folder holding tfwizard's data files, or None when it is missing."""
-    here = Path(__file__).resolve().parent.parent  # .../tfwizard
-    candidates = [
-        here / "resources",  # installed wheel: tfwizard/resources
-        here.parent / "resources",  # source checkout or editable install
-    ]
-    for candidate in candidates:
-        if (candidate / "knowledge").is_dir():
-            return candidate
-    return None
+    candidate = Path(__file__).resolve().parent.parent / "resources"  # .../tfwizard/resources
+    return candidate if (candidate / "knowledge").is_dir() else None
 
 
 def resources_dir() -> Path:
