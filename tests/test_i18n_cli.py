@@ -38,7 +38,7 @@ from tfwizard.core import i18n
 from tfwizard.core.diagnose import diagnose_file
 from tfwizard.core.events import (
     BuildResult,
-    FindingEvent,
+    DiagnosisEvent,
     Finished,
     LogLines,
     PhaseChanged,
@@ -166,7 +166,7 @@ def test_usage_errors_of_build_and_diagnose(tmp_path):
 def test_diagnose_of_a_failed_and_a_clean_log():
     status, out, err = run(["diagnose", str(LOGS / "fixture-break.log.txt")])
     assert status == ExitStatus.OK
-    assert "compile-error: " in out and "⟦lines: " in out and "⟦cause: " in out
+    assert "compile-error: " in out and "⟦log lines: " in out and "⟦cause: " in out
     check_marked(out + err)
     status, out, err = run(["diagnose", str(LOGS / "fixture-cold.log.txt")])
     assert status == ExitStatus.OK and "no known failure signature" in out
@@ -188,7 +188,7 @@ def _events(status: str) -> list:
     return [PhaseChanged("analyse", "build"), LogLines("stderr", LOG, 1),
             Progress("compile", done=10, total=200, eta_s=3725.0, message="Compiling x.cc"),
             Progress("link", done=150, total=200),
-            *[FindingEvent(d.id, d.title, d.cause, d.next_step, tuple(d.lines),
+            *[DiagnosisEvent(d.id, d.title, d.cause, d.next_step, tuple(d.lines),
                            dict(d.recipe_fix)) for d in found],
             Finished(result)]
 
@@ -219,7 +219,7 @@ def test_the_build_printers(printer, status):
         assert f"⟦{status}⟧" in text  # the progress bar's last state
     else:
         assert "tfwizard: ⟦phase ⟦analyse⟧⟧" in text
-        assert "⟦progress ⟦compile⟧ 10/200 actions, ⟦ETA 1:02:05⟧⟧" in text
+        assert "⟦progress ⟦compile⟧ 10/200 actions, ⟦ETA: ⟦1 h 02 min⟧⟧⟧" in text
     check_marked(text, allow=LOG)
 
 
@@ -237,7 +237,7 @@ def test_the_build_printers_in_chinese():
         i18n.set_language("en")
     text = out.getvalue()
     assert "tfwizard: 阶段 分析" in text and "构建失败：step build exited with 1" in text
-    assert "进度 编译 10/200 个动作，预计剩余 1:02:05" in text
+    assert "进度 编译 10/200 个动作，预计剩余：1 小时 02 分" in text
 
 
 # -- install, verify ---------------------------------------------------------------------------

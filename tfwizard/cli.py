@@ -20,7 +20,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import __version__
-from .core.errors import RecipeError, TfWizardError, UsageError
+from .core.errors import (
+    BuildCancelled,
+    InstallCancelled,
+    RecipeError,
+    TfWizardError,
+    UsageError,
+    WheelIncompatible,
+)
 from .core.i18n import N_, _, language, language_from_env, set_language, translate
 
 
@@ -29,6 +36,16 @@ class ExitStatus(enum.IntEnum):
     ERROR = 1  # the command ran and found problems (errors in check, a failed build)
     USAGE = 2  # bad input: arguments, recipe, profile
     CANCELLED = 130
+
+
+#: the exit status of each kind of error, most specific first (the core knows nothing of
+#: exit statuses); any other TfWizardError is ERROR
+ERROR_STATUS: tuple[tuple[type[TfWizardError], ExitStatus], ...] = (
+    (BuildCancelled, ExitStatus.CANCELLED),
+    (InstallCancelled, ExitStatus.CANCELLED),
+    (WheelIncompatible, ExitStatus.USAGE),
+    (UsageError, ExitStatus.USAGE),
+)
 
 
 @dataclass
@@ -123,6 +140,14 @@ class _Parser(argparse.ArgumentParser):
 class _ParserExit(Exception):
     def __init__(self, status: int) -> None:
         self.status = status
+
+
+def exit_status(error: TfWizardError) -> ExitStatus:
+    """The exit status an error gives: the first kind in ERROR_STATUS it is, else ERROR."""
+    for kind, status in ERROR_STATUS:
+        if isinstance(error, kind):
+            return status
+    return ExitStatus.ERROR
 
 
 def _path(env: Environment, value: str) -> Path:
@@ -289,7 +314,7 @@ def _main(argv: Sequence[str] | None, env: Environment) -> ExitStatus:
         if debug:
             traceback.print_exc(file=env.stderr)
         env.err(f"tfwizard: {exc}")
-        return ExitStatus(exc.exit_code)
+        return exit_status(exc)
     except KeyboardInterrupt:
         env.err("tfwizard: " + _("interrupted"))
         return ExitStatus.CANCELLED

@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from .cli import Environment, ExitStatus, _path
+from .core.diagnosis_text import diagnosis_block
 from .core.errors import UsageError
-from .core.events import phase_name
-from .core.fixes import fix_line
 from .core.i18n import _
+from .core.vocab import build_outcome as build_failed_text
+from .core.vocab import eta_text, phase_name, severity_word, status_word
+from .core.vocab import install_outcome as install_failed_text
 
 
 def register(sub: Any) -> None:
@@ -305,17 +307,7 @@ class _Printer:
         if result.cache:  # every build Bazel ran ends with where its actions came from
             env.out(cache_summary_text(CacheSummary(**result.cache)))
         for f in findings:
-            where = (_(" (log lines {lines})").format(lines=", ".join(map(str, f.lines[:5])))
-                     if f.lines else "")
-            mark = f"{severity_word('warning')} " if f.severity == "warning" else ""
-            env.out(f"  {mark}{f.id}: {f.title}{where}")
-            for line in [x for text in f.excerpt[:4] for x in text.splitlines()]:  # wrapped
-                env.out(f"    > {line[:200]}")
-            env.out("    " + _("cause: {cause}").format(cause=f.cause))
-            env.out("    " + _("next:  {step}").format(step=f.next_step))
-            fix = fix_line(f.recipe_fix, f.fix_problem)
-            if fix:
-                env.out("    " + fix)
+            env.out("\n".join("  " + line for line in diagnosis_block(f, quotes=4)))
         env.out(_("Record: {path}  (log: {log})").format(
             path=result.record_dir, log=Path(result.record_dir) / "log.txt"))
 
@@ -436,7 +428,7 @@ class _RichPrinter(_Printer):
         elif kind == "progress":
             fields: dict[str, Any] = {"phase": phase_name(event.phase),
                                       "message": event.message[:60],
-                                      "eta": _eta_text(event.eta_s)}
+                                      "eta": eta_text(event.eta_s)}
             if event.total:
                 fields.update(total=event.total, completed=event.done or 0)
             self.progress.update(self.task, **fields)
@@ -449,57 +441,15 @@ class _RichPrinter(_Printer):
             self.finished(event.result, self.findings)
 
 
-def _eta_text(eta: float | None) -> str:
-    if eta is None:
-        return ""
-    eta_i = int(eta)
-    return _("ETA {time}").format(time=f"{eta_i // 3600}:{eta_i % 3600 // 60:02d}:"
-                                       f"{eta_i % 60:02d}")
-
-
 def _progress_text(event: Any) -> str:
     """"progress compile 10/20 actions, ETA 0:01:05 - Compiling x.cc" for the plain printer."""
     counts = dict(phase=phase_name(event.phase), done=event.done, total=event.total)
     if event.eta_s is not None:
         text = _("progress {phase} {done}/{total} actions, {eta}").format(
-            **counts, eta=_eta_text(event.eta_s))
+            **counts, eta=eta_text(event.eta_s))
     else:
         text = _("progress {phase} {done}/{total} actions").format(**counts)
     return text + (f" - {event.message}" if event.message else "")
-
-
-# -- words shared by the commands ---------------------------------------------------------------
-
-
-def status_word(status: str) -> str:
-    """A build's, fetch's or install's result status (succeeded, failed, ...) as a word in
-    the current language; an unknown status as it is."""
-    words = {"succeeded": _("succeeded"), "failed": _("failed"), "cancelled": _("cancelled"),
-             "error": _("error"), "installed": _("installed")}
-    return words.get(status, status)
-
-
-def severity_word(severity: str) -> str:
-    """ERROR, WARNING, INFO: a finding's severity as the check and preflight lines show it."""
-    words = {"error": _("ERROR"), "warning": _("WARNING"), "info": _("INFO")}
-    return words.get(severity, severity.upper())
-
-
-def build_failed_text(status: str, message: str) -> str:
-    """"Build failed: <message>" for a build (or attach) that made no wheel."""
-    texts = {"failed": _("Build failed: {message}"),
-             "cancelled": _("Build cancelled: {message}"),
-             "error": _("Build error: {message}")}
-    text = texts.get(status) or _("Build {status}: {message}")
-    return text.format(status=status, message=message)
-
-
-def install_failed_text(status: str, message: str) -> str:
-    """"Install failed: <message>" for an install that did not install."""
-    texts = {"failed": _("Install failed: {message}"),
-             "cancelled": _("Install cancelled: {message}")}
-    text = texts.get(status) or _("Install {status}: {message}")
-    return text.format(status=status, message=message)
 
 
 # -- diagnose ---------------------------------------------------------------------------------
@@ -591,11 +541,8 @@ def cmd_diagnose(args: argparse.Namespace, env: Environment) -> ExitStatus:
                       "`tfwizard diagnose --runtime {path}`.").format(path=args.log))
         return ExitStatus.OK
     for d in found:
-        mark = f"{severity_word('warning')} " if d.severity == "warning" else ""
-        env.out(f"{mark}{d.id}: {d.title}")
-        # a warning's next line is what the server or tool said
-        _print_diagnosis(env, list(d.lines), list(d.excerpt[:2 + (d.severity == "warning")]),
-                         d.cause, d.next_step, d, fixes)
+        # a warning's last quote is what the server or tool said
+        _print_diagnosis(env, d, fixes, quotes=2 + (d.severity == "warning"))
     return ExitStatus.OK
 
 
@@ -633,8 +580,7 @@ def _diagnose_runtime(args: argparse.Namespace, env: Environment, path: Path | N
         env.out(_("{path}: no known TensorFlow runtime message found.").format(path=shown))
         return ExitStatus.OK
     for d in found:
-        env.out(f"{severity_word(d.severity)} {d.id}: {d.title}")
-        _print_diagnosis(env, d.lines, d.evidence[:2], d.cause, d.next_step, d, fixes)
+        _print_diagnosis(env, d, fixes, quotes=2)
     return ExitStatus.OK
 
 
@@ -650,22 +596,11 @@ def _host_text(host: Any) -> str:
     return text + (" - WSL2" if host.os.wsl2 else "")
 
 
-def _print_diagnosis(env: Environment, lines: list[int], evidence: list[str], cause: str,
-                     next_step: str, d: Any, fixes: _FixContext) -> None:
-    """The evidence lines quoted, the cause, the next step, and the resolved recipe fix with
-    the command that applies it, or why there is none (what `tfwizard diagnose` prints under
-    each diagnosis' title)."""
-    if lines:
-        env.out("  " + _("lines: {lines}").format(lines=", ".join(map(str, lines[:10])))
-                + (" ..." if len(lines) > 10 else ""))
-    for text in evidence:
-        for line in text.splitlines():  # a wrapped line as the lines it was wrapped onto
-            env.out(f"  > {line[:160]}")
-    env.out("  " + _("cause: {cause}").format(cause=cause))
-    env.out("  " + _("next:  {step}").format(step=next_step))
-    fix = fix_line(d.recipe_fix, d.fix_problem)
-    if fix:
-        env.out("  " + fix)
+def _print_diagnosis(env: Environment, d: Any, fixes: _FixContext, *, quotes: int) -> None:
+    """A diagnosis (its heading, quoted evidence, cause, next step and resolved recipe fix)
+    with the command that applies the fix, or why there is none."""
+    for line in diagnosis_block(d, quotes=quotes):
+        env.out(line)
     if d.recipe_fix:
         env.out("  " + _("apply: {command}").format(command=fixes.command(dict(d.recipe_fix))))
     elif d.fix_problem and fixes.recipe is None:

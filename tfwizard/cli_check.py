@@ -10,6 +10,7 @@ from .cli import Environment, ExitStatus, _path
 from .core.host import HostProfile
 from .core.i18n import _
 from .core.recipe import Recipe, load_recipe
+from .core.vocab import severity_word
 
 
 def load_hosts(args: argparse.Namespace, env: Environment,
@@ -49,11 +50,6 @@ def _gpu_targets(recipe: Recipe, build: HostProfile,
     return out
 
 
-def _severity_mark(severity: str) -> str:
-    """ERROR, WARN or info, padded to one width, in front of each finding of `check`."""
-    return {"error": _("ERROR"), "warning": _("WARN"), "info": _("info")}[severity].ljust(5)
-
-
 def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
     from .core.knowledge import load_knowledge
     from .core.rules import evaluate
@@ -85,7 +81,7 @@ def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
         shown = [f for f in findings if args.verbose or f.severity != "info"
                  or f.code in _ALWAYS_SHOWN]
         for f in shown:
-            env.out(f"{_severity_mark(f.severity)} {f.code}: {f.message}")
+            env.out(f"{severity_word(f.severity)} {f.code}: {f.message}")
             extra = []
             if f.key:
                 extra.append(_("key: {key}").format(key=f.key))
@@ -134,7 +130,6 @@ def preflight_gate(recipe: Recipe, args: argparse.Namespace, env: Environment,
     """Before starting Docker work (build, fetch): the preflight checks, then (when they
     found no error) the build image of `plan`; errors stop the command unless --force.
     None: go on."""
-    from .cli_build import severity_word
     from .core.preflight import preflight
 
     findings = preflight(recipe, env.env,

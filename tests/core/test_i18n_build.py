@@ -30,16 +30,15 @@ from tfwizard.core import dockerutil, i18n
 from tfwizard.core.bundle import find_record, make_bundle, read_bundle
 from tfwizard.core.desktop import desktop_entry, quote_exec_arg, uninstall_desktop_entry
 from tfwizard.core.errors import InstallFailed, TfWizardError, UsageError
-from tfwizard.core.events import PHASES, phase_name
 from tfwizard.core.host import HostProfile
 from tfwizard.core.install import (
     Installation,
-    InstallCancelled,
     InstallTarget,
     InterpreterTags,
     PipProgress,
     check_wheel,
     create_venv,
+    install_cancelled,
     install_phase_name,
     install_wheel,
     interpreter_tags,
@@ -55,9 +54,10 @@ from tfwizard.core.plan import (
     resolve_secrets,
 )
 from tfwizard.core.preflight import preflight
-from tfwizard.core.progress import ProgressParser, eta_text
+from tfwizard.core.progress import ProgressParser
 from tfwizard.core.recipe import load_recipe
-from tfwizard.core.runner import BuildRunner, build_status_line
+from tfwizard.core.runner import BuildRunner
+from tfwizard.core.vocab import PHASES, build_outcome, eta_text, phase_name
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTS = ROOT / "tests" / "data" / "hosts"
@@ -266,7 +266,7 @@ def test_a_failed_install_in_a_new_venv_reports_in_the_language(tmp_path, pseudo
                            find_links=[str(tmp_path / "w")])
     assert result.status == "failed" and not folder.exists()
     assert result.message.count("⟦") == 2 and unmarked(result.message) == []
-    cancelled = InstallCancelled(result)
+    cancelled = install_cancelled(result)
     assert unmarked(cancelled.message) == []
 
 
@@ -403,7 +403,7 @@ def test_runner_texts_without_a_docker_engine(tmp_path, pseudo_lang):
     assert log.startswith("tfw | ⟦")
     assert json.loads((runner.record.path / "result.json").read_text())["status"] == "error"
     for status in ("succeeded", "failed", "cancelled", "error"):
-        assert unmarked(build_status_line(status, "x")) == []
+        assert unmarked(build_outcome(status, "x")) == []
 
 
 async def _events(runner: BuildRunner) -> list:

@@ -370,8 +370,9 @@ def test_safety_secrets_configure_and_resources_are_marked(pseudo_lang, tmp_path
     texts.append(str(unsafe.value))
     predicted = simulate_configure({"TF_NEED_CUDA": "1", "HERMETIC_CUDA_COMPUTE_CAPABILITIES": "8"})
     texts += predicted.messages
-    texts.append(str(resources._not_found()))
-    assert all(texts) and len(texts) == 17
+    assert all(texts) and len(texts) == 16
+    # without its data folder tfwizard has no catalog: that one message is English on purpose
+    assert "resources/" in str(resources._not_found())
     for text in texts:
         assert "⟦" in text and unmarked(text) == [], text
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tfwizard.cli import capture
-from tfwizard.core.errors import UsageError
+from tfwizard.core.errors import UsageError, WheelIncompatible
 from tfwizard.core.install import (
     InstallFinished,
     InstallProgress,
@@ -21,7 +21,6 @@ from tfwizard.core.install import (
     PipLine,
     PipProgress,
     VenvCreated,
-    WheelIncompatible,
     install_wheel,
     interpreter_tags,
     pip_argv,

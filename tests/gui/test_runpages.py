@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QLabel, QWizard
 from tfwizard.core.events import (
     Artifact,
     BuildResult,
-    FindingEvent,
+    DiagnosisEvent,
     Finished,
     LogLines,
     PhaseChanged,
@@ -53,7 +53,7 @@ class FakeBuild:
             yield Finished(result)
             return
         if self.fail:
-            yield FindingEvent("OOM", "The compiler ran out of memory", "too many jobs",
+            yield DiagnosisEvent("OOM", "The compiler ran out of memory", "too many jobs",
                                "use fewer jobs", (42,), self.fix, self.fix_problem)
             yield Finished(BuildResult("b1", "failed", "/tmp/fake-record", message="failed"))
             return
@@ -254,7 +254,7 @@ class CacheWarningBuild(FakeBuild):
 
     async def events(self):
         yield Artifact("record", "/tmp/fake-record")
-        yield FindingEvent("remote-cache-unusable", "The remote cache could not be used",
+        yield DiagnosisEvent("remote-cache-unusable", "The remote cache could not be used",
                            "Bazel went on without it", "Serve the cache over HTTP/1.1",
                            (28,), {}, "", "warning",
                            ("WARNING: Reading from Remote Cache:",

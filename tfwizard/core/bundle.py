@@ -28,9 +28,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .diagnosis_text import diagnosis_block
 from .errors import UsageError
 from .events import TFWIZARD
-from .fixes import fix_text
 from .host import HostProfile
 from .i18n import DEFAULT, N_, _, language, translate
 from .record import BuildRecord, data_dir, is_build_id, list_records, untag
@@ -333,22 +333,8 @@ def _diagnosis_text(diagnoses: list[Any], *, english: bool = False) -> str:
                      if d.id in signatures else d for d in diagnoses]
     if not diagnoses:
         return say(N_("No known failure signature found in the log.")) + "\n"
-    out = []
-    for d in diagnoses:
-        out.append(f"{d.id}: {d.title}")
-        if d.lines:
-            out.append("  " + say(N_("log lines: {lines}")).format(
-                lines=", ".join(map(str, d.lines[:10]))))
-        # a wrapped line is quoted as the lines it was wrapped onto
-        out.extend(f"  > {line[:200]}" for t in d.excerpt for line in t.splitlines())
-        out.append("  " + say(N_("cause: {cause}")).format(cause=d.cause))
-        out.append("  " + say(N_("next:  {step}")).format(step=d.next_step))
-        if d.recipe_fix:
-            out.append("  " + say(N_("recipe fix: {changes}")).format(
-                changes=fix_text(d.recipe_fix)))
-        elif d.fix_problem:
-            out.append("  " + say(N_("no recipe fix: {why}")).format(why=d.fix_problem))
-    return "\n".join(out) + "\n"
+    return "".join(line + "\n" for d in diagnoses
+                   for line in diagnosis_block(d, lang=DEFAULT if english else None))
 
 
 def _descriptions() -> dict[str, str]:

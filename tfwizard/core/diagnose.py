@@ -19,6 +19,7 @@ from .errors import KnowledgeError
 from .i18n import _
 from .logscan import LineMatcher, ScanResult, line_pattern
 from .resources import resource_path
+from .vocab import Severity
 
 if TYPE_CHECKING:
     from .recipe import Recipe
@@ -45,7 +46,7 @@ class FailureSignature:
     #: more patterns, one of which must match somewhere in the log too (the failure that
     #: makes a message matter, not a harmless occurrence of it)
     requires: tuple[re.Pattern[str], ...] = ()
-    severity: str = "error"  # warning: the build may succeed (and is checked then too)
+    severity: Severity = "error"  # warning: the build may succeed (and is checked then too)
     context_lines: int = 0  # lines after a match that belong to it (the server's words)
 
 
@@ -61,7 +62,7 @@ class Diagnosis:
     #: the first few matching lines (distinct), each with its context lines after it
     excerpt: tuple[str, ...] = field(default=())
     fix_problem: str = ""  # why recipe_fix is empty once resolved (fixes.resolve_diagnoses)
-    severity: str = "error"  # error | warning (a problem the build went past)
+    severity: Severity = "error"  # or "warning": a problem the build went past
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -96,7 +97,7 @@ def load_failures_from(path: Path, known_sources: Iterable[str] | None = None
                 generic=bool(entry.get("generic", False)),
                 secondary_to=tuple(entry.get("secondary_to", [])),
                 requires=tuple(re.compile(p) for p in entry.get("requires", [])),
-                severity=str(entry.get("severity", "error")),
+                severity=entry.get("severity", "error"),  # checked below
                 context_lines=int(entry.get("context_lines", 0)),
             )
         except KeyError as exc:

@@ -16,27 +16,12 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
-from .i18n import _
+from .vocab import BuildStatus, Phase, Severity
 
 #: log channels: what the build's processes wrote, and what tfwizard itself says
 STDOUT = "stdout"
 STDERR = "stderr"
 TFWIZARD = "tfwizard"
-CHANNELS = (STDOUT, STDERR, TFWIZARD)
-
-#: the order a build goes through; `ProgressParser` never moves backwards in it
-PHASES = ("prepare", "fetch", "configure", "analyse", "compile", "link", "package", "done")
-
-
-def phase_name(phase: str) -> str:
-    """A phase as a person reads it, in the current language ("compile" -> "编译").
-
-    Events and JSON keep the identifiers of PHASES (in English too); front ends show this.
-    """
-    names = {"prepare": _("prepare"), "fetch": _("fetch"), "configure": _("configure"),
-             "analyse": _("analyse"), "compile": _("compile"), "link": _("link"),
-             "package": _("package"), "done": _("done")}
-    return names.get(phase, phase)
 
 
 @dataclass(frozen=True)
@@ -51,8 +36,10 @@ class BuildEvent:
 
 @dataclass(frozen=True)
 class PhaseChanged(BuildEvent):
+    """The build moved on to a phase (and maybe a new plan step)."""
+
     type: ClassVar[str] = "phase"
-    phase: str
+    phase: Phase
     step: str = ""  # the plan step running (fetch | configure | build | package)
 
 
@@ -73,8 +60,10 @@ class LogLines(BuildEvent):
 
 @dataclass(frozen=True)
 class Progress(BuildEvent):
+    """Where Bazel is: its phase, actions done of the total, the time left."""
+
     type: ClassVar[str] = "progress"
-    phase: str
+    phase: Phase
     done: int | None = None  # actions done, from `[done / total]`
     total: int | None = None
     eta_s: float | None = None
@@ -85,10 +74,10 @@ class Progress(BuildEvent):
 
 
 @dataclass(frozen=True)
-class FindingEvent(BuildEvent):
+class DiagnosisEvent(BuildEvent):
     """A known failure signature matched in the log (see diagnose.py)."""
 
-    type: ClassVar[str] = "finding"
+    type: ClassVar[str] = "finding"  # the name scripts reading `--json` already know
     id: str
     title: str
     cause: str
@@ -97,7 +86,7 @@ class FindingEvent(BuildEvent):
     #: concrete recipe values (resolved against the plan that ran); {} when none
     recipe_fix: dict[str, Any] = field(default_factory=dict)
     fix_problem: str = ""  # why a known fix cannot apply to this build
-    severity: str = "error"  # error | warning (the build went past it, e.g. a broken cache)
+    severity: Severity = "error"  # or "warning": the build went past it (a broken cache)
     excerpt: tuple[str, ...] = ()  # the log's own words (the lines that matched, and after)
 
 
@@ -111,7 +100,7 @@ class Artifact(BuildEvent):
 @dataclass(frozen=True)
 class BuildResult:
     build_id: str
-    status: str  # succeeded | failed | cancelled | error
+    status: BuildStatus
     record_dir: str
     wheel: str | None = None
     exit_code: int | None = None  # of the last step that ran

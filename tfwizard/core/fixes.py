@@ -184,15 +184,6 @@ def fix_text(changes: Mapping[str, Any]) -> str:
     return ", ".join(f"{k} = {json.dumps(v)}" for k, v in changes.items())
 
 
-def fix_line(changes: Mapping[str, Any], problem: str = "") -> str | None:
-    """The line that offers a diagnosis's fix, or says why there is none (None: no fix)."""
-    if changes:
-        return _("recipe fix: {changes}").format(changes=fix_text(changes))
-    if problem:
-        return _("no recipe fix: {why}").format(why=problem)
-    return None
-
-
 D = TypeVar("D")
 
 

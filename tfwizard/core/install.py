@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 from packaging.tags import Tag
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 
-from .errors import InstallFailed, UsageError
+from .errors import InstallCancelled, InstallFailed, UsageError, WheelIncompatible
 from .events import STDERR, STDOUT, TFWIZARD, LineSplitter, ThreadFeed
 from .i18n import _
 
@@ -55,12 +55,6 @@ print(json.dumps({"tags": [str(t) for t in tags.sys_tags()],
     "platform": sys.platform, "machine": platform.machine(), "executable": sys.executable,
     "prefix": sys.prefix}))
 """
-
-
-class WheelIncompatible(InstallFailed):
-    """The wheel's Python or platform tag cannot run in the target interpreter."""
-
-    exit_code = 2
 
 
 # -- targets ---------------------------------------------------------------------------------
@@ -644,16 +638,6 @@ def install_events(
     return Installation(wheel, target, extras, **options).events()
 
 
-class InstallCancelled(InstallFailed):
-    """The install was interrupted; `result` says whether the environment is unchanged."""
-
-    exit_code = 130
-
-    def __init__(self, result: InstallResult) -> None:
-        super().__init__(_("install cancelled: {message}").format(message=result.message))
-        self.result = result
-
-
 def _remove_created_venv(target: InstallTarget) -> None:
     if target.venv is not None and target.venv.is_dir():
         shutil.rmtree(target.venv, ignore_errors=True)
@@ -679,6 +663,12 @@ def _freeze_note(unchanged: bool | None, changes: Sequence[str]) -> str:
 
 
 Reporter = Callable[[InstallEvent], None]
+
+
+def install_cancelled(result: InstallResult) -> InstallCancelled:
+    """The error for an install interrupted by Ctrl-C, with the result it left."""
+    return InstallCancelled(_("install cancelled: {message}").format(message=result.message),
+                            result)
 
 
 def install_wheel(
@@ -707,7 +697,7 @@ def install_wheel(
         asyncio.run(drive())
     except KeyboardInterrupt:
         if installation.result is not None:
-            raise InstallCancelled(installation.result) from None
+            raise install_cancelled(installation.result) from None
         raise
     if installation.result is None:  # pragma: no cover - events() always sets it
         raise InstallFailed(_("the install ended without a result"))

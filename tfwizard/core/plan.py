@@ -27,6 +27,7 @@ from .host import HostProfile
 from .i18n import _
 from .knowledge import KnowledgeBase, Release, load_knowledge
 from .recipe import Recipe
+from .vocab import Phase
 
 #: where things live inside the build container
 SRC = "/src"
@@ -55,7 +56,7 @@ class Step:
     """One command in the build container."""
 
     name: str  # fetch | configure | build | package
-    phase: str  # fetch | configure | analyse | package
+    phase: Phase
     argv: tuple[str, ...]
     env: dict[str, str] = field(default_factory=dict)
     workdir: str = SRC

@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .events import PHASES, Progress
+from .events import Progress
 from .i18n import _
+from .vocab import PHASES, Phase
 
 _N = r"(\d[\d,]*)"  # Bazel prints 12,345 in big builds
 
@@ -61,7 +62,7 @@ class ProgressParser:
     """Turn Bazel console lines into `Progress` events and `BuildStats`.
 
     `feed(line)` returns a Progress when the line changed what a progress bar shows,
-    else None. The phase only moves forward through `events.PHASES`; the runner sets the
+    else None. The phase only moves forward through `vocab.PHASES`; the runner sets the
     phases Bazel does not print (fetch, configure) with `enter`. ETA comes from the action
     rate over the last `window_s` seconds.
     """
@@ -70,7 +71,7 @@ class ProgressParser:
                  window_s: float = 60.0) -> None:
         self.clock = clock
         self.window_s = window_s
-        self.phase = PHASES[0]
+        self.phase: Phase = PHASES[0]
         self.done: int | None = None
         self.total: int | None = None
         self.message = ""
@@ -78,7 +79,7 @@ class ProgressParser:
         self._samples: deque[tuple[float, int]] = deque()
 
     # -- phase ---------------------------------------------------------------------------
-    def enter(self, phase: str) -> bool:
+    def enter(self, phase: Phase) -> bool:
         """Move to `phase` if it is later than the current one; True if it moved."""
         if PHASES.index(phase) > PHASES.index(self.phase):
             self.phase = phase
@@ -264,21 +265,7 @@ def cache_summary_text(summary: CacheSummary) -> str:
                        remote=summary.remote_executions, internal=summary.internal)
 
 
-def eta_text(seconds: float | None) -> str:
-    """The time left as a person reads it: "ETA: 1 h 05 min", "ETA: estimating…"."""
-    if seconds is None:
-        return _("ETA: estimating…")
-    total = int(seconds)
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return _("ETA: {hours} h {minutes} min").format(hours=hours, minutes=f"{minutes:02d}")
-    if minutes:
-        return _("ETA: {minutes} min {seconds} s").format(minutes=minutes, seconds=f"{secs:02d}")
-    return _("ETA: {seconds} s").format(seconds=secs)
-
-
-def _phase_of(message: str) -> str | None:
+def _phase_of(message: str) -> Phase | None:
     """compile | link | package for one running action's description."""
     if "pip_package" in message or "wheel" in message.lower():
         return "package"

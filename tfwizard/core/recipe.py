@@ -358,6 +358,13 @@ class Problem:
         }
 
 
+def recipe_error(where: str, problems: list[Problem]) -> RecipeError:
+    """The RecipeError listing every problem of the recipe at `where`, worded here."""
+    lines = [_("{path}: {count} problem(s)").format(path=where, count=len(problems))]
+    lines += [f"  {p}" for p in problems]
+    return RecipeError(where, problems, "\n".join(lines))
+
+
 _HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(#.*)?$")
 _ASSIGN = re.compile(r"^\s*([A-Za-z0-9_\-\"'.]+(?:\s*\.\s*[A-Za-z0-9_\-\"']+)*)\s*=")
 
@@ -406,18 +413,18 @@ def parse_recipe(data: bytes | str, where: str = "recipe") -> Recipe:
     """Parse and validate recipe text; raises RecipeError listing every problem."""
     if isinstance(data, bytes):
         if len(data) > MAX_RECIPE_BYTES:
-            raise RecipeError(where, [Problem("(file)", _too_large(len(data)))])
+            raise recipe_error(where, [Problem("(file)", _too_large(len(data)))])
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             line = data[: exc.start].count(b"\n") + 1
-            raise RecipeError(where, [Problem(
+            raise recipe_error(where, [Problem(
                 "(file)", _("is not UTF-8 text (byte {offset})").format(offset=exc.start), line,
                 _("save the file as UTF-8"))]) from None
     else:
         text = data
         if len(text) > MAX_RECIPE_BYTES:
-            raise RecipeError(where, [Problem("(file)", _("is too large for a recipe"))])
+            raise recipe_error(where, [Problem("(file)", _("is too large for a recipe"))])
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
@@ -426,16 +433,16 @@ def parse_recipe(data: bytes | str, where: str = "recipe") -> Recipe:
     except tomlkit.exceptions.ParseError as exc:
         message = str(exc).split(" at line ")[0]
         # tomlkit's own words (English) say what is wrong; the suggestion is ours
-        raise RecipeError(where, [Problem("(toml)", message, exc.line,
+        raise recipe_error(where, [Problem("(toml)", message, exc.line,
                                           _("fix the TOML syntax"))]) from None
     except tomlkit.exceptions.TOMLKitError as exc:  # e.g. KeyAlreadyPresent, which has no line
         message = str(exc)
-        raise RecipeError(where, [Problem("(toml)", message, _duplicate_line(text),
+        raise recipe_error(where, [Problem("(toml)", message, _duplicate_line(text),
                                           _("each key and table may appear only once"))]) \
             from None
     except (RecursionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
         # tomlkit raises plain errors on some pathological inputs (deep nesting, odd keys)
-        raise RecipeError(where, [Problem("(toml)", _("cannot be parsed: {error}").format(
+        raise recipe_error(where, [Problem("(toml)", _("cannot be parsed: {error}").format(
             error=type(exc).__name__))]) from None
     recipe = validate(plain, text, where)
     recipe.document = doc
@@ -471,7 +478,7 @@ def load_recipe(path: str | Path) -> Recipe:
     try:
         size = path.stat().st_size
         if size > MAX_RECIPE_BYTES:
-            raise RecipeError(str(path), [Problem("(file)", _too_large(size))])
+            raise recipe_error(str(path), [Problem("(file)", _too_large(size))])
         data = path.read_bytes()
     except FileNotFoundError:
         raise UsageError(_("{path}: no such recipe file").format(path=path),
@@ -560,7 +567,7 @@ def validate(plain: dict[str, Any], text: str, where: str = "recipe") -> Recipe:
     _cross_checks(recipe, plain, col, kb)
     if col.problems:
         col.problems.sort(key=lambda p: (p.line is None, p.line or 0))
-        raise RecipeError(where, col.problems)
+        raise recipe_error(where, col.problems)
     return recipe
 
 

@@ -27,8 +27,7 @@ from .host import HostProfile
 from .i18n import _, translate
 from .knowledge import KnowledgeBase, RedistList, Release, load_knowledge
 from .recipe import Recipe
-
-SEVERITIES = ("error", "warning", "info")
+from .vocab import Severity, severity_order
 
 
 @dataclass(frozen=True)
@@ -40,7 +39,7 @@ class Fix:
 @dataclass(frozen=True)
 class Finding:
     code: str
-    severity: str  # error | warning | info
+    severity: Severity
     message: str
     sources: tuple[str, ...] = ()
     key: str = ""  # the recipe key it is about
@@ -84,7 +83,7 @@ class _Ctx:
     target_is_build_host: bool
     out: list[Finding] = field(default_factory=list)
 
-    def add(self, code: str, severity: str, message: str, sources: tuple[str, ...] | list[str] = (),
+    def add(self, code: str, severity: Severity, message: str, sources: tuple[str, ...] | list[str] = (),
             key: str = "", fix: Fix | None = None) -> None:
         self.out.append(Finding(code, severity, message, tuple(sources), key, fix))
 
@@ -107,8 +106,7 @@ def evaluate(
                target_host is None)
     for rule in RULES:
         rule(ctx)
-    order = {s: i for i, s in enumerate(SEVERITIES)}
-    return sorted(ctx.out, key=lambda f: order[f.severity])
+    return sorted(ctx.out, key=lambda f: severity_order(f.severity))
 
 
 def errors(findings: list[Finding]) -> list[Finding]:
@@ -239,7 +237,7 @@ def rule_cuda_versions(ctx: _Ctx) -> None:
         elif redist is not None and cuda not in redist.cuda:
             best = _closest(cuda, redist.cuda)
             in_range = redist.cuda[0] <= cuda and _num(cuda) <= _num(redist.cuda[-1])
-            sev = "warning" if redist.unverified or (not redist.complete and in_range) \
+            sev: Severity = "warning" if redist.unverified or (not redist.complete and in_range) \
                 else "error"
             ctx.add("CUDA_NOT_SUPPORTED", sev,
                     _("Hermetic CUDA {cuda} is not in TensorFlow {version}'s list; the build "

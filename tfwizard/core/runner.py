@@ -2,7 +2,7 @@
 
     runner = BuildRunner(plan, out_dir=Path("wheels"))
     async for event in runner.events():
-        ...                       # PhaseChanged, LogLines, Progress, FindingEvent, Artifact
+        ...                       # PhaseChanged, LogLines, Progress, DiagnosisEvent, Artifact
     runner.result                 # the BuildResult also carried by the Finished event
 
 Each plan step runs in its own container (docker SDK only: argv lists, no shell), as the
@@ -44,6 +44,7 @@ from typing import Any, TypeVar
 
 from . import dockerutil, preflight
 from .diagnose import diagnose_stream
+from .diagnosis_text import diagnosis_block
 from .errors import BuildCancelled, TfWizardError, UsageError
 from .events import (
     STDERR,
@@ -52,7 +53,7 @@ from .events import (
     Artifact,
     BuildEvent,
     BuildResult,
-    FindingEvent,
+    DiagnosisEvent,
     Finished,
     LineSplitter,
     LogLines,
@@ -60,7 +61,7 @@ from .events import (
     Progress,
     ThreadFeed,
 )
-from .fixes import fix_line, record_context, resolve_diagnoses
+from .fixes import record_context, resolve_diagnoses
 from .i18n import _
 from .plan import (
     LABEL,
@@ -79,6 +80,7 @@ from .recipe import parse_recipe
 from .record import BuildRecord, atomic_write, data_dir, new_build_id
 from .safety import check_mount_source, check_output_dir
 from .secrets import redact
+from .vocab import BuildStatus, build_outcome
 
 T = TypeVar("T")
 
@@ -132,15 +134,6 @@ def _secrets_tar(files: Mapping[str, str], owner: tuple[int, int] | None) -> byt
 def plan_digest(plan_json: str) -> str:
     """The sha256 of plan.json's text, as `attach` checks it against the containers' label."""
     return hashlib.sha256(plan_json.encode("utf-8")).hexdigest()
-
-
-def build_status_line(status: str, message: str) -> str:
-    """The log line that says how a build ended ("build failed: step build exited with 1")."""
-    texts = {"succeeded": _("build succeeded: {message}"),
-             "failed": _("build failed: {message}"),
-             "cancelled": _("build cancelled: {message}"),
-             "error": _("build error: {message}")}
-    return texts.get(status, "build {status}: {message}").format(status=status, message=message)
 
 
 def gpu_options(kind: str | None) -> dict[str, Any]:
@@ -313,7 +306,8 @@ class BuildRunner:
         else:
             self.record = BuildRecord.create(self.build_id, root=self.data_root, env=self.env)
             self.record.lock()  # held while this process follows the build (see --attach)
-        status, message, exit_code, bep, wheel = "error", "", None, None, None
+        status: BuildStatus = "error"
+        message, exit_code, bep, wheel = "", None, None, None
         clean = False
         try:  # from the first yield on: a consumer that leaves anywhere frees the record
             if not self._attach:
@@ -396,8 +390,8 @@ class BuildRunner:
             except TfWizardError as exc:
                 status, message = ("cancelled", _("cancelled by the user")) if self.cancelled \
                     else ("error", str(exc))
-            yield self._say(build_status_line(status, message))
-            findings: list[FindingEvent] = []
+            yield self._say(build_outcome(status, message))
+            findings: list[DiagnosisEvent] = []
             if status != "cancelled":
                 # a build that succeeded is looked at for warnings (a remote cache Bazel
                 # could not use), one that failed for everything
@@ -1120,7 +1114,7 @@ class BuildRunner:
                                 cancelled=self._cancelled.is_set, owner=owner)
 
     def _diagnose(self, exit_code: int | None, *,
-                  warnings_only: bool = False) -> list[FindingEvent]:
+                  warnings_only: bool = False) -> list[DiagnosisEvent]:
         assert self.record is not None
         self.record.close()
         if not self.record.log_path.is_file():
@@ -1139,18 +1133,11 @@ class BuildRunner:
             recipe = (parse_recipe(self.recipe_text, "recipe") if self.recipe_text is not None
                       else record_context(self.record.path)[0])
         found = resolve_diagnoses(found, recipe=recipe, plan=self.plan)
-        events = [FindingEvent(d.id, d.title, d.cause, d.next_step, tuple(d.lines),
+        events = [DiagnosisEvent(d.id, d.title, d.cause, d.next_step, tuple(d.lines),
                                dict(d.recipe_fix), d.fix_problem, d.severity,
                                tuple(d.excerpt)) for d in found]
         for d in found:
-            fix = fix_line(d.recipe_fix, d.fix_problem)
-            self.record.append(TFWIZARD, [
-                _("diagnosis {id}: {title} (log lines {lines})").format(
-                    id=d.id, title=d.title, lines=", ".join(map(str, d.lines[:5]))),
-                *(f"  > {line[:200]}" for text in d.excerpt for line in text.splitlines()),
-                "  " + _("cause: {cause}").format(cause=d.cause),
-                "  " + _("next: {step}").format(step=d.next_step),
-                *(["  " + fix] if fix else [])])
+            self.record.append(TFWIZARD, diagnosis_block(d))
         return events
 
     # -- cleanup -------------------------------------------------------------------------------

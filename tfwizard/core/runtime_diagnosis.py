@@ -20,8 +20,8 @@ from .host import HostProfile
 from .i18n import _
 from .knowledge import KnowledgeBase, load_knowledge
 from .logscan import LineMatcher, ScanResult, line_pattern
+from .vocab import SEVERITIES, Severity, severity_order
 
-SEVERITIES = ("error", "warning", "info")
 #: the libraries TF's MaybeTryDlopenGPULibraries() needs (gpu-compat-facts.md section 10)
 GPU_LIBRARIES = ("libcudart", "libcublas", "libcufft", "libcusolver", "libcusparse", "libcudnn")
 #: internal line patterns (not rules): every library TensorFlow failed to dlopen
@@ -35,7 +35,7 @@ class RuntimeRule:
     id: str
     kind: str  # message | check
     title: str
-    severity: str
+    severity: Severity
     cause: str
     next_step: str
     sources: tuple[str, ...]
@@ -55,7 +55,7 @@ class Diagnosis:
 
     id: str
     title: str
-    severity: str
+    severity: Severity
     cause: str
     next_step: str
     sources: tuple[str, ...] = ()
@@ -156,7 +156,7 @@ class _Ctx:
         return any(d.id == rule_id for d in self.found)
 
     def add(self, rule_id: str, values: Mapping[str, Any] | None = None, *,
-            evidence: list[str] | None = None, severity: str | None = None,
+            evidence: list[str] | None = None, severity: Severity | None = None,
             recipe_fix: dict[str, Any] | None = None, lines: list[int] | None = None,
             from_log: bool = False) -> Diagnosis:
         """Report a rule; `from_log`: a check seen only in a log line (its log_* words)."""
@@ -251,11 +251,11 @@ def _match_messages(ctx: _Ctx, scan: ScanResult) -> None:
 
 
 MessageExtra = Callable[[_Ctx, ScanResult, dict[str, Any]],
-                        tuple[str | None, dict[str, Any], dict[str, Any]]]
+                        tuple[Severity | None, dict[str, Any], dict[str, Any]]]
 
 
 def _dlopen_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
-                  ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
+                  ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
     named: list[str] = []
     for hit in scan.hits.get(_DLERROR, []):
         lib = hit.groups.get("lib", "")
@@ -282,7 +282,7 @@ def _host_gpus(ctx: _Ctx) -> bool | None:
 
 
 def _cudart_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
-                  ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
+                  ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
     if not ctx.probe:  # a program's output: only the host can tell
         return _driver_side_extra(ctx, scan, values)
     gpu_build = _is_gpu_build(ctx.probe)
@@ -295,7 +295,7 @@ def _cudart_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
 
 
 def _driver_side_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
-                       ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
+                       ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
     """No CUDA or no driver: harmless on a host known to have no NVIDIA GPU."""
     if _host_gpus(ctx) is False and ctx.expect in (None, "cpu"):
         return "info", {}, {}
@@ -303,13 +303,13 @@ def _driver_side_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
 
 
 def _cc_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
-              ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
+              ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
     cc = str(values.get("cc", ""))
     return None, {"sm": _sm(cc)}, ctx.cc_fix(cc)
 
 
 def _no_kernel_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
-                     ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
+                     ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
     """'no kernel image': the fix adds the host GPUs' compute capabilities, when known."""
     fix: dict[str, Any] = {}
     for gpu in ctx.host.nvidia.gpus if ctx.host else []:
@@ -319,7 +319,7 @@ def _no_kernel_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
 
 
 def _ptxas_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
-                 ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
+                 ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
     """The wrapped or cut warning may lack the versions: the host's driver CUDA, else words."""
     unknown = _("(not in the log)")
     driver = (ctx.host.nvidia.cuda_driver_version if ctx.host else "") or unknown
@@ -559,14 +559,13 @@ def diagnose_log(log: BinaryIO | Iterable[str], host: HostProfile | None = None,
 def _ordered(ctx: _Ctx) -> list[Diagnosis]:
     """Root causes first (a diagnosis whose `secondary_to` cause was found goes after it),
     then errors, warnings, infos; then by first log line, facts last, as found."""
-    order = {s: i for i, s in enumerate(SEVERITIES)}
     found_ids = {d.id for d in ctx.found}
 
     def key(item: tuple[int, Diagnosis]) -> tuple[bool, int, float, int]:
         index, d = item
         rule = ctx.rules.get(d.id)
         secondary = bool(rule and found_ids & set(rule.secondary_to))
-        return secondary, order[d.severity], d.lines[0] if d.lines else float("inf"), index
+        return secondary, severity_order(d.severity), d.lines[0] if d.lines else float("inf"), index
 
     return [d for _i, d in sorted(enumerate(ctx.found), key=key)]
 

@@ -19,8 +19,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .diagnosis_text import diagnosis_block
 from .errors import UsageError
-from .fixes import fix_line
 from .host import HostProfile
 from .i18n import _
 from .knowledge import KnowledgeBase, load_knowledge
@@ -321,11 +321,6 @@ def _probe_status(run: ProbeRun) -> str:
     return text.format(seconds=run.elapsed_s)
 
 
-def _severity_word(severity: str) -> str:
-    return {"error": _("ERROR"), "warning": _("WARNING"), "info": _("INFO")}.get(
-        severity, severity.upper())
-
-
 def _expectation(report: VerifyReport) -> str:
     text = {"option": _("Expectation: {expect} (from option)"),
             "recipe": _("Expectation: {expect} (from recipe)"),
@@ -396,15 +391,7 @@ def render_report(report: VerifyReport, *, show_log: bool = True) -> str:
         out.append("")
         out.append(_("Diagnosis:"))
         for d in report.diagnoses:
-            severity = _severity_word(d.severity)
-            out.append(f"  {severity}{' ' * max(1, 8 - _width(severity))}{d.id}: {d.title}")
-            out.append("          " + _("cause: {cause}").format(cause=d.cause))
-            out.append("          " + _("next:  {step}").format(step=d.next_step))
-            for line in [x for e in d.evidence[:3] for x in e.splitlines()]:  # wrapped
-                out.append("          " + _("seen:  {line}").format(line=line[:200]))
-            fix = fix_line(d.recipe_fix, d.fix_problem)
-            if fix:
-                out.append("          " + fix)
+            out.extend("  " + line for line in diagnosis_block(d, indent="        ", quotes=3))
     if show_log:
         lines = _last_lines(report.probe, count=40)
         if lines:

@@ -31,19 +31,20 @@ from PySide6.QtWidgets import (
 )
 from qasync import asyncSlot
 
+from tfwizard.core.diagnosis_text import diagnosis_lines
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.events import (
     Artifact,
     BuildEvent,
-    FindingEvent,
+    DiagnosisEvent,
     Finished,
     LogLines,
     PhaseChanged,
     Progress,
-    phase_name,
 )
 from tfwizard.core.fixes import fix_text
-from tfwizard.core.progress import CacheSummary, cache_summary_text, eta_text
+from tfwizard.core.progress import CacheSummary, cache_summary_text
+from tfwizard.core.vocab import build_title, duration_text, eta_text, phase_name
 
 from . import jobs
 from .dialogs import save_file_name
@@ -62,17 +63,10 @@ def unavailable_banner(parent: QWidget, reason: str) -> QLabel:
     return label
 
 
-def build_status(status: str) -> str:
-    """"Build succeeded" and the like, for the runner's result status."""
-    known = {"succeeded": tr("Build succeeded"), "failed": tr("Build failed"),
-             "cancelled": tr("Build cancelled"), "error": tr("Build error")}
-    return known.get(status) or tr("Build {status}").format(status=status)
-
-
 class DiagnosisRow(QFrame):
     """A known failure found in the build log, with "Apply fix and rebuild" when it has one."""
 
-    def __init__(self, finding: FindingEvent, parent: QWidget) -> None:
+    def __init__(self, finding: DiagnosisEvent, parent: QWidget) -> None:
         super().__init__(parent)
         self.finding = finding
         self.setObjectName(f"diagnosis-{finding.id}")
@@ -81,16 +75,10 @@ class DiagnosisRow(QFrame):
         icon = QLabel(self)
         icon.setPixmap(severity_icon(self, finding.severity).pixmap(20, 20))
         row.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
-        lines = ", ".join(map(str, finding.lines[:5]))
-        said = "".join(f"> {line[:200]}\n" for text in finding.excerpt[:4]
-                       for line in text.splitlines()) \
-            if finding.severity == "warning" else ""  # e.g. the cache server's words
-        text = QLabel(f"{finding.title}\n" + said
-                      + tr("Cause: {cause}").format(cause=finding.cause) + "\n"
-                      + tr("Next: {step}").format(step=finding.next_step)
-                      + ("\n" + tr("Log lines: {lines}").format(lines=lines) if lines else "")
-                      + ("\n" + tr("No recipe fix: {why}").format(why=finding.fix_problem)
-                         if finding.fix_problem and not finding.recipe_fix else ""),
+        # the log's words are quoted for a warning (e.g. what the cache server said); an
+        # error's log lines are in the log view
+        quotes = 4 if finding.severity == "warning" else 0
+        text = QLabel("\n".join([finding.title, *diagnosis_lines(finding, quotes=quotes)]),
                       self)
         text.setWordWrap(True)
         text.setTextFormat(Qt.TextFormat.PlainText)
@@ -335,7 +323,7 @@ class BuildPage(RecipePage):
             self.phase_label.setText(
                 tr("Phase: {phase}").format(phase=phase_name(event.phase))
                 + (tr(" (step {step})").format(step=event.step) if event.step else ""))
-        elif isinstance(event, FindingEvent):
+        elif isinstance(event, DiagnosisEvent):
             row = DiagnosisRow(event, self.diagnosis_box)
             if row.fix_button is not None:
                 row.fix_button.clicked.connect(lambda _c=False, f=event: self.fix_and_rebuild(f))
@@ -350,11 +338,11 @@ class BuildPage(RecipePage):
         elif isinstance(event, Finished):
             result = event.result
             self.result = result
-            self.phase_label.setText(build_status(result.status))
+            self.phase_label.setText(build_title(result.status))
             if result.ok and result.actions:
                 self.progress.setRange(0, result.actions)
                 self.progress.setValue(result.actions)
-            self.eta_label.setText(f"{result.elapsed_s:.0f} s")
+            self.eta_label.setText(duration_text(result.elapsed_s))
             self.result_label.setText(
                 result.message + ("\n" + tr("Record: {path}").format(path=result.record_dir)
                                   if result.record_dir else ""))
@@ -365,7 +353,7 @@ class BuildPage(RecipePage):
             self.bundle.sync()
             self.buildFinished.emit(result)
 
-    def fix_and_rebuild(self, finding: FindingEvent) -> None:
+    def fix_and_rebuild(self, finding: DiagnosisEvent) -> None:
         """Apply the diagnosis's fix (values the core resolved for this build), then build
         again; a fix that cannot apply leaves the recipe as it was and says why."""
         try:
