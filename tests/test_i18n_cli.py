@@ -193,18 +193,18 @@ def _events(status: str) -> list:
             Finished(result)]
 
 
-@pytest.mark.parametrize("printer", ["_PlainPrinter", "_RichPrinter"])
+@pytest.mark.parametrize("printer", ["PlainPrinter", "RichPrinter"])
 @pytest.mark.parametrize("status", ["succeeded", "failed", "cancelled", "error"])
 def test_the_build_printers(printer, status):
-    from tfwizard import cli_build
+    from tfwizard.cli import follow
 
     out, err = io.StringIO(), io.StringIO()
     env = Environment(stdout=out, stderr=err, env={})
     i18n.set_language("pseudo")
     try:
-        with getattr(cli_build, printer)(env) as shown:
+        with getattr(follow, printer)(env) as shown:
             for event in _events(status):
-                if printer == "_PlainPrinter" and isinstance(event, Progress):
+                if printer == "PlainPrinter" and isinstance(event, Progress):
                     shown._last_progress = -10.0  # each progress line, not one per 5 s
                 shown.event(event)
     finally:
@@ -215,7 +215,7 @@ def test_the_build_printers(printer, status):
     else:
         assert f"⟦Build {status}: step build exited with 1⟧" in text
         assert "⟦cause: " in text and "⟦Record: /tmp/rec" in text
-    if printer == "_RichPrinter":
+    if printer == "RichPrinter":
         assert f"⟦{status}⟧" in text  # the progress bar's last state
     else:
         assert "tfwizard: ⟦phase ⟦analyse⟧⟧" in text
@@ -224,12 +224,12 @@ def test_the_build_printers(printer, status):
 
 
 def test_the_build_printers_in_chinese():
-    from tfwizard.cli_build import _PlainPrinter
+    from tfwizard.cli.follow import PlainPrinter
 
     out = io.StringIO()
     i18n.set_language("zh_CN")
     try:
-        with _PlainPrinter(Environment(stdout=out, stderr=out, env={})) as shown:
+        with PlainPrinter(Environment(stdout=out, stderr=out, env={})) as shown:
             for event in _events("failed"):
                 shown._last_progress = -10.0
                 shown.event(event)
@@ -281,7 +281,7 @@ def test_verify_usage_errors(tmp_path):
     check_marked(out + err)
     status, out, err = run(["verify", "--python", sys.executable, "--build", "nosuch"],
                            {"TFWIZARD_DATA_DIR": str(tmp_path)})
-    assert status == ExitStatus.USAGE and "⟦no build record 'nosuch'" in err
+    assert status == ExitStatus.USAGE and "⟦nosuch: no such build id or build record folder⟧" in err
     check_marked(out + err)
 
 

@@ -20,7 +20,6 @@ from tfwizard.core.bundle import (
     MAX_BLOCK_LINES,
     bundle_contents,
     bundle_secrets,
-    find_record,
     make_bundle,
     read_bundle,
     scan_log,
@@ -28,6 +27,7 @@ from tfwizard.core.bundle import (
 from tfwizard.core.errors import UsageError
 from tfwizard.core.host import HostProfile
 from tfwizard.core.plan import make_plan
+from tfwizard.core.record import find_record
 from tfwizard.core.recipe import parse_recipe
 from tfwizard.core.record import BuildRecord
 

@@ -25,9 +25,10 @@ from tests.core.test_bundle import HOST as BUNDLE_HOST
 from tests.core.test_bundle import write_record
 from tests.core.test_install import make_wheel
 from tests.i18n_scan import strip_marked, unmarked
-from tfwizard.cli_build import _progress_text as progress_text  # the CLI's line
+from tfwizard.cli.words import progress_text  # the CLI's line
 from tfwizard.core import dockerutil, i18n
-from tfwizard.core.bundle import find_record, make_bundle, read_bundle
+from tfwizard.core.bundle import make_bundle, read_bundle
+from tfwizard.core.record import find_record
 from tfwizard.core.desktop import desktop_entry, quote_exec_arg, uninstall_desktop_entry
 from tfwizard.core.errors import InstallFailed, TfWizardError, UsageError
 from tfwizard.core.host import HostProfile

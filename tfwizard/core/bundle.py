@@ -33,7 +33,7 @@ from .errors import UsageError
 from .events import TFWIZARD
 from .host import HostProfile
 from .i18n import DEFAULT, N_, _, language, translate
-from .record import BuildRecord, data_dir, is_build_id, list_records, untag
+from .record import BuildRecord, untag
 from .secrets import env_reference, redact
 
 #: log lines kept at the end of the log
@@ -178,29 +178,6 @@ def _read_json(path: Path) -> Any:
 
 
 # -- finding records -------------------------------------------------------------------------
-
-
-def find_record(build: str | None, *, env: Mapping[str, str] | None = None,
-                cwd: Path | None = None) -> Path:
-    """A build record folder: a path, a build id, or (None) the latest build."""
-    if build:
-        path = Path(build).expanduser()
-        if not path.is_absolute() and cwd is not None:
-            path = cwd / path
-        if path.is_dir() and (path / "result.json").is_file():
-            return path
-        if is_build_id(build):
-            record = data_dir(env) / "builds" / build
-            if record.is_dir():
-                return record
-        raise UsageError(_("{build}: no such build id or build record folder").format(
-                             build=build),
-                         _("Builds are kept in {path}.").format(path=data_dir(env) / "builds"))
-    records = list_records(env=env)
-    if not records:
-        raise UsageError(_("no build records in {path}").format(path=data_dir(env) / "builds"),
-                         _("Run `tfwizard build RECIPE` first, or name a record folder."))
-    return records[-1].path
 
 
 def default_bundle_name(build_id: str) -> str:

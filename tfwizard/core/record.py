@@ -27,7 +27,9 @@ from typing import IO, Any
 
 import platformdirs
 
+from .errors import UsageError
 from .events import STDERR, STDOUT, TFWIZARD
+from .i18n import _
 from .secrets import redact
 
 DATA_DIR_ENV = "TFWIZARD_DATA_DIR"
@@ -45,12 +47,50 @@ def data_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(platformdirs.user_data_dir("tfwizard"))
 
 
+def builds_dir(root: Path | None = None, env: Mapping[str, str] | None = None) -> Path:
+    """The folder holding every build record: <data dir>/builds (`root` instead of the
+    data dir when given)."""
+    return (root if root is not None else data_dir(env)) / "builds"
+
+
+def record_path(build_id: str, *, root: Path | None = None,
+                env: Mapping[str, str] | None = None) -> Path:
+    """Where the record of build `build_id` is (whether or not it exists)."""
+    return builds_dir(root, env) / build_id
+
+
+def find_record(text: str | None, *, env: Mapping[str, str] | None = None,
+                cwd: Path | None = None, root: Path | None = None) -> Path:
+    """A build record folder named by a user: a folder (relative to `cwd`), a build id,
+    or (None) the latest build. UsageError saying where builds are kept when none fits.
+
+    A folder counts when it holds a result.json or is named like a build id.
+    """
+    if text:
+        path = Path(text).expanduser()
+        if not path.is_absolute() and cwd is not None:
+            path = cwd / path
+        if path.is_dir() and ((path / "result.json").is_file() or is_build_id(path.name)):
+            return path
+        if is_build_id(text) and record_path(text, root=root, env=env).is_dir():
+            return record_path(text, root=root, env=env)
+        raise UsageError(_("{build}: no such build id or build record folder").format(
+                             build=text),
+                         _("Builds are kept in {path}.").format(path=builds_dir(root, env)))
+    records = list_records(root, env)
+    if not records:
+        raise UsageError(_("no build records in {path}").format(path=builds_dir(root, env)),
+                         _("Run `tfwizard build RECIPE` first, or name a record folder."))
+    return records[-1].path
+
+
 def new_build_id() -> str:
     """Sortable and unique: 20250102-130405-a1b2c3."""
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
 
 
 def is_build_id(text: str) -> bool:
+    """Whether a text looks like a build id (20250102-130405-a1b2c3)."""
     return bool(_BUILD_ID.match(text))
 
 
@@ -137,7 +177,7 @@ class BuildRecord:
     @classmethod
     def create(cls, build_id: str, *, root: Path | None = None,
                env: Mapping[str, str] | None = None) -> BuildRecord:
-        base = (root if root is not None else data_dir(env)) / "builds"
+        base = builds_dir(root, env)
         base.mkdir(parents=True, exist_ok=True)
         path = base / build_id
         path.mkdir()
@@ -212,7 +252,7 @@ def read_log(path: Path) -> Iterator[tuple[str, str]]:
 def list_records(root: Path | None = None,
                  env: Mapping[str, str] | None = None) -> list[BuildRecord]:
     """Every build record, oldest first."""
-    base = (root if root is not None else data_dir(env)) / "builds"
+    base = builds_dir(root, env)
     if not base.is_dir():
         return []
     return [BuildRecord(p) for p in sorted(base.iterdir()) if p.is_dir() and is_build_id(p.name)]

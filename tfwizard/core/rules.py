@@ -106,10 +106,16 @@ def evaluate(
                target_host is None)
     for rule in RULES:
         rule(ctx)
-    return sorted(ctx.out, key=lambda f: severity_order(f.severity))
+    return sort_findings(ctx.out)
+
+
+def sort_findings(findings: list[Finding]) -> list[Finding]:
+    """Errors first, then warnings, then notes (stable within each)."""
+    return sorted(findings, key=lambda f: severity_order(f.severity))
 
 
 def errors(findings: list[Finding]) -> list[Finding]:
+    """The findings that stop a build."""
     return [f for f in findings if f.severity == "error"]
 
 

@@ -6,11 +6,12 @@ import argparse
 import json
 from typing import Any
 
-from .cli import Environment, ExitStatus, _path
-from .core.i18n import _
+from ..core.i18n import _
+from .context import Environment, ExitStatus, resolve_path
 
 
 def register(sub: Any) -> None:
+    """Add `install-desktop-entry` to the `tfwizard` parser's subcommands."""
     p = sub.add_parser(
         "install-desktop-entry",
         help=_("add tfwizard-gui to the desktop's application menu (XDG entry and icons)"))
@@ -27,14 +28,15 @@ def register(sub: Any) -> None:
 
 
 def cmd_install_desktop_entry(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    from .core.desktop import (
+    """Install (or with --uninstall remove) the desktop entry and its icons."""
+    from ..core.desktop import (
         data_home,
         find_gui_command,
         install_desktop_entry,
         uninstall_desktop_entry,
     )
 
-    data = data_home(_path(env, args.prefix) if args.prefix else None, env.env)
+    data = data_home(resolve_path(env, args.prefix) if args.prefix else None, env.env)
     if args.uninstall:
         removed = uninstall_desktop_entry(data)
         if args.json:
@@ -47,7 +49,7 @@ def cmd_install_desktop_entry(args: argparse.Namespace, env: Environment) -> Exi
         else:
             env.out(_("Nothing to remove under {path}.").format(path=data))
         return ExitStatus.OK
-    exec_path = str(_path(env, args.exec_path)) if args.exec_path else find_gui_command(env.env)
+    exec_path = str(resolve_path(env, args.exec_path)) if args.exec_path else find_gui_command(env.env)
     done = install_desktop_entry(data, exec_path)
     if args.json:
         env.out(json.dumps({"entry": str(done.entry), "icons": [str(p) for p in done.icons],

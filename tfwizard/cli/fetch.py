@@ -8,15 +8,18 @@ Event Protocol's fetch events (URLs) and the repository cache's new files.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 from typing import Any
 
-from .cli import Environment, ExitStatus
-from .core.i18n import _
+from ..core.i18n import _
+from ..core.vocab import status_word
+from .context import Environment, ExitStatus
+from .follow import follow
+from .gates import Prepared, prepare
 
 
 def register(sub: Any) -> None:
+    """Add `fetch` to the `tfwizard` parser's subcommands."""
     p = sub.add_parser("fetch", help=_("download what the build needs (bazel build --nobuild in "
                        "the build container, same caches) and say what came"))
     p.add_argument("recipe", metavar="RECIPE", help=_("the recipe file (.toml)"))
@@ -31,19 +34,18 @@ def register(sub: Any) -> None:
 
 
 def cmd_fetch(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    from .cli_build import _drive, _JsonPrinter, _PlainPrinter, _Printer, prepare, status_word
-    from .core.plan import fetch_report, make_fetch_plan
-    from .core.record import read_log
-    from .core.runner import BuildRunner
+    """Run the fetch plan, then say what it downloaded."""
+    from ..core.plan import fetch_report, make_fetch_plan
+    from ..core.record import read_log
+    from ..core.runner import BuildRunner
 
     prepared = prepare(args, env, make_fetch_plan)
-    if isinstance(prepared, ExitStatus):
+    if not isinstance(prepared, Prepared):
         return prepared
-    recipe_path, _recipe, _recipe_dir, _build_host, plan = prepared
-    runner = BuildRunner(plan, recipe_text=recipe_path.read_text("utf-8"), env=env.env)
-    printer: _Printer = _JsonPrinter(env) if args.json else _PlainPrinter(env)
-    with printer:
-        asyncio.run(_drive(runner, printer))
+    plan = prepared.plan
+    runner = BuildRunner(plan, recipe_text=prepared.recipe_path.read_text("utf-8"),
+                         env=env.env)
+    follow(runner, env, as_json=args.json, rich=False)
     result = runner.result
     if result is None or result.status == "cancelled":
         return ExitStatus.CANCELLED
@@ -56,22 +58,22 @@ def cmd_fetch(args: argparse.Namespace, env: Environment) -> ExitStatus:
     if args.json:
         env.out(json.dumps({"type": "fetch", "status": result.status,
                             "record_dir": result.record_dir, **report.to_dict()}))
+        return ExitStatus.OK if result.status == "succeeded" else ExitStatus.ERROR
+    status = status_word(result.status)
+    if report.failed_urls:
+        env.out(_("Fetch {status}: {count} download(s), {failed} failed").format(
+            status=status, count=len(report.urls), failed=len(report.failed_urls)))
     else:
-        status = status_word(result.status)
-        if report.failed_urls:
-            env.out(_("Fetch {status}: {count} download(s), {failed} failed").format(
-                status=status, count=len(report.urls), failed=len(report.failed_urls)))
-        else:
-            env.out(_("Fetch {status}: {count} download(s)").format(status=status,
-                                                                    count=len(report.urls)))
-        for url in report.urls:
-            env.out(f"  {url}")
-        for url in report.failed_urls:
-            env.out("  " + _("FAILED {url}").format(url=url))
-        if report.cache_files_after is not None:
-            env.out(_("Repository cache: {before} -> {after} file(s), {new} new ({bytes:,} "
-                      "bytes) in volume {volume}").format(
-                before=report.cache_files_before, after=report.cache_files_after,
-                new=len(report.new_files), bytes=report.new_bytes,
-                volume=plan.cache_volumes.get("repo", "")))
+        env.out(_("Fetch {status}: {count} download(s)").format(status=status,
+                                                                count=len(report.urls)))
+    for url in report.urls:
+        env.out(f"  {url}")
+    for url in report.failed_urls:
+        env.out("  " + _("FAILED {url}").format(url=url))
+    if report.cache_files_after is not None:
+        env.out(_("Repository cache: {before} -> {after} file(s), {new} new ({bytes:,} "
+                  "bytes) in volume {volume}").format(
+            before=report.cache_files_before, after=report.cache_files_after,
+            new=len(report.new_files), bytes=report.new_bytes,
+            volume=plan.cache_volumes.get("repo", "")))
     return ExitStatus.OK if result.status == "succeeded" else ExitStatus.ERROR

@@ -6,11 +6,12 @@ import argparse
 import json
 from typing import Any
 
-from .cli import Environment, ExitStatus
-from .core.i18n import _
+from ..core.i18n import _
+from .context import Environment, ExitStatus
 
 
 def register(sub: Any) -> None:
+    """Add `clean` to the `tfwizard` parser's subcommands."""
     p = sub.add_parser(
         "clean", help=_("remove tfwizard's leftover containers and volumes (only those "
                       "labelled io.tfwizard)"))
@@ -24,8 +25,9 @@ def register(sub: Any) -> None:
 
 
 def cmd_clean(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    from .core import dockerutil
-    from .core.leftovers import find_leftovers, remove_leftovers
+    """Remove (or with --dry-run list) tfwizard's leftovers on the engine."""
+    from ..core import dockerutil
+    from ..core.leftovers import find_leftovers, remove_leftovers
 
     client = dockerutil.connect(env.env)
     try:

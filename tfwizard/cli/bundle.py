@@ -6,11 +6,12 @@ import argparse
 import json
 from typing import Any
 
-from .cli import Environment, ExitStatus, _path
-from .core.i18n import _
+from ..core.i18n import _
+from .context import Environment, ExitStatus, resolve_path
 
 
 def register(sub: Any) -> None:
+    """Add `bundle` to the `tfwizard` parser's subcommands."""
     p = sub.add_parser(
         "bundle", help=_("pack a build's recipe, plan, host, log tail, errors and diagnosis "
                        "into one archive to share (secrets masked)"))
@@ -27,15 +28,17 @@ def register(sub: Any) -> None:
 
 
 def cmd_bundle(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    from .core.bundle import find_record, make_bundle
+    """Write the bundle of a build record (the latest by default)."""
+    from ..core.bundle import make_bundle
+    from ..core.record import find_record
 
     record = find_record(args.build, env=env.env, cwd=env.cwd)
     host = None
     if args.host:
-        from .core.host import HostProfile
+        from ..core.host import HostProfile
 
-        host = HostProfile.load(_path(env, args.host))
-    out = _path(env, args.out) if args.out else env.cwd
+        host = HostProfile.load(resolve_path(env, args.host))
+    out = resolve_path(env, args.out) if args.out else env.cwd
     bundle = make_bundle(record, out, host=host, env=env.env)
     if args.json:
         env.out(json.dumps({"bundle": str(bundle.path), "build_id": bundle.build_id,
