@@ -1,7 +1,7 @@
 """Every user-visible string is translatable and translated (issue 10).
 
 The strings are the literal first arguments of `tr(...)`, `self.tr(...)` and `_(...)` in
-the package, found with `ast`; each needs an entry in tfwizard/resources/i18n/zh_CN.json with the
+the package, found with `ast`; each needs an entry in resources/i18n/zh_CN.json with the
 same `{placeholders}`. Then the GUI and the CLI are run in Chinese.
 """
 
@@ -17,7 +17,7 @@ import pytest
 from tfwizard.core import i18n
 
 ROOT = Path(__file__).resolve().parent.parent
-CATALOG = ROOT / "tfwizard" / "resources" / "i18n" / "zh_CN.json"
+CATALOG = ROOT / "resources" / "i18n" / "zh_CN.json"
 
 
 def marked_strings() -> dict[str, list[str]]:

@@ -1,4 +1,4 @@
-"""Render tfwizard/resources/icons/tfwizard-{48,128,256}.png from tfwizard/resources/icons/tfwizard.svg.
+"""Render resources/icons/tfwizard-{48,128,256}.png from resources/icons/tfwizard.svg.
 
 The SVG is the one source of the icon (drawn for tfwizard); run this after editing it:
     QT_QPA_PLATFORM=offscreen python installer/linux/make_icons.py
@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-ICONS = Path(__file__).resolve().parents[2] / "tfwizard" / "resources" / "icons"
+ICONS = Path(__file__).resolve().parents[2] / "resources" / "icons"
 SIZES = (48, 128, 256)
 
 

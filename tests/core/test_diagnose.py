@@ -1,4 +1,4 @@
-"""Failure signatures (tfwizard/resources/knowledge/failures.toml) against real and typical lines."""
+"""Failure signatures (resources/knowledge/failures.toml) against real and typical lines."""
 
 from __future__ import annotations
 

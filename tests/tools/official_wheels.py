@@ -1,10 +1,10 @@
 """Read what each official TensorFlow wheel on PyPI needs, without downloading the wheels.
 
 A maintenance tool: it is not shipped with tfwizard and nothing in the package imports it.
-It regenerates `tfwizard/resources/knowledge/wheels.toml`; re-run it when a release is added to
+It regenerates `resources/knowledge/wheels.toml`; re-run it when a release is added to
 `releases.toml`, review the diff, and commit the data:
 
-    python -m tests.tools.official_wheels -o tfwizard/resources/knowledge/wheels.toml
+    python -m tests.tools.official_wheels -o resources/knowledge/wheels.toml
     python -m tests.tools.official_wheels --release 2.21.0 --arch aarch64   # a look only
 
 For every release in releases.toml (master has no wheels and is left out), for x86_64
@@ -56,7 +56,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[2]
-KNOWLEDGE = ROOT / "tfwizard" / "resources" / "knowledge"
+KNOWLEDGE = ROOT / "resources" / "knowledge"
 INDEX = "https://pypi.org/simple/"
 #: the package names under which official (or officially pointed-to) Linux wheels appear
 PACKAGES = ("tensorflow", "tensorflow-cpu", "tensorflow-cpu-aws", "tensorflow-aarch64")

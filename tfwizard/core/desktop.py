@@ -4,7 +4,7 @@
 (`icons/hicolor/<size>/apps/tfwizard.png`, `scalable/apps/tfwizard.svg`) into the XDG
 data folder, with an `Exec=` that names the `tfwizard-gui` of this installation by its
 absolute path (a pipx or venv install is not on the desktop session's PATH).
-The icons come from tfwizard/resources/icons/, the same files the wizard uses for its window.
+The icons come from resources/icons/, the same files the wizard uses for its window.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Diagnosis: known failure signatures (tfwizard/resources/knowledge/failures.toml) found in a log.
+"""Diagnosis: known failure signatures (resources/knowledge/failures.toml) found in a log.
 
 The catalogue is data; this module only loads it and matches it (with logscan: per-line
 semantics, streaming for files). `diagnose(lines)` gives one Diagnosis per signature found,

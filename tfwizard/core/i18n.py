@@ -1,6 +1,6 @@
 """Translations without Qt: `_("English text")` looks the text up in a JSON catalog.
 
-A language's catalog is `tfwizard/resources/i18n/<lang>.json` plus the area files beside it,
+A language's catalog is `resources/i18n/<lang>.json` plus the area files beside it,
 `<lang>-<area>.json` (rules, knowledge, reports, ...), each one object `{english:
 translation}`; the loader merges them. The GUI installs the same catalog into Qt
 (`tfwizard.gui.i18n`), so one set of files serves both front ends.

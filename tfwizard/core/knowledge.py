@@ -1,4 +1,4 @@
-"""The compatibility knowledge base: tfwizard/resources/knowledge/*.toml as frozen dataclasses.
+"""The compatibility knowledge base: resources/knowledge/*.toml as frozen dataclasses.
 
 Every entry names its sources (keys of sources.toml); facts that no primary source
 confirmed carry an `unverified` note. `tests/core/test_knowledge.py` lints the data.

@@ -1,4 +1,4 @@
-"""Find tfwizard's data folder, tfwizard/resources/ (in a wheel and in a checkout alike)."""
+"""Find the data in resources/, installed (inside the wheel) or in a source checkout."""
 
 from __future__ import annotations
 
@@ -11,8 +11,15 @@ from .errors import KnowledgeError
 @cache
 def find_resources_dir() -> Path | None:
     """The folder holding tfwizard's data files, or None when it is missing."""
-    candidate = Path(__file__).resolve().parent.parent / "resources"  # .../tfwizard/resources
-    return candidate if (candidate / "knowledge").is_dir() else None
+    here = Path(__file__).resolve().parent.parent  # .../tfwizard
+    candidates = [
+        here / "resources",  # installed wheel: tfwizard/resources
+        here.parent / "resources",  # source checkout or editable install
+    ]
+    for candidate in candidates:
+        if (candidate / "knowledge").is_dir():
+            return candidate
+    return None
 
 
 def resources_dir() -> Path:

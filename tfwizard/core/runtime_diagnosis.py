@@ -1,6 +1,6 @@
 """Why TensorFlow does not use the GPU: known runtime messages and facts, joined with the host.
 
-The words (cause, next step, sources) live in tfwizard/resources/knowledge/runtime.toml; this module
+The words (cause, next step, sources) live in resources/knowledge/runtime.toml; this module
 matches `[[message]]` regexes against the probe's captured log lines (or any program's
 output: `diagnose_log`, streaming through logscan) and runs the `[[check]]` entries, whose
 logic is below under the same id. A check may carry regexes too (a log line that says what

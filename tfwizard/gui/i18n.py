@@ -1,7 +1,7 @@
 """Qt's translation machinery over the core's JSON catalogs.
 
 `CatalogTranslator` is a QTranslator whose `translate` answers from
-`tfwizard/resources/i18n/<lang>.json`, so `self.tr(...)` and `QCoreApplication.translate(...)` work
+`resources/i18n/<lang>.json`, so `self.tr(...)` and `QCoreApplication.translate(...)` work
 the documented Qt way with the same catalog the CLI uses. `tr` is the helper for code that
 is not a QObject method. Qt's own strings (standard dialog buttons) come from the
 `qtbase_<lang>.qm` that PySide6 ships.

@@ -1,4 +1,4 @@
-"""The application icon, from tfwizard/resources/icons/ (the files the desktop entry installs)."""
+"""The application icon, from resources/icons/ (the files the desktop entry installs)."""
 
 from __future__ import annotations
 
