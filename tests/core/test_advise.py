@@ -19,7 +19,7 @@ from packaging.specifiers import SpecifierSet
 from tests.core.advise_hosts import HOSTS, MACHINES, detect, stable
 from tfwizard.core import i18n
 from tfwizard.core.advise import Advice, Intent, advise, estimate_build
-from tfwizard.core.host import HostProfile
+from tfwizard.core.host import HostProfile, PythonInterpreter
 from tfwizard.core.recipe import Recipe
 
 #: the official 2.18.0 x86_64 GPU wheel's build_info (PyPI, read by tests/tools/official_wheels.py)
@@ -444,3 +444,25 @@ def test_an_unknown_release_or_backend_is_a_usage_error(kb):
         advise(kb, host=host("centos7-glibc217"), backend="metal", intent=Intent.GPU)
     series = advise(kb, host=host("centos7-glibc217"), release="2.20", intent=Intent.CPU)
     assert series.release == "2.20.0"
+
+
+def test_a_gpu_intent_without_a_gpu(kb):
+    server = host("no-gpu-server")
+    here = advise(kb, host=server, release="2.20.0", intent=Intent.GPU)
+    assert (here.verdict, here.codes("warning")) == ("unknown", ["NO_GPU_ON_HOST"])
+    assert {r.kind for r in here.finding("NO_GPU_ON_HOST").fixes} == {"profile", "cpu-wheel"}
+    there = advise(kb, host=host("rtx4090-driver550-py311"), target=server, release="2.20.0",
+                   intent=Intent.GPU)
+    assert (there.verdict, there.codes("error")) == ("unsupported", ["NO_NVIDIA_GPU"])
+    assert there.finding("NO_NVIDIA_GPU").fixes[0].requirement == "tensorflow-cpu==2.20.0"
+
+
+def test_another_interpreter_on_the_machine_is_offered(kb):
+    debian = host("debian13-py313")
+    debian.pythons.append(PythonInterpreter(path="/opt/py312/bin/python3.12", version="3.12.9"))
+    advice = advise(kb, host=debian, release="2.18.0", intent=Intent.CPU)
+    (python,) = fixes(advice, "PYTHON_NOT_PUBLISHED")["python"]
+    assert python.label == "Use Python 3.12, which this machine has (/opt/py312/bin/python3.12)"
+    chosen = advise(kb, host=debian, release="2.18.0", python="3.12", intent=Intent.CPU)
+    assert chosen.verdict == "official"
+    assert chosen.install[0] == "/opt/py312/bin/python3.12"

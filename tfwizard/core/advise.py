@@ -60,7 +60,8 @@ BACKENDS = ("cpu", "cuda", "rocm")
 #: remedies that make an official wheel serve without a build
 RESOLVING_KINDS = frozenset({"release", "python", "driver", "container", "reboot"})
 #: findings that mean the facts to decide are missing
-UNKNOWN_CODES = frozenset({"NO_TARGET_PROFILE", "OS_NOT_LINUX", "ROCM_NOT_ASSESSED"})
+UNKNOWN_CODES = frozenset({"NO_TARGET_PROFILE", "NO_GPU_ON_HOST", "OS_NOT_LINUX",
+                           "ROCM_NOT_ASSESSED"})
 #: findings another release can remove (they get a "use release X" remedy when one serves)
 RELEASE_DEPENDENT = frozenset({
     "NO_OFFICIAL_WHEEL", "PYTHON_NOT_PUBLISHED", "GLIBC_TOO_OLD", "DRIVER_TOO_OLD",
@@ -783,14 +784,21 @@ def _gpu_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel, requirement: st
     gpus = [g for g in nv.gpus if g.error is None and g.compute_capability]
     if not gpus:
         cpu_req = f"tensorflow-cpu=={wheel.release}"
+        cpu_wheel = Remedy("cpu-wheel", _("Install the CPU wheel instead: {requirement}").format(
+            requirement=cpu_req), requirement=cpu_req)
+        if not ctx.on_target:  # the GPU machine may be another one: that is not known
+            return [Reason(
+                "NO_GPU_ON_HOST", "warning",
+                _("No NVIDIA GPU is usable on this machine ({detail}). If TensorFlow will run "
+                  "on another machine, give its profile as the target; here the GPU wheel would "
+                  "run on the CPU only.").format(detail=nv.message or nv.status),
+                facts={"status": nv.status}, sources=("nvml-api",),
+                fixes=(_profile_remedy(), cpu_wheel))]
         return [Reason(
             "NO_NVIDIA_GPU", "error",
-            _("No NVIDIA GPU is usable on {where} ({detail}): the GPU wheel would run on the CPU "
-              "only.").format(where=ctx.where, detail=nv.message or nv.status),
-            facts={"status": nv.status}, sources=("nvml-api",),
-            fixes=(Remedy("cpu-wheel", _("Install the CPU wheel instead: {requirement}").format(
-                requirement=cpu_req), requirement=cpu_req),) + (
-                () if ctx.on_target else (_profile_remedy(),)))]
+            _("No NVIDIA GPU is usable on the target machine ({detail}): the GPU wheel would "
+              "run on the CPU only.").format(detail=nv.message or nv.status),
+            facts={"status": nv.status}, sources=("nvml-api",), fixes=(cpu_wheel,))]
     out: list[Reason] = []
     for gpu in nv.gpus:
         if gpu.error is not None:
