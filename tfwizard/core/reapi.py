@@ -1015,6 +1015,8 @@ class ProbeResult:
     #: pending: accepted, not finished within wait_s (a worker may be pulling the image)
     verdict: str
     properties: tuple[tuple[str, str], ...]
+    #: the probe action's digest, "HASH/SIZE" (how services' UIs and logs name it)
+    action: str
     operation: str
     stage: str
     exit_code: int | None
@@ -1023,7 +1025,7 @@ class ProbeResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "properties": [f"{n}={v}" for n, v in self.properties],
-                "operation": self.operation, "stage": self.stage, "exit_code": self.exit_code,
+                "action": self.action, "operation": self.operation, "stage": self.stage, "exit_code": self.exit_code,
                 "cancelled": self.cancelled, "seconds": round(self.seconds, 3)}
 
 
@@ -1083,11 +1085,13 @@ def probe_execution(target: ReapiTarget, properties: Iterable[str] | Mapping[str
         if operation is None:
             raise error_for("protocol", target, detail="Execute ended without an Operation",
                             seconds=seconds)
+        action_name = f"{action_digest.hash}/{action_digest.size_bytes}"
         if operation.done:
-            return _finished(operation, props, target, endpoint, seconds)
+            return _finished(operation, props, action_name, target, endpoint, seconds)
         cancelled = _cancel(channel, operation.name, target, metadata)
-        return ProbeResult("pending" if wait else "accepted", props, operation.name,
-                           operation.stage, None, cancelled, time.monotonic() - t0)
+        return ProbeResult("pending" if wait else "accepted", props, action_name,
+                           operation.name, operation.stage, None, cancelled,
+                           time.monotonic() - t0)
     except WireError as e:
         raise error_for("protocol", target, detail=str(e),
                         seconds=time.monotonic() - t0) from None
@@ -1095,8 +1099,8 @@ def probe_execution(target: ReapiTarget, properties: Iterable[str] | Mapping[str
         channel.close()
 
 
-def _finished(operation: Operation, props: tuple[tuple[str, str], ...], target: ReapiTarget,
-              endpoint: Endpoint, seconds: float) -> ProbeResult:
+def _finished(operation: Operation, props: tuple[tuple[str, str], ...], action: str,
+              target: ReapiTarget, endpoint: Endpoint, seconds: float) -> ProbeResult:
     status = operation.error if operation.error and operation.error.code else operation.status
     if status is not None and status.code:
         kind = classify(status.code_name, status.message, tls=endpoint.tls)
@@ -1108,8 +1112,8 @@ def _finished(operation: Operation, props: tuple[tuple[str, str], ...], target: 
         raise error_for("execution", target, code="OK", detail=_(
             "the test action exited with {code}").format(code=operation.exit_code),
             seconds=seconds)
-    return ProbeResult("ran", props, operation.name, operation.stage, operation.exit_code,
-                       False, seconds)
+    return ProbeResult("ran", props, action, operation.name, operation.stage,
+                       operation.exit_code, False, seconds)
 
 
 def _cancel(channel: Any, name: str, target: ReapiTarget,
