@@ -353,3 +353,49 @@ def test_capabilities_is_frozen_and_serialisable():
     json.dumps(caps.to_dict())
     with pytest.raises(AttributeError):
         caps.exec_enabled = False  # type: ignore[misc]
+
+
+# --------------------------------------------------------------------------- Bazel's words
+
+#: lines Bazel 4.2.3 printed against the test service, verbatim (test_reapi_service.py
+#: asserts them on real builds; test_reapi_client.py feeds whole logs to the function)
+BAZEL_LINES = [
+    ("ERROR: Failed to query remote execution capabilities: INVALID_ARGUMENT: Invalid "
+     "instance name: [no-such-instance]", "instance", "INVALID_ARGUMENT"),
+    ("ERROR: Failed to query remote execution capabilities: Connection refused: "
+     "/127.0.0.1:40123", "unreachable", "UNAVAILABLE"),
+    ("ERROR: /src/tensorflow/core/BUILD:16:11: Compiling tensorflow/core/platform/random.cc "
+     "failed: (Exit 34): FAILED_PRECONDITION: Unregistered platform property "
+     "[gpu={'nvidia'}]. Known properties are: [{'OSFamily', 'ISA', 'container-image'}]",
+     "platform", "FAILED_PRECONDITION"),
+    ("Failed Precondition: the action names no container-image platform property; this "
+     "worker runs each action only in the image the action names (Bazel: "
+     "--remote_default_exec_properties=container-image=docker://IMAGE)", "platform",
+     "FAILED_PRECONDITION"),
+    ("UNAVAILABLE: io exception", "unavailable", "UNAVAILABLE"),
+]
+
+
+@pytest.mark.parametrize(("line", "kind", "code"), BAZEL_LINES)
+def test_bazel_lines_get_the_preflight_words(line, kind, code):
+    error = reapi.diagnose_bazel_output("INFO: Invocation ID: x\n" + line + "\n", ReapiTarget(
+        "grpc://127.0.0.1:40123", "no-such-instance"))
+    assert error is not None and (error.kind, error.code) == (kind, code)
+    assert error.hint
+
+
+def test_a_log_without_remote_errors_has_no_diagnosis():
+    log = "INFO: 29 processes: 6 internal, 23 remote.\nINFO: Build completed successfully"
+    assert reapi.diagnose_bazel_output(log, ReapiTarget("grpc://x:1")) is None
+
+
+def test_recipe_headers_resolve_from_the_environment():
+    env = {"BUILDBUDDY_API_KEY": "k-123"}
+    assert reapi.headers_from_recipe(["x-buildbuddy-api-key=${BUILDBUDDY_API_KEY}",
+                                      "x-plain = v"], env) == (
+        ("x-buildbuddy-api-key", "k-123"), ("x-plain", "v"))
+    with pytest.raises(ReapiError):
+        reapi.headers_from_recipe(["no-value"], env)
+    from tfwizard.core.errors import UsageError
+    with pytest.raises(UsageError):
+        reapi.headers_from_recipe(["x-key=${UNSET_VARIABLE_FOR_TEST}"], env)

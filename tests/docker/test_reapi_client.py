@@ -321,3 +321,39 @@ def test_wire_goldens_are_what_the_reference_protobuf_library_writes(reapi_servi
                           text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == json.loads(GOLDEN.read_text())
+
+
+# --------------------------------------------------------------------------- Bazel's words
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("case", "kind"), [
+    ("wrong-instance", "instance"), ("unregistered-property", "platform"),
+    ("no-container-image", "platform")])
+def test_real_bazel_failures_get_the_preflight_words(reapi, tmp_path, case, kind):
+    """Bazel 4.2.3 against the service, failing three ways; its log gets a diagnosis in
+    the words (and with the fix) the preflight gives for the same mistake."""
+    world.ensure_images()
+    ws = world.copy_workspace(tmp_path / "ws")
+    conf = world.run_configure(ws)
+    assert conf.exit_code == 0, conf.output
+    instance = "no-such-instance" if case == "wrong-instance" else reapi.instance_name
+    properties = {"wrong-instance": [reapi_image(reapi)],
+                  "unregistered-property": [reapi_image(reapi), "gpu=nvidia"],
+                  "no-container-image": []}[case]
+    res = world.bazel_build(ws, f"--remote_executor={reapi.endpoint}",
+                            f"--remote_instance_name={instance}", "--remote_retries=0",
+                            *(f"--remote_default_exec_properties={p}" for p in properties),
+                            target="//tensorflow/core:platform", network="host", timeout=600)
+    assert res.exit_code != 0
+    error = client.diagnose_bazel_output(res.output, target(reapi, instance))
+    assert error is not None, res.output[-3000:]
+    print(f"\n{case}: {error.code}: {error.detail}")
+    assert error.kind == kind, (error.kind, error.detail)
+    # the preflight says the same for the same settings
+    if case == "wrong-instance":
+        assert reapi_get_error(target(reapi, instance)).kind == kind
+    else:
+        with pytest.raises(ReapiError) as probe:
+            client.probe_execution(target(reapi), properties, wait=True)
+        assert probe.value.kind == kind

@@ -56,6 +56,7 @@ from typing import Any
 
 from .errors import TfWizardError
 from .i18n import _
+from .secrets import resolve
 
 #: default seconds for each call: a service answers capabilities in milliseconds, and a
 #: preflight should say "no answer" while the person still waits for it
@@ -700,6 +701,22 @@ class ReapiTarget:
         return tuple(value for _name, value in self.headers if value)
 
 
+def headers_from_recipe(items: Iterable[str], env: Mapping[str, str]
+                        ) -> tuple[tuple[str, str], ...]:
+    """remote.headers ("name=value", the value usually "${VAR}") as (name, resolved value)
+    pairs for ReapiTarget; an unset variable is the UsageError secrets.resolve raises."""
+    pairs = []
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise ReapiError("header", _("The header \"{name}\" has no value: write "
+                                         "name=value.").format(name=name.strip()),
+                             _("Write each header as name=${{VARIABLE}}, e.g. "
+                               "x-buildbuddy-api-key=${{BUILDBUDDY_API_KEY}}.").format())
+        pairs.append((name.strip(), resolve(value.strip(), env)))
+    return tuple(pairs)
+
+
 # =========================================================================== errors
 
 
@@ -1129,3 +1146,39 @@ def _cancel(channel: Any, name: str, target: ReapiTarget,
     except grpc.RpcError:
         return False
     return True
+
+
+# =========================================================================== Bazel's words
+
+_CODE_NAMES = "|".join(RPC_CODES[1:])
+#: "Failed to query remote execution capabilities: [CODE: ]detail" (Bazel's capabilities
+#: check, which comes first), then a status anywhere in a line ("...StatusRuntimeException:
+#: FAILED_PRECONDITION: ..."), then a status Bazel spelled out ("Failed Precondition: ...")
+_BAZEL_CAPABILITIES = re.compile(
+    rf"Failed to query remote execution capabilities: (?:(?P<code>{_CODE_NAMES}): )?"
+    r"(?P<detail>.+)")
+_BAZEL_STATUS = re.compile(rf"\b(?P<code>{_CODE_NAMES}): (?P<detail>.+)")
+_BAZEL_TITLE = re.compile(r"\b(?P<code>Failed Precondition|Invalid Argument|Deadline Exceeded|"
+                          r"Permission Denied|Resource Exhausted|Unauthenticated|Unavailable)"
+                          r": (?P<detail>.+)")
+
+
+def diagnose_bazel_output(output: str, target: ReapiTarget) -> ReapiError | None:
+    """The remote execution error in a Bazel log, in the preflight's words (None: none).
+
+    Bazel reports the service's status codes in its own lines ("Failed to query remote
+    execution capabilities: INVALID_ARGUMENT: Invalid instance name: [x]", "...
+    FAILED_PRECONDITION: Unregistered platform property ...", "UNAVAILABLE: io
+    exception"); the first one found is mapped as a failed call would be."""
+    tls = parse_endpoint(target.endpoint).tls if target.endpoint.strip() else False
+    for pattern in (_BAZEL_CAPABILITIES, _BAZEL_STATUS, _BAZEL_TITLE):
+        for line in output.splitlines():
+            match = pattern.search(line)
+            if match is None:
+                continue
+            code = (match.group("code") or "UNAVAILABLE").upper().replace(" ", "_")
+            detail = match.group("detail").strip()
+            kind = classify(code, detail, tls=tls,
+                            client_certificate=bool(target.tls.client_cert))
+            return error_for(kind, target, code=code, detail=detail)
+    return None
