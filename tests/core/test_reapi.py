@@ -399,3 +399,26 @@ def test_recipe_headers_resolve_from_the_environment():
     from tfwizard.core.errors import UsageError
     with pytest.raises(UsageError):
         reapi.headers_from_recipe(["x-key=${UNSET_VARIABLE_FOR_TEST}"], env)
+
+
+DIGEST = "sha256:" + "ab" * 32
+
+
+@pytest.mark.parametrize(("image", "digests", "property_"), [
+    ("tensorflow/build:2.18-python3.11", [f"tensorflow/build@{DIGEST}"],
+     f"container-image=docker://tensorflow/build@{DIGEST}"),
+    ("us-docker.pkg.dev/ml-oss-artifacts-published/ml-public-container/ml-build:latest",
+     [f"us-docker.pkg.dev/ml-oss-artifacts-published/ml-public-container/ml-build@{DIGEST}"],
+     "container-image=docker://us-docker.pkg.dev/ml-oss-artifacts-published/"
+     f"ml-public-container/ml-build@{DIGEST}"),
+    ("registry.lan:5000/tf-build:2.18", [f"registry.lan:5000/tf-build@{DIGEST}"],
+     f"container-image=docker://registry.lan:5000/tf-build@{DIGEST}"),
+    # a digest of another repository (the image was also pushed elsewhere) is not used
+    ("tensorflow/build:2.18-python3.11", [f"mirror.lan/tensorflow/build@{DIGEST}"],
+     "container-image=docker://tensorflow/build:2.18-python3.11"),
+    # a locally built or imported image has no repo digest: its tag stays
+    ("tfwizard-test/bazel:bookworm", [], "container-image=docker://tfwizard-test/bazel:bookworm"),
+    (f"tensorflow/build@{DIGEST}", [], f"container-image=docker://tensorflow/build@{DIGEST}"),
+])
+def test_the_build_image_is_pinned_by_its_repo_digest(image, digests, property_):
+    assert reapi.container_image_property(image, digests) == property_

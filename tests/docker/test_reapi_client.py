@@ -288,9 +288,19 @@ def test_probe_accepts_the_recipe_image_and_cancels(reapi, timings):
 
 def test_probe_with_wait_runs_a_no_op_in_the_image(reapi, timings):
     world.ensure_images()
+    import docker
+
+    docker_client = docker.from_env(timeout=60)
+    try:
+        digests = docker_client.images.get(world.IMAGE).attrs.get("RepoDigests") or []
+    finally:
+        docker_client.close()
+    # an imported image has no repo digest: the property names it by its tag
+    image_property = client.container_image_property(world.IMAGE, digests)
+    assert image_property == reapi_image(reapi)
     mark = reapi.mark()
     result, seconds = timed(timings, "probe wait=True (runs /bin/sh -c 'exit 0')",
-                            lambda: reapi_probe(reapi, [reapi_image(reapi)], wait=True))
+                            lambda: reapi_probe(reapi, [image_property], wait=True))
     assert not isinstance(result, ReapiError), result
     assert result.verdict == "ran" and result.exit_code == 0 and result.stage == "COMPLETED"
     ran = [a for a in reapi.actions(mark) if a["action"] == result.action]

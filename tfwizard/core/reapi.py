@@ -1012,6 +1012,23 @@ def parse_properties(items: Iterable[str] | Mapping[str, str]) -> tuple[tuple[st
     return tuple(sorted(out))
 
 
+def container_image_property(image: str, repo_digests: Sequence[str] = ()) -> str:
+    """`container-image=docker://IMAGE` for the build image, pinned by its repo digest
+    when Docker knows one for the image's repository (`docker image inspect`'s
+    RepoDigests, e.g. "tensorflow/build@sha256:..."); a local image keeps its tag."""
+    name = image.split("@", 1)[0]
+    last = name.rsplit("/", 1)[-1]
+    repository = name[: len(name) - len(last)] + last.split(":", 1)[0]
+    if "@" in image:
+        return f"container-image=docker://{image}"
+    for digest in repo_digests:
+        repo, sep, value = digest.partition("@")
+        if sep and value.startswith("sha256:") and repo in (
+                repository, f"docker.io/{repository}", f"docker.io/library/{repository}"):
+            return f"container-image=docker://{repository}@{value}"
+    return f"container-image=docker://{image}"
+
+
 def unlisted_properties(properties: Iterable[tuple[str, str]],
                         capabilities: Capabilities) -> tuple[str, ...] | None:
     """Property names the service's capabilities do not list; None when it lists none.
