@@ -12,6 +12,7 @@ answers (a service that hangs, or a firewall that swallows the handshake).
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import threading
@@ -20,7 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import grpc
+# gRPC's C core logs every failed handshake to stderr; the tests provoke them on purpose
+# (tfwizard/core/reapi.py does the same before its own first import of grpc)
+os.environ.setdefault("GRPC_VERBOSITY", "NONE")
+import grpc  # noqa: E402
 
 #: the header the front checks when it has an API key
 API_KEY_HEADER = "x-test-api-key"
