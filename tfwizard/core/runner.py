@@ -489,7 +489,11 @@ class BuildRunner:
         plan = self.plan
         plan.image_id, plan.image_digest = preflight.image_identity(image, plan.image)
         assert self.record is not None
-        self.record.write_plan(plan.to_json())
+        # the plan now names the image it runs: its containers (none made yet) carry the
+        # digest of this text, which is what `attach` will read back
+        self._plan_json = plan.to_json()
+        self._labels[PLAN_DIGEST_LABEL] = plan_digest(self._plan_json)
+        self.record.write_plan(self._plan_json)
         try:
             missing = preflight.missing_in_image(self.client, plan)
         except TfWizardError as exc:  # no /bin/sh to look with: the steps themselves will tell
