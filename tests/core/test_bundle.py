@@ -27,9 +27,8 @@ from tfwizard.core.bundle import (
 from tfwizard.core.errors import UsageError
 from tfwizard.core.host import HostProfile
 from tfwizard.core.plan import make_plan
-from tfwizard.core.record import find_record
 from tfwizard.core.recipe import parse_recipe
-from tfwizard.core.record import BuildRecord
+from tfwizard.core.record import BuildRecord, find_record
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 HOST = DATA / "hosts" / "no-gpu-server.json"

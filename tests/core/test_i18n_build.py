@@ -28,7 +28,6 @@ from tests.i18n_scan import strip_marked, unmarked
 from tfwizard.cli.words import progress_text  # the CLI's line
 from tfwizard.core import dockerutil, i18n
 from tfwizard.core.bundle import make_bundle, read_bundle
-from tfwizard.core.record import find_record
 from tfwizard.core.desktop import desktop_entry, quote_exec_arg, uninstall_desktop_entry
 from tfwizard.core.errors import InstallFailed, TfWizardError, UsageError
 from tfwizard.core.host import HostProfile
@@ -57,6 +56,7 @@ from tfwizard.core.plan import (
 from tfwizard.core.preflight import preflight
 from tfwizard.core.progress import ProgressParser
 from tfwizard.core.recipe import load_recipe
+from tfwizard.core.record import find_record
 from tfwizard.core.runner import BuildRunner
 from tfwizard.core.vocab import PHASES, build_outcome, eta_text, phase_name
 
