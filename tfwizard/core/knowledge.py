@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -215,8 +216,8 @@ class KnowledgeBase:
     rocm: tuple[RocmRelease, ...]
     rocm_default_targets: tuple[str, ...]
     platforms: dict[str, Any]
-    #: every file's raw data, for the lint test
-    raw: dict[str, Any] = field(repr=False, default_factory=dict)
+    #: every file's raw data, for the lint test (wheels.toml read on first use: RawFiles)
+    raw: Mapping[str, Any] = field(repr=False, compare=False, default_factory=dict)
 
     # -- releases ----------------------------------------------------------------
     def release(self, version: str) -> Release | None:
@@ -338,9 +339,35 @@ def _read(path: Path) -> dict[str, Any]:
             file=path.name, error=exc)) from None
 
 
+#: knowledge files read only when first asked for (wheels.toml: ~16 ms to parse, and only
+#: the official-wheel questions of advise.py need it)
+LAZY_FILES = ("wheels",)
+
+
+class RawFiles(Mapping[str, Any]):
+    """The knowledge files' raw data by name (the file's stem); a LAZY_FILES file is read
+    when first looked up, so loading the knowledge base does not pay for it."""
+
+    def __init__(self, folder: Path) -> None:
+        paths = sorted(folder.glob("*.toml"))
+        self._lazy = {p.stem: p for p in paths if p.stem in LAZY_FILES}
+        self._data = {p.stem: _read(p) for p in paths if p.stem not in LAZY_FILES}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._data and name in self._lazy:
+            self._data.setdefault(name, _read(self._lazy[name]))
+        return self._data[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted({*self._data, *self._lazy}))
+
+    def __len__(self) -> int:
+        return len({*self._data, *self._lazy})
+
+
 def load_knowledge_from(folder: Path) -> KnowledgeBase:
     """Load the knowledge base from a folder of TOML files."""
-    raw = {p.stem: _read(p) for p in sorted(folder.glob("*.toml"))}
+    raw = RawFiles(folder)
     for required in ("sources", "releases", "cuda", "gpus", "rocm", "platforms"):
         if required not in raw:
             raise KnowledgeError(_("knowledge base: {file} is missing in {folder}").format(
@@ -352,7 +379,7 @@ def load_knowledge_from(folder: Path) -> KnowledgeBase:
             error=repr(exc))) from None
 
 
-def _assemble(raw: dict[str, Any]) -> KnowledgeBase:
+def _assemble(raw: Mapping[str, Any]) -> KnowledgeBase:
     sources = {
         key: Source(key, s["title"], s["ref"], s.get("note", ""))
         for key, s in raw["sources"]["sources"].items()
