@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Source:
+    """A source a fact cites (sources.toml): title and where it was read."""
+
     key: str
     title: str
     ref: str
@@ -41,6 +43,8 @@ class Source:
 
 @dataclass(frozen=True)
 class Release:
+    """One TensorFlow release (releases.toml): what it builds with and what its wheel is."""
+
     version: str  # "2.18.0" or "master"
     series: str  # "2.18"
     git_tag: str
@@ -79,19 +83,23 @@ class Release:
 
     @property
     def is_master(self) -> bool:
+        """Whether this is the master entry."""
         return self.version == "master"
 
     @property
     def series_version(self) -> Version:
+        """The series ("2.18") as a Version."""
         return Version(self.series)
 
     def numpy_for(self, python: str) -> SpecifierSet:
+        """The NumPy range the release's wheel needs on `python`."""
         for py, spec in self.numpy_by_python:
             if py == python:
                 return spec
         return self.numpy
 
     def image_for(self, python: str) -> str:
+        """The release's build image for `python`."""
         return self.image.replace("{python}", python)
 
     @property
@@ -118,6 +126,8 @@ def recipe_python(recipe: Recipe, release: Release) -> str:
 
 @dataclass(frozen=True)
 class DriverFloor:
+    """The oldest NVIDIA driver a CUDA major needs."""
+
     cuda_major: int
     linux: str
     windows: str | None
@@ -126,6 +136,8 @@ class DriverFloor:
 
 @dataclass(frozen=True)
 class ArchInfo:
+    """One GPU architecture (sm): the CUDA versions and clang that can build it."""
+
     sm: int
     min_cuda: str
     max_cuda: str | None
@@ -136,6 +148,8 @@ class ArchInfo:
 
 @dataclass(frozen=True)
 class ClangInfo:
+    """One clang major: the newest CUDA it compiles."""
+
     major: int
     newest_cuda: str
     offsetof_warning: bool
@@ -146,6 +160,8 @@ class ClangInfo:
 
 @dataclass(frozen=True)
 class RedistList:
+    """A hermetic CUDA/cuDNN redistributable list (cuda.toml [redist.*])."""
+
     name: str
     cuda: tuple[str, ...]
     cudnn: tuple[str, ...]
@@ -160,6 +176,8 @@ class RedistList:
 
 @dataclass(frozen=True)
 class CudnnCompat:
+    """Which CUDA majors a range of cuDNN versions has builds for."""
+
     versions: SpecifierSet
     cuda_majors: tuple[int, ...]
     min_cc: str
@@ -169,6 +187,8 @@ class CudnnCompat:
 
 @dataclass(frozen=True)
 class GpuCC:
+    """A GPU name pattern and its compute capability (gpus.toml)."""
+
     cc: str
     arch: str
     tegra: bool
@@ -178,6 +198,8 @@ class GpuCC:
 
 @dataclass(frozen=True)
 class GfxTarget:
+    """An AMD gfx target and the GPUs that have it."""
+
     target: str
     version: int
     gpus: str
@@ -186,6 +208,8 @@ class GfxTarget:
 
 @dataclass(frozen=True)
 class RocmRelease:
+    """A ROCm release range, its gfx targets and the TensorFlow it serves."""
+
     versions: SpecifierSet
     targets: tuple[str, ...]
     tensorflow: tuple[str, ...]
@@ -194,6 +218,8 @@ class RocmRelease:
 
 @dataclass(frozen=True)
 class Suffixes:
+    """The CUDA and clang that the "a" and "f" target suffixes need."""
+
     a_min_cuda: str
     f_min_cuda: str
     a_min_clang: int
@@ -202,6 +228,8 @@ class Suffixes:
 
 @dataclass(frozen=True)
 class KnowledgeBase:
+    """The whole knowledge base, with the look-ups rules, plan and advise share."""
+
     sources: dict[str, Source]
     releases: tuple[Release, ...]
     driver_floors: tuple[DriverFloor, ...]
@@ -241,25 +269,31 @@ class KnowledgeBase:
         return self.release(recipe.tensorflow.version or "master")
 
     def release_versions(self) -> list[str]:
+        """Every release's version, oldest first, master last."""
         return [r.version for r in self.releases]
 
     def latest_release(self) -> Release:
+        """The newest release that is not master."""
         return [r for r in self.releases if not r.is_master][-1]
 
     # -- CUDA ----------------------------------------------------------------------
     def driver_floor(self, cuda_major: int) -> DriverFloor | None:
+        """The driver floor of a CUDA major, or None."""
         for floor in self.driver_floors:
             if floor.cuda_major == cuda_major:
                 return floor
         return None
 
     def arch(self, sm: int) -> ArchInfo | None:
+        """The architecture entry of sm (86), or None."""
         return self.archs.get(sm)
 
     def clang(self, major: int) -> ClangInfo | None:
+        """The entry of a clang major, or None."""
         return self.clangs.get(major)
 
     def cudnn_compat(self, version: str) -> CudnnCompat | None:
+        """The cuDNN entry covering `version`, or None."""
         try:
             v = Version(version)
         except InvalidVersion:
@@ -278,24 +312,29 @@ class KnowledgeBase:
         return None
 
     def gpu_arch_name(self, cc: str) -> str | None:
+        """The architecture name of a capability ("Ada"), or None."""
         for entry in self.gpu_ccs:
             if entry.cc == cc:
                 return entry.arch
         return None
 
     def is_tegra(self, cc: str) -> bool:
+        """Whether a capability is a Tegra (Jetson) one."""
         return any(e.cc == cc and e.tegra for e in self.gpu_ccs)
 
     def known_ccs(self) -> list[str]:
+        """Every compute capability gpus.toml names, in order."""
         return sorted({e.cc for e in self.gpu_ccs}, key=lambda c: Version(c))
 
     def gfx_for_version(self, version: int) -> GfxTarget | None:
+        """The gfx target of a kfd gfx version number, or None."""
         for g in self.gfx:
             if g.version == version:
                 return g
         return None
 
     def rocm_release(self, version: str) -> RocmRelease | None:
+        """The ROCm entry covering `version`, or None."""
         try:
             v = Version(version)
         except InvalidVersion:
@@ -548,7 +587,7 @@ def display_texts(kb: KnowledgeBase | None = None) -> set[str]:
     for path, keys in _DISPLAY_KEYS:
         table: Any = kb.raw
         for part in path:
-            table = table.get(part, {}) if isinstance(table, dict) else {}
+            table = table.get(part, {}) if isinstance(table, Mapping) else {}
         for entry in table if isinstance(table, list) else []:
             texts.update(str(entry[k]) for k in keys if entry.get(k))
     for section, key in _DISPLAY_PLATFORM:
@@ -605,6 +644,7 @@ class OfficialWheel:
 
     @property
     def ptx_ccs(self) -> tuple[str, ...]:
+        """The capabilities the wheel carries PTX for."""
         return tuple(_cc(t) for t in self.ptx)
 
 
