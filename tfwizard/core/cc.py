@@ -26,13 +26,17 @@ class Target:
 
     @property
     def sm(self) -> int:
+        """The capability as one number: 8.6 -> 86."""
         return self.major * 10 + self.minor
 
     @property
     def cc(self) -> str:
+        """The capability as "8.6"."""
         return f"{self.major}.{self.minor}"
 
     def covers_cubin(self, gpu: tuple[int, int]) -> bool:
+        """Whether this target's cubin runs on a GPU of capability `gpu` (same major, lower or
+        equal minor)."""
         if not self.cubin:
             return False
         major, minor = gpu
@@ -41,6 +45,7 @@ class Target:
         return major == self.major and minor >= self.minor
 
     def covers_ptx(self, gpu: tuple[int, int]) -> bool:
+        """Whether this target's PTX can be compiled for a GPU of capability `gpu` at load time."""
         if not self.ptx:
             return False
         if self.suffix == "a":
@@ -93,14 +98,17 @@ class Coverage:
 
     @property
     def runs(self) -> bool:
+        """Whether the wheel runs on the GPU at all (a cubin or PTX)."""
         return self.cubin is not None or self.ptx is not None
 
     @property
     def needs_jit(self) -> bool:
+        """Whether it runs only by compiling PTX at load time (slow first start)."""
         return self.cubin is None and self.ptx is not None
 
 
 def coverage(targets: list[Target], gpu_cc: str, *, tegra_mismatch: bool = False) -> Coverage:
+    """What `targets` give a GPU of capability `gpu_cc`: its best cubin and best PTX."""
     gpu = parse_cc(gpu_cc)
     if gpu is None:
         return Coverage(gpu_cc, None, None)

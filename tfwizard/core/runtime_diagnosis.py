@@ -32,6 +32,8 @@ _DLERROR_PATTERNS = (r"Could not load dynamic library '(?P<lib>[^']+)'",
 
 @dataclass(frozen=True)
 class RuntimeRule:
+    """One runtime.toml rule: a message pattern or a check, and what it means."""
+
     id: str
     kind: str  # message | check
     title: str
@@ -69,6 +71,7 @@ class Diagnosis:
     lines: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """The diagnosis as JSON data."""
         data = asdict(self)
         data["sources"] = list(self.sources)
         return data
@@ -344,6 +347,7 @@ def _is_gpu_build(probe: Mapping[str, Any]) -> bool:
 
 
 def gpu_devices(probe: Mapping[str, Any]) -> list[str]:
+    """The names of the GPU devices a probe result lists."""
     return [d.get("name", "") for d in probe.get("devices") or [] if d.get("type") == "GPU"]
 
 

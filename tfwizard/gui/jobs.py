@@ -21,9 +21,11 @@ from .state import WizardState
 class BuildJob(Protocol):
     """What the Build page needs from a build: its events, and a way to stop it."""
 
-    def events(self) -> AsyncIterator[BuildEvent]: ...
+    def events(self) -> AsyncIterator[BuildEvent]:
+        """The build's events, its result last."""
 
-    def cancel(self) -> None: ...
+    def cancel(self) -> None:
+        """Ask the build to stop."""
 
 
 BuildFactory = Callable[[WizardState], BuildJob]
@@ -97,6 +99,7 @@ def default_verify(state: WizardState, python: str) -> Any:
 
 
 def render_verify_report(report: Any) -> str:
+    """A verification report as text for the Verify page."""
     from tfwizard.core import verify
 
     return str(verify.render_report(report))
