@@ -91,3 +91,10 @@ def test_record_location_is_one_rule(tmp_path):
     assert record.record_path("20250102-130405-a1b2c3", env=env) == \
         tmp_path / "builds" / "20250102-130405-a1b2c3"
     assert record.record_path("x", root=tmp_path / "other") == tmp_path / "other" / "builds" / "x"
+
+
+def test_detect_measures_free_disk_where_the_data_dir_is(tmp_path, monkeypatch):
+    from tfwizard.core.detect.resources import default_disk_path
+
+    monkeypatch.setenv(record.DATA_DIR_ENV, str(tmp_path / "data"))
+    assert default_disk_path() == record.data_dir() == tmp_path / "data"
