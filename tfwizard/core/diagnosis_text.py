@@ -27,28 +27,36 @@ class Explained(Protocol):
     """What a diagnosis of either kind has (read-only)."""
 
     @property
-    def id(self) -> str: ...
+    def id(self) -> str:
+        """The diagnosis id (a failures.toml or runtime.toml key)."""
 
     @property
-    def title(self) -> str: ...
+    def title(self) -> str:
+        """One line naming the problem."""
 
     @property
-    def severity(self) -> str: ...
+    def severity(self) -> str:
+        """Its severity word (vocab.Severity)."""
 
     @property
-    def cause(self) -> str: ...
+    def cause(self) -> str:
+        """Why it happened."""
 
     @property
-    def next_step(self) -> str: ...
+    def next_step(self) -> str:
+        """What to do next."""
 
     @property
-    def fix_problem(self) -> str: ...
+    def fix_problem(self) -> str:
+        """Why the recipe fix could not be resolved (empty when it could)."""
 
     @property
-    def lines(self) -> Sequence[int]: ...
+    def lines(self) -> Sequence[int]:
+        """The log line numbers it was found on."""
 
     @property
-    def recipe_fix(self) -> Mapping[str, Any]: ...
+    def recipe_fix(self) -> Mapping[str, Any]:
+        """The recipe changes that fix it (empty when none)."""
 
 
 def evidence(diagnosis: Any) -> tuple[str, ...]:

@@ -41,6 +41,7 @@ class ResolvedFix:
 
     @property
     def ok(self) -> bool:
+        """Whether the fix resolved to recipe changes."""
         return bool(self.changes) and not self.problem
 
 
@@ -65,6 +66,7 @@ def plan_jobs(plan: Any) -> int | None:
 
 
 def is_symbolic(value: Any) -> bool:
+    """Whether a fix value is symbolic ("halve", "+FLAG") rather than a value."""
     return isinstance(value, str) and (value == HALVE or value.startswith(APPEND))
 
 

@@ -72,10 +72,12 @@ class InstallTarget:
     base_python: Path | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The target as JSON data (paths as text)."""
         return {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(self).items()}
 
 
 def venv_python(venv: Path) -> Path:
+    """The interpreter of a virtualenv (bin/python, Scripts/python.exe on Windows)."""
     return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
@@ -169,6 +171,8 @@ def create_venv(target: InstallTarget, env: Mapping[str, str] | None = None) -> 
 
 @dataclass(frozen=True)
 class InterpreterTags:
+    """What an interpreter accepts: version, implementation, platform and wheel tags."""
+
     python: str
     version: str
     implementation: str
@@ -177,6 +181,7 @@ class InterpreterTags:
     tags: tuple[str, ...]  # best first
 
     def describe(self) -> str:
+        """One line naming the interpreter, for messages."""
         return _("{implementation} {version} on {platform} {machine}").format(
             implementation=self.implementation, version=self.version, platform=self.platform,
             machine=self.machine)
@@ -277,14 +282,19 @@ def freeze_diff(before: Sequence[str], after: Sequence[str]) -> list[str]:
 
 @dataclass(frozen=True)
 class InstallEvent:
+    """Base of the events an installation yields."""
+
     type: ClassVar[str] = "event"
 
     def to_dict(self) -> dict[str, Any]:
+        """The event as JSON data with its type."""
         return {"type": self.type, **asdict(self)}
 
 
 @dataclass(frozen=True)
 class InstallStarted(InstallEvent):
+    """The installation started: into which interpreter, which wheel."""
+
     type: ClassVar[str] = "started"
     python: str
     wheel: str
@@ -294,6 +304,8 @@ class InstallStarted(InstallEvent):
 
 @dataclass(frozen=True)
 class VenvCreated(InstallEvent):
+    """A virtualenv was made for the wheel."""
+
     type: ClassVar[str] = "venv"
     path: str
     python: str
@@ -310,6 +322,8 @@ class PipLine(InstallEvent):
 
 @dataclass(frozen=True)
 class InstallProgress(InstallEvent):
+    """pip's progress: phase and package counts."""
+
     type: ClassVar[str] = "progress"
     phase: str  # resolve | download | install | done
     collected: int = 0
@@ -320,6 +334,7 @@ class InstallProgress(InstallEvent):
     message: str = ""
 
     def summary(self) -> str:
+        """The counts as one line."""
         parts = [_("{count} collected").format(count=self.collected),
                  _("{count} downloaded").format(count=self.downloaded)]
         if self.cached:
@@ -333,6 +348,8 @@ class InstallProgress(InstallEvent):
 
 @dataclass(frozen=True)
 class InstallResult:
+    """How an installation ended."""
+
     #: installed | failed | cancelled
     status: str
     python: str
@@ -352,14 +369,18 @@ class InstallResult:
 
     @property
     def ok(self) -> bool:
+        """Whether the wheel was installed."""
         return self.status == "installed"
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as JSON data."""
         return asdict(self)
 
 
 @dataclass(frozen=True)
 class InstallFinished(InstallEvent):
+    """The last event: the result."""
+
     type: ClassVar[str] = "finished"
     result: InstallResult
 
@@ -414,6 +435,7 @@ class PipProgress:
         return None
 
     def snapshot(self) -> InstallProgress:
+        """The progress so far as an event."""
         return InstallProgress(self.phase, to_install=self.to_install, message=self.message,
                                **self.counts)
 

@@ -34,21 +34,26 @@ class JobResult(Protocol):
     """What every job's result says."""
 
     @property
-    def status(self) -> str: ...
+    def status(self) -> str:
+        """How the job ended (a vocab word)."""
 
     @property
-    def ok(self) -> bool: ...
+    def ok(self) -> bool:
+        """Whether it succeeded."""
 
 
 class Job(Protocol):
     """A long job: its events, a way to stop it, and how it ended."""
 
     @property
-    def result(self) -> Any: ...
+    def result(self) -> Any:
+        """The result once events() has ended."""
 
-    def events(self) -> AsyncIterator[Any]: ...
+    def events(self) -> AsyncIterator[Any]:
+        """The job's events, its result last."""
 
-    def cancel(self) -> None: ...
+    def cancel(self) -> None:
+        """Ask the job to stop; events() then ends with a cancelled result."""
 
 
 def run_blocking(job: Job, on_event: Callable[[Any], None] | None = None) -> Any:

@@ -234,6 +234,7 @@ class ScanResult:
     lines: int = 0  # lines read
 
     def first_line(self, key: str) -> int | None:
+        """The first line a signature was found on, or None."""
         found = self.hits.get(key)
         return found[0].line if found else None
 

@@ -32,6 +32,8 @@ _DLERROR_PATTERNS = (r"Could not load dynamic library '(?P<lib>[^']+)'",
 
 @dataclass(frozen=True)
 class RuntimeRule:
+    """One runtime.toml rule: a message pattern or a check, and what it means."""
+
     id: str
     kind: str  # message | check
     title: str
@@ -69,6 +71,7 @@ class Diagnosis:
     lines: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """The diagnosis as JSON data."""
         data = asdict(self)
         data["sources"] = list(self.sources)
         return data
@@ -113,11 +116,6 @@ class _Values(dict[str, Any]):
 
     def __missing__(self, key: str) -> str:
         return "{" + key + "}"
-
-
-def _sm(cc: str) -> str:
-    parsed = ccmod.parse_cc(cc)
-    return f"sm_{parsed[0]}{parsed[1]}" if parsed else f"sm_{cc.replace('.', '')}"
 
 
 class _Ctx:
@@ -186,7 +184,7 @@ class _Ctx:
     def cc_fix(self, cc: str, fix: dict[str, Any] | None = None) -> dict[str, Any]:
         """The recipe change adding `cc` (to `fix`'s list when given): the whole new list
         when the recipe's is known, else failures.toml's symbolic "+sm_XY"."""
-        token = _sm(cc)
+        token = ccmod.cc_token(cc)
         key = "cuda.compute_capabilities"
         if self.recipe_ccs is None:  # "append it": resolved against a recipe later
             if fix and fix.get(key) != "+" + token:
@@ -305,7 +303,7 @@ def _driver_side_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
 def _cc_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
               ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
     cc = str(values.get("cc", ""))
-    return None, {"sm": _sm(cc)}, ctx.cc_fix(cc)
+    return None, {"sm": ccmod.cc_token(cc)}, ctx.cc_fix(cc)
 
 
 def _no_kernel_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
@@ -349,6 +347,7 @@ def _is_gpu_build(probe: Mapping[str, Any]) -> bool:
 
 
 def gpu_devices(probe: Mapping[str, Any]) -> list[str]:
+    """The names of the GPU devices a probe result lists."""
     return [d.get("name", "") for d in probe.get("devices") or [] if d.get("type") == "GPU"]
 
 
@@ -458,7 +457,7 @@ def _check_cc(ctx: _Ctx) -> None:
             if any(cc in e for d in ctx.found for e in d.evidence):
                 continue
         cov = ccmod.coverage(targets, cc, tegra_mismatch=ctx.kb.is_tegra(cc))
-        values = {"gpu": label, "cc": cc, "sm": _sm(cc), "built": built,
+        values = {"gpu": label, "cc": cc, "sm": ccmod.cc_token(cc), "built": built,
                   "ptx": cov.ptx.token if cov.ptx else ""}
         evidence = [f"build_info cuda_compute_capabilities = {tokens}", f"{label}: CC {cc}"]
         if not cov.runs:

@@ -57,9 +57,11 @@ class ProbeRun:
 
     @property
     def stage(self) -> str:
+        """The last stage the probe reached."""
         return str(self.data.get("stage", "start"))
 
     def to_dict(self) -> dict[str, Any]:
+        """The run as JSON data."""
         return asdict(self)
 
 
@@ -166,6 +168,8 @@ def _read_log(folder: Path) -> list[str]:
 
 @dataclass
 class Check:
+    """One verification check: name, whether it passed, and what it saw."""
+
     name: str
     ok: bool
     detail: str = ""
@@ -173,6 +177,8 @@ class Check:
 
 @dataclass
 class VerifyReport:
+    """What verifying a TensorFlow installation found."""
+
     python: str
     expect: str  # cpu | cuda | rocm (given, from the recipe, or what the wheel says it is)
     expect_source: str  # option | recipe | wheel
@@ -183,9 +189,11 @@ class VerifyReport:
 
     @property
     def ok(self) -> bool:
+        """Whether every check passed (and there was one)."""
         return bool(self.checks) and all(c.ok for c in self.checks)
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as JSON data."""
         probe = self.probe.data
         return {
             "ok": self.ok,
@@ -201,6 +209,7 @@ class VerifyReport:
         }
 
     def to_json(self) -> str:
+        """The report as JSON text."""
         return json.dumps(self.to_dict(), indent=2, default=str)
 
 

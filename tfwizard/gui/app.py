@@ -10,6 +10,7 @@ from typing import Any
 
 
 def has_display(env: dict[str, str] | None = None) -> bool:
+    """Whether Qt can open a window here (a display, or an offscreen platform)."""
     env = dict(os.environ) if env is None else env
     if env.get("QT_QPA_PLATFORM", "") in ("offscreen", "minimal", "vnc"):
         return True

@@ -21,9 +21,11 @@ from .state import WizardState
 class BuildJob(Protocol):
     """What the Build page needs from a build: its events, and a way to stop it."""
 
-    def events(self) -> AsyncIterator[BuildEvent]: ...
+    def events(self) -> AsyncIterator[BuildEvent]:
+        """The build's events, its result last."""
 
-    def cancel(self) -> None: ...
+    def cancel(self) -> None:
+        """Ask the build to stop."""
 
 
 BuildFactory = Callable[[WizardState], BuildJob]
@@ -54,7 +56,7 @@ def default_build_job(state: WizardState) -> BuildJob:
     build_id = new_build_id()
     # relative to the recipe's folder, as `tfwizard build` has it (Recipe.resolve_path);
     # empty = the build record folder (recipe.py), which the runner names by id
-    out_dir = recipe.resolve_path("output.dir") or record.data_dir() / "builds" / build_id
+    out_dir = recipe.resolve_path("output.dir") or record.record_path(build_id)
     job: BuildJob = runner.BuildRunner(plan, out_dir=out_dir, recipe_text=recipe.to_toml(),
                                        build_id=build_id)
     return job
@@ -97,6 +99,7 @@ def default_verify(state: WizardState, python: str) -> Any:
 
 
 def render_verify_report(report: Any) -> str:
+    """A verification report as text for the Verify page."""
     from tfwizard.core import verify
 
     return str(verify.render_report(report))

@@ -70,6 +70,7 @@ class MainWindow(QMainWindow):
 
     @property
     def state(self) -> Any:
+        """The wizard's state."""
         return self.wizard.state
 
     def _menus(self) -> None:
@@ -151,6 +152,7 @@ class MainWindow(QMainWindow):
 
     # -- recipes ------------------------------------------------------------------------
     def open_recipe_dialog(self) -> None:
+        """Ask for a recipe file and open it."""
         path, _ = QFileDialog.getOpenFileName(self, tr("Open recipe"), "",
                                               tr("Recipes (*.toml)"))
         if path:
@@ -180,18 +182,21 @@ class MainWindow(QMainWindow):
         return True
 
     def save_recipe(self) -> bool:
+        """Save the recipe to its file (asking for one when it has none); whether it was saved."""
         path = self.state.recipe.path
         if path is None:
             return self.save_recipe_as()
         return self.save_to(path)
 
     def save_recipe_as(self) -> bool:
+        """Ask for a file and save the recipe there; whether it was saved."""
         default = str(self.state.recipe.path or f"{self.state.recipe.name}.toml")
         path, _ = QFileDialog.getSaveFileName(self, tr("Save recipe"), default,
                                               tr("Recipes (*.toml)"))
         return self.save_to(path) if path else False
 
     def save_to(self, path: str | Path) -> bool:
+        """Save the recipe to `path`, saying why not in a box; whether it was saved."""
         try:
             saved = save_recipe(self.state.recipe, path)
         except TfWizardError as exc:

@@ -80,6 +80,7 @@ class BuildWizard(QWizard):
         self.resize(980, 760)
 
     def page_for(self, page_id: PageId) -> RecipePage:
+        """The page with this id."""
         return self.pages_by_id[page_id]
 
     def host_detected(self, host: HostProfile) -> None:
@@ -90,10 +91,12 @@ class BuildWizard(QWizard):
             self.state.set_recipe(default_recipe(host, self.state.kb))
 
     def set_recipe(self, recipe: Recipe) -> None:
+        """Show another recipe (it is no longer the default one)."""
         self.recipe_is_default = False
         self.state.set_recipe(recipe)
 
     def mark_user_changed(self) -> None:
+        """Note that the person changed the recipe."""
         self.recipe_is_default = False
 
     def go_to(self, page_id: PageId) -> PageId:
@@ -116,6 +119,7 @@ class BuildWizard(QWizard):
         return PageId(self.currentId())
 
     def done(self, result: int) -> None:
+        """Finish or Escape: close the window when embedded, else the dialog's own done."""
         # embedded in the main window: Finish/Escape close the window (which asks first
         # when a build runs) instead of hiding the wizard and leaving an empty frame
         window = self.window()
@@ -125,4 +129,5 @@ class BuildWizard(QWizard):
             super().done(result)
 
     def reject(self) -> None:
+        """Escape: as done(0)."""
         self.done(0)

@@ -9,7 +9,7 @@ import pytest
 from tfwizard.core.detect.amd import gfx_name, override_gfx_name, probe_amd
 from tfwizard.core.host import AmdInfo, HostProfile
 
-SYSFS = Path(__file__).resolve().parent.parent / "data" / "sysfs"
+SYSFS = Path(__file__).resolve().parents[2] / "data" / "sysfs"
 
 
 def _runner(root: Path, *, rocminfo: bool = True):

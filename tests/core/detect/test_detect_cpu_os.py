@@ -9,7 +9,7 @@ from tfwizard.core.detect.cpu import probe_cpu
 from tfwizard.core.detect.osinfo import probe_os
 from tfwizard.core.detect.resources import probe_resources
 
-CPUINFO = Path(__file__).resolve().parent.parent / "data" / "cpuinfo"
+CPUINFO = Path(__file__).resolve().parents[2] / "data" / "cpuinfo"
 
 
 def _root_with_cpuinfo(tmp_path: Path, sample: str) -> Path:

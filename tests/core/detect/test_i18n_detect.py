@@ -17,9 +17,9 @@ from pathlib import Path
 import docker.errors
 import pytest
 
+from tests.core.detect.test_detect_docker import _failing, _sdk_error
+from tests.core.detect.test_detect_host import _fake_root
 from tests.core.fake_nvml import SCENARIOS, scenario, write_fake_nvidia_smi
-from tests.core.test_detect_docker import _failing, _sdk_error
-from tests.core.test_detect_host import _fake_root
 from tests.i18n_scan import unmarked
 from tfwizard.cli import capture
 from tfwizard.core import i18n, resources, safety
@@ -33,7 +33,7 @@ from tfwizard.core.host import HostProfile
 from tfwizard.core.recipe import Recipe, load_recipe, parse_recipe
 from tfwizard.core.secrets import resolve
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DATA = ROOT / "tests" / "data"
 LAPTOP = ROOT / "recipes" / "tf218-cuda-laptop.toml"
 SMI_SCENARIOS = sorted(p.name for p in (DATA / "nvidia-smi").iterdir() if p.is_dir())

@@ -6,7 +6,7 @@ from pathlib import Path
 from tfwizard import __version__
 from tfwizard.cli import ExitStatus, capture
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_version():

@@ -17,7 +17,7 @@ from tfwizard.cli import ExitStatus, capture
 from tfwizard.core.errors import UsageError
 from tfwizard.core.recipe import HOST_PATH_KEYS, load_recipe
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HOSTS = ROOT / "tests" / "data" / "hosts"
 
 RECIPE = """schema = 1

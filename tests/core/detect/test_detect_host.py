@@ -16,7 +16,7 @@ from tfwizard.core.detect import detect_host, render_host_report, subprocess_run
 from tfwizard.core.detect.process import RC_NOT_FOUND, RC_TIMEOUT
 from tfwizard.core.host import HostProfile
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 DATA = ROOT / "tests" / "data"
 
 

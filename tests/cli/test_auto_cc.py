@@ -22,7 +22,7 @@ from tfwizard.cli import ExitStatus, capture
 from tfwizard.core.defaults import commented_recipe_toml, default_recipe
 from tfwizard.core.host import HostProfile
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HOSTS = ROOT / "tests" / "data" / "hosts"
 HOST_FILES = sorted(HOSTS.glob("*.json"))
 

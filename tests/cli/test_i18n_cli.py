@@ -46,7 +46,7 @@ from tfwizard.core.events import (
 )
 from tfwizard.core.plan import LABEL
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RECIPES = ROOT / "recipes"
 HOSTS = ROOT / "tests" / "data" / "hosts"
 LOGS = ROOT / "tests" / "data" / "logs"

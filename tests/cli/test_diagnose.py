@@ -13,7 +13,7 @@ from tests.core import real_logs
 from tfwizard.cli import Environment, ExitStatus, capture, main
 from tfwizard.core.recipe import load_recipe
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HOSTS = ROOT / "tests" / "data" / "hosts"
 RUNTIME = real_logs.CORPUS / "runtime"
 BUILD = real_logs.CORPUS / "build"

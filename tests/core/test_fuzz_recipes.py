@@ -24,7 +24,7 @@ from tfwizard.core.plan import make_plan
 from tfwizard.core.recipe import SECTIONS, Recipe, parse_recipe
 from tfwizard.core.rules import evaluate
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = [p.read_text() for p in sorted((ROOT / "recipes").glob("*.toml"))]
 HOSTS = ROOT / "tests" / "data" / "hosts"
 RANDOM = bool(os.environ.get("TFWIZARD_FUZZ_RANDOM"))
