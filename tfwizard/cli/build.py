@@ -11,7 +11,7 @@ from typing import Any
 from ..core.errors import UsageError
 from ..core.i18n import _
 from ..core.vocab import install_outcome
-from .context import Environment, ExitStatus, resolve_path
+from .context import Environment, ExitStatus, arg_path
 from .follow import follow
 from .gates import Prepared, check_out, prepare
 
@@ -60,7 +60,7 @@ def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
     if not isinstance(prepared, Prepared):
         return prepared
     recipe = prepared.recipe
-    out_dir = resolve_path(env, args.out) if args.out else recipe.resolve_path("output.dir")
+    out_dir = arg_path(env, args.out) if args.out else recipe.resolve_path("output.dir")
     check_out(out_dir)
     from ..core.runner import BuildRunner
 
@@ -80,7 +80,7 @@ def cmd_attach(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """`tfwizard build --attach [BUILD_ID]`: follow a build its front end left."""
     from ..core.runner import BuildRunner
 
-    out_dir = resolve_path(env, args.out) if args.out else None
+    out_dir = arg_path(env, args.out) if args.out else None
     check_out(out_dir)
     runner = BuildRunner.attach(args.attach or None, env=env.env, out_dir=out_dir)
     if not args.json and runner.record is not None:
@@ -97,7 +97,7 @@ def install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any, 
 
     inst = recipe.install
     # --venv is relative to where the command runs; the recipe's paths to the recipe
-    venv = resolve_path(env, args.venv) if args.venv else recipe.resolve_path("install.venv")
+    venv = arg_path(env, args.venv) if args.venv else recipe.resolve_path("install.venv")
     python = recipe.resolve_path("install.python")
     if venv is None and python is None:
         raise UsageError(_("--install needs a target: set install.venv (or install.python) in "
@@ -117,7 +117,7 @@ def install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any, 
                                                                  python=target.python))
     installed = install_wheel(wheel, target, list(inst.extras), index_url=inst.index_url,
                               trusted_host=inst.trusted_host,
-                              find_links=[str(resolve_path(env, p)) for p in args.find_links],
+                              find_links=[str(arg_path(env, p)) for p in args.find_links],
                               no_index=args.no_index, env=env.env, reporter=report)
     (record / "install.json").write_text(json.dumps(installed.to_dict(), indent=2) + "\n",
                                          encoding="utf-8")

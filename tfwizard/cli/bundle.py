@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from ..core.i18n import _
-from .context import Environment, ExitStatus, resolve_path
+from .context import Environment, ExitStatus, arg_path
 
 
 def register(sub: Any) -> None:
@@ -37,8 +37,8 @@ def cmd_bundle(args: argparse.Namespace, env: Environment) -> ExitStatus:
     if args.host:
         from ..core.host import HostProfile
 
-        host = HostProfile.load(resolve_path(env, args.host))
-    out = resolve_path(env, args.out) if args.out else env.cwd
+        host = HostProfile.load(arg_path(env, args.host))
+    out = arg_path(env, args.out) if args.out else env.cwd
     bundle = make_bundle(record, out, host=host, env=env.env)
     if args.json:
         env.out(json.dumps({"bundle": str(bundle.path), "build_id": bundle.build_id,

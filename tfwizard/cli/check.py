@@ -9,7 +9,7 @@ from typing import Any
 from ..core.host import HostProfile
 from ..core.i18n import _
 from ..core.recipe import Recipe
-from .context import Environment, ExitStatus, resolve_path
+from .context import Environment, ExitStatus, arg_path
 from .gates import image_findings, load_hosts
 from .render import finding_details, finding_line
 
@@ -61,7 +61,7 @@ def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
     from ..core.recipe import load_recipe
     from ..core.rules import errors, evaluate, sort_findings
 
-    recipe = load_recipe(resolve_path(env, args.recipe))
+    recipe = load_recipe(arg_path(env, args.recipe))
     build, target = load_hosts(args, env, recipe)
     kb = load_knowledge()
     findings = evaluate(recipe, build, target, kb)

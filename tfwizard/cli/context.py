@@ -3,7 +3,7 @@
 `Environment` is everything a command touches outside itself (streams, variables, the
 working folder), so tests pass their own; `ExitStatus` is what a command returns;
 `exit_status` maps tfwizard's errors to exit statuses (the core knows nothing of them);
-`resolve_path` is the one rule for a path given on the command line.
+`arg_path` is the one rule for a path given on the command line.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ class Environment:
         print(text, file=self.stderr)
 
 
-def resolve_path(env: Environment, value: str) -> Path:
+def arg_path(env: Environment, value: str) -> Path:
     """A path given on the command line: `~` expanded, relative to where the command runs.
 
     (A path inside a recipe is relative to the recipe's folder instead:

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from ..core.i18n import _
-from .context import Environment, ExitStatus, resolve_path
+from .context import Environment, ExitStatus, arg_path
 
 
 def register(sub: Any) -> None:
@@ -36,7 +36,7 @@ def cmd_install_desktop_entry(args: argparse.Namespace, env: Environment) -> Exi
         uninstall_desktop_entry,
     )
 
-    data = data_home(resolve_path(env, args.prefix) if args.prefix else None, env.env)
+    data = data_home(arg_path(env, args.prefix) if args.prefix else None, env.env)
     if args.uninstall:
         removed = uninstall_desktop_entry(data)
         if args.json:
@@ -49,7 +49,7 @@ def cmd_install_desktop_entry(args: argparse.Namespace, env: Environment) -> Exi
         else:
             env.out(_("Nothing to remove under {path}.").format(path=data))
         return ExitStatus.OK
-    exec_path = str(resolve_path(env, args.exec_path)) if args.exec_path else find_gui_command(env.env)
+    exec_path = str(arg_path(env, args.exec_path)) if args.exec_path else find_gui_command(env.env)
     done = install_desktop_entry(data, exec_path)
     if args.json:
         env.out(json.dumps({"entry": str(done.entry), "icons": [str(p) for p in done.icons],

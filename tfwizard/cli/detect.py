@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from ..core.i18n import _
-from .context import Environment, ExitStatus, resolve_path
+from .context import Environment, ExitStatus, arg_path
 
 
 def register(sub: Any) -> None:
@@ -23,7 +23,7 @@ def cmd_detect(args: argparse.Namespace, env: Environment) -> ExitStatus:
     from ..core.detect import detect_host
 
     profile = detect_host(env=env.env,
-                          extra_pythons=[resolve_path(env, p) for p in args.python])
+                          extra_pythons=[arg_path(env, p) for p in args.python])
     if args.json:
         env.out(profile.to_json())
     else:

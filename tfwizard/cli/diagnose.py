@@ -13,7 +13,7 @@ from typing import Any
 from ..core.diagnosis_text import diagnosis_block
 from ..core.errors import UsageError
 from ..core.i18n import _
-from .context import Environment, ExitStatus, resolve_path
+from .context import Environment, ExitStatus, arg_path
 from .render import host_text
 
 
@@ -41,7 +41,7 @@ def log_path(env: Environment, text: str) -> Path:
     """A log file or record folder named on the command line, or a build's record by id."""
     from ..core.record import find_record
 
-    path = resolve_path(env, text)
+    path = arg_path(env, text)
     if path.exists():
         return path
     try:
@@ -75,7 +75,7 @@ class FixContext:
         if record is not None:
             self.recipe, self.plan = record_context(record)
         if args.recipe:
-            self.recipe = load_recipe(resolve_path(env, args.recipe))
+            self.recipe = load_recipe(arg_path(env, args.recipe))
             self.arg = args.recipe
 
     def resolve(self, found: list[Any]) -> list[Any]:
@@ -141,7 +141,7 @@ def _diagnose_runtime(args: argparse.Namespace, env: Environment, path: Path | N
         raise UsageError(_("{path}: --runtime reads a program's output, not a build record").format(
             path=path))
     if args.target:
-        host = HostProfile.load(resolve_path(env, args.target))
+        host = HostProfile.load(arg_path(env, args.target))
     else:
         from ..core.detect import detect_host
 

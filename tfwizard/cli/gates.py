@@ -18,7 +18,7 @@ from ..core.errors import UsageError
 from ..core.host import HostProfile
 from ..core.i18n import _
 from ..core.recipe import Recipe
-from .context import Environment, ExitStatus, resolve_path
+from .context import Environment, ExitStatus, arg_path
 from .render import finding_json, finding_line
 from .words import NOTE
 
@@ -28,14 +28,14 @@ def load_hosts(args: argparse.Namespace, env: Environment,
     """The build host (--host or this machine) and the target (--target, the recipe's, or
     None)."""
     if getattr(args, "host", None):
-        build = HostProfile.load(resolve_path(env, args.host))
+        build = HostProfile.load(arg_path(env, args.host))
     else:
         from ..core.detect import detect_host
 
         build = detect_host(env=env.env)
     target: HostProfile | None = None
     if getattr(args, "target", None):
-        target = HostProfile.load(resolve_path(env, args.target))
+        target = HostProfile.load(arg_path(env, args.target))
     else:
         path = recipe.resolve_path("target.host_profile")
         target = HostProfile.load(path) if path is not None else None
@@ -131,7 +131,7 @@ def prepare(args: argparse.Namespace, env: Environment, planner: Callable[..., A
     from ..core.plan import render_commands
     from ..core.recipe import load_recipe
 
-    recipe_path = resolve_path(env, args.recipe)
+    recipe_path = arg_path(env, args.recipe)
     recipe = load_recipe(recipe_path)
     build_host, target_host = load_hosts(args, env, recipe)
     status = check_gate(recipe, build_host, target_host, args, env)
@@ -142,7 +142,7 @@ def prepare(args: argparse.Namespace, env: Environment, planner: Callable[..., A
         env.out(plan.to_json() if args.json else render_commands(plan).rstrip("\n"))
         return ExitStatus.OK
     if getattr(args, "out", None):
-        check_out(resolve_path(env, args.out))  # a usage error before looking at the image
+        check_out(arg_path(env, args.out))  # a usage error before looking at the image
     status = preflight_gate(recipe, args, env, plan)  # proxies, paths, the image
     if status is not None:
         return status

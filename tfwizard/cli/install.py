@@ -10,7 +10,7 @@ from typing import Any
 
 from ..core.i18n import _
 from ..core.vocab import install_outcome
-from .context import Environment, ExitStatus, resolve_path
+from .context import Environment, ExitStatus, arg_path
 
 
 def register(sub: Any) -> None:
@@ -46,12 +46,12 @@ def load_recipe_option(args: argparse.Namespace, env: Environment) -> Any:
         return None
     from ..core.recipe import load_recipe
 
-    return load_recipe(resolve_path(env, args.recipe))
+    return load_recipe(arg_path(env, args.recipe))
 
 
 def python_option(env: Environment, value: str) -> str | Path:
     """--python: a path (relative to where the command runs), or a command name on PATH."""
-    return resolve_path(env, value) if "/" in value else value
+    return arg_path(env, value) if "/" in value else value
 
 
 def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:
@@ -68,7 +68,7 @@ def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:
     recipe = load_recipe_option(args, env)
     inst = recipe.install if recipe is not None else None
     # options are relative to where the command runs; the recipe's paths to the recipe
-    venv = resolve_path(env, args.venv) if args.venv else (
+    venv = arg_path(env, args.venv) if args.venv else (
         recipe.resolve_path("install.venv") if recipe is not None else None)
     python: str | Path | None = (
         python_option(env, args.python) if args.python
@@ -93,10 +93,10 @@ def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:
                 env.out(f"{summary}: {event.message[:120]}")
 
     result = install_wheel(
-        resolve_path(env, args.wheel), target, extras,
+        arg_path(env, args.wheel), target, extras,
         index_url=args.index_url or (inst.index_url if inst else ""),
         trusted_host=args.trusted_host or (inst.trusted_host if inst else ""),
-        find_links=[str(resolve_path(env, p)) for p in args.find_links],
+        find_links=[str(arg_path(env, p)) for p in args.find_links],
         no_index=args.no_index, env=env.env, reporter=report, timeout=args.timeout,
     )
     if args.json:

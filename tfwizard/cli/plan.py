@@ -7,7 +7,7 @@ import argparse
 from typing import Any
 
 from ..core.i18n import _
-from .context import Environment, ExitStatus, resolve_path
+from .context import Environment, ExitStatus, arg_path
 from .gates import load_hosts
 
 
@@ -28,7 +28,7 @@ def cmd_plan(args: argparse.Namespace, env: Environment) -> ExitStatus:
     from ..core.plan import make_plan, render_bazelrc, render_commands, render_env, render_json
     from ..core.recipe import load_recipe
 
-    recipe = load_recipe(resolve_path(env, args.recipe))
+    recipe = load_recipe(arg_path(env, args.recipe))
     build, target = load_hosts(args, env, recipe)
     plan = make_plan(recipe, build_host=build, target_host=target)
     render = {"env": render_env, "bazelrc": render_bazelrc, "command": render_commands,

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..core.errors import RecipeError, UsageError
 from ..core.i18n import _
-from .context import Environment, ExitStatus, resolve_path
+from .context import Environment, ExitStatus, arg_path
 
 
 def register(sub: Any) -> None:
@@ -42,7 +42,7 @@ def cmd_recipe_new(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Write a commented default recipe (for this machine with --from-host)."""
     from ..core.defaults import commented_recipe_toml, default_recipe
 
-    out = resolve_path(env, args.out)
+    out = arg_path(env, args.out)
     if out.exists() and not args.force:
         raise UsageError(_("{path}: already exists").format(path=out),
                          _("Pass --force to overwrite it."))
@@ -81,7 +81,7 @@ def cmd_recipe_validate(args: argparse.Namespace, env: Environment) -> ExitStatu
     results = []
     for name in args.files:
         try:
-            recipe = load_recipe(resolve_path(env, name))
+            recipe = load_recipe(arg_path(env, name))
             results.append({"file": name, "valid": True, "problems": [], "name": recipe.name})
             if not args.json:
                 env.out(_("{file}: valid ({name})").format(file=name, name=recipe.name))
@@ -101,7 +101,7 @@ def cmd_recipe_set(args: argparse.Namespace, env: Environment) -> ExitStatus:
     from ..core.recipe import load_recipe, save_recipe
     from ..core.recipe_edit import apply_assignments, parse_assignment
 
-    path = resolve_path(env, args.recipe)
+    path = arg_path(env, args.recipe)
     assignments = [parse_assignment(text) for text in args.assignments]
     recipe = load_recipe(path)
     new, changed = apply_assignments(recipe, assignments)

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..core.errors import UsageError
 from ..core.i18n import _
-from .context import Environment, ExitStatus, resolve_path
+from .context import Environment, ExitStatus, arg_path
 from .install import load_recipe_option, python_option
 
 
@@ -41,7 +41,7 @@ def interpreter(args: argparse.Namespace, env: Environment, recipe: Any) -> str:
     if args.python:
         return str(python_option(env, args.python))
     if args.venv:
-        return str(venv_python(resolve_path(env, args.venv)))
+        return str(venv_python(arg_path(env, args.venv)))
     if recipe is not None and (recipe.install.python or recipe.install.venv):
         python = recipe.resolve_path("install.python")
         if python is not None:
@@ -69,7 +69,7 @@ def cmd_verify(args: argparse.Namespace, env: Environment) -> ExitStatus:
         recipe = load_recipe(record / "recipe.toml")
     python = interpreter(args, env, recipe)
     if args.host:
-        host = HostProfile.load(resolve_path(env, args.host))
+        host = HostProfile.load(arg_path(env, args.host))
     else:
         from ..core.detect import detect_host
 
@@ -80,7 +80,7 @@ def cmd_verify(args: argparse.Namespace, env: Environment) -> ExitStatus:
     text = report.to_json()
     saved: list[Path] = []
     for target in ([record / "verify.json"] if record else []) + (
-            [resolve_path(env, args.save)] if args.save else []):
+            [arg_path(env, args.save)] if args.save else []):
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text + "\n", encoding="utf-8")
         saved.append(target)

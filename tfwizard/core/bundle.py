@@ -34,7 +34,7 @@ from .events import TFWIZARD
 from .host import HostProfile
 from .i18n import DEFAULT, N_, _, language, translate
 from .record import BuildRecord, untag
-from .secrets import env_reference, redact
+from .secrets import env_reference, redact, references
 
 #: log lines kept at the end of the log
 TAIL_LINES = 2000
@@ -44,7 +44,6 @@ MAX_ERROR_BLOCKS = 20
 MAX_BLOCK_LINES = 200
 BUNDLE_FORMAT = 1
 
-_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 #: a line that ends the output of a failed action: Bazel's own messages and progress
 _BLOCK_END = re.compile(
     r"^(ERROR:|INFO:|WARNING:|FAILED:|DEBUG:|Target //|Use --verbose_failures|Loading:|"
@@ -130,7 +129,7 @@ def bundle_secrets(recipe_text: str, env: Mapping[str, str]) -> list[str]:
     the bundle must not carry them even if a log line did.
     """
     found: list[str] = []
-    for name in _REF.findall(recipe_text):
+    for name in references([recipe_text]):
         value = env.get(name, "")
         if value and value not in found:
             found.append(value)

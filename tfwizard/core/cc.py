@@ -65,8 +65,22 @@ def parse_target(token: str) -> Target | None:
 
 
 def parse_cc(cc: str) -> tuple[int, int] | None:
+    """(major, minor) of a plain "8.6"; None for anything else."""
     m = re.fullmatch(r"(\d{1,2})\.(\d)", cc.strip())
     return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def token(major: int, minor: int, ptx: bool = False) -> str:
+    """TF's token for a compute capability: "sm_86" (a cubin), or "compute_86" (PTX)."""
+    return f"{'compute' if ptx else 'sm'}_{major}{minor}"
+
+
+def cc_token(cc: str, ptx: bool = False) -> str:
+    """token() of a "8.6" compute capability (a text that is not one loses its dots)."""
+    parsed = parse_cc(cc)
+    if parsed is None:
+        return f"{'compute' if ptx else 'sm'}_{cc.replace('.', '')}"
+    return token(*parsed, ptx=ptx)
 
 
 @dataclass(frozen=True)
@@ -102,18 +116,17 @@ def coverage(targets: list[Target], gpu_cc: str, *, tegra_mismatch: bool = False
 def auto_targets(gpu_ccs: list[str]) -> list[str]:
     """"auto": a cubin for every GPU of the target host, PTX for the newest."""
     parsed = sorted({p for p in (parse_cc(c) for c in gpu_ccs) if p})
-    tokens = [f"sm_{major}{minor}" for major, minor in parsed]
+    tokens = [token(major, minor) for major, minor in parsed]
     if parsed:
-        major, minor = parsed[-1]
-        tokens.append(f"compute_{major}{minor}")
+        tokens.append(token(*parsed[-1], ptx=True))
     return tokens
 
 
 def expand(tokens: list[str], target_gpu_ccs: list[str]) -> list[str]:
     """Replace "auto" by the target host's GPUs; keep order, drop duplicates."""
     out: list[str] = []
-    for token in tokens:
-        for item in auto_targets(target_gpu_ccs) if token == "auto" else [token]:
+    for text in tokens:
+        for item in auto_targets(target_gpu_ccs) if text == "auto" else [text]:
             if item not in out:
                 out.append(item)
     return out

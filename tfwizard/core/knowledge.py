@@ -11,7 +11,7 @@ import sys
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from packaging.requirements import Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -25,6 +25,9 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
+
+if TYPE_CHECKING:
+    from .recipe import Recipe
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,17 @@ class Release:
     def tested_cuda_version(self) -> str:
         """The CUDA a build of this release is tested with, as a hermetic or local version."""
         return self.hermetic_cuda_default or self.tested_cuda
+
+
+def default_python(release: Release) -> str:
+    """The Python a release builds for when the recipe names none (python.version empty):
+    3.11, in every release's range from 2.12 on and with build images, else the newest."""
+    return "3.11" if "3.11" in release.pythons else release.pythons[-1]
+
+
+def recipe_python(recipe: Recipe, release: Release) -> str:
+    """The Python a recipe builds for: python.version, else the release's default."""
+    return recipe.python.version or default_python(release)
 
 
 @dataclass(frozen=True)
@@ -220,6 +234,10 @@ class KnowledgeBase:
             if Version(rel.series).release == wanted.release[:2] and len(wanted.release) == 3:
                 return rel
         return None
+
+    def release_for(self, recipe: Recipe) -> Release | None:
+        """The release a recipe builds: tensorflow.version, or master when it names none."""
+        return self.release(recipe.tensorflow.version or "master")
 
     def release_versions(self) -> list[str]:
         return [r.version for r in self.releases]

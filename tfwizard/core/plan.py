@@ -21,11 +21,12 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from . import cc as ccmod
+from . import secrets
 from .configure import DEFAULT_PYTHON_BIN, clang_major_of, configure_env, simulate_configure
 from .errors import UsageError
 from .host import HostProfile
 from .i18n import _
-from .knowledge import KnowledgeBase, Release, load_knowledge
+from .knowledge import KnowledgeBase, Release, load_knowledge, recipe_python
 from .recipe import Recipe
 from .vocab import Phase
 
@@ -117,20 +118,13 @@ class BuildPlan:
 
 
 def resolve_release(recipe: Recipe, kb: KnowledgeBase) -> Release:
-    version = recipe.tensorflow.version or "master"
-    release = kb.release(version)
+    release = kb.release_for(recipe)
     if release is None:
         raise UsageError(
             _("tensorflow.version: {version!r} is not a release tfwizard knows").format(
-                version=version),
+                version=recipe.tensorflow.version or "master"),
             _("Known: {versions}").format(versions=", ".join(kb.release_versions())))
     return release
-
-
-def resolve_python(recipe: Recipe, release: Release) -> str:
-    if recipe.python.version:
-        return recipe.python.version
-    return "3.11" if "3.11" in release.pythons else release.pythons[-1]
 
 
 def auto_host(build_host: HostProfile | None,
@@ -190,22 +184,40 @@ def resolve_amd_targets(recipe: Recipe, build_host: HostProfile | None = None,
     return out
 
 
+@dataclass(frozen=True)
+class JobSizing:
+    """How many Bazel jobs a build host's RAM and CPUs allow (the one sizing rule: the
+    plan's --jobs and check's RAM_PER_JOB / RAM_LIMITS_JOBS)."""
+    ram_gib: float
+    cpus: int
+    by_ram: int  # jobs the RAM allows at gib_per_job each
+    jobs: int  # min(cpus, by_ram)
+
+
+def job_sizing(build_host: HostProfile, gib_per_job: float) -> JobSizing | None:
+    """The jobs `build_host` allows; None when its RAM is unknown."""
+    if not build_host.resources.ram_total_bytes:
+        return None
+    ram_gib = build_host.resources.ram_total_bytes / 2**30
+    cpus = build_host.resources.cpu_count or build_host.cpu.cores or 1
+    by_ram = max(1, math.floor(ram_gib / gib_per_job))
+    return JobSizing(ram_gib, cpus, by_ram, max(1, min(cpus, by_ram)))
+
+
 def resource_limits(build_host: HostProfile | None, jobs: int,
                     gib_per_job: float) -> tuple[int | None, int | None, str]:
     """(--jobs, --local_ram_resources in MB, why) from the build host's RAM and CPUs."""
     if jobs > 0:
         return jobs, None, _("jobs set in the recipe")
-    if build_host is None or not build_host.resources.ram_total_bytes:
+    sizing = job_sizing(build_host, gib_per_job) if build_host is not None else None
+    if sizing is None:
         return None, None, ""
-    ram_gib = build_host.resources.ram_total_bytes / 2**30
-    cpus = build_host.resources.cpu_count or build_host.cpu.cores or 1
-    by_ram = max(1, math.floor(ram_gib / gib_per_job))
-    chosen = max(1, min(cpus, by_ram))
-    ram_mb = int(ram_gib * 1024 * 0.8)
+    ram_mb = int(sizing.ram_gib * 1024 * 0.8)
     why = _("{ram:.0f} GiB RAM / ~{per_job} GiB per TensorFlow C++ job -> {by_ram}; "
-            "{cpus} CPUs -> --jobs={jobs}").format(ram=ram_gib, per_job=gib_per_job,
-                                                   by_ram=by_ram, cpus=cpus, jobs=chosen)
-    return chosen, ram_mb, why
+            "{cpus} CPUs -> --jobs={jobs}").format(ram=sizing.ram_gib, per_job=gib_per_job,
+                                                   by_ram=sizing.by_ram, cpus=sizing.cpus,
+                                                   jobs=sizing.jobs)
+    return sizing.jobs, ram_mb, why
 
 
 def resource_flags(release: Release, build_host: HostProfile | None, ram_mb: int | None,
@@ -244,7 +256,7 @@ def make_plan(
     """Turn a recipe into the build plan (pure: no Docker, no files written)."""
     kb = kb or load_knowledge()
     release = resolve_release(recipe, kb)
-    python = resolve_python(recipe, release)
+    python = recipe_python(recipe, release)
     kind = recipe.backend.kind
     ccs = resolve_ccs(recipe, build_host, target_host) if kind == "cuda" else []
     amd = resolve_amd_targets(recipe, build_host, target_host) if kind == "rocm" else []
@@ -547,17 +559,9 @@ def _compiler_clang_major(env: dict[str, str]) -> int | None:
 # -- rendering -----------------------------------------------------------------------
 
 
-_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-
-
 def secret_references(plan: BuildPlan) -> list[str]:
     """Names of the ${ENV_VAR} secrets the plan needs at container start."""
-    names: list[str] = []
-    for text in [*plan.flag_list, *plan.container_env.values()]:
-        for name in _REF.findall(text):
-            if name not in names:
-                names.append(name)
-    return names
+    return secrets.references([*plan.flag_list, *plan.container_env.values()])
 
 
 def resolve_secrets(plan: BuildPlan, env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
@@ -568,11 +572,8 @@ def resolve_secrets(plan: BuildPlan, env: Mapping[str, str]) -> tuple[list[str],
         raise UsageError(_("the recipe refers to unset environment variable(s): {names}").format(
                              names=", ".join(missing)),
                          _("export them before building"))
-
-    def sub(text: str) -> str:
-        return _REF.sub(lambda m: env[m.group(1)], text)
-
-    return [sub(f) for f in plan.flag_list], {k: sub(v) for k, v in plan.container_env.items()}
+    return ([secrets.substitute(f, env) for f in plan.flag_list],
+            {k: secrets.substitute(v, env) for k, v in plan.container_env.items()})
 
 
 def render_env(plan: BuildPlan) -> str:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import secrets
 import socket
 from collections.abc import Callable, Mapping
@@ -37,12 +36,12 @@ from .plan import LABEL, BuildPlan
 from .recipe import Recipe
 from .record import list_records
 from .rules import Finding
+from .secrets import env_reference
 
 #: seconds per TCP connect
 CONNECT_TIMEOUT_S = 2.0
 DEFAULT_PORTS = {"http": 80, "https": 443, "grpc": 80, "grpcs": 443, "socks5": 1080,
                  "socks5h": 1080}
-_REF = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 
 Connect = Callable[[tuple[str, int], float], Any]
 
@@ -106,16 +105,16 @@ def preflight(recipe: Recipe, env: Mapping[str, str] | None = None, *,
         value = getattr(net, key)
         if not value:
             continue
-        ref = _REF.match(value)
+        ref = env_reference(value)
         if ref:
-            if ref.group(1) not in env:
+            if ref not in env:
                 out.append(Finding("PROXY_UNSET", "error",
                                    _("network.{key} refers to ${{{name}}}, which is not set in "
                                      "this environment; export it before building.").format(
-                                       key=key, name=ref.group(1)),
+                                       key=key, name=ref),
                                    ("bazel-docs",), f"network.{key}"))
                 continue
-            value = env[ref.group(1)]
+            value = env[ref]
         why = reachable(value, timeout_s=timeout_s, connect=connect)
         if why:
             shown = endpoint(value)

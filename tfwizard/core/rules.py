@@ -13,7 +13,6 @@ machines and stay as they are.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,7 +24,7 @@ from packaging.version import InvalidVersion, Version
 from . import cc as ccmod
 from .host import HostProfile
 from .i18n import _, translate
-from .knowledge import KnowledgeBase, RedistList, Release, load_knowledge
+from .knowledge import KnowledgeBase, RedistList, Release, load_knowledge, recipe_python
 from .recipe import Recipe
 from .vocab import Severity, severity_order
 
@@ -101,7 +100,7 @@ def evaluate(
     from .plan import auto_host  # "auto" and the target: one rule for check, plan and build
 
     kb = kb or load_knowledge()
-    release = kb.release(recipe.tensorflow.version or "master")
+    release = kb.release_for(recipe)
     ctx = _Ctx(recipe, kb, release, build_host, auto_host(build_host, target_host),
                target_host is None)
     for rule in RULES:
@@ -161,7 +160,7 @@ def rule_python(ctx: _Ctx) -> None:
     rel = ctx.release
     if rel is None:
         return
-    py = ctx.recipe.python.version or ("3.11" if "3.11" in rel.pythons else rel.pythons[-1])
+    py = recipe_python(ctx.recipe, rel)
     pv = _v(py)
     if pv is None:
         return
@@ -439,7 +438,7 @@ def _add_cc_fix(ctx: _Ctx, cc: str) -> Fix | None:
     parsed = ccmod.parse_cc(cc)
     if parsed is None:
         return None
-    token = f"sm_{parsed[0]}{parsed[1]}"
+    token = ccmod.token(*parsed)
     current = list(ctx.recipe.cuda.compute_capabilities)
     if token in current:
         return None
@@ -578,7 +577,7 @@ def _coverage_findings(ctx: _Ctx) -> None:
                           "(same major, lower minor), so no extra target is needed; {exact} "
                           "would add only Ada/newer-specific tuning.")
                         .format(gpu=label, token=cov.cubin.token, cubin_cc=cov.cubin.cc, cc=cc,
-                                exact="sm_" + cc.replace(".", "")),
+                                exact=ccmod.cc_token(cc)),
                         ["cuda-pg-compat"], key)
         elif cov.ptx is not None:
             ctx.add("CC_PTX_JIT", "warning",
@@ -847,15 +846,15 @@ def rule_resources(ctx: _Ctx) -> None:
     b, r = ctx.build, ctx.recipe
     if b is None:
         return
+    from .plan import job_sizing  # the one jobs/RAM sizing rule, shared with the plan
+
     mem = ctx.kb.platforms["memory"]
-    ram = b.resources.ram_total_bytes
-    cpus = b.resources.cpu_count or b.cpu.cores or 1
-    if ram:
-        ram_gib = ram / 2**30
-        jobs = r.build.jobs or min(cpus, max(1, math.floor(ram_gib / mem["gib_per_job"])))
+    sizing = job_sizing(b, mem["gib_per_job"])
+    if sizing is not None:
+        ram_gib, cpus, safe = sizing.ram_gib, sizing.cpus, sizing.by_ram
+        jobs = r.build.jobs or sizing.jobs
         per_job = ram_gib / jobs
         if per_job < mem["gib_per_job"]:
-            safe = max(1, math.floor(ram_gib / mem["gib_per_job"]))
             ctx.add("RAM_PER_JOB", "warning",
                     _("{jobs} Bazel jobs on {ram:.0f} GiB RAM is {per_job:.1f} GiB per job; "
                       "TensorFlow's C++ needs ~{needed} GiB per job, or the compiler is killed "
@@ -901,7 +900,7 @@ def rule_image(ctx: _Ctx) -> None:
     if rel is None or r.build.image:
         return
     if rel.unverified and any(u.startswith("image:") for u in rel.unverified):
-        py = r.python.version or "3.11"
+        py = recipe_python(r, rel)
         text = _("The default image {image} is TensorFlow's SIG Build image for this release; "
                  "whether a tag exists for every Python version is not verified.") \
             if "{python}" in rel.image else \
@@ -948,7 +947,7 @@ def rule_bazel_flags(ctx: _Ctx) -> None:
 def rule_remote_and_network(ctx: _Ctx) -> None:
     r = ctx.recipe
     remote, net = r.remote, r.network
-    image = r.build.image or (ctx.release.image_for(r.python.version or "3.11")
+    image = r.build.image or (ctx.release.image_for(recipe_python(r, ctx.release))
                               if ctx.release else _("the build image"))
     if remote.executor:
         ctx.add("REMOTE_EXEC_TOOLCHAIN", "warning",
@@ -1120,7 +1119,7 @@ def portable_compute_capabilities(recipe: Recipe, kb: KnowledgeBase | None = Non
         parsed = ccmod.parse_cc(cc)
         if parsed is None or kb.is_tegra(cc) or parsed[0] in oldest:
             continue
-        token = f"sm_{parsed[0]}{parsed[1]}"
+        token = ccmod.token(*parsed)
         candidate = recipe.with_changes({"cuda.compute_capabilities": [token]})
         # with one token and no host, every error on the key is about that token (not
         # f.message.startswith(token): messages are translated)
@@ -1129,7 +1128,7 @@ def portable_compute_capabilities(recipe: Recipe, kb: KnowledgeBase | None = Non
         if not blocked:
             oldest[parsed[0]] = parsed
     chosen = sorted(oldest.values())
-    tokens = [f"sm_{major}{minor}" for major, minor in chosen]
+    tokens = [ccmod.token(major, minor) for major, minor in chosen]
     if chosen:
-        tokens.append("compute_{}{}".format(*chosen[-1]))
+        tokens.append(ccmod.token(*chosen[-1], ptx=True))
     return tokens

@@ -77,9 +77,9 @@ from .plan import (
 )
 from .progress import BepSummary, ProgressParser, cache_summary, parse_bep
 from .recipe import parse_recipe
-from .record import BuildRecord, atomic_write, data_dir, new_build_id
+from .record import BuildRecord, atomic_write, builds_dir, new_build_id, record_path
 from .safety import check_mount_source, check_output_dir
-from .secrets import redact
+from .secrets import redact, substitute
 from .vocab import BuildStatus, build_outcome
 
 T = TypeVar("T")
@@ -195,8 +195,8 @@ class BuildRunner:
         self._labels = {**self.plan.labels, f"{LABEL}.build": self.build_id,
                         PLAN_DIGEST_LABEL: plan_digest(self._plan_json),
                         OUT_LABEL: str(self.out_dir) if self.out_dir is not None else "",
-                        RECORD_LABEL: str((self.data_root if self.data_root is not None
-                                           else data_dir(self.env)) / "builds" / self.build_id)}
+                        RECORD_LABEL: str(record_path(self.build_id, root=self.data_root,
+                                                        env=self.env))}
         self._local = True
         self._secrets: list[str] = []
         self._secret_env: dict[str, str] = {}
@@ -549,7 +549,7 @@ class BuildRunner:
         builds = find_builds(client, build_id)
         if build_id is None:
             # the running builds whose record is in this data folder (others are not ours)
-            base = (data_root if data_root is not None else data_dir(env)) / "builds"
+            base = builds_dir(data_root, env)
             running = [b for b in builds if b.running and (base / b.build_id).is_dir()]
             if not running:
                 raise UsageError(_("no tfwizard build is running on this Docker engine"),
@@ -1009,9 +1009,7 @@ class BuildRunner:
 
     def _secret(self, text: str) -> str:
         """${ENV_VAR} references resolved for the container only (never logged/recorded)."""
-        for name in self._secrets:
-            text = text.replace("${" + name + "}", self._secret_env[name])
-        return text
+        return substitute(text, {name: self._secret_env[name] for name in self._secrets})
 
     def _lines(self, batch: list[tuple[int, bytes]], splitters: dict[int, LineSplitter],
                quiet: bool) -> list[BuildEvent]:
@@ -1391,7 +1389,7 @@ class FoundBuild:
                    env: Mapping[str, str] | None = None) -> Path | None:
         """The build's record folder: by id in the data folder, else where its containers'
         labels say the build put it (another TFWIZARD_DATA_DIR)."""
-        path = (data_root if data_root is not None else data_dir(env)) / "builds" / self.build_id
+        path = record_path(self.build_id, root=data_root, env=env)
         if path.is_dir():
             return path
         for c in reversed(self.containers):

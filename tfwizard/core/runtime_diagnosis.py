@@ -115,11 +115,6 @@ class _Values(dict[str, Any]):
         return "{" + key + "}"
 
 
-def _sm(cc: str) -> str:
-    parsed = ccmod.parse_cc(cc)
-    return f"sm_{parsed[0]}{parsed[1]}" if parsed else f"sm_{cc.replace('.', '')}"
-
-
 class _Ctx:
     def __init__(self, probe: Mapping[str, Any], host: HostProfile | None, expect: str | None,
                  python: str, rules: dict[str, RuntimeRule], kb: KnowledgeBase,
@@ -186,7 +181,7 @@ class _Ctx:
     def cc_fix(self, cc: str, fix: dict[str, Any] | None = None) -> dict[str, Any]:
         """The recipe change adding `cc` (to `fix`'s list when given): the whole new list
         when the recipe's is known, else failures.toml's symbolic "+sm_XY"."""
-        token = _sm(cc)
+        token = ccmod.cc_token(cc)
         key = "cuda.compute_capabilities"
         if self.recipe_ccs is None:  # "append it": resolved against a recipe later
             if fix and fix.get(key) != "+" + token:
@@ -305,7 +300,7 @@ def _driver_side_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
 def _cc_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
               ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
     cc = str(values.get("cc", ""))
-    return None, {"sm": _sm(cc)}, ctx.cc_fix(cc)
+    return None, {"sm": ccmod.cc_token(cc)}, ctx.cc_fix(cc)
 
 
 def _no_kernel_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
@@ -458,7 +453,7 @@ def _check_cc(ctx: _Ctx) -> None:
             if any(cc in e for d in ctx.found for e in d.evidence):
                 continue
         cov = ccmod.coverage(targets, cc, tegra_mismatch=ctx.kb.is_tegra(cc))
-        values = {"gpu": label, "cc": cc, "sm": _sm(cc), "built": built,
+        values = {"gpu": label, "cc": cc, "sm": ccmod.cc_token(cc), "built": built,
                   "ptx": cov.ptx.token if cov.ptx else ""}
         evidence = [f"build_info cuda_compute_capabilities = {tokens}", f"{label}: CC {cc}"]
         if not cov.runs:

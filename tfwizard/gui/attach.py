@@ -27,7 +27,7 @@ def running_builds(env: Mapping[str, str] | None = None) -> list[str]:
     except TfWizardError:
         return []
     try:
-        base = record.data_dir(env) / "builds"
+        base = record.builds_dir(env=env)
         return [b.build_id for b in runner.find_builds(client)
                 if b.running and (base / b.build_id).is_dir()]
     except TfWizardError:

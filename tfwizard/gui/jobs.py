@@ -54,7 +54,7 @@ def default_build_job(state: WizardState) -> BuildJob:
     build_id = new_build_id()
     # relative to the recipe's folder, as `tfwizard build` has it (Recipe.resolve_path);
     # empty = the build record folder (recipe.py), which the runner names by id
-    out_dir = recipe.resolve_path("output.dir") or record.data_dir() / "builds" / build_id
+    out_dir = recipe.resolve_path("output.dir") or record.record_path(build_id)
     job: BuildJob = runner.BuildRunner(plan, out_dir=out_dir, recipe_text=recipe.to_toml(),
                                        build_id=build_id)
     return job

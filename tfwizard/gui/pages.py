@@ -45,7 +45,8 @@ from qasync import asyncSlot
 from tfwizard.core import cc as ccmod
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.host import HostProfile
-from tfwizard.core.plan import make_plan, render_commands, resolve_python, resource_limits
+from tfwizard.core.knowledge import recipe_python
+from tfwizard.core.plan import make_plan, render_commands, resource_limits
 from tfwizard.core.recipe import Recipe
 from tfwizard.core.rules import Finding
 
@@ -637,7 +638,7 @@ class ToolchainPage(RecipePage):
 
     def sync(self) -> None:
         s, r = self.state, self.state.recipe
-        rel = s.kb.release(r.tensorflow.version or "master")
+        rel = s.kb.release_for(r)
         cuda = r.backend.kind == "cuda"
         self.cuda_box.setVisible(cuda)
         self.rocm_box.setVisible(r.backend.kind == "rocm")
@@ -756,9 +757,9 @@ class ComputePage(RecipePage):
     def tokens_for(self, ccs: Iterable[str], ptx: bool) -> list[str]:
         """Ticked boxes as TF tokens: a cubin each (sm_XY), PTX of the newest (compute_XY)."""
         chosen = self._sorted(ccs)
-        tokens = ["sm_" + c.replace(".", "") for c in chosen]
+        tokens = [ccmod.cc_token(c) for c in chosen]
         if chosen and ptx:
-            tokens.append("compute_" + chosen[-1].replace(".", ""))
+            tokens.append(ccmod.cc_token(chosen[-1], ptx=True))
         return tokens
 
     def _ticked(self, _item: QListWidgetItem) -> None:
@@ -780,7 +781,7 @@ class ComputePage(RecipePage):
 
     def apply_preset(self, name: str) -> None:
         s = self.state
-        rel = s.kb.release(s.recipe.tensorflow.version or "master")
+        rel = s.kb.release_for(s.recipe)
         if name == "official":
             tokens = list(rel.wheel_compute_capabilities) if rel else []
         elif name == "this-machine":
@@ -876,10 +877,10 @@ class OptionsPage(RecipePage):
             self.jobs_hint.setText(tr("auto: Bazel decides (this machine's RAM is unknown)"))
         self.disk_cache.setChecked(r.cache.disk_cache)
         self.repo_cache.setChecked(r.cache.repository_cache)
-        rel = s.kb.release(r.tensorflow.version or "master")
+        rel = s.kb.release_for(r)
         if rel is not None:
             self.image_edit.setPlaceholderText(
-                tr("empty = {image}").format(image=rel.image_for(resolve_python(r, rel))))
+                tr("empty = {image}").format(image=rel.image_for(recipe_python(r, rel))))
         self.image_edit.setText(r.build.image)
         if split_words(self.flags_edit.text()) != r.build.bazel_flags:
             self.flags_edit.setText(join_words(r.build.bazel_flags))
