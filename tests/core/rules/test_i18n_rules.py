@@ -18,14 +18,14 @@ from tfwizard.core.host import HostProfile, NvidiaGpu, NvidiaInfo, PythonInterpr
 from tfwizard.core.recipe import Recipe, load_recipe
 from tfwizard.core.rules import Finding, evaluate
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 HOSTS = ROOT / "tests" / "data" / "hosts"
 RECIPES = sorted((ROOT / "recipes").glob("*.toml"))
 LAPTOP = load_recipe(ROOT / "recipes" / "tf218-cuda-laptop.toml")
 ROCM = load_recipe(ROOT / "recipes" / "tf216-rocm-gfx90a.toml")
 CPU = load_recipe(ROOT / "recipes" / "tf221-cpu-portable.toml")
-RULE_CODES = set(re.findall(r'ctx\.add\("([A-Z0-9_]+)"',
-                            (ROOT / "tfwizard" / "core" / "rules.py").read_text(encoding="utf-8")))
+RULE_CODES = {code for path in (ROOT / "tfwizard" / "core" / "rules").glob("*.py")
+              for code in re.findall(r'ctx\.add\("([A-Z0-9_]+)"', path.read_text(encoding="utf-8"))}
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 Case = tuple[str, Recipe, HostProfile | None, HostProfile | None]
