@@ -1,7 +1,7 @@
 """The rules' findings in another language: every message and fix label is translatable.
 
 The example recipes against every host profile, plus variants that provoke the rule codes
-one by one (as tests/core/test_rules.py does), are evaluated in the pseudo language (every
+one by one (as tests/core/rules/test_rules.py does), are evaluated in the pseudo language (every
 translated text comes back as ⟦text⟧): English outside ⟦ ⟧ is text nobody marked. Then a
 few findings in Chinese.
 """
