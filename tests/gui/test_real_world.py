@@ -269,7 +269,7 @@ def test_in_chinese_a_failed_fixture_build_gives_a_bundle(qtbot, make_window, do
         assert "matmul_op.cc" in files["log-tail.txt"]
         assert json.loads(files["host.json"])["os"]["system"] == "linux"
         # and nothing on the page is left in English prose (Bazel's own text aside)
-        from tests.gui.test_i18n_pages import visible_texts
+        from tests.gui.pages.test_i18n_pages import visible_texts
 
         bazel_says = page.action_label.text()
         bad = [line for t in visible_texts(page) if t != bazel_says for line in unmarked(t)]

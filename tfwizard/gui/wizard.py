@@ -24,7 +24,7 @@ from .pages import (
     ToolchainPage,
     WelcomePage,
 )
-from .runpages import BuildPage, InstallPage, VerifyPage
+from .pages.run import BuildPage, InstallPage, VerifyPage
 from .state import WizardState
 
 

@@ -46,13 +46,13 @@ from tfwizard.core.fixes import fix_text
 from tfwizard.core.progress import CacheSummary, cache_summary_text
 from tfwizard.core.vocab import build_title, duration_text, eta_text, phase_name
 
-from . import jobs
-from .dialogs import save_file_name
-from .findings import severity_icon
-from .i18n import tr
-from .logview import LogView
-from .pages import RecipePage, mono
-from .state import WizardState
+from .. import jobs
+from ..dialogs import save_file_name
+from ..i18n import tr
+from ..state import WizardState
+from ..widgets.findings import severity_icon
+from ..widgets.logview import LogView
+from . import RecipePage, mono
 
 
 def unavailable_banner(parent: QWidget, reason: str) -> QLabel:

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .i18n import tr
+from ..i18n import tr
 
 FLUSH_INTERVAL_MS = 50
 MAX_BLOCKS = 5000

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
 
 from tfwizard.core.rules import Finding
 
-from .i18n import tr
-from .state import WizardState, key_matches
+from ..i18n import tr
+from ..state import WizardState, key_matches
 
 SEVERITY_ICON = {
     "error": QStyle.StandardPixmap.SP_MessageBoxCritical,

@@ -50,9 +50,9 @@ from tfwizard.core.plan import make_plan, render_commands, resource_limits
 from tfwizard.core.recipe import Recipe
 from tfwizard.core.rules import Finding
 
-from .findings import FindingsPanel
-from .i18n import tr
-from .state import WizardState
+from ..i18n import tr
+from ..state import WizardState
+from ..widgets.findings import FindingsPanel
 
 
 class PageId(IntEnum):
