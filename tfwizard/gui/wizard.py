@@ -15,16 +15,18 @@ from . import jobs
 from .i18n import tr
 from .pages import (
     BackendPage,
+    BuildPage,
     ComputePage,
+    InstallPage,
     OptionsPage,
     PageId,
     RecipePage,
     ReviewPage,
     SourcePage,
     ToolchainPage,
+    VerifyPage,
     WelcomePage,
 )
-from .pages.run import BuildPage, InstallPage, VerifyPage
 from .state import WizardState
 
 
