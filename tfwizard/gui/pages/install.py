@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 from qasync import asyncSlot
 
 from tfwizard.core.errors import TfWizardError
+from tfwizard.core.jobs import Job
 
 from .. import jobs
 from ..i18n import tr
@@ -37,6 +38,7 @@ class InstallPage(RecipePage):
                             "first."))
         self.factory = factory or jobs.default_install
         self.task: asyncio.Task[Any] | None = None
+        self.job: Job | None = None
         self.result: Any = None
         self.unavailable = None if factory is not None else jobs.missing_core_module("install")
         if self.unavailable:
@@ -153,7 +155,8 @@ class InstallPage(RecipePage):
         self.progress.setRange(0, 0)  # pip does not say how much is left: busy
         self.status.setText(tr("Installing…"))
         try:
-            async for event in self.factory(self.state, wheel):
+            self.job = self.factory(self.state, wheel)
+            async for event in self.job.events():
                 self.show_event(event)
         except TfWizardError as exc:
             self.status.setText(str(exc))
@@ -169,8 +172,11 @@ class InstallPage(RecipePage):
             self.completeChanged.emit()
 
     def cancel(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
+        """Stop pip (the job's cancel()); the result then says "cancelled"."""
+        if self.job is not None and self.running:
+            self.status.setText(tr("Cancelling…"))
+            self.cancel_button.setEnabled(False)
+            self.job.cancel()
 
     def show_event(self, event: Any) -> None:
         kind = getattr(event, "type", "")
