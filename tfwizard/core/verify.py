@@ -60,9 +60,11 @@ class ProbeRun:
 
     @property
     def stage(self) -> str:
+        """The last stage the probe reached ("start" before it filed any)."""
         return str(self.data.get("stage", "start"))
 
     def to_dict(self) -> dict[str, Any]:
+        """The probe run as JSON (the "probe" object of verify.json)."""
         return asdict(self)
 
 
@@ -219,6 +221,8 @@ def _read_log(folder: Path) -> list[str]:
 
 @dataclass
 class Check:
+    """One check of the report: its name, whether it passed, and what was seen."""
+
     name: str
     ok: bool
     detail: str = ""
@@ -226,6 +230,8 @@ class Check:
 
 @dataclass
 class VerifyReport:
+    """The judged verification: the probe run, the checks against the expectation, the diagnoses."""
+
     python: str
     expect: str  # cpu | cuda | rocm (given, from the recipe, or what the wheel says it is)
     expect_source: str  # option | recipe | wheel
@@ -247,6 +253,7 @@ class VerifyReport:
         return "passed" if self.ok else "failed"
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as JSON (verify.json)."""
         probe = self.probe.data
         return {
             "ok": self.ok,
@@ -263,6 +270,7 @@ class VerifyReport:
         }
 
     def to_json(self) -> str:
+        """The report as indented JSON (verify.json)."""
         return json.dumps(self.to_dict(), indent=2, default=str)
 
 

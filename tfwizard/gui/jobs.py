@@ -24,9 +24,13 @@ from .state import WizardState
 class BuildJob(Protocol):
     """What the Build page needs from a build: its events, and a way to stop it."""
 
-    def events(self) -> AsyncIterator[BuildEvent]: ...
+    def events(self) -> AsyncIterator[BuildEvent]:
+        """The build's events until it ends."""
+        ...
 
-    def cancel(self) -> None: ...
+    def cancel(self) -> None:
+        """Stop the build (from any thread)."""
+        ...
 
 
 BuildFactory = Callable[[WizardState], BuildJob]

@@ -25,6 +25,8 @@ def backends() -> tuple[tuple[str, str, str], ...]:
 
 
 class BackendPage(RecipePage):
+    """Backend: CPU, CUDA or ROCm, each with what it needs."""
+
     keys = ("backend.",)
 
     def __init__(self, state: WizardState) -> None:
@@ -51,6 +53,7 @@ class BackendPage(RecipePage):
         self.set({"backend.kind": kind})
 
     def sync(self) -> None:
+        """Tick the recipe's backend."""
         r, target = self.state.recipe, self.state.effective_target
         for kind, _label, blurb in backends():
             candidate = r.with_changes({"backend.kind": kind})

@@ -28,6 +28,8 @@ from ..widgets.findings import FindingsPanel
 
 
 class PageId(IntEnum):
+    """The wizard's pages in order (QWizard page ids)."""
+
     WELCOME = 0
     SOURCE = 1
     BACKEND = 2
@@ -63,6 +65,7 @@ def split_words(text: str) -> list[str]:
 
 
 def join_words(words: Iterable[str]) -> str:
+    """A list of flags as one line, quoted where a word needs it (the inverse of split_words)."""
     return " ".join(shlex.quote(w) for w in words)
 
 
@@ -114,6 +117,7 @@ class RecipePage(QWizardPage):
         self.state.update(changes)
 
     def block(self, reason: str) -> bool:
+        """Show why Next cannot go on; returns False (for validatePage)."""
         self.block_reason.setText(reason)
         self.block_reason.show()
         return False
@@ -132,13 +136,16 @@ class RecipePage(QWizardPage):
             self._run_sync()
 
     def initializePage(self) -> None:
+        """Qt: the page is entered; fill it from the recipe."""
         self.block_reason.hide()
         self._run_sync()
 
     def isComplete(self) -> bool:
+        """Qt: Next is enabled while none of the page's keys has an error."""
         return super().isComplete() and not self.state.errors_for(self.keys)
 
     def validatePage(self) -> bool:
+        """Qt: Next was clicked; refuse (saying why) while one of the page's keys has an error."""
         errors = self.state.errors_for(self.keys)
         if errors:
             return self.block(tr("Fix first: {message}").format(message=errors[0].message))
@@ -146,6 +153,7 @@ class RecipePage(QWizardPage):
 
 
 def mono(widget: QPlainTextEdit) -> None:
+    """Make a text view read-only, in a fixed-width font, without line wrapping."""
     from PySide6.QtGui import QFontDatabase
 
     widget.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))

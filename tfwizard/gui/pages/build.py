@@ -46,6 +46,7 @@ from .base import RecipePage
 
 
 def unavailable_banner(parent: QWidget, reason: str) -> QLabel:
+    """A warning label: this page's core module is missing from this installation."""
     label = QLabel(tr("Not available in this build: {reason}").format(reason=reason), parent)
     label.setObjectName("unavailable")
     label.setWordWrap(True)
@@ -83,6 +84,8 @@ class DiagnosisRow(QFrame):
 
 
 class BuildPage(RecipePage):
+    """Build: start and cancel the build, show its phase, progress, log, diagnosis and result."""
+
     keys = None
     show_findings = False  # the Review page showed them; here the diagnosis matters
 
@@ -152,9 +155,11 @@ class BuildPage(RecipePage):
 
     @property
     def running(self) -> bool:
+        """A build is under way."""
         return self.task is not None and not self.task.done()
 
     def isComplete(self) -> bool:
+        """Qt: Next once a build made a wheel (and none runs)."""
         return not self.running and self.state.wheel is not None
 
     # -- running ---------------------------------------------------------------------------
@@ -196,6 +201,7 @@ class BuildPage(RecipePage):
             self.log.flush_all()
 
     def cancel(self) -> None:
+        """Ask the build to stop (its containers are removed); the page shows it ending."""
         if self.job is not None and self.running:
             self.phase_label.setText(tr("Cancelling…"))
             self.cancel_button.setEnabled(False)
@@ -225,6 +231,7 @@ class BuildPage(RecipePage):
 
     # -- events -> widgets -------------------------------------------------------------------
     def show_event(self, event: BuildEvent) -> None:
+        """Show one build event in the widgets."""
         if isinstance(event, LogLines):
             self.log.append_lines(event.lines)
         elif isinstance(event, Progress):

@@ -22,6 +22,8 @@ from .base import RecipePage
 
 
 class ComputePage(RecipePage):
+    """Compute capabilities: tick GPUs' CCs (or auto), PTX, presets; the rules mark what cannot be built."""
+
     keys = ("cuda.compute_capabilities",)
 
     def __init__(self, state: WizardState) -> None:
@@ -80,6 +82,7 @@ class ComputePage(RecipePage):
         return text
 
     def items(self) -> dict[str, QListWidgetItem]:
+        """The list's items by compute capability."""
         out = {}
         for i in range(self.list.count()):
             item = self.list.item(i)
@@ -87,10 +90,12 @@ class ComputePage(RecipePage):
         return out
 
     def ticked(self) -> list[str]:
+        """The ticked compute capabilities."""
         return [cc for cc, item in self.items().items()
                 if item.checkState() == Qt.CheckState.Checked]
 
     def sync(self) -> None:
+        """Tick what the recipe lists (or auto), mark each CC as the rules judge it."""
         r = self.state.recipe
         tokens = list(r.cuda.compute_capabilities)
         resolved = self.state.compute_capabilities()  # as the plan resolves "auto"
@@ -111,11 +116,7 @@ class ComputePage(RecipePage):
 
     def tokens_for(self, ccs: Iterable[str], ptx: bool) -> list[str]:
         """Ticked boxes as TF tokens: a cubin each (sm_XY), PTX of the newest (compute_XY)."""
-        chosen = self._sorted(ccs)
-        tokens = [ccmod.cc_token(c) for c in chosen]
-        if chosen and ptx:
-            tokens.append(ccmod.cc_token(chosen[-1], ptx=True))
-        return tokens
+        return ccmod.cc_tokens(ccs, ptx=ptx)
 
     def _ticked(self, _item: QListWidgetItem) -> None:
         self._write_ticked()
@@ -135,6 +136,8 @@ class ComputePage(RecipePage):
             self._write_ticked()
 
     def apply_preset(self, name: str) -> None:
+        """Set the capabilities from a preset: "official" (the release's wheel), "this-machine"
+        (the target's GPUs) or "portable"."""
         s = self.state
         rel = s.kb.release_for(s.recipe)
         if name == "official":

@@ -29,6 +29,8 @@ from .build import unavailable_banner
 
 
 class InstallPage(RecipePage):
+    """Install: the wheel into a venv with pip, its progress and log, cancellable."""
+
     keys = ("install.",)
 
     def __init__(self, state: WizardState, factory: jobs.InstallFactory | None = None) -> None:
@@ -105,6 +107,7 @@ class InstallPage(RecipePage):
 
     @property
     def running(self) -> bool:
+        """An install is under way."""
         return self.task is not None and not self.task.done()
 
     def _pick_wheel(self) -> None:
@@ -126,6 +129,7 @@ class InstallPage(RecipePage):
         self.state.install_find_links = text.strip()
 
     def sync(self) -> None:
+        """Fill the fields from the recipe and the wheel the build made."""
         r = self.state.recipe
         if self.state.wheel:
             self.wheel_edit.setText(self.state.wheel)
@@ -136,6 +140,7 @@ class InstallPage(RecipePage):
 
     def isComplete(self) -> bool:
         # installing is optional: an existing venv can be verified too
+        """Qt: Next unless an install runs (installing is optional)."""
         return super().isComplete() and not self.running
 
     @asyncSlot()
@@ -179,6 +184,7 @@ class InstallPage(RecipePage):
             self.job.cancel()
 
     def show_event(self, event: Any) -> None:
+        """Show one install event in the widgets."""
         kind = getattr(event, "type", "")
         if kind == "log":
             self.log.append_line(event.line)

@@ -21,6 +21,8 @@ from .base import RecipePage, join_words, split_words
 
 
 class OptionsPage(RecipePage):
+    """Build options: optimisation flags, jobs, caches, extra Bazel flags."""
+
     keys = ("build.", "cache.", "output.")
 
     def __init__(self, state: WizardState) -> None:
@@ -81,6 +83,7 @@ class OptionsPage(RecipePage):
         self.body.addStretch(1)
 
     def sync(self) -> None:
+        """Fill the fields from the recipe (leaving a field being typed in alone)."""
         s, r = self.state, self.state.recipe
         if split_words(self.opt_edit.text()) != r.build.opt_flags:
             self.opt_edit.setText(join_words(r.build.opt_flags))

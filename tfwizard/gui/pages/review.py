@@ -23,6 +23,8 @@ from .base import RecipePage, mono
 
 
 class ReviewPage(RecipePage):
+    """Review: the recipe as TOML, the commands the build will run, and every finding."""
+
     keys = None  # every finding: this is the last stop before the build
 
     def __init__(self, state: WizardState) -> None:
@@ -50,6 +52,7 @@ class ReviewPage(RecipePage):
         self.body.addWidget(split, 1)
 
     def sync(self) -> None:
+        """Show the recipe and its plan's commands as they are now."""
         s = self.state
         self.toml_view.setPlainText(s.recipe.to_toml())
         try:

@@ -22,6 +22,8 @@ from .base import RecipePage
 
 
 class SourcePage(RecipePage):
+    """Source: a TensorFlow release, a git ref, or a local checkout."""
+
     keys = ("tensorflow.", "python.", "name", "description", "schema")
 
     def __init__(self, state: WizardState) -> None:
@@ -109,6 +111,7 @@ class SourcePage(RecipePage):
             self.set({"tensorflow.source_dir": path})
 
     def sync(self) -> None:
+        """Fill the fields from the recipe."""
         r = self.state.recipe
         if self.name_edit.text() != r.name:
             self.name_edit.setText(r.name)
@@ -131,6 +134,7 @@ class SourcePage(RecipePage):
         self.browse.setEnabled(checkout)
 
     def validatePage(self) -> bool:
+        """Qt: Next; a local checkout must be a TensorFlow checkout (it has configure.py)."""
         if not super().validatePage():
             return False
         if self.checkout_radio.isChecked():

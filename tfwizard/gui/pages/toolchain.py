@@ -51,6 +51,8 @@ def fill_choices(combo: QComboBox, state: WizardState, key: str, values: list[st
 
 
 class ToolchainPage(RecipePage):
+    """Toolchain: Python, CUDA, cuDNN and clang, each choice marked by the rules."""
+
     keys = ("cuda.version", "cuda.cudnn", "cuda.compiler", "toolchain.", "rocm.",
             "install.extras")
 
@@ -109,6 +111,7 @@ class ToolchainPage(RecipePage):
         self.body.addStretch(1)
 
     def sync(self) -> None:
+        """Fill the lists for the recipe's release, marking the choices that would be errors."""
         s, r = self.state, self.state.recipe
         rel = s.kb.release_for(r)
         cuda = r.backend.kind == "cuda"
@@ -131,5 +134,6 @@ class ToolchainPage(RecipePage):
         self.rocm_targets.setText(" ".join(r.rocm.amdgpu_targets))
 
     def nextId(self) -> int:
+        """Qt: the Compute page for a CUDA build, else Options."""
         return int(PageId.COMPUTE if self.state.recipe.backend.kind == "cuda"
                    else PageId.OPTIONS)

@@ -24,6 +24,8 @@ from .hostview import host_html
 
 
 class WelcomePage(RecipePage):
+    """Welcome: the build host (detected in a thread) and an optional target profile."""
+
     keys = ("target.",)
 
     def __init__(self, state: WizardState, detect: Callable[[], HostProfile] | None) -> None:
@@ -69,6 +71,7 @@ class WelcomePage(RecipePage):
         self._render()
 
     def sync(self) -> None:
+        """Show the hosts as they are now."""
         self._render()
 
     def _render(self) -> None:
@@ -106,12 +109,14 @@ class WelcomePage(RecipePage):
         self._render()
 
     def choose_target(self) -> None:
+        """Ask for a target machine profile (a JSON file) and import it."""
         path, _ = QFileDialog.getOpenFileName(self, tr("Import target machine profile"), "",
                                               tr("Host profiles (*.json);;All files (*)"))
         if path:
             self.import_target(path)
 
     def import_target(self, path: str) -> bool:
+        """Use the profile at `path` as the target; says why not and returns False when it cannot."""
         try:
             self.state.load_target_profile(path)
         except TfWizardError as exc:

@@ -52,14 +52,17 @@ class BundleSaver(QWidget):
         self.sync()
 
     def record(self) -> Path | None:
+        """The build record folder to bundle, or None while there is none."""
         folder = self.state.record_dir
         return Path(folder) if folder and Path(folder).is_dir() else None
 
     def sync(self) -> None:
+        """Enable the button while there is a record to bundle."""
         self.button.setEnabled(self.record() is not None)
 
     @asyncSlot()
     async def choose_and_save(self) -> None:
+        """Ask where to save the bundle, then save it."""
         record = self.record()
         if record is None:
             return
