@@ -6,6 +6,7 @@ from packaging.version import Version
 
 from .. import cc as ccmod
 from ..i18n import _, translate
+from ..knowledge import ArchInfo
 from .context import (
     Ctx,
     Fix,
@@ -80,31 +81,7 @@ def rule_compute_capabilities(ctx: Ctx) -> None:
                     _("{token}: not a GPU target tfwizard knows.").format(token=token),
                     ["cuda-gpus"], key)
             continue
-        if cv is not None:
-            if cv < Version(arch.min_cuda):
-                ctx.add("CC_TOO_NEW_FOR_CUDA", "error",
-                        _("{token} needs CUDA >= {needed}; the recipe uses {cuda}.")
-                        .format(token=token, needed=arch.min_cuda, cuda=r.cuda.version),
-                        arch.sources, key)
-            if arch.max_cuda and cv > Version(arch.max_cuda + ".99"):
-                text = _("{token}: CUDA {cuda} can no longer build sm_{sm} (last in CUDA "
-                         "{last}).").format(token=token, cuda=f"{cv.major}.{cv.minor}",
-                                            sm=t.sm, last=arch.max_cuda)
-                ctx.add("CC_DROPPED_BY_CUDA", "error",
-                        f"{text} {translate(arch.note)}" if arch.note else text,
-                        arch.sources, key,
-                        Fix(_("Remove {token}").format(token=token),
-                            {key: [x for x in tokens if x != token]}))
-            if t.suffix == "a" and cv < Version(ctx.kb.suffixes.a_min_cuda):
-                ctx.add("CC_SUFFIX_CUDA", "error",
-                        _("{token}: 'a' targets need CUDA >= {needed}.")
-                        .format(token=token, needed=ctx.kb.suffixes.a_min_cuda),
-                        ["cuda-features-archive"], key)
-            if t.suffix == "f" and cv < Version(ctx.kb.suffixes.f_min_cuda):
-                ctx.add("CC_SUFFIX_CUDA", "error",
-                        _("{token}: 'f' (family) targets need CUDA >= {needed}.")
-                        .format(token=token, needed=ctx.kb.suffixes.f_min_cuda),
-                        ["cuda-features-archive"], key)
+        _cuda_findings(ctx, token, t, arch, cv)
         if clang is not None and clang < arch.min_clang:
             ctx.add("CC_TOO_NEW_FOR_CLANG", "error",
                     _("{token}: clang {clang} cannot target sm_{sm} (needs clang >= "
@@ -120,6 +97,39 @@ def rule_compute_capabilities(ctx: Ctx) -> None:
                     .format(token=token, cc=t.cc),
                     ["cuda-features-archive"], key)
     _coverage_findings(ctx)
+
+
+def _cuda_findings(ctx: Ctx, token: str, t: ccmod.Target, arch: ArchInfo,
+                   cv: Version | None) -> None:
+    """What the recipe's CUDA version cannot build of this target."""
+    r = ctx.recipe
+    tokens = list(r.cuda.compute_capabilities)
+    key = "cuda.compute_capabilities"
+    if cv is not None:
+        if cv < Version(arch.min_cuda):
+            ctx.add("CC_TOO_NEW_FOR_CUDA", "error",
+                    _("{token} needs CUDA >= {needed}; the recipe uses {cuda}.")
+                    .format(token=token, needed=arch.min_cuda, cuda=r.cuda.version),
+                    arch.sources, key)
+        if arch.max_cuda and cv > Version(arch.max_cuda + ".99"):
+            text = _("{token}: CUDA {cuda} can no longer build sm_{sm} (last in CUDA "
+                     "{last}).").format(token=token, cuda=f"{cv.major}.{cv.minor}",
+                                        sm=t.sm, last=arch.max_cuda)
+            ctx.add("CC_DROPPED_BY_CUDA", "error",
+                    f"{text} {translate(arch.note)}" if arch.note else text,
+                    arch.sources, key,
+                    Fix(_("Remove {token}").format(token=token),
+                        {key: [x for x in tokens if x != token]}))
+        if t.suffix == "a" and cv < Version(ctx.kb.suffixes.a_min_cuda):
+            ctx.add("CC_SUFFIX_CUDA", "error",
+                    _("{token}: 'a' targets need CUDA >= {needed}.")
+                    .format(token=token, needed=ctx.kb.suffixes.a_min_cuda),
+                    ["cuda-features-archive"], key)
+        if t.suffix == "f" and cv < Version(ctx.kb.suffixes.f_min_cuda):
+            ctx.add("CC_SUFFIX_CUDA", "error",
+                    _("{token}: 'f' (family) targets need CUDA >= {needed}.")
+                    .format(token=token, needed=ctx.kb.suffixes.f_min_cuda),
+                    ["cuda-features-archive"], key)
 
 
 def _coverage_findings(ctx: Ctx) -> None:

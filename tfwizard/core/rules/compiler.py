@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..i18n import _
+from ..knowledge import ClangInfo
 from .context import (
     Ctx,
     Fix,
@@ -54,32 +55,7 @@ def rule_compiler(ctx: Ctx) -> None:
                     _("TensorFlow {version} was tested with {compiler}, not clang.")
                     .format(version=rel.version, compiler=rel.tested_compiler),
                     ["tf-source-md"], "toolchain.clang")
-        if info is not None and info.offsetof_warning and clang >= 18:
-            ctx.add("CLANG_OFFSETOF", "info",
-                    _("configure.py adds -Wno-gnu-offsetof-extensions only for clang 16/17, "
-                      "but clang {clang} hits the same upb error; the plan adds "
-                      "--copt=-Wno-gnu-offsetof-extensions.").format(clang=clang),
-                    info.sources, "toolchain.clang")
-        if info is not None and info.c23_warning:
-            ctx.add("CLANG_C23", "warning",
-                    _("clang {clang} also errors on -Wc23-extensions in TF's dependencies; the "
-                      "plan adds --copt=-Wno-c23-extensions, but expect more new warnings.")
-                    .format(clang=clang),
-                    info.sources, "toolchain.clang")
-        if r.backend.kind == "cuda" and r.cuda.compiler == "clang" and info and r.cuda.version:
-            cv, newest = as_version(r.cuda.version), as_version(info.newest_cuda)
-            if cv is not None and newest is not None and (cv.major, cv.minor) > (
-                    newest.major, newest.minor):
-                ctx.add("CLANG_CUDA_PARTIAL", "info",
-                        _("clang {clang} fully supports CUDA up to {newest}; with CUDA {cuda} it "
-                          "warns (-Wunknown-cuda-version) and carries on, as TensorFlow's own "
-                          "builds do.").format(clang=clang, newest=info.newest_cuda,
-                                               cuda=r.cuda.version),
-                        info.sources, "toolchain.clang")
-        if info is None:
-            ctx.add("CLANG_UNKNOWN", "warning",
-                    _("clang {clang} is not in the knowledge base.").format(clang=clang),
-                    ["clang-cuda"], "toolchain.clang")
+        _clang_known_issues(ctx, clang, info)
     elif r.backend.kind == "cuda" and r.cuda.compiler == "clang":
         ctx.add("CLANG_MISSING", "warning",
                 _("cuda.compiler is clang but toolchain.clang is empty; clang {version}, the "
@@ -104,3 +80,34 @@ def rule_compiler(ctx: Ctx) -> None:
                   "nvcc builds are supported (--config=cuda_nvcc in newer releases) but less "
                   "tested."),
                 ["tf-configure-py", "tf-ci-official"], "cuda.compiler")
+
+
+def _clang_known_issues(ctx: Ctx, clang: int, info: ClangInfo | None) -> None:
+    """What the knowledge base says about this clang: its warnings, its CUDA, or nothing."""
+    r = ctx.recipe
+    if info is not None and info.offsetof_warning and clang >= 18:
+        ctx.add("CLANG_OFFSETOF", "info",
+                _("configure.py adds -Wno-gnu-offsetof-extensions only for clang 16/17, "
+                  "but clang {clang} hits the same upb error; the plan adds "
+                  "--copt=-Wno-gnu-offsetof-extensions.").format(clang=clang),
+                info.sources, "toolchain.clang")
+    if info is not None and info.c23_warning:
+        ctx.add("CLANG_C23", "warning",
+                _("clang {clang} also errors on -Wc23-extensions in TF's dependencies; the "
+                  "plan adds --copt=-Wno-c23-extensions, but expect more new warnings.")
+                .format(clang=clang),
+                info.sources, "toolchain.clang")
+    if r.backend.kind == "cuda" and r.cuda.compiler == "clang" and info and r.cuda.version:
+        cv, newest = as_version(r.cuda.version), as_version(info.newest_cuda)
+        if cv is not None and newest is not None and (cv.major, cv.minor) > (
+                newest.major, newest.minor):
+            ctx.add("CLANG_CUDA_PARTIAL", "info",
+                    _("clang {clang} fully supports CUDA up to {newest}; with CUDA {cuda} it "
+                      "warns (-Wunknown-cuda-version) and carries on, as TensorFlow's own "
+                      "builds do.").format(clang=clang, newest=info.newest_cuda,
+                                           cuda=r.cuda.version),
+                    info.sources, "toolchain.clang")
+    if info is None:
+        ctx.add("CLANG_UNKNOWN", "warning",
+                _("clang {clang} is not in the knowledge base.").format(clang=clang),
+                ["clang-cuda"], "toolchain.clang")

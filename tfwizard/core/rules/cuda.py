@@ -44,50 +44,7 @@ def rule_cuda_versions(ctx: Ctx) -> None:
         return
     cuda, cudnn = r.cuda.version, r.cuda.cudnn
     if rel.hermetic_cuda:
-        redist = ctx.kb.redist.get(rel.cuda_list or "")
-        if not cuda:
-            ctx.add("CUDA_MISSING", "error", _("backend is cuda but cuda.version is empty."),
-                    rel.sources, "cuda.version",
-                    Fix(_("Use CUDA {version}").format(version=rel.hermetic_cuda_default),
-                        {"cuda.version": rel.hermetic_cuda_default}))
-        elif redist is not None and cuda not in redist.cuda:
-            best = _closest(cuda, redist.cuda)
-            in_range = redist.cuda[0] <= cuda and version_number(cuda) <= version_number(redist.cuda[-1])
-            sev: Severity = "warning" if redist.unverified or (not redist.complete and in_range) \
-                else "error"
-            ctx.add("CUDA_NOT_SUPPORTED", sev,
-                    _("Hermetic CUDA {cuda} is not in TensorFlow {version}'s list; the build "
-                      "would stop with \"The supported CUDA versions are [...]\". Listed: "
-                      "{listed}.").format(cuda=cuda, version=rel.version,
-                                          listed=", ".join(redist.cuda))
-                    + _unverified_list(redist, rel), redist.sources, "cuda.version",
-                    Fix(_("Use CUDA {version}").format(version=best), {"cuda.version": best})
-                    if best else None)
-        elif redist is not None and cuda in redist.cuda_without_nccl:
-            best = _closest(cuda, [c for c in redist.cuda if c not in redist.cuda_without_nccl])
-            ctx.add("CUDA_NO_NCCL_WHEEL", "warning",
-                    _("TensorFlow {version}'s list has CUDA {cuda}, but its CUDA_NCCL_WHEELS has "
-                      "no NCCL wheel for it: the NCCL repository rule would stop with \"The "
-                      "supported NCCL versions are [...]\" unless cuda.local_nccl_path is set "
-                      "(read from the list; the rule's code at this release was not read).")
-                    .format(version=rel.version, cuda=cuda), redist.sources, "cuda.version",
-                    Fix(_("Use CUDA {version}").format(version=best), {"cuda.version": best})
-                    if best and not r.cuda.local_nccl_path else None)
-        if not cudnn:
-            ctx.add("CUDNN_MISSING", "error", _("backend is cuda but cuda.cudnn is empty."),
-                    rel.sources, "cuda.cudnn",
-                    Fix(_("Use cuDNN {version}").format(version=rel.hermetic_cudnn_default),
-                        {"cuda.cudnn": rel.hermetic_cudnn_default}))
-        elif redist is not None and cudnn not in redist.cudnn:
-            best = _closest(cudnn, redist.cudnn)
-            sev = "warning" if redist.unverified or not redist.complete else "error"
-            ctx.add("CUDNN_NOT_SUPPORTED", sev,
-                    _("Hermetic cuDNN {cudnn} is not in TensorFlow {version}'s list. Listed: "
-                      "{listed}.").format(cudnn=cudnn, version=rel.version,
-                                          listed=", ".join(redist.cudnn))
-                    + _unverified_list(redist, rel), redist.sources, "cuda.cudnn",
-                    Fix(_("Use cuDNN {version}").format(version=best), {"cuda.cudnn": best})
-                    if best else None)
+        _hermetic_findings(ctx)
     else:
         if cuda and major_minor(cuda) != major_minor(rel.tested_cuda):
             ctx.add("CUDA_NOT_TESTED", "warning",
@@ -121,3 +78,54 @@ def rule_cuda_versions(ctx: Ctx) -> None:
                     .format(cudnn=cudnn, majors=", ".join(map(str, compat.cuda_majors)),
                             major=cv.major),
                     compat.sources, "cuda.cudnn")
+
+
+def _hermetic_findings(ctx: Ctx) -> None:
+    """Hermetic CUDA: the versions must be in the release's CUDA/cuDNN redistribution list."""
+    r, rel = ctx.recipe, ctx.release
+    assert rel is not None
+    cuda, cudnn = r.cuda.version, r.cuda.cudnn
+    redist = ctx.kb.redist.get(rel.cuda_list or "")
+    if not cuda:
+        ctx.add("CUDA_MISSING", "error", _("backend is cuda but cuda.version is empty."),
+                rel.sources, "cuda.version",
+                Fix(_("Use CUDA {version}").format(version=rel.hermetic_cuda_default),
+                    {"cuda.version": rel.hermetic_cuda_default}))
+    elif redist is not None and cuda not in redist.cuda:
+        best = _closest(cuda, redist.cuda)
+        in_range = redist.cuda[0] <= cuda and version_number(cuda) <= version_number(redist.cuda[-1])
+        sev: Severity = "warning" if redist.unverified or (not redist.complete and in_range) \
+            else "error"
+        ctx.add("CUDA_NOT_SUPPORTED", sev,
+                _("Hermetic CUDA {cuda} is not in TensorFlow {version}'s list; the build "
+                  "would stop with \"The supported CUDA versions are [...]\". Listed: "
+                  "{listed}.").format(cuda=cuda, version=rel.version,
+                                      listed=", ".join(redist.cuda))
+                + _unverified_list(redist, rel), redist.sources, "cuda.version",
+                Fix(_("Use CUDA {version}").format(version=best), {"cuda.version": best})
+                if best else None)
+    elif redist is not None and cuda in redist.cuda_without_nccl:
+        best = _closest(cuda, [c for c in redist.cuda if c not in redist.cuda_without_nccl])
+        ctx.add("CUDA_NO_NCCL_WHEEL", "warning",
+                _("TensorFlow {version}'s list has CUDA {cuda}, but its CUDA_NCCL_WHEELS has "
+                  "no NCCL wheel for it: the NCCL repository rule would stop with \"The "
+                  "supported NCCL versions are [...]\" unless cuda.local_nccl_path is set "
+                  "(read from the list; the rule's code at this release was not read).")
+                .format(version=rel.version, cuda=cuda), redist.sources, "cuda.version",
+                Fix(_("Use CUDA {version}").format(version=best), {"cuda.version": best})
+                if best and not r.cuda.local_nccl_path else None)
+    if not cudnn:
+        ctx.add("CUDNN_MISSING", "error", _("backend is cuda but cuda.cudnn is empty."),
+                rel.sources, "cuda.cudnn",
+                Fix(_("Use cuDNN {version}").format(version=rel.hermetic_cudnn_default),
+                    {"cuda.cudnn": rel.hermetic_cudnn_default}))
+    elif redist is not None and cudnn not in redist.cudnn:
+        best = _closest(cudnn, redist.cudnn)
+        sev = "warning" if redist.unverified or not redist.complete else "error"
+        ctx.add("CUDNN_NOT_SUPPORTED", sev,
+                _("Hermetic cuDNN {cudnn} is not in TensorFlow {version}'s list. Listed: "
+                  "{listed}.").format(cudnn=cudnn, version=rel.version,
+                                      listed=", ".join(redist.cudnn))
+                + _unverified_list(redist, rel), redist.sources, "cuda.cudnn",
+                Fix(_("Use cuDNN {version}").format(version=best), {"cuda.cudnn": best})
+                if best else None)

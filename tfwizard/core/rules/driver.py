@@ -94,6 +94,14 @@ def rule_driver(ctx: Ctx) -> None:
                             driver=nv.driver_version, supported=supported),
                 floor.sources, "cuda.version", fix)
         return
+    _ptx_findings(ctx, driver)
+
+
+def _ptx_findings(ctx: Ctx, driver: Version) -> None:
+    """GPUs that must JIT the PTX, which needs a driver as new as the toolkit."""
+    r, t, here = ctx.recipe, ctx.target, ctx.target_is_build_host
+    assert t is not None
+    nv = t.nvidia
     # PTX: minor-version compatibility does not cover JIT of PTX from a newer toolkit
     targets = cc_targets(ctx)
     tk_driver = _toolkit_driver(ctx, r.cuda.version)

@@ -14,8 +14,14 @@ from .context import (
 
 def rule_remote_and_network(ctx: Ctx) -> None:
     """Remote cache and execution, mirrors and proxies: reachable, consistent, and safe."""
+    _remote_findings(ctx)
+    _network_findings(ctx)
+
+
+def _remote_findings(ctx: Ctx) -> None:
+    """The remote cache, executor and BES: consistent with each other, secrets kept out."""
     r = ctx.recipe
-    remote, net = r.remote, r.network
+    remote = r.remote
     image = r.build.image or (ctx.release.image_for(recipe_python(r, ctx.release))
                               if ctx.release else _("the build image"))
     if remote.executor:
@@ -77,6 +83,13 @@ def rule_remote_and_network(ctx: Ctx) -> None:
         ctx.add("REMOTE_UPLOAD_UNUSED", "warning",
                 _("remote.upload is true but remote.cache is empty: nothing is uploaded."),
                 ["bazel-docs"], "remote.cache")
+
+
+def _network_findings(ctx: Ctx) -> None:
+    """The build container's network: loopback addresses, proxy credentials, offline."""
+    r = ctx.recipe
+    remote, net = r.remote, r.network
+    services = remote.cache or remote.executor or remote.bes_backend
     # build.network = "host" is rule_least_privilege's (HOST_NETWORK_EXPOSES_HOST)
     if r.build.network == "bridge":
         for key, value in (("remote.cache", remote.cache), ("remote.executor", remote.executor),
