@@ -15,6 +15,7 @@ import json
 import signal
 import threading
 import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..core.i18n import _
@@ -45,7 +46,6 @@ def follow(job: Job, env: Environment, *, as_json: bool, rich: bool | None = Non
 
 async def drive(job: Job, printer: Printer) -> None:
     """Run the job; the first Ctrl-C (or SIGTERM) cancels it cleanly, the second hard."""
-    loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     presses = 0
 
@@ -58,17 +58,39 @@ async def drive(job: Job, printer: Printer) -> None:
         elif task is not None:
             task.cancel()  # the runner's cleanup still removes the containers
 
+    with _on_signals(on_signal):
+        try:
+            async for event in job.events():
+                printer.event(event)
+        except asyncio.CancelledError:
+            printer.note(_("build stopped; containers removed"))
+
+
+def run_job(job: Job) -> Any:
+    """Run a job whose events nobody prints to its end; Ctrl-C (or SIGTERM) calls its
+    cancel(), so it still ends with a result that says "cancelled". Returns the result."""
+
+    async def main() -> Any:
+        with _on_signals(job.cancel):
+            async for _event in job.events():
+                pass
+        return job.result
+
+    return asyncio.run(main())
+
+
+@contextlib.contextmanager
+def _on_signals(callback: Callable[[], None]) -> Iterator[None]:
+    """Call `callback` on SIGINT and SIGTERM while inside (main thread, running loop)."""
+    loop = asyncio.get_running_loop()
     installed = []
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(sig, on_signal)
+                loop.add_signal_handler(sig, callback)
                 installed.append(sig)
     try:
-        async for event in job.events():
-            printer.event(event)
-    except asyncio.CancelledError:
-        printer.note(_("build stopped; containers removed"))
+        yield
     finally:
         for sig in installed:
             loop.remove_signal_handler(sig)

@@ -58,7 +58,8 @@ def cmd_verify(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Probe TensorFlow in the interpreter and print the report (saved where asked)."""
     from ..core.host import HostProfile
     from ..core.record import find_record
-    from ..core.verify import render_report, verify
+    from ..core.verify import Verification, render_report
+    from .follow import run_job
 
     record = find_record(args.build, env=env.env, cwd=env.cwd) if args.build else None
     recipe = load_recipe_option(args, env)
@@ -73,8 +74,9 @@ def cmd_verify(args: argparse.Namespace, env: Environment) -> ExitStatus:
         from ..core.detect import detect_host
 
         host = detect_host(env=env.env)
-    report = verify(python, expect=args.expect, host=host, timeout=args.timeout, env=env.env,
-                    recipe=recipe)
+    # Ctrl-C stops the probe through the job's cancel(); the report then says "cancelled"
+    report = run_job(Verification(python, expect=args.expect, host=host, timeout=args.timeout,
+                                  env=env.env, recipe=recipe))
     text = report.to_json()
     saved: list[Path] = []
     for target in ([record / "verify.json"] if record else []) + (
@@ -88,4 +90,6 @@ def cmd_verify(args: argparse.Namespace, env: Environment) -> ExitStatus:
         env.out(render_report(report, show_log=not args.quiet_log))
         for path in saved:
             env.out(_("Report saved to {path}").format(path=path))
+    if report.status == "cancelled":
+        return ExitStatus.CANCELLED
     return ExitStatus.OK if report.ok else ExitStatus.ERROR

@@ -10,6 +10,7 @@ TF's token syntax: "x.y" / "compute_xy" = cubin + PTX, "sm_xy" = cubin only.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -121,13 +122,18 @@ def coverage(targets: list[Target], gpu_cc: str, *, tegra_mismatch: bool = False
     return Coverage(gpu_cc, best_cubin, best_ptx)
 
 
-def auto_targets(gpu_ccs: list[str]) -> list[str]:
-    """"auto": a cubin for every GPU of the target host, PTX for the newest."""
-    parsed = sorted({p for p in (parse_cc(c) for c in gpu_ccs) if p})
+def cc_tokens(ccs: Iterable[str], *, ptx: bool = True) -> list[str]:
+    """A cubin for each compute capability, oldest first, and PTX of the newest (`ptx`)."""
+    parsed = sorted({p for p in (parse_cc(c) for c in ccs) if p})
     tokens = [token(major, minor) for major, minor in parsed]
-    if parsed:
+    if parsed and ptx:
         tokens.append(token(*parsed[-1], ptx=True))
     return tokens
+
+
+def auto_targets(gpu_ccs: list[str]) -> list[str]:
+    """"auto": a cubin for every GPU of the target host, PTX for the newest."""
+    return cc_tokens(gpu_ccs)
 
 
 def expand(tokens: list[str], target_gpu_ccs: list[str]) -> list[str]:

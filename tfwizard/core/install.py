@@ -33,6 +33,7 @@ from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from .errors import InstallCancelled, InstallFailed, UsageError, WheelIncompatible
 from .events import STDERR, STDOUT, TFWIZARD, LineSplitter, ThreadFeed
 from .i18n import _
+from .jobs import Event
 
 VENV_TIMEOUT = 300.0
 TAGS_TIMEOUT = 60.0
@@ -281,14 +282,8 @@ def freeze_diff(before: Sequence[str], after: Sequence[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
-class InstallEvent:
-    """Base of the events an installation yields."""
-
-    type: ClassVar[str] = "event"
-
-    def to_dict(self) -> dict[str, Any]:
-        """The event as JSON data with its type."""
-        return {"type": self.type, **asdict(self)}
+class InstallEvent(Event):
+    """Base of the install's events (core/jobs.py's Event: a `type` and to_dict())."""
 
 
 @dataclass(frozen=True)
@@ -481,6 +476,8 @@ class _PipProcess:
 
     def lines(self) -> Iterator[tuple[str, str]]:
         """(channel, line) until pip exits; blocking, meant for a worker thread."""
+        if self._stopped.is_set():  # stopped before it started: never start it
+            return
         try:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -488,6 +485,8 @@ class _PipProcess:
         except OSError as exc:
             raise InstallFailed(_("cannot run {program}: {error}").format(
                 program=self.argv[0], error=exc.strerror or exc)) from None
+        if self._stopped.is_set():  # stop() ran while the process was being made
+            self.stop()
         items: queue.Queue[tuple[str, str] | None] = queue.Queue()
         readers = [threading.Thread(target=self._read, args=(stream, channel, items),
                                     daemon=True)
@@ -566,6 +565,16 @@ class Installation:
         self.timeout = timeout
         self.check_tags = check_tags
         self.result: InstallResult | None = None
+        self._cancelled = threading.Event()
+        self._pip: _PipProcess | None = None
+
+    def cancel(self) -> None:
+        """Stop the install from any thread: pip gets SIGTERM (then SIGKILL), and events()
+        ends with an InstallFinished whose status is "cancelled"."""
+        self._cancelled.set()
+        pip = self._pip
+        if pip is not None:  # stop() waits for pip to roll back: not on the caller's thread
+            threading.Thread(target=pip.stop, name="pip-stop", daemon=True).start()
 
     async def events(self) -> AsyncIterator[InstallEvent]:
         """Run the install, yielding events; the last is InstallFinished (unless cancelled).
@@ -601,6 +610,9 @@ class Installation:
                         trusted_host=self.trusted_host, find_links=self.find_links,
                         no_index=self.no_index)
         pip = _PipProcess(argv, self.env, self.timeout)
+        self._pip = pip
+        if self._cancelled.is_set():  # cancel() came before there was a pip to stop
+            pip.stop()
         progress = PipProgress()
         last: InstallProgress | None = None
         status, message = "cancelled", _("cancelled; pip was stopped")
@@ -613,7 +625,9 @@ class Installation:
                     last = snap
                     yield snap
             code = pip.returncode
-            if pip.timed_out:
+            if self._cancelled.is_set():
+                pass  # status stays "cancelled"
+            elif pip.timed_out:
                 status = "failed"
                 message = _("pip did not finish within {timeout:g} s").format(
                     timeout=self.timeout)

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from tfwizard.core.events import BuildEvent
+from tfwizard.core.host import HostProfile
 from tfwizard.core.i18n import _
+from tfwizard.core.jobs import Job
 from tfwizard.core.plan import make_plan
 
 from .state import WizardState
@@ -22,17 +25,31 @@ class BuildJob(Protocol):
     """What the Build page needs from a build: its events, and a way to stop it."""
 
     def events(self) -> AsyncIterator[BuildEvent]:
-        """The build's events, its result last."""
+        """The build's events until it ends."""
+        ...
 
     def cancel(self) -> None:
-        """Ask the build to stop."""
+        """Stop the build (from any thread)."""
+        ...
 
 
 BuildFactory = Callable[[WizardState], BuildJob]
-#: (state, wheel) -> the install's events (tfwizard.core.install.InstallEvent)
-InstallFactory = Callable[[WizardState, str], AsyncIterator[Any]]
-#: (state, python) -> a report object with `ok`, `to_json()`; runs in an executor thread
-VerifyFunction = Callable[[WizardState, str], Any]
+#: (state, wheel) -> the install as a long job (tfwizard.core.install.Installation)
+InstallFactory = Callable[[WizardState, str], Job]
+#: (state, python) -> the verification as a long job (tfwizard.core.verify.Verification)
+VerifyFactory = Callable[[WizardState, str], Job]
+
+
+@dataclass(frozen=True)
+class Jobs:
+    """The long jobs the wizard starts, each one replaceable (tests, screenshots, a saved
+    profile); None = the real one. Kept whole so a rebuilt wizard gets the same jobs."""
+
+    #: () -> the build host's profile (runs in a thread); None: a host is given, or detect
+    detect: Callable[[], HostProfile] | None = None
+    build: BuildFactory | None = None
+    install: InstallFactory | None = None
+    verify: VerifyFactory | None = None
 
 
 def missing_core_module(name: str) -> str | None:
@@ -62,8 +79,8 @@ def default_build_job(state: WizardState) -> BuildJob:
     return job
 
 
-def default_install(state: WizardState, wheel: str) -> AsyncIterator[Any]:
-    """The core installer's events for `wheel` into the recipe's venv (made if missing)."""
+def default_install(state: WizardState, wheel: str) -> Job:
+    """The core installer for `wheel` into the recipe's venv (made if missing)."""
     from tfwizard.core import install
 
     inst = state.recipe.install
@@ -74,7 +91,7 @@ def default_install(state: WizardState, wheel: str) -> AsyncIterator[Any]:
     return install.Installation(wheel, target, inst.extras, index_url=inst.index_url,
                                 trusted_host=inst.trusted_host,
                                 find_links=(links,) if links else (),
-                                no_index=bool(links)).events()
+                                no_index=bool(links))
 
 
 def target_python(state: WizardState) -> str:
@@ -91,15 +108,16 @@ def target_python(state: WizardState) -> str:
     return str(venv_python(venv)) if venv is not None else ""
 
 
-def default_verify(state: WizardState, python: str) -> Any:
-    """Probe TensorFlow in `python` (blocking: the Verify page runs it in a thread)."""
+def default_verify(state: WizardState, python: str) -> Job:
+    """The core's verification of TensorFlow in `python` (the Verify page can cancel it)."""
     from tfwizard.core import verify
 
-    return verify.verify(python, host=state.effective_target, recipe=state.recipe, kb=state.kb)
+    return verify.Verification(python, host=state.effective_target, recipe=state.recipe,
+                               kb=state.kb)
 
 
 def render_verify_report(report: Any) -> str:
-    """A verification report as text for the Verify page."""
+    """The verification report as the text `tfwizard verify` prints."""
     from tfwizard.core import verify
 
     return str(verify.render_report(report))

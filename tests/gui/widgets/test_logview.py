@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from tfwizard.gui.logview import LINES_PER_FLUSH, LogView
+from tfwizard.gui.widgets.logview import LINES_PER_FLUSH, LogView
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
 

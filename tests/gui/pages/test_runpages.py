@@ -18,6 +18,7 @@ from tfwizard.core.events import (
     PhaseChanged,
     Progress,
 )
+from tfwizard.gui.jobs import Jobs
 from tfwizard.gui.main_window import CLOSE_CANCEL, CLOSE_DETACH
 from tfwizard.gui.pages import PageId
 
@@ -71,7 +72,7 @@ def build_window(make_window, **fake):
         made.append(job)
         return job
 
-    window = make_window(build_factory=factory)
+    window = make_window(jobs=Jobs(build=factory))
     window.wizard.go_to(PageId.BUILD)
     assert window.wizard.currentId() == PageId.BUILD
     return window, made
@@ -152,7 +153,7 @@ def test_closing_during_a_build_cancels_it_cleanly(qtbot, make_window):
         made.append(FakeBuild(state, wait_for_cancel=True))
         return made[-1]
 
-    window = make_window(build_factory=factory, ask_close=lambda: CLOSE_CANCEL)
+    window = make_window(jobs=Jobs(build=factory), ask_close=lambda: CLOSE_CANCEL)
     window.wizard.go_to(PageId.BUILD)
     window.wizard.build.start()
     qtbot.waitUntil(lambda: window.wizard.build.progress.value() == 5, timeout=WAIT)
@@ -169,7 +170,7 @@ def test_closing_during_a_build_can_detach(qtbot, make_window):
         made.append(FakeBuild(state, wait_for_cancel=True))
         return made[-1]
 
-    window = make_window(build_factory=factory, ask_close=lambda: CLOSE_DETACH)
+    window = make_window(jobs=Jobs(build=factory), ask_close=lambda: CLOSE_DETACH)
     window.wizard.go_to(PageId.BUILD)
     window.wizard.build.start()
     qtbot.waitUntil(lambda: window.wizard.build.running, timeout=WAIT)
@@ -192,15 +193,24 @@ def test_install_page_adapts_the_installers_events(qtbot, make_window):
 
     seen = {}
 
-    async def fake_install(state, wheel):
-        seen["wheel"], seen["extras"] = wheel, state.recipe.install.extras
-        yield InstallStarted("/v/bin/python", wheel, wheel + "[and-cuda]", ("pip",))
-        yield PipLine("stdout", "Processing ./tf.whl")
-        yield InstallProgress("download", collected=3, downloaded=2)
-        yield InstallFinished(InstallResult("installed", "/v/bin/python", wheel,
-                                            wheel + "[and-cuda]", message="installed it"))
+    class FakeInstall:  # the core.jobs protocol, as core.install.Installation has it
+        def __init__(self, state, wheel):
+            seen["wheel"], seen["extras"] = wheel, state.recipe.install.extras
+            self.wheel, self.result = wheel, None
 
-    window = make_window(install=fake_install)
+        async def events(self):
+            wheel = self.wheel
+            yield InstallStarted("/v/bin/python", wheel, wheel + "[and-cuda]", ("pip",))
+            yield PipLine("stdout", "Processing ./tf.whl")
+            yield InstallProgress("download", collected=3, downloaded=2)
+            self.result = InstallResult("installed", "/v/bin/python", wheel,
+                                        wheel + "[and-cuda]", message="installed it")
+            yield InstallFinished(self.result)
+
+        def cancel(self):
+            raise AssertionError("nobody cancels this install")
+
+    window = make_window(jobs=Jobs(install=FakeInstall))
     wizard = window.wizard
     wizard.state.wheel = "/w/tensorflow-2.21.0-cp311-cp311-linux_x86_64.whl"
     wizard.restart()
@@ -224,31 +234,6 @@ def test_install_page_adapts_the_installers_events(qtbot, make_window):
     wizard.setStartId(int(PageId.WELCOME))
 
 
-def test_verify_page_shows_the_report_and_copies_it(qtbot, make_window):
-    from tfwizard.core.verify import Check, ProbeRun, VerifyReport
-
-    def fake_verify(state, python):
-        data = {"tensorflow": {"version": "2.21.0"}, "devices": [{"name": "/device:CPU:0"}],
-                "ops": [{"device": "/device:CPU:0", "ok": True, "value": 1.0, "expected": 1.0}]}
-        probe = ProbeRun("ok", python, 0, elapsed_s=1.5, data=data)
-        return VerifyReport(python, "cpu", "option", probe, [Check("tensorflow imports", True)])
-
-    window = make_window(verify=fake_verify)
-    wizard = window.wizard
-    wizard.setStartId(int(PageId.VERIFY))
-    wizard.restart()
-    page = wizard.verify
-    page.python_edit.setText("/v/bin/python")
-    qtbot.mouseClick(page.run_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: page.report is not None, timeout=WAIT)
-    text = page.report_view.toPlainText()
-    assert "2.21.0" in text and "/device:CPU:0" in text and "[ok] tensorflow imports" in text
-    assert page.status.text() == "All checks passed."
-    qtbot.mouseClick(page.copy_button, Qt.MouseButton.LeftButton)
-    assert QGuiApplication.clipboard().text() == text
-    wizard.setStartId(int(PageId.WELCOME))
-
-
 class CacheWarningBuild(FakeBuild):
     """A build that succeeds past a remote cache Bazel could not use (issue 15 item 10)."""
 
@@ -267,7 +252,7 @@ class CacheWarningBuild(FakeBuild):
 
 
 def test_build_page_shows_the_cache_summary_and_a_cache_warning(qtbot, make_window):
-    window = make_window(build_factory=CacheWarningBuild)
+    window = make_window(jobs=Jobs(build=CacheWarningBuild))
     window.wizard.go_to(PageId.BUILD)
     page = window.wizard.build
     qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)

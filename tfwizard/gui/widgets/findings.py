@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
 
 from tfwizard.core.rules import Finding
 
-from .i18n import tr
-from .state import WizardState, key_matches
+from ..i18n import tr
+from ..state import WizardState, key_matches
 
 SEVERITY_ICON = {
     "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
@@ -31,6 +31,7 @@ SEVERITY_ICON = {
 
 
 def severity_icon(widget: QWidget, severity: str) -> QIcon:
+    """The standard icon for a severity (error, warning, info)."""
     return widget.style().standardIcon(SEVERITY_ICON.get(severity, SEVERITY_ICON["info"]))
 
 
@@ -117,13 +118,16 @@ class FindingsPanel(QWidget):
         self.refresh()
 
     def visible_findings(self) -> list[Finding]:
+        """The findings this panel shows: its keys, and notes only when asked."""
         return [f for f in self.state.findings if key_matches(f.key, self.keys)
                 and (self.show_info or f.severity != "info")]
 
     def errors(self) -> list[Finding]:
+        """The shown findings that are errors."""
         return [f for f in self.visible_findings() if f.severity == "error"]
 
     def refresh(self) -> None:
+        """Rebuild the rows from the state's findings."""
         for row in self.rows:
             self.rows_layout.removeWidget(row)
             row.hide()  # deleteLater waits for the event loop; do not paint it meanwhile
@@ -156,12 +160,14 @@ class FindingsPanel(QWidget):
         self.fix_all.setVisible(any(f.fix is not None for f in errors))
 
     def row(self, code: str) -> FindingRow | None:
+        """The row of the finding with this code, or None."""
         for row in self.rows:
             if row.finding.code == code:
                 return row
         return None
 
     def codes(self) -> list[str]:
+        """The codes of the findings shown, in order."""
         return [row.finding.code for row in self.rows]
 
     def _apply_all(self) -> None:

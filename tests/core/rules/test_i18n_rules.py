@@ -1,7 +1,7 @@
 """The rules' findings in another language: every message and fix label is translatable.
 
 The example recipes against every host profile, plus variants that provoke the rule codes
-one by one (as tests/core/test_rules.py does), are evaluated in the pseudo language (every
+one by one (as tests/core/rules/test_rules.py does), are evaluated in the pseudo language (every
 translated text comes back as ⟦text⟧): English outside ⟦ ⟧ is text nobody marked. Then a
 few findings in Chinese.
 """
@@ -18,14 +18,14 @@ from tfwizard.core.host import HostProfile, NvidiaGpu, NvidiaInfo, PythonInterpr
 from tfwizard.core.recipe import Recipe, load_recipe
 from tfwizard.core.rules import Finding, evaluate
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 HOSTS = ROOT / "tests" / "data" / "hosts"
 RECIPES = sorted((ROOT / "recipes").glob("*.toml"))
 LAPTOP = load_recipe(ROOT / "recipes" / "tf218-cuda-laptop.toml")
 ROCM = load_recipe(ROOT / "recipes" / "tf216-rocm-gfx90a.toml")
 CPU = load_recipe(ROOT / "recipes" / "tf221-cpu-portable.toml")
-RULE_CODES = set(re.findall(r'ctx\.add\("([A-Z0-9_]+)"',
-                            (ROOT / "tfwizard" / "core" / "rules.py").read_text(encoding="utf-8")))
+RULE_CODES = {code for path in (ROOT / "tfwizard" / "core" / "rules").glob("*.py")
+              for code in re.findall(r'ctx\.add\("([A-Z0-9_]+)"', path.read_text(encoding="utf-8"))}
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 Case = tuple[str, Recipe, HostProfile | None, HostProfile | None]

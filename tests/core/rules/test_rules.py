@@ -12,7 +12,7 @@ from tfwizard.core.host import HostProfile, NvidiaGpu, NvidiaInfo
 from tfwizard.core.recipe import Recipe, load_recipe
 from tfwizard.core.rules import apply_fix, evaluate
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 HOSTS = ROOT / "tests" / "data" / "hosts"
 LAPTOP = load_recipe(ROOT / "recipes" / "tf218-cuda-laptop.toml")
 

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .i18n import tr
+from ..i18n import tr
 
 FLUSH_INTERVAL_MS = 50
 MAX_BLOCKS = 5000
@@ -109,6 +109,7 @@ class LogView(QWidget):
             self._pending.emit()
 
     def append_line(self, line: str) -> None:
+        """Queue one line for display; safe to call from any thread."""
         self.append_lines((line,))
 
     def _start_timer(self) -> None:
@@ -117,6 +118,7 @@ class LogView(QWidget):
 
     # -- flushing (GUI thread) --------------------------------------------------------------
     def pending(self) -> int:
+        """How many lines wait for the next flush."""
         with self._lock:
             return len(self._buffer)
 
@@ -148,6 +150,7 @@ class LogView(QWidget):
             self.flush()
 
     def clear(self) -> None:
+        """Drop the shown and the queued lines."""
         with self._lock:
             self._buffer.clear()
             self._signalled = False
@@ -157,14 +160,17 @@ class LogView(QWidget):
         self.text.clear()
 
     def block_count(self) -> int:
+        """Lines shown now."""
         return self.text.document().blockCount()
 
     def is_at_bottom(self) -> bool:
+        """The view is scrolled to its end (new lines keep it there)."""
         bar = self.text.verticalScrollBar()
         return bar.value() >= bar.maximum() - 2
 
     # -- search and the full log -------------------------------------------------------------
     def find_next(self) -> bool:
+        """Find the search text after the cursor (wrapping); says when it is not there."""
         needle = self.search.text()
         if not needle:
             self.search_status.setText("")
@@ -180,6 +186,7 @@ class LogView(QWidget):
         return True
 
     def set_full_log(self, path: str | Path | None) -> None:
+        """The file with the whole log (None: none); enables "Open full log"."""
         self._full_log = Path(path) if path else None
         self.open_full.setEnabled(self._full_log is not None)
         if self._full_log is not None:
@@ -188,8 +195,10 @@ class LogView(QWidget):
 
     @property
     def full_log(self) -> Path | None:
+        """The file with the whole log, or None."""
         return self._full_log
 
     def open_full_log(self) -> None:
+        """Open the whole log in the desktop's viewer."""
         if self._full_log is not None:
             QDesktopServices.openUrl(QUrl.fromLocalFile(str(self._full_log)))

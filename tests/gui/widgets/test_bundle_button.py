@@ -10,7 +10,7 @@ from PySide6.QtCore import QSize, Qt
 
 from tests.core.test_bundle import PROXY_PASSWORD, write_record
 from tests.gui.conftest import open_file_dialog, type_file_name
-from tests.gui.test_runpages import build_window
+from tests.gui.pages.test_runpages import build_window
 from tfwizard.core.bundle import read_bundle
 from tfwizard.gui.pages import PageId
 
