@@ -117,8 +117,8 @@ _CHILD = """
 import json, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-from tfwizard.core.diagnose import diagnose_file
-from tfwizard.core.logscan import CHUNK
+from tfwizard.core.build.diagnose import diagnose_file
+from tfwizard.core.build.logscan import CHUNK
 
 def hwm():
     for line in open('/proc/self/status'):
@@ -150,8 +150,8 @@ def reference_equals_fast_path(path: Path, limit: int) -> tuple[bool, float, flo
     """The first `limit` bytes through the per-line reference and through the fast path."""
     import io
 
-    from tfwizard.core.diagnose import load_failures, matcher_for
-    from tfwizard.core.logscan import _decode
+    from tfwizard.core.build.diagnose import load_failures, matcher_for
+    from tfwizard.core.build.logscan import _decode
 
     with path.open("rb") as fh:
         data = fh.read(limit)

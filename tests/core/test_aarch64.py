@@ -13,12 +13,12 @@ import pytest
 from packaging import tags as ptags
 
 from tfwizard.cli import capture
+from tfwizard.core.build.plan import make_plan
 from tfwizard.core.detect import detect_host, render_host_report
 from tfwizard.core.errors import WheelIncompatible
 from tfwizard.core.host import HostProfile
 from tfwizard.core.install import InterpreterTags, check_wheel
 from tfwizard.core.knowledge import load_knowledge
-from tfwizard.core.plan import make_plan
 from tfwizard.core.recipe import load_recipe
 from tfwizard.core.rules import evaluate
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tfwizard.cli import capture
-from tfwizard.core.bundle import (
+from tfwizard.core.build.bundle import (
     MAX_BLOCK_LINES,
     bundle_contents,
     bundle_secrets,
@@ -24,11 +24,11 @@ from tfwizard.core.bundle import (
     read_bundle,
     scan_log,
 )
+from tfwizard.core.build.plan import make_plan
+from tfwizard.core.build.record import BuildRecord, find_record
 from tfwizard.core.errors import UsageError
 from tfwizard.core.host import HostProfile
-from tfwizard.core.plan import make_plan
 from tfwizard.core.recipe import parse_recipe
-from tfwizard.core.record import BuildRecord, find_record
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 HOST = DATA / "hosts" / "no-gpu-server.json"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tfwizard.core.configure import configure_env, parse_env_file, simulate_configure
+from tfwizard.core.build.configure import configure_env, parse_env_file, simulate_configure
 from tfwizard.core.knowledge import load_knowledge
 from tfwizard.core.recipe import Recipe
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core.diagnose import diagnose, diagnose_file, load_failures, load_failures_from
+from tfwizard.core.build.diagnose import diagnose, diagnose_file, load_failures, load_failures_from
 from tfwizard.core.errors import KnowledgeError
 
 LOGS = Path(__file__).resolve().parent.parent / "data" / "logs"

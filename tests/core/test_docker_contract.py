@@ -36,7 +36,7 @@ def test_the_private_calls_exist_with_the_parameters_used():
         assert callable(getattr(APIClient, name, None)), name
         assert list(inspect.signature(getattr(APIClient, name)).parameters) == params, name
     # the one used by name in dockerutil.py, and nothing private beyond the list
-    source = (ROOT / "tfwizard" / "core" / "dockerutil.py").read_text()
+    source = (ROOT / "tfwizard" / "core" / "build" / "dockerutil.py").read_text()
     used = set(re.findall(r"api\.(_\w+)", source))
     assert used == set(PRIVATE), used
     assert "._sock" in source  # raw_socket: attach_socket's SocketIO wraps a socket here

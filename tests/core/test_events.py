@@ -10,9 +10,8 @@ import time
 
 import pytest
 
-from tfwizard.core import dockerutil
-from tfwizard.core.errors import DockerUnavailable
-from tfwizard.core.events import (
+from tfwizard.core.build import dockerutil
+from tfwizard.core.build.events import (
     BuildResult,
     Finished,
     LineSplitter,
@@ -20,7 +19,8 @@ from tfwizard.core.events import (
     Progress,
     ThreadFeed,
 )
-from tfwizard.core.record import BuildRecord, atomic_write, data_dir, new_build_id, read_log
+from tfwizard.core.build.record import BuildRecord, atomic_write, data_dir, new_build_id, read_log
+from tfwizard.core.errors import DockerUnavailable
 
 
 def test_chunks_are_not_lines():
@@ -176,9 +176,9 @@ def test_frames_are_cut_from_big_reads():
 def test_a_consumer_leaving_after_the_first_event_frees_the_record(tmp_path):
     """Issue 15 item 9: events() yielded the record artifact before entering the try whose
     finally unlocks the record, so a consumer that stopped there kept the lock."""
-    from tfwizard.core.plan import make_plan
+    from tfwizard.core.build.plan import make_plan
+    from tfwizard.core.build.runner import BuildRunner
     from tfwizard.core.recipe import load_recipe
-    from tfwizard.core.runner import BuildRunner
 
     root = __import__("pathlib").Path(__file__).resolve().parents[2]
     plan = make_plan(load_recipe(root / "recipes" / "tf221-cpu-portable.toml"))

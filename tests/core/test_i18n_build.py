@@ -26,8 +26,21 @@ from tests.core.test_bundle import write_record
 from tests.core.test_install import make_wheel
 from tests.i18n_scan import strip_marked, unmarked
 from tfwizard.cli.words import progress_text  # the CLI's line
-from tfwizard.core import dockerutil, i18n
-from tfwizard.core.bundle import make_bundle, read_bundle
+from tfwizard.core import i18n
+from tfwizard.core.build import dockerutil
+from tfwizard.core.build.bundle import make_bundle, read_bundle
+from tfwizard.core.build.plan import (
+    make_fetch_plan,
+    make_plan,
+    render_bazelrc,
+    render_commands,
+    render_env,
+    resolve_secrets,
+)
+from tfwizard.core.build.preflight import preflight
+from tfwizard.core.build.progress import ProgressParser
+from tfwizard.core.build.record import find_record
+from tfwizard.core.build.runner import BuildRunner
 from tfwizard.core.desktop import desktop_entry, quote_exec_arg, uninstall_desktop_entry
 from tfwizard.core.errors import InstallFailed, TfWizardError, UsageError
 from tfwizard.core.host import HostProfile
@@ -45,19 +58,7 @@ from tfwizard.core.install import (
     pip_freeze,
     resolve_target,
 )
-from tfwizard.core.plan import (
-    make_fetch_plan,
-    make_plan,
-    render_bazelrc,
-    render_commands,
-    render_env,
-    resolve_secrets,
-)
-from tfwizard.core.preflight import preflight
-from tfwizard.core.progress import ProgressParser
 from tfwizard.core.recipe import load_recipe
-from tfwizard.core.record import find_record
-from tfwizard.core.runner import BuildRunner
 from tfwizard.core.vocab import PHASES, build_outcome, eta_text, phase_name
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -425,7 +426,7 @@ def dw(tmp_path_factory):
 @pytest.mark.slow
 def test_runner_log_lines_and_results_are_marked(dw, tmp_path, pseudo_lang):
     from tests.docker import kit
-    from tfwizard.core.leftovers import find_leftovers
+    from tfwizard.core.build.leftovers import find_leftovers
 
     plan = kit.busybox_plan(tmp_path, kit.make_wheel_script(), prefix=dw.prefix)
     runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=tmp_path, client=dw.client)

@@ -23,7 +23,7 @@ from tests.core.test_verify import RUNTIME, cpu_host, cpu_probe, cuda_probe, gpu
 from tests.i18n_scan import unmarked
 from tfwizard.cli import ExitStatus, capture
 from tfwizard.core import i18n
-from tfwizard.core.diagnose import diagnose, diagnose_file, load_failures
+from tfwizard.core.build.diagnose import diagnose, diagnose_file, load_failures
 from tfwizard.core.host import HostProfile
 from tfwizard.core.knowledge import display_texts
 from tfwizard.core.runtime_diagnosis import diagnose as runtime_diagnose

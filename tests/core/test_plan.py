@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from tfwizard.cli import ExitStatus, capture
+from tfwizard.core.build.plan import make_plan, render_commands
 from tfwizard.core.host import HostProfile
-from tfwizard.core.plan import make_plan, render_commands
 from tfwizard.core.recipe import Recipe, load_recipe
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -161,7 +161,7 @@ def test_plan_rejects_unsafe_values():
 
 
 def test_remote_cache_proxy_and_secret_references(tmp_path):
-    from tfwizard.core.plan import resolve_secrets, secret_references
+    from tfwizard.core.build.plan import resolve_secrets, secret_references
 
     recipe = LAPTOP.with_changes({
         "remote.cache": "https://cache.example:8443", "remote.upload": True,
@@ -194,7 +194,7 @@ def test_remote_cache_proxy_and_secret_references(tmp_path):
 def test_a_commit_ref_is_fetched_not_cloned_by_branch():
     """`git clone --branch` takes branches and tags only: a full commit hash is fetched
     into a new repository and checked out, each command an argv of its own."""
-    from tfwizard.core.plan import SRC
+    from tfwizard.core.build.plan import SRC
 
     sha = "0123456789abcdef0123456789abcdef01234567"
     recipe = Recipe().with_changes({"tensorflow.version": "2.21.0", "tensorflow.ref": sha,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core.preflight import endpoint, preflight, reachable
+from tfwizard.core.build.preflight import endpoint, preflight, reachable
 from tfwizard.core.recipe import Recipe, load_recipe
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tfwizard.core.progress import ProgressParser, parse_bep
-from tfwizard.core.record import read_log
+from tfwizard.core.build.progress import ProgressParser, parse_bep
+from tfwizard.core.build.record import read_log
 
 LOGS = Path(__file__).resolve().parent.parent / "data" / "logs"
 
@@ -147,8 +147,8 @@ def test_bep_tolerates_a_truncated_last_line_and_reads_aborts():
 ])
 def test_cache_summary_from_the_processes_line(log, disk, remote, expected):
     """Issue 15 item 10: every build ends with where its actions came from (real logs)."""
-    from tfwizard.core.progress import cache_summary, cache_summary_text
-    from tfwizard.core.record import untag
+    from tfwizard.core.build.progress import cache_summary, cache_summary_text
+    from tfwizard.core.build.record import untag
 
     parser = ProgressParser()
     for raw in (LOGS / log).read_text().splitlines():

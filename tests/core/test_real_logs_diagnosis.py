@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 
 from tests.core import real_logs
-from tfwizard.core.diagnose import (
+from tfwizard.core.build.diagnose import (
     diagnose,
     diagnose_file,
     diagnose_stream,
     load_failures,
     matcher_for,
 )
-from tfwizard.core.logscan import (
+from tfwizard.core.build.logscan import (
     WRAP_LINES,
     LineHit,
     LineMatcher,
@@ -32,7 +32,7 @@ from tfwizard.core.logscan import (
     line_pattern,
     read_lines,
 )
-from tfwizard.core.record import untag
+from tfwizard.core.build.record import untag
 from tfwizard.core.runtime_diagnosis import diagnose_log, load_rules, log_matcher
 
 ROOT = Path(__file__).resolve().parents[2]

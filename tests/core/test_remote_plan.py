@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core.plan import (
+from tfwizard.core.build.plan import (
     DISTDIR,
     REPO_CACHE_MARKER,
     fetch_report,

@@ -12,10 +12,10 @@ import pytest
 
 from tests import world
 from tests.docker import kit
+from tfwizard.core.build.plan import LABEL, Step, make_plan
+from tfwizard.core.build.runner import PREPARE_CAPS, BuildRunner
 from tfwizard.core.errors import UsageError
-from tfwizard.core.plan import LABEL, Step, make_plan
 from tfwizard.core.recipe import load_recipe
-from tfwizard.core.runner import PREPARE_CAPS, BuildRunner
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -97,7 +97,7 @@ def evaluate(
     kb: KnowledgeBase | None = None,
 ) -> list[Finding]:
     """All findings for a recipe, errors first. target_host None = the build host."""
-    from .plan import auto_host  # "auto" and the target: one rule for check, plan and build
+    from .build.plan import auto_host  # "auto" and the target: one rule for check, plan and build
 
     kb = kb or load_knowledge()
     release = kb.release_for(recipe)
@@ -846,7 +846,7 @@ def rule_resources(ctx: _Ctx) -> None:
     b, r = ctx.build, ctx.recipe
     if b is None:
         return
-    from .plan import job_sizing  # the one jobs/RAM sizing rule, shared with the plan
+    from .build.plan import job_sizing  # the one jobs/RAM sizing rule, shared with the plan
 
     mem = ctx.kb.platforms["memory"]
     sizing = job_sizing(b, mem["gib_per_job"])

@@ -31,9 +31,7 @@ from PySide6.QtWidgets import (
 )
 from qasync import asyncSlot
 
-from tfwizard.core.diagnosis_text import diagnosis_lines
-from tfwizard.core.errors import TfWizardError
-from tfwizard.core.events import (
+from tfwizard.core.build.events import (
     Artifact,
     BuildEvent,
     DiagnosisEvent,
@@ -42,8 +40,10 @@ from tfwizard.core.events import (
     PhaseChanged,
     Progress,
 )
+from tfwizard.core.build.progress import CacheSummary, cache_summary_text
+from tfwizard.core.diagnosis_text import diagnosis_lines
+from tfwizard.core.errors import TfWizardError
 from tfwizard.core.fixes import fix_text
-from tfwizard.core.progress import CacheSummary, cache_summary_text
 from tfwizard.core.vocab import build_title, duration_text, eta_text, phase_name
 
 from . import jobs
@@ -132,7 +132,7 @@ class BundleSaver(QWidget):
         record = self.record()
         if record is None:
             return
-        from tfwizard.core.bundle import default_bundle_name
+        from tfwizard.core.build.bundle import default_bundle_name
 
         # awaited, not exec()'d: this runs in a task (a rebuild may be running meanwhile)
         path = await save_file_name(
@@ -147,7 +147,7 @@ class BundleSaver(QWidget):
         if record is None:
             self.status.setText(tr("No build record to bundle yet."))
             return
-        from tfwizard.core.bundle import make_bundle
+        from tfwizard.core.build.bundle import make_bundle
 
         self.button.setEnabled(False)
         self.status.setText(tr("Saving…"))

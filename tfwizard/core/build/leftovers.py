@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..i18n import _
 from . import dockerutil
-from .i18n import _
 from .plan import LABEL
 
 BUILD = f"{LABEL}.build"

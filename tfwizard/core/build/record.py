@@ -27,10 +27,10 @@ from typing import IO, Any
 
 import platformdirs
 
-from .errors import UsageError
+from ..errors import UsageError
+from ..i18n import _
+from ..secrets import redact
 from .events import STDERR, STDOUT, TFWIZARD
-from .i18n import _
-from .secrets import redact
 
 DATA_DIR_ENV = "TFWIZARD_DATA_DIR"
 TAGS = {STDOUT: "out | ", STDERR: "err | ", TFWIZARD: "tfw | "}

@@ -28,15 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import TfWizardError
+from ..i18n import _
+from ..recipe import Recipe
+from ..rules import Finding
+from ..secrets import env_reference
 from . import dockerutil
 from .configure import header_candidates
-from .errors import TfWizardError
-from .i18n import _
 from .plan import LABEL, BuildPlan
-from .recipe import Recipe
 from .record import list_records
-from .rules import Finding
-from .secrets import env_reference
 
 #: seconds per TCP connect
 CONNECT_TIMEOUT_S = 2.0

@@ -20,15 +20,15 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from . import cc as ccmod
-from . import secrets
+from .. import cc as ccmod
+from .. import secrets
+from ..errors import UsageError
+from ..host import HostProfile
+from ..i18n import _
+from ..knowledge import KnowledgeBase, Release, load_knowledge, recipe_python
+from ..recipe import Recipe
+from ..vocab import Phase
 from .configure import DEFAULT_PYTHON_BIN, clang_major_of, configure_env, simulate_configure
-from .errors import UsageError
-from .host import HostProfile
-from .i18n import _
-from .knowledge import KnowledgeBase, Release, load_knowledge, recipe_python
-from .recipe import Recipe
-from .vocab import Phase
 
 #: where things live inside the build container
 SRC = "/src"

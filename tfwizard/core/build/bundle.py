@@ -28,13 +28,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .diagnosis_text import diagnosis_block
-from .errors import UsageError
+from ..diagnosis_text import diagnosis_block
+from ..errors import UsageError
+from ..host import HostProfile
+from ..i18n import DEFAULT, N_, _, language, translate
+from ..secrets import env_reference, redact, references
 from .events import TFWIZARD
-from .host import HostProfile
-from .i18n import DEFAULT, N_, _, language, translate
 from .record import BuildRecord, untag
-from .secrets import env_reference, redact, references
 
 #: log lines kept at the end of the log
 TAIL_LINES = 2000
@@ -134,7 +134,7 @@ def bundle_secrets(recipe_text: str, env: Mapping[str, str]) -> list[str]:
         if value and value not in found:
             found.append(value)
     try:
-        from .recipe import parse_recipe
+        from ..recipe import parse_recipe
 
         recipe = parse_recipe(recipe_text, "recipe.toml")
     except Exception:  # a broken recipe is still bundled; its shapes are still redacted
@@ -198,7 +198,7 @@ def bundle_contents(record_dir: Path, *, host: HostProfile | None = None,
     stand in for reports the record lacks (the wizard's Verify page keeps its report in
     memory).
     """
-    from .. import __version__
+    from ... import __version__
     from .diagnose import diagnose_file
 
     env = os.environ if env is None else env
@@ -229,7 +229,7 @@ def bundle_contents(record_dir: Path, *, host: HostProfile | None = None,
     if "host.json" not in files:
         if host is None:
             if detect is None:
-                from .detect import detect_host
+                from ..detect import detect_host
 
                 def detect() -> HostProfile:
                     return detect_host(env=env)

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
-from .vocab import BuildStatus, Phase, Severity
+from ..vocab import BuildStatus, Phase, Severity
 
 #: log channels: what the build's processes wrote, and what tfwizard itself says
 STDOUT = "stdout"

@@ -15,14 +15,14 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .errors import KnowledgeError
-from .i18n import _
+from ..errors import KnowledgeError
+from ..i18n import _
+from ..resources import resource_path
+from ..vocab import Severity
 from .logscan import LineMatcher, ScanResult, line_pattern
-from .resources import resource_path
-from .vocab import Severity
 
 if TYPE_CHECKING:
-    from .recipe import Recipe
+    from ..recipe import Recipe
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -124,7 +124,7 @@ def load_failures_from(path: Path, known_sources: Iterable[str] | None = None
 @cache
 def load_failures() -> tuple[FailureSignature, ...]:
     """The shipped catalogue."""
-    from .knowledge import load_knowledge
+    from ..knowledge import load_knowledge
 
     return load_failures_from(resource_path("knowledge", "failures.toml"),
                               load_knowledge().sources)
@@ -216,7 +216,7 @@ def diagnose_file(path: Path, *, exit_code: int | None = None, recipe: Recipe | 
     or plan.json) where given, else the record's recipe.toml and plan.json (a log.txt in a
     record folder counts too); a bare log's symbolic fixes say what they need.
     """
-    from .fixes import record_context, resolve_diagnoses
+    from ..fixes import record_context, resolve_diagnoses
 
     if path.is_dir():
         result = path / "result.json"

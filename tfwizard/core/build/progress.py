@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..i18n import _
+from ..vocab import PHASES, Phase
 from .events import Progress
-from .i18n import _
-from .vocab import PHASES, Phase
 
 _N = r"(\d[\d,]*)"  # Bazel prints 12,345 in big builds
 

@@ -16,8 +16,8 @@ import struct
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .errors import DockerUnavailable, ImageMissing, TfWizardError
-from .i18n import _
+from ..errors import DockerUnavailable, ImageMissing, TfWizardError
+from ..i18n import _
 
 
 def start_hint() -> str:

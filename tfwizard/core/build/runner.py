@@ -42,10 +42,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..diagnosis_text import diagnosis_block
+from ..errors import BuildCancelled, TfWizardError, UsageError
+from ..fixes import record_context, resolve_diagnoses
+from ..i18n import _
+from ..recipe import parse_recipe
+from ..safety import check_mount_source, check_output_dir
+from ..secrets import redact, substitute
+from ..vocab import BuildStatus, build_outcome
 from . import dockerutil, preflight
 from .diagnose import diagnose_stream
-from .diagnosis_text import diagnosis_block
-from .errors import BuildCancelled, TfWizardError, UsageError
 from .events import (
     STDERR,
     STDOUT,
@@ -61,8 +67,6 @@ from .events import (
     Progress,
     ThreadFeed,
 )
-from .fixes import record_context, resolve_diagnoses
-from .i18n import _
 from .plan import (
     LABEL,
     OUTPUT_USER_ROOT,
@@ -76,11 +80,7 @@ from .plan import (
     secret_references,
 )
 from .progress import BepSummary, ProgressParser, cache_summary, parse_bep
-from .recipe import parse_recipe
 from .record import BuildRecord, atomic_write, builds_dir, new_build_id, record_path
-from .safety import check_mount_source, check_output_dir
-from .secrets import redact, substitute
-from .vocab import BuildStatus, build_outcome
 
 T = TypeVar("T")
 

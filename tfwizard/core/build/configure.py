@@ -14,11 +14,11 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .errors import UnsafeValue
-from .i18n import _
-from .knowledge import Release
-from .recipe import Recipe
-from .safety import check_env_value
+from ..errors import UnsafeValue
+from ..i18n import _
+from ..knowledge import Release
+from ..recipe import Recipe
+from ..safety import check_env_value
 
 #: configure.py's default when HERMETIC_CUDA_COMPUTE_CAPABILITIES is unset or invalid
 TF_DEFAULT_CCS = "3.5,7.0"
