@@ -29,17 +29,12 @@ from tfwizard.cli.words import progress_text  # the CLI's line
 from tfwizard.core import i18n
 from tfwizard.core.build import dockerutil
 from tfwizard.core.build.bundle import make_bundle, read_bundle
-from tfwizard.core.build.plan import (
-    make_fetch_plan,
-    make_plan,
-    render_bazelrc,
-    render_commands,
-    render_env,
-    resolve_secrets,
-)
+from tfwizard.core.build.fetchplan import make_fetch_plan
+from tfwizard.core.build.plan import make_plan, resolve_secrets
 from tfwizard.core.build.preflight import preflight
 from tfwizard.core.build.progress import ProgressParser
 from tfwizard.core.build.record import find_record
+from tfwizard.core.build.render import render_bazelrc, render_commands, render_env
 from tfwizard.core.build.runner import BuildRunner
 from tfwizard.core.desktop import desktop_entry, quote_exec_arg, uninstall_desktop_entry
 from tfwizard.core.errors import InstallFailed, TfWizardError, UsageError

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core.build.plan import make_plan, render_commands
+from tfwizard.core.build.plan import make_plan
+from tfwizard.core.build.render import render_commands
 from tfwizard.core.host import HostProfile
 from tfwizard.core.recipe import Recipe, load_recipe
 

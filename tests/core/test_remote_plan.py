@@ -9,14 +9,9 @@ from pathlib import Path
 import pytest
 
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core.build.plan import (
-    DISTDIR,
-    REPO_CACHE_MARKER,
-    fetch_report,
-    make_fetch_plan,
-    make_plan,
-    render_commands,
-)
+from tfwizard.core.build.fetchplan import REPO_CACHE_MARKER, fetch_report, make_fetch_plan
+from tfwizard.core.build.plan import DISTDIR, make_plan
+from tfwizard.core.build.render import render_commands
 from tfwizard.core.recipe import load_recipe
 from tfwizard.core.rules import evaluate
 

@@ -86,7 +86,7 @@ def test_network_mode_is_what_the_recipe_asks_and_only_for_steps_that_need_it(pw
     pw.builds.append(runner.build_id)
     for needs in (True, False):
         step = Step(f"s{int(needs)}", "fetch", ("true",), workdir="/", needs_network=needs)
-        c = runner._create(step, [], None)
+        c = runner.stepper.create(step, [], None)
         try:
             c.reload()
             host = c.attrs["HostConfig"]

@@ -35,7 +35,7 @@ def register(sub: Any) -> None:
 
 def cmd_fetch(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Run the fetch plan, then say what it downloaded."""
-    from ..core.build.plan import fetch_report, make_fetch_plan
+    from ..core.build.fetchplan import fetch_report, make_fetch_plan
     from ..core.build.record import read_log
     from ..core.build.runner import BuildRunner
 

@@ -128,7 +128,7 @@ def prepare(args: argparse.Namespace, env: Environment, planner: Callable[..., A
     """Shared by build and fetch: load the recipe and hosts, stop on check errors, make the
     plan with `planner`, print it for --dry-run, and run the preflight; returns an exit
     status to stop with, or what passed."""
-    from ..core.build.plan import render_commands
+    from ..core.build.render import render_commands
     from ..core.recipe import load_recipe
 
     recipe_path = arg_path(env, args.recipe)

@@ -43,7 +43,8 @@ from PySide6.QtWidgets import (
 from qasync import asyncSlot
 
 from tfwizard.core import cc as ccmod
-from tfwizard.core.build.plan import make_plan, render_commands, resource_limits
+from tfwizard.core.build.plan import make_plan, resource_limits
+from tfwizard.core.build.render import render_commands
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.host import HostProfile
 from tfwizard.core.knowledge import recipe_python

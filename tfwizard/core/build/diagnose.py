@@ -7,6 +7,7 @@ with the 1-based numbers of the lines that matched and the first lines as eviden
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 from collections.abc import Iterable, Mapping
@@ -15,14 +16,20 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from ..errors import KnowledgeError
+from ..diagnosis_text import diagnosis_block
+from ..errors import KnowledgeError, TfWizardError
+from ..fixes import record_context, resolve_diagnoses
 from ..i18n import _
+from ..recipe import parse_recipe
 from ..resources import resource_path
 from ..vocab import Severity
+from .events import TFWIZARD, DiagnosisEvent
 from .logscan import LineMatcher, ScanResult, line_pattern
 
 if TYPE_CHECKING:
     from ..recipe import Recipe
+    from .plan import BuildPlan
+    from .record import BuildRecord
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -216,8 +223,6 @@ def diagnose_file(path: Path, *, exit_code: int | None = None, recipe: Recipe | 
     or plan.json) where given, else the record's recipe.toml and plan.json (a log.txt in a
     record folder counts too); a bare log's symbolic fixes say what they need.
     """
-    from ..fixes import record_context, resolve_diagnoses
-
     if path.is_dir():
         result = path / "result.json"
         if exit_code is None and result.is_file():
@@ -233,3 +238,32 @@ def diagnose_file(path: Path, *, exit_code: int | None = None, recipe: Recipe | 
         recipe = recipe if recipe is not None else kept_recipe
         plan = plan if plan is not None else kept_plan
     return resolve_diagnoses(found, recipe=recipe, plan=plan)
+
+
+def build_diagnoses(record: BuildRecord, exit_code: int | None, *, plan: BuildPlan,
+                    recipe_text: str | None, warnings_only: bool) -> list[DiagnosisEvent]:
+    """What a build's log shows (only warnings after a build that succeeded), with fixes
+    as values for this build, appended to the record and returned as events."""
+    record.close()
+    if not record.log_path.is_file():
+        return []
+    # streamed from log.txt in big chunks: a multi-GB log in constant memory
+    with record.log_path.open("rb") as fh:
+        found = diagnose_stream(fh, exit_code=None if warnings_only else exit_code)
+    if warnings_only:
+        found = [d for d in found if d.severity == "warning"]
+    if not found:
+        return []
+    # fixes as values for this build: half of the --jobs this plan ran, the recipe's
+    # flags plus one (a "halve" in the recipe broke it)
+    recipe = None
+    with contextlib.suppress(TfWizardError):
+        recipe = (parse_recipe(recipe_text, "recipe") if recipe_text is not None
+                  else record_context(record.path)[0])
+    found = resolve_diagnoses(found, recipe=recipe, plan=plan)
+    events = [DiagnosisEvent(d.id, d.title, d.cause, d.next_step, tuple(d.lines),
+                             dict(d.recipe_fix), d.fix_problem, d.severity,
+                             tuple(d.excerpt)) for d in found]
+    for d in found:
+        record.append(TFWIZARD, diagnosis_block(d))
+    return events
