@@ -28,9 +28,9 @@ from pathlib import Path
 import pytest
 
 from tests import world
-from tests.core.test_bundle import ENV as BUNDLE_ENV
-from tests.core.test_bundle import HOST as BUNDLE_HOST
-from tests.core.test_bundle import write_record
+from tests.core.build.test_bundle import ENV as BUNDLE_ENV
+from tests.core.build.test_bundle import HOST as BUNDLE_HOST
+from tests.core.build.test_bundle import write_record
 from tests.core.test_install import make_wheel
 from tests.i18n_scan import unmarked
 from tfwizard.cli import Environment, ExitStatus, build_parser, capture

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.core import real_logs
-from tests.core.test_diagnose import EXAMPLES, LOGS, example_lines
+from tests.core.build.test_diagnose import EXAMPLES, LOGS, example_lines
 from tests.core.test_verify import RUNTIME, cpu_host, cpu_probe, cuda_probe, gpu_host, log
 from tests.i18n_scan import unmarked
 from tfwizard.cli import ExitStatus, capture

@@ -8,7 +8,7 @@ import json
 import pytest
 from PySide6.QtCore import QSize, Qt
 
-from tests.core.test_bundle import PROXY_PASSWORD, write_record
+from tests.core.build.test_bundle import PROXY_PASSWORD, write_record
 from tests.gui.conftest import open_file_dialog, type_file_name
 from tests.gui.test_runpages import build_window
 from tfwizard.core.build.bundle import read_bundle

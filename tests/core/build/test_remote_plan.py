@@ -15,7 +15,7 @@ from tfwizard.core.build.render import render_commands
 from tfwizard.core.recipe import load_recipe
 from tfwizard.core.rules import evaluate
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 LAPTOP = load_recipe(ROOT / "recipes" / "tf218-cuda-laptop.toml")
 CPU = load_recipe(ROOT / "recipes" / "tf221-cpu-portable.toml")
 HOST = str(ROOT / "tests/data/hosts/no-gpu-server.json")

@@ -11,7 +11,7 @@ from tfwizard.core.build.render import render_commands
 from tfwizard.core.host import HostProfile
 from tfwizard.core.recipe import Recipe, load_recipe
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 HOSTS = ROOT / "tests" / "data" / "hosts"
 LAPTOP = load_recipe(ROOT / "recipes" / "tf218-cuda-laptop.toml")
 

@@ -180,7 +180,7 @@ def test_a_consumer_leaving_after_the_first_event_frees_the_record(tmp_path):
     from tfwizard.core.build.runner import BuildRunner
     from tfwizard.core.recipe import load_recipe
 
-    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    root = __import__("pathlib").Path(__file__).resolve().parents[3]
     plan = make_plan(load_recipe(root / "recipes" / "tf221-cpu-portable.toml"))
     runner = BuildRunner(plan, data_root=tmp_path, env={"DOCKER_HOST": "tcp://127.0.0.1:9"})
 

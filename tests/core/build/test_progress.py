@@ -10,7 +10,7 @@ import pytest
 from tfwizard.core.build.progress import ProgressParser, parse_bep
 from tfwizard.core.build.record import read_log
 
-LOGS = Path(__file__).resolve().parent.parent / "data" / "logs"
+LOGS = Path(__file__).resolve().parents[2] / "data" / "logs"
 
 
 def _feed(name: str) -> tuple[ProgressParser, list]:

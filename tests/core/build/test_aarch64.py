@@ -22,7 +22,7 @@ from tfwizard.core.knowledge import load_knowledge
 from tfwizard.core.recipe import load_recipe
 from tfwizard.core.rules import evaluate
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 DATA = ROOT / "tests" / "data"
 KB = load_knowledge()
 ARM = KB.platforms["aarch64"]

@@ -11,7 +11,7 @@ from tfwizard.cli import ExitStatus, capture
 from tfwizard.core.build.diagnose import diagnose, diagnose_file, load_failures, load_failures_from
 from tfwizard.core.errors import KnowledgeError
 
-LOGS = Path(__file__).resolve().parent.parent / "data" / "logs"
+LOGS = Path(__file__).resolve().parents[2] / "data" / "logs"
 
 #: one typical line per signature (lines, for one that `requires` another), as users' logs
 #: and the threads in sources.toml show them

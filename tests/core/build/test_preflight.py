@@ -13,7 +13,7 @@ from tfwizard.cli import ExitStatus, capture
 from tfwizard.core.build.preflight import endpoint, preflight, reachable
 from tfwizard.core.recipe import Recipe, load_recipe
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 LAPTOP = load_recipe(ROOT / "recipes" / "tf218-cuda-laptop.toml")
 
 

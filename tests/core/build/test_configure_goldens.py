@@ -12,7 +12,7 @@ from tfwizard.core.recipe import Recipe
 
 # A copy of shared/reference/tf-configure-goldens (what TF's real configure.py wrote),
 # kept in the repository so the tests need nothing outside it.
-GOLDENS = Path(__file__).resolve().parents[1] / "data" / "tf-configure-goldens"
+GOLDENS = Path(__file__).resolve().parents[2] / "data" / "tf-configure-goldens"
 
 #: the recipe equivalent to each golden set's answers
 RECIPES: dict[str, dict] = {

@@ -35,7 +35,7 @@ from tfwizard.core.build.logscan import (
 from tfwizard.core.build.record import untag
 from tfwizard.core.runtime_diagnosis import diagnose_log, load_rules, log_matcher
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 LOGS = ROOT / "tests" / "data" / "logs"
 RUNTIME = ROOT / "tests" / "data" / "runtime"
 MINIMUM = 0.95

@@ -30,7 +30,7 @@ from tfwizard.core.errors import UsageError
 from tfwizard.core.host import HostProfile
 from tfwizard.core.recipe import parse_recipe
 
-DATA = Path(__file__).resolve().parent.parent / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 HOST = DATA / "hosts" / "no-gpu-server.json"
 
 PROXY_PASSWORD = "pr0xyPassw0rd"

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.test_bundle import ENV as BUNDLE_ENV
-from tests.core.test_bundle import HOST as BUNDLE_HOST
-from tests.core.test_bundle import write_record
+from tests.core.build.test_bundle import ENV as BUNDLE_ENV
+from tests.core.build.test_bundle import HOST as BUNDLE_HOST
+from tests.core.build.test_bundle import write_record
 from tests.core.test_install import make_wheel
 from tests.i18n_scan import strip_marked, unmarked
 from tfwizard.cli.words import progress_text  # the CLI's line
@@ -56,7 +56,7 @@ from tfwizard.core.install import (
 from tfwizard.core.recipe import load_recipe
 from tfwizard.core.vocab import PHASES, build_outcome, eta_text, phase_name
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 HOSTS = ROOT / "tests" / "data" / "hosts"
 RECIPES = sorted((ROOT / "recipes").glob("*.toml"))
 LAPTOP = load_recipe(ROOT / "recipes" / "tf218-cuda-laptop.toml")

@@ -13,7 +13,7 @@ from docker.api.client import APIClient
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 #: name -> the parameters dockerutil.py relies on (LogFollower, raw_socket)
 PRIVATE = {
