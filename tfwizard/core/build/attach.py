@@ -49,9 +49,11 @@ class SkippingSplitter(LineSplitter):
         return lines
 
     def feed(self, chunk: bytes) -> list[str]:
+        """Lines of `chunk`, less those still to skip."""
         return self._drop(super().feed(chunk))
 
     def flush(self) -> list[str]:
+        """The last partial line, unless still to skip."""
         return self._drop(super().flush())
 
 

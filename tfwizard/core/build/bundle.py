@@ -59,6 +59,7 @@ class ErrorBlock:
     truncated: int = 0  # lines of this block left out beyond MAX_BLOCK_LINES
 
     def text(self) -> str:
+        """The block as the bundle's errors.txt shows it."""
         more = ("  " + _("... {count} more line(s)").format(count=self.truncated) + "\n"
                 if self.truncated else "")
         return ("--- " + _("log line {line}").format(line=self.line) + "\n"
@@ -180,6 +181,7 @@ def _read_json(path: Path) -> Any:
 
 
 def default_bundle_name(build_id: str) -> str:
+    """The archive's file name for a build."""
     return f"tfwizard-diagnostics-{build_id}.tar.gz"
 
 
@@ -199,7 +201,6 @@ def bundle_contents(record_dir: Path, *, host: HostProfile | None = None,
     memory).
     """
     from ... import __version__
-    from .diagnose import diagnose_file
 
     env = os.environ if env is None else env
     record = BuildRecord(record_dir)
@@ -220,54 +221,13 @@ def bundle_contents(record_dir: Path, *, host: HostProfile | None = None,
     else:
         notes.append(_("plan.json: the record has no (readable) plan."))
 
-    host_source = ""
-    if host is None and (record_dir / "host.json").is_file():
-        data = _read_json(record_dir / "host.json")
-        if data is not None:
-            files["host.json"] = _json_text(data, extra)
-            host_source = _("the build host as the record kept it (host.json)")
-    if "host.json" not in files:
-        if host is None:
-            if detect is None:
-                from ..detect import detect_host
-
-                def detect() -> HostProfile:
-                    return detect_host(env=env)
-            host = detect()
-            host_source = _("this machine, detected when the bundle was made (the record "
-                            "keeps no host profile)")
-        else:
-            host_source = _("a host profile given when the bundle was made (`tfwizard bundle "
-                            "--host`, or the wizard's build host)")
-        files["host.json"] = _json_text(json.loads(host.to_json()), extra)
+    host_source = _host_file(files, record_dir, host, detect, env, extra)
 
     result = _read_json(record.result_path)
     if result is not None:
         files["result.json"] = _json_text(result, extra)
 
-    scan = LogScan()
-    if record.log_path.is_file():
-        with record.log_path.open(encoding="utf-8", errors="replace") as fh:
-            scan = scan_log(fh, tail_lines=tail_lines)
-        first = scan.total - len(scan.tail) + 1
-        head = ("# " + (_("tfwizard log {id}: lines {first}-{last} of {total}").format(
-                    id=record.build_id, first=first, last=scan.total, total=scan.total)
-                          if scan.total else _("the log is empty")) + "\n")
-        files["log-tail.txt"] = head + "".join(redact(line, extra) + "\n" for line in scan.tail)
-        blocks = "".join(redact(b.text(), extra) for b in scan.blocks)
-        if scan.blocks_left_out:
-            blocks += _("... and {count} more ERROR block(s)").format(
-                count=scan.blocks_left_out) + "\n"
-        files["failed-actions.txt"] = blocks or _("No ERROR: line in the log.") + "\n"
-        exit_code = result.get("exit_code") if isinstance(result, dict) else None
-        diagnoses = diagnose_file(record.log_path, exit_code=exit_code)
-        files["diagnosis.json"] = _json_text([d.to_dict() for d in diagnoses], extra)
-        files["diagnosis.txt"] = redact(_diagnosis_text(diagnoses), extra)
-        if language() != DEFAULT:  # a copy the people behind a bug tracker can read
-            files["diagnosis.en.txt"] = redact(_diagnosis_text(diagnoses, english=True), extra)
-    else:
-        notes.append(_("log.txt: the record has no log, so no log tail, failed actions or "
-                       "diagnosis."))
+    scan = _log_files(files, notes, record, result, tail_lines, extra)
 
     for name in ("install.json", "verify.json"):
         data = _read_json(record_dir / name)
@@ -293,6 +253,66 @@ def bundle_contents(record_dir: Path, *, host: HostProfile | None = None,
     files["README.txt"] = _readme(record.build_id, files, scan, host_source, notes,
                                   tail_lines)
     return files
+
+
+def _host_file(files: dict[str, str], record_dir: Path, host: HostProfile | None,
+               detect: Callable[[], HostProfile] | None, env: Mapping[str, str],
+               extra: list[str]) -> str:
+    """Put host.json into `files` (the record's, else `host`, else detected now); returns
+    where the profile came from, in words."""
+    host_source = ""
+    if host is None and (record_dir / "host.json").is_file():
+        data = _read_json(record_dir / "host.json")
+        if data is not None:
+            files["host.json"] = _json_text(data, extra)
+            host_source = _("the build host as the record kept it (host.json)")
+    if "host.json" not in files:
+        if host is None:
+            if detect is None:
+                from ..detect import detect_host
+
+                def detect() -> HostProfile:
+                    return detect_host(env=env)
+            host = detect()
+            host_source = _("this machine, detected when the bundle was made (the record "
+                            "keeps no host profile)")
+        else:
+            host_source = _("a host profile given when the bundle was made (`tfwizard bundle "
+                            "--host`, or the wizard's build host)")
+        files["host.json"] = _json_text(json.loads(host.to_json()), extra)
+    return host_source
+
+
+def _log_files(files: dict[str, str], notes: list[str], record: BuildRecord, result: Any,
+               tail_lines: int, extra: list[str]) -> LogScan:
+    """Put the log tail, the failed actions and the diagnosis into `files` (a note when the
+    record has no log); returns the log's scan."""
+    from .diagnose import diagnose_file
+
+    scan = LogScan()
+    if record.log_path.is_file():
+        with record.log_path.open(encoding="utf-8", errors="replace") as fh:
+            scan = scan_log(fh, tail_lines=tail_lines)
+        first = scan.total - len(scan.tail) + 1
+        head = ("# " + (_("tfwizard log {id}: lines {first}-{last} of {total}").format(
+                    id=record.build_id, first=first, last=scan.total, total=scan.total)
+                          if scan.total else _("the log is empty")) + "\n")
+        files["log-tail.txt"] = head + "".join(redact(line, extra) + "\n" for line in scan.tail)
+        blocks = "".join(redact(b.text(), extra) for b in scan.blocks)
+        if scan.blocks_left_out:
+            blocks += _("... and {count} more ERROR block(s)").format(
+                count=scan.blocks_left_out) + "\n"
+        files["failed-actions.txt"] = blocks or _("No ERROR: line in the log.") + "\n"
+        exit_code = result.get("exit_code") if isinstance(result, dict) else None
+        diagnoses = diagnose_file(record.log_path, exit_code=exit_code)
+        files["diagnosis.json"] = _json_text([d.to_dict() for d in diagnoses], extra)
+        files["diagnosis.txt"] = redact(_diagnosis_text(diagnoses), extra)
+        if language() != DEFAULT:  # a copy the people behind a bug tracker can read
+            files["diagnosis.en.txt"] = redact(_diagnosis_text(diagnoses, english=True), extra)
+    else:
+        notes.append(_("log.txt: the record has no log, so no log tail, failed actions or "
+                       "diagnosis."))
+    return scan
 
 
 def _diagnosis_text(diagnoses: list[Any], *, english: bool = False) -> str:
@@ -370,6 +390,8 @@ def _readme(build_id: str, files: Mapping[str, str], scan: LogScan, host_source:
 
 @dataclass(frozen=True)
 class Bundle:
+    """A written diagnostics bundle: where, which build, its files and size."""
+
     path: Path
     build_id: str
     files: tuple[str, ...]

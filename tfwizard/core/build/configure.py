@@ -34,6 +34,7 @@ def clang_path(major: str | int) -> str:
 
 
 def clang_major_of(path: str) -> int | None:
+    """The major version in a clang path like /usr/lib/llvm-18/bin/clang (None: none)."""
     match = re.search(r"llvm-(\d+)", path)
     return int(match.group(1)) if match else None
 
@@ -150,6 +151,7 @@ class ConfigureResult:
 
     @property
     def text(self) -> str:
+        """The predicted .tf_configure.bazelrc as text."""
         return "".join(line + "\n" for line in self.lines)
 
 

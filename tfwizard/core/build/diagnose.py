@@ -39,6 +39,8 @@ else:  # pragma: no cover - Python 3.10
 
 @dataclass(frozen=True)
 class FailureSignature:
+    """One entry of failures.toml: how a known failure shows in a log, and what to do."""
+
     id: str
     title: str
     patterns: tuple[re.Pattern[str], ...]
@@ -59,6 +61,8 @@ class FailureSignature:
 
 @dataclass(frozen=True)
 class Diagnosis:
+    """A failure signature found in a log: where it matched, what it means, the fix."""
+
     id: str
     title: str
     cause: str
@@ -72,6 +76,7 @@ class Diagnosis:
     severity: Severity = "error"  # or "warning": a problem the build went past
 
     def to_dict(self) -> dict[str, Any]:
+        """The diagnosis as JSON-ready data."""
         data = asdict(self)
         data["recipe_fix"] = dict(self.recipe_fix)
         return data

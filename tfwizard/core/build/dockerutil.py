@@ -21,17 +21,20 @@ from ..i18n import _
 
 
 def start_hint() -> str:
+    """What to do when no Docker engine answers."""
     return _("Is the Docker daemon running? Try `sudo systemctl start docker`, or set "
              "DOCKER_HOST to the engine you use.")
 
 
 def permission_hint() -> str:
+    """What to do when this user may not use the Docker socket."""
     return _("Your user may not use the Docker socket. Add it to the docker group (`sudo "
              "usermod -aG docker $USER`, then log out and in), or use rootless Docker and set "
              "DOCKER_HOST.")
 
 
 def gone_hint() -> str:
+    """What to do when the engine went away during a build."""
     return _("Start Docker again (`sudo systemctl start docker`); the build's log is kept in "
              "its record. Then `tfwizard clean` removes what is left of the build, and you can "
              "build again.")
@@ -287,6 +290,7 @@ class LogFollower:
             self._sock = raw_socket(api._get_raw_response_socket(self._response))
 
     def frames(self) -> Iterator[list[tuple[int, bytes]]]:
+        """The container's log as batches of (stream, payload) frames, live."""
         def chunks() -> Iterator[bytes]:
             try:
                 # chunk_size=None: each HTTP chunk as it arrives, not a full 64 KiB buffer
@@ -297,6 +301,7 @@ class LogFollower:
         return frames_of(chunks())
 
     def close(self) -> None:
+        """Stop following (unblocks a reader in frames())."""
         if self._sock is not None:
             close_quietly(self._sock)
         close_quietly(self._response)

@@ -31,6 +31,7 @@ class BuildEvent:
     type: ClassVar[str] = "event"
 
     def to_dict(self) -> dict[str, Any]:
+        """The event as a JSON object: {"type": ..., fields...}."""
         return {"type": self.type, **asdict(self)}
 
 
@@ -92,6 +93,8 @@ class DiagnosisEvent(BuildEvent):
 
 @dataclass(frozen=True)
 class Artifact(BuildEvent):
+    """A file the build made: the wheel, the record folder, the BEP file."""
+
     type: ClassVar[str] = "artifact"
     kind: str  # wheel | record | bep
     path: str
@@ -99,6 +102,8 @@ class Artifact(BuildEvent):
 
 @dataclass(frozen=True)
 class BuildResult:
+    """How a build ended (result.json; the Finished event carries it)."""
+
     build_id: str
     status: BuildStatus
     record_dir: str
@@ -115,14 +120,18 @@ class BuildResult:
 
     @property
     def ok(self) -> bool:
+        """True when the build succeeded and handed out a wheel."""
         return self.status == "succeeded" and self.wheel is not None
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready data."""
         return asdict(self)
 
 
 @dataclass(frozen=True)
 class Finished(BuildEvent):
+    """The last event of a build: its result."""
+
     type: ClassVar[str] = "finished"
     result: BuildResult
 
@@ -143,6 +152,7 @@ class LineSplitter:
         self._cr_pending = False
 
     def feed(self, chunk: bytes) -> list[str]:
+        """The complete lines `chunk` finishes (a partial line waits for the next chunk)."""
         text = self._decoder.decode(chunk)
         if not text:
             return []

@@ -77,9 +77,11 @@ class FetchReport:
 
     @property
     def new_bytes(self) -> int:
+        """The size of the files the fetch added to the repository cache."""
         return sum(size for _path, size in self.new_files)
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready data, with new_bytes."""
         return {**asdict(self), "new_bytes": self.new_bytes}
 
 

@@ -21,6 +21,8 @@ PURPOSE = f"{LABEL}.volume"
 
 @dataclass(frozen=True)
 class Leftover:
+    """A container or volume tfwizard left on the engine, and whether it goes."""
+
     kind: str  # container | volume
     name: str
     build_id: str  # "" for a cache volume
@@ -28,6 +30,7 @@ class Leftover:
     skipped: str = ""  # why it stays ("" when it is removed)
 
     def to_dict(self) -> dict[str, str]:
+        """The leftover as JSON-ready data."""
         return asdict(self)
 
 

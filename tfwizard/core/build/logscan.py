@@ -25,8 +25,10 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
+from .literals import leading_literal, required_runs
+from .prefilter import Prefilter
 from .record import untag
 
 #: most matching lines kept per key (a failing TF build can repeat an error thousands of times)
@@ -40,13 +42,8 @@ MIN_LEAD = 16
 CHUNK = 8 << 20
 #: bytes of the log's start used to pick rare prefilter anchors
 SAMPLE = 256 << 10
-#: prefilter window: the most of a literal tested where its first byte was found
-WINDOW = 8
 
 _PROGRESS_LINE = re.compile(r"\[[\d,]+ / [\d,]+\] ")
-#: characters that stand for themselves in a regex (outside classes and groups)
-_PLAIN = re.compile(r"[A-Za-z0-9 _:'\"=,/<>!@%&;#~`-]+")
-_ESCAPED_PLAIN = set(".()[]{}*+?|^$\\/-'\"#&~ :")
 #: an unescaped `.*` or `.+`: across a joined line it could swallow the next line's words
 _ANY_RUN = re.compile(r"(?<!\\)\.[*+]")
 
@@ -76,143 +73,10 @@ def line_pattern(key: str, pattern: str | re.Pattern[str]) -> LinePattern:
     regex = pattern if isinstance(pattern, re.Pattern) else re.compile(pattern)
     if regex.flags & re.IGNORECASE:
         return LinePattern(key, regex, None)
-    lead = _leading_literal(regex.pattern)
+    lead = leading_literal(regex.pattern)
     if lead is None or len(lead) < MIN_LEAD or _ANY_RUN.search(regex.pattern):
         lead = None
     return LinePattern(key, regex, required_runs(regex.pattern), lead)
-
-
-def _leading_literal(pattern: str) -> str | None:
-    """The plain text every match starts with (escapes resolved), or None."""
-    if len(_split_top(pattern)) > 1:
-        return None
-    pieces = _pieces(pattern)
-    return pieces[0][1] if pieces and pieces[0][0] == 0 else None
-
-
-def _pieces(branch: str) -> list[tuple[int, str]]:
-    """The runs of literal text in a regex without top-level `|`: (start, text) each.
-
-    A run ends at anything that is not a plain character or an escaped punctuation mark
-    (classes, groups, `.`, `\\d`, anchors); a character made optional by `?`, `*` or `{` is
-    dropped, and `+` ends the run after its character.
-    """
-    pieces: list[tuple[int, str]] = []
-    run: list[str] = []
-    start = 0
-
-    def close() -> None:
-        if run:
-            pieces.append((start, "".join(run)))
-            run.clear()
-
-    i = 0
-    while i < len(branch):
-        ch = branch[i]
-        if ch == "\\" and i + 1 < len(branch) and branch[i + 1] in _ESCAPED_PLAIN:
-            literal, step = branch[i + 1], 2
-        elif _PLAIN.fullmatch(ch):
-            literal, step = ch, 1
-        else:
-            close()
-            i = _skip(branch, i)
-            continue
-        after = branch[i + step:i + step + 1]
-        if after and after in "?*{":
-            close()  # optional: the run ends before it
-            i += step
-            continue
-        if not run:
-            start = i
-        run.append(literal)
-        if after == "+":
-            close()
-            step += 1
-        i += step
-    close()
-    return pieces
-
-
-def _skip(pattern: str, i: int) -> int:
-    """Past the non-literal element at i: an escape, a class, a group, or one character."""
-    ch = pattern[i]
-    if ch == "\\":
-        return i + 2
-    if ch == "[":
-        end = pattern.find("]", i + 2)
-        return len(pattern) if end < 0 else end + 1
-    if ch == "(":
-        depth = 0
-        while i < len(pattern):
-            c = pattern[i]
-            if c == "\\":
-                i += 2
-                continue
-            if c == "[":
-                i = _skip(pattern, i)
-                continue
-            depth += c == "("
-            depth -= c == ")"
-            i += 1
-            if depth == 0:
-                break
-        return i
-    return i + 1
-
-
-def _top_level(pattern: str) -> str:
-    """The pattern with escapes, classes and groups blanked out (positions kept)."""
-    depth, top, i = 0, [], 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            top.append("\x00\x00")
-            i += 2
-            continue
-        if ch == "[":
-            end = pattern.find("]", i + 2)
-            end = end if end > 0 else len(pattern)
-            top.append("\x00" * (end - i + 1))
-            i = end + 1
-            continue
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            top.append("\x00")
-            i += 1
-            continue
-        top.append(ch if depth == 0 else "\x00")
-        i += 1
-    return "".join(top)
-
-
-def _split_top(pattern: str) -> list[str]:
-    """The top-level alternatives of a pattern (itself when it has none)."""
-    flat = _top_level(pattern)
-    parts, start = [], 0
-    for i, ch in enumerate(flat):
-        if ch == "|":
-            parts.append(pattern[start:i])
-            start = i + 1
-    parts.append(pattern[start:])
-    return parts
-
-
-def required_runs(pattern: str) -> tuple[tuple[str, ...], ...] | None:
-    """Per top-level alternative of `pattern`, the plain substrings every match contains.
-
-    Its runs of literal text outside groups and classes (escaped punctuation counts as
-    text), 4 characters or longer, longest first; None when an alternative has none.
-    """
-    out: list[tuple[str, ...]] = []
-    for branch in _split_top(pattern):
-        runs = sorted({text for _start, text in _pieces(branch) if len(text) >= 4},
-                      key=lambda t: (-len(t), t))
-        if not runs:
-            return None
-        out.append(tuple(runs))
-    return tuple(out)
 
 
 @dataclass
@@ -234,6 +98,7 @@ class ScanResult:
     lines: int = 0  # lines read
 
     def first_line(self, key: str) -> int | None:
+        """The line number of the first hit of `key` (None: none)."""
         found = self.hits.get(key)
         return found[0].line if found else None
 
@@ -501,122 +366,3 @@ def read_lines(path: Path) -> list[str]:
     if parts and parts[-1] == b"":
         parts.pop()
     return [_decode(p) for p in parts]
-
-
-# -- the prefilter ------------------------------------------------------------------------------
-
-#: the shortest window of a literal the prefilter tests
-MIN_WINDOW = 4
-
-
-def _memchr_cost(share: float) -> float:
-    """Rough ns per byte of log to find a byte with bytes.find and test each hit in Python."""
-    return 0.07 + share * 350
-
-
-def _regex_cost(share: float) -> float:
-    """Rough ns per byte of log for a regex starting with that byte (tests hits in C)."""
-    return 0.33 + share * 8
-
-
-class Prefilter:
-    """Finds the lines of a chunk where one of the patterns can match, quickly.
-
-    Each pattern (each top-level alternative) has literal runs every match contains (a
-    wrap-tolerant pattern: its lead); the prefilter looks for a window of one of them
-    around one of its bytes. The bytes are chosen by a greedy set cover weighted by what
-    the search costs, with their shares in `sample` (the log's start): a rare byte is found
-    with `bytes.find` (memchr) and the windows around it tested with one compiled regex
-    per offset; a common one is searched for by one regex of the windows that start with
-    it (the regex engine scans for it and tests in C). The choice changes the speed only:
-    every line where a pattern can match holds one of the windows.
-    """
-
-    def __init__(self, patterns: Sequence[LinePattern], sample: bytes) -> None:
-        counts = _byte_counts(sample)
-        share = [c / max(1, len(sample)) for c in counts]
-        # per alternative: (byte, found by memchr) -> (offset of the byte, window)
-        options: list[dict[tuple[int, bool], tuple[int, bytes]]] = []
-        for p in patterns:
-            choices = ((p.lead,),) if p.lead is not None else p.runs
-            for runs in choices or ():
-                option: dict[tuple[int, bool], tuple[int, bytes]] = {}
-                for run in (r.encode("utf-8") for r in runs):
-                    for i, byte in enumerate(run):
-                        j = max(0, min(i, len(run) - WINDOW))  # a window holding byte i
-                        known = option.get((byte, True), (0, b""))[1]
-                        if len(run[j:j + WINDOW]) > len(known):
-                            option[(byte, True)] = (i - j, run[j:j + WINDOW])
-                        window = run[i:i + WINDOW]  # a window starting at byte i
-                        if len(window) >= MIN_WINDOW and len(window) > len(
-                                option.get((byte, False), (0, b""))[1]):
-                            option[(byte, False)] = (0, window)
-                options.append(option)
-
-        def cost(choice: tuple[int, bool]) -> float:
-            byte, memchr = choice
-            return _memchr_cost(share[byte]) if memchr else _regex_cost(share[byte])
-
-        rare: dict[int, dict[int, set[bytes]]] = {}  # byte -> offset -> windows
-        common: dict[int, set[bytes]] = {}
-        open_ = set(range(len(options)))
-        every = sorted({c for option in options for c in option})
-        while open_:
-            best = max(every, key=lambda c: (sum(1 for i in open_ if c in options[i]) / cost(c),
-                                             -c[0], c[1]))
-            for i in [i for i in open_ if best in options[i]]:
-                offset, window = options[i][best]
-                if best[1]:
-                    rare.setdefault(best[0], {}).setdefault(offset, set()).add(window)
-                else:
-                    common.setdefault(best[0], set()).add(window)
-                open_.discard(i)
-        self.rare = [(bytes((b,)), [(k, re.compile(_trie(sorted(w))))
-                                    for k, w in sorted(by_offset.items())])
-                     for b, by_offset in sorted(rare.items())]
-        self.common = [re.compile(_trie(sorted(w))) for _b, w in sorted(common.items())]
-
-    def positions(self, buf: bytes | bytearray, start: int, limit: int) -> list[int]:
-        """Offsets in buf[start:limit] where a window begins, sorted."""
-        found: list[int] = []
-        for byte, windows in self.rare:
-            pos = buf.find(byte, start, limit)
-            while pos >= 0:
-                for offset, regex in windows:
-                    if pos - offset >= start and regex.match(buf, pos - offset, limit):
-                        found.append(pos - offset)
-                        break
-                pos = buf.find(byte, pos + 1, limit)
-        for regex in self.common:
-            found.extend(m.start() for m in regex.finditer(buf, start, limit))
-        found.sort()
-        return found
-
-
-def _byte_counts(sample: bytes) -> list[int]:
-    if not sample:
-        return [0] * 256
-    return [sample.count(bytes((b,))) for b in range(256)]
-
-
-def _trie(words: Sequence[bytes]) -> bytes:
-    """A regex matching any of `words`, as a trie (a word that extends another is dropped:
-    the shorter one already finds the line)."""
-    root: dict[Any, Any] = {}
-    for word in sorted(words, key=len):
-        node = root
-        for byte in word:
-            if None in node:
-                break
-            node = node.setdefault(byte, {})
-        else:
-            node.clear()
-            node[None] = True
-
-    def emit(node: dict[Any, Any]) -> bytes:
-        if None in node:
-            return b""
-        alts = [re.escape(bytes((k,))) + emit(v) for k, v in sorted(node.items())]
-        return alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
-
-    return emit(root)

@@ -89,6 +89,7 @@ class ProgressParser:
     # -- rate ----------------------------------------------------------------------------
     @property
     def rate(self) -> float | None:
+        """Actions per second over the recent window (None: not known yet)."""
         if len(self._samples) < 2:
             return None
         (t0, d0), (t1, d1) = self._samples[0], self._samples[-1]
@@ -98,6 +99,7 @@ class ProgressParser:
 
     @property
     def eta_s(self) -> float | None:
+        """Seconds left at the current rate (None: not known yet)."""
         rate = self.rate
         if rate is None or self.done is None or self.total is None:
             return None
@@ -112,6 +114,7 @@ class ProgressParser:
             self._samples.popleft()
 
     def snapshot(self) -> Progress:
+        """The progress so far as a Progress event."""
         return Progress(
             phase=self.phase, done=self.done, total=self.total,
             eta_s=None if self.eta_s is None else round(self.eta_s, 1),
@@ -121,6 +124,7 @@ class ProgressParser:
 
     # -- lines ---------------------------------------------------------------------------
     def feed(self, line: str) -> Progress | None:
+        """Read one log line; the Progress event when it moved the count."""
         line = line.rstrip()
         if not line:
             return None
@@ -218,6 +222,7 @@ class CacheSummary:
     internal: int
 
     def to_dict(self) -> dict[str, Any]:
+        """The summary as JSON-ready data."""
         return dict(self.__dict__)
 
 
@@ -300,6 +305,7 @@ class BepSummary:
 
     @property
     def finished(self) -> bool:
+        """True when the BEP file holds the build's finished event."""
         return self.exit_name is not None
 
 

@@ -154,6 +154,7 @@ class BuildRecord:
         return True
 
     def unlock(self) -> None:
+        """Release the lock `lock()` took."""
         if self._lock is not None:
             self._lock.close()  # closing the descriptor releases the flock
             self._lock = None
@@ -177,6 +178,7 @@ class BuildRecord:
     @classmethod
     def create(cls, build_id: str, *, root: Path | None = None,
                env: Mapping[str, str] | None = None) -> BuildRecord:
+        """A new record folder for `build_id` with a "running" result.json."""
         base = builds_dir(root, env)
         base.mkdir(parents=True, exist_ok=True)
         path = base / build_id
@@ -188,26 +190,33 @@ class BuildRecord:
     # -- files -------------------------------------------------------------------------
     @property
     def log_path(self) -> Path:
+        """log.txt: every line, tagged with its channel."""
         return self.path / "log.txt"
 
     @property
     def bep_path(self) -> Path:
+        """bep.json: the Build Event Protocol file Bazel wrote."""
         return self.path / "bep.json"
 
     @property
     def result_path(self) -> Path:
+        """result.json: how the build ended ("running" until then)."""
         return self.path / "result.json"
 
     def write_recipe(self, text: str) -> None:
+        """Keep the recipe the build ran (recipe.toml)."""
         atomic_write(self.path / "recipe.toml", text)
 
     def write_plan(self, plan_json: str) -> None:
+        """Keep the plan the build runs (plan.json)."""
         atomic_write(self.path / "plan.json", plan_json)
 
     def write_result(self, result: Mapping[str, Any]) -> None:
+        """Write result.json (atomically)."""
         atomic_write(self.result_path, json.dumps(dict(result), indent=2) + "\n")
 
     def read_result(self) -> dict[str, Any]:
+        """result.json's data."""
         return json.loads(self.result_path.read_text(encoding="utf-8"))
 
     # -- log -----------------------------------------------------------------------------
@@ -225,6 +234,7 @@ class BuildRecord:
         return first
 
     def close(self) -> None:
+        """Close log.txt (appending opens it again)."""
         if self._log is not None:
             self._log.close()
             self._log = None

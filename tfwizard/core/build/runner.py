@@ -5,21 +5,13 @@
         ...                       # PhaseChanged, LogLines, Progress, DiagnosisEvent, Artifact
     runner.result                 # the BuildResult also carried by the Finished event
 
-Each plan step runs in its own container (docker SDK only: argv lists, no shell), as the
-plan's uid:gid, never privileged, without capabilities (`cap_drop=ALL`,
-no-new-privileges), with no Docker socket inside, labelled with the plan's labels and the
-build id. What the steps share lives in volumes: the source (bind-mounted
-checkout, or a per-build volume the fetch step clones into), Bazel's output root (a
-per-build volume, so `bazel-bin` never holds a wheel from an earlier build and the package
-step of older releases sees the build's outputs), the cache volumes (kept across builds)
-and /record (a per-build volume where Bazel writes its BEP file, copied back through the
-API: no step can write the record folder, whose plan.json `attach` runs). The wheel leaves
-with `get_archive`, so a remote engine works too.
-
-A front end that dies (SIGKILL included) leaves the step container running and the log on
-disk; `BuildRunner.attach(build_id)` finds the build by its label, replays the record and
-follows the container from the first line the record lacks (the engine's log keeps the
-rest), then runs the steps still to come and copies the wheel out.
+The runner orchestrates; its parts each own one concern: `steps` (a step's container and
+its output as events, cancel), `containers` (least-privilege create options, secrets kept
+out of Cmd/Env), `volumes` (what the steps share: the source, Bazel's per-build output
+root, the caches, the record volume Bazel writes its BEP file into; uploads to a remote
+engine), `artifacts` (the wheel and the BEP file leave through the API), `attach` (a build
+a dead front end left: found by its labels, its plan trusted only with the digest they
+carry, its record replayed) and `outcome` (how the build ended, from facts alone).
 """
 
 from __future__ import annotations
