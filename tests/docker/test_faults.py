@@ -81,7 +81,7 @@ def test_socket_permission_denied_says_docker_group(engine2):
     # the interpreter's stdlib (under /root here) is unreadable for nobody: import and
     # exercise every module on the way first (a connect to a socket that does not exist)
     code = ("import os, json\n"
-            "from tfwizard.core import dockerutil\n"
+            "from tfwizard.core.build import dockerutil\n"
             "try:\n"
             "    dockerutil.connect({'DOCKER_HOST': 'unix:///nonexistent/docker.sock'})\n"
             "except Exception:\n"
