@@ -54,6 +54,8 @@ else:
     from _common import ROOT, world
 
 # every tfwizard name this baseline mirrors, in one place (after _common: sys.path)
+from tfwizard.core.build.containers import PREPARE_CAPS  # noqa: E402
+from tfwizard.core.build.containers import ROOT as ROOT_USER  # noqa: E402
 from tfwizard.core.build.plan import (  # noqa: E402
     OUTPUT_USER_ROOT,
     RECORD,
@@ -63,8 +65,6 @@ from tfwizard.core.build.plan import (  # noqa: E402
     make_plan,
 )
 from tfwizard.core.build.progress import BuildStats, ProgressParser  # noqa: E402
-from tfwizard.core.build.runner import PREPARE_CAPS  # noqa: E402
-from tfwizard.core.build.runner import ROOT as ROOT_USER  # noqa: E402
 from tfwizard.core.recipe import load_recipe  # noqa: E402
 
 #: the fixture's kernel that bench/rebuild.py edits (bigws.edit_kernel appends a line)

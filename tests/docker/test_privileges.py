@@ -12,8 +12,9 @@ import pytest
 
 from tests import world
 from tests.docker import kit
+from tfwizard.core.build.containers import PREPARE_CAPS
 from tfwizard.core.build.plan import LABEL, Step, make_plan
-from tfwizard.core.build.runner import PREPARE_CAPS, BuildRunner
+from tfwizard.core.build.runner import BuildRunner
 from tfwizard.core.errors import UsageError
 from tfwizard.core.recipe import load_recipe
 

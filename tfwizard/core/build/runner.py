@@ -31,7 +31,7 @@ from ..jobs import run_blocking
 from ..vocab import build_outcome
 from . import artifacts, attach, dockerutil, outcome, preflight
 from .attach import OUT_LABEL, PLAN_DIGEST_LABEL, RECORD_LABEL, plan_digest
-from .containers import PREPARE_CAPS, ROOT, Engine, StepSecrets
+from .containers import ROOT, Engine, StepSecrets
 from .diagnose import build_diagnoses
 from .events import (
     STDERR,
@@ -50,8 +50,6 @@ from .progress import BepSummary, ProgressParser, cache_summary
 from .record import BuildRecord, new_build_id, record_path
 from .steps import BuildLog, Stepper
 from .volumes import Volumes, check_paths
-
-__all__ = ["CANCEL_GRACE_S", "PREPARE_CAPS", "ROOT", "BuildRunner", "build_blocking"]
 
 #: seconds between SIGINT and SIGKILL when a build is cancelled (the whole stop takes < 10 s)
 CANCEL_GRACE_S = 5.0
