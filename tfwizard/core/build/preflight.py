@@ -209,14 +209,14 @@ def image_needs(plan: BuildPlan) -> list[ImageNeed]:
                    "for the release's own image.")
     needs: list[ImageNeed] = []
     for step in plan.steps:
-        if step.name == "package" or not step.argv:
+        if step.role == "package" or not step.argv:
             continue  # build_pip_package is made by the build step
         program = step.argv[0]
-        what = _("Python (PYTHON_BIN_PATH)") if step.name == "configure" else \
+        what = _("Python (PYTHON_BIN_PATH)") if step.role == "configure" else \
             _("the {step} step's program").format(step=step.name)
         needs.append(ImageNeed(what, (program,), image_hint,
                                command=not program.startswith("/")))
-    configure = next((s for s in plan.steps if s.name == "configure"), None)
+    configure = next((s for s in plan.steps if s.role == "configure"), None)
     env = configure.env if configure is not None else {}
     clang_hint = _("Set toolchain.clang to the clang the image has (its /usr/lib/llvm-N), or "
                    "build.image to an image with this one.")
