@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from tfwizard.core import cc as ccmod
-from tfwizard.core import record
+from tfwizard.core.build import record
+from tfwizard.core.build.plan import job_sizing, make_plan, resource_limits
 from tfwizard.core.defaults import default_recipe
 from tfwizard.core.host import HostProfile
 from tfwizard.core.knowledge import default_python, load_knowledge, recipe_python
-from tfwizard.core.plan import job_sizing, make_plan, resource_limits
 from tfwizard.core.recipe import load_recipe
 from tfwizard.core.rules import evaluate
 from tfwizard.core.secrets import references, substitute

@@ -50,7 +50,7 @@ def register(sub: Any) -> None:
 
 def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Check, plan, preflight, then run the build in Docker and follow it."""
-    from ..core.plan import make_plan
+    from ..core.build.plan import make_plan
 
     if args.attach is not None:
         return cmd_attach(args, env)
@@ -62,7 +62,7 @@ def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
     recipe = prepared.recipe
     out_dir = arg_path(env, args.out) if args.out else recipe.resolve_path("output.dir")
     check_out(out_dir)
-    from ..core.runner import BuildRunner
+    from ..core.build.runner import BuildRunner
 
     runner = BuildRunner(prepared.plan, out_dir=out_dir,
                          recipe_text=prepared.recipe_path.read_text("utf-8"), env=env.env)
@@ -78,7 +78,7 @@ def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
 
 def cmd_attach(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """`tfwizard build --attach [BUILD_ID]`: follow a build its front end left."""
-    from ..core.runner import BuildRunner
+    from ..core.build.runner import BuildRunner
 
     out_dir = arg_path(env, args.out) if args.out else None
     check_out(out_dir)

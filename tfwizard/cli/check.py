@@ -40,8 +40,8 @@ def gpu_targets(recipe: Recipe, build: HostProfile,
                 target: HostProfile | None) -> dict[str, list[str] | None]:
     """The GPU targets the plan will build ("auto" resolved as the plan resolves it);
     None where "auto" finds no GPU (the rules report that as an error)."""
+    from ..core.build.plan import resolve_amd_targets, resolve_ccs
     from ..core.errors import UsageError
-    from ..core.plan import resolve_amd_targets, resolve_ccs
 
     out: dict[str, list[str] | None] = {"compute_capabilities": [], "amdgpu_targets": []}
     resolvers = {"cuda": ("compute_capabilities", resolve_ccs),
@@ -66,7 +66,7 @@ def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
     kb = load_knowledge()
     findings = evaluate(recipe, build, target, kb)
     if args.preflight:
-        from ..core.preflight import preflight
+        from ..core.build.preflight import preflight
 
         findings = sort_findings(findings + preflight(recipe, env.env)
                                  + image_findings(recipe, env, build, target))

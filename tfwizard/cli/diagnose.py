@@ -39,7 +39,7 @@ def register(sub: Any) -> None:
 
 def log_path(env: Environment, text: str) -> Path:
     """A log file or record folder named on the command line, or a build's record by id."""
-    from ..core.record import find_record
+    from ..core.build.record import find_record
 
     path = arg_path(env, text)
     if path.exists():
@@ -109,7 +109,7 @@ def cmd_diagnose(args: argparse.Namespace, env: Environment) -> ExitStatus:
     try:
         if args.runtime:
             return _diagnose_runtime(args, env, path, fixes, shown)
-        from ..core.diagnose import diagnose_file, diagnose_stream
+        from ..core.build.diagnose import diagnose_file, diagnose_stream
 
         found = (fixes.resolve(diagnose_stream(stdin_bytes(env))) if path is None
                  else diagnose_file(path, recipe=fixes.recipe, plan=fixes.plan))

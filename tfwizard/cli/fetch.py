@@ -35,9 +35,9 @@ def register(sub: Any) -> None:
 
 def cmd_fetch(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Run the fetch plan, then say what it downloaded."""
-    from ..core.plan import fetch_report, make_fetch_plan
-    from ..core.record import read_log
-    from ..core.runner import BuildRunner
+    from ..core.build.fetchplan import fetch_report, make_fetch_plan
+    from ..core.build.record import read_log
+    from ..core.build.runner import BuildRunner
 
     prepared = prepare(args, env, make_fetch_plan)
     if not isinstance(prepared, Prepared):

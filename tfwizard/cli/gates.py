@@ -70,9 +70,9 @@ def check_gate(recipe: Recipe, build_host: HostProfile, target_host: HostProfile
 def image_findings(recipe: Recipe, env: Environment, build: HostProfile | None,
                    target: HostProfile | None, plan: Any = None) -> list[Any]:
     """The build image's findings (preflight.check_image) for the recipe's plan."""
+    from ..core.build.plan import make_plan
+    from ..core.build.preflight import check_image
     from ..core.errors import TfWizardError
-    from ..core.plan import make_plan
-    from ..core.preflight import check_image
 
     if plan is None:
         try:
@@ -86,7 +86,7 @@ def preflight_gate(recipe: Recipe, args: argparse.Namespace, env: Environment,
                    plan: Any = None) -> ExitStatus | None:
     """Before starting Docker work (build, fetch): the preflight checks, then (when they
     found no error) the build image of `plan`; errors stop the command unless --force."""
-    from ..core.preflight import preflight
+    from ..core.build.preflight import preflight
     from ..core.rules import errors, sort_findings
 
     findings = preflight(recipe, env.env)
@@ -128,7 +128,7 @@ def prepare(args: argparse.Namespace, env: Environment, planner: Callable[..., A
     """Shared by build and fetch: load the recipe and hosts, stop on check errors, make the
     plan with `planner`, print it for --dry-run, and run the preflight; returns an exit
     status to stop with, or what passed."""
-    from ..core.plan import render_commands
+    from ..core.build.render import render_commands
     from ..core.recipe import load_recipe
 
     recipe_path = arg_path(env, args.recipe)

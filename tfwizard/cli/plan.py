@@ -25,7 +25,8 @@ def register(sub: Any) -> None:
 
 def cmd_plan(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Make the plan and print it in the asked format."""
-    from ..core.plan import make_plan, render_bazelrc, render_commands, render_env, render_json
+    from ..core.build.plan import make_plan
+    from ..core.build.render import render_bazelrc, render_commands, render_env, render_json
     from ..core.recipe import load_recipe
 
     recipe = load_recipe(arg_path(env, args.recipe))

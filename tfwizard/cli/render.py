@@ -44,7 +44,7 @@ def finding_details(finding: Any, kb: Any) -> list[str]:
 def build_summary(result: Any, diagnoses: list[Any]) -> list[str]:
     """How a build ended: the wheel or why there is none, where its actions came from, the
     diagnoses of its log, and its record."""
-    from ..core.progress import CacheSummary, cache_summary_text
+    from ..core.build.progress import CacheSummary, cache_summary_text
 
     lines = [_("Wheel: {path}").format(path=result.wheel) if result.ok
              else build_outcome(result.status, result.message)]

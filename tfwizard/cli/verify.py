@@ -56,8 +56,8 @@ def interpreter(args: argparse.Namespace, env: Environment, recipe: Any) -> str:
 
 def cmd_verify(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Probe TensorFlow in the interpreter and print the report (saved where asked)."""
+    from ..core.build.record import find_record
     from ..core.host import HostProfile
-    from ..core.record import find_record
     from ..core.verify import Verification, render_report
     from .follow import run_job
 

@@ -30,8 +30,8 @@ from typing import Any, ClassVar
 from packaging.tags import Tag
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 
+from .build.events import STDERR, STDOUT, TFWIZARD, LineSplitter, ThreadFeed
 from .errors import InstallCancelled, InstallFailed, UsageError, WheelIncompatible
-from .events import STDERR, STDOUT, TFWIZARD, LineSplitter, ThreadFeed
 from .i18n import _
 from .jobs import Event
 

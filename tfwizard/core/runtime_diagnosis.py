@@ -15,11 +15,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, BinaryIO, cast
 
 from . import cc as ccmod
+from .build.logscan import LineMatcher, ScanResult, line_pattern
 from .errors import KnowledgeError
 from .host import HostProfile
 from .i18n import _
 from .knowledge import KnowledgeBase, load_knowledge
-from .logscan import LineMatcher, ScanResult, line_pattern
 from .vocab import SEVERITIES, Severity, severity_order
 
 #: the libraries TF's MaybeTryDlopenGPULibraries() needs (gpu-compat-facts.md section 10)

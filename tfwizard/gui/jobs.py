@@ -12,11 +12,11 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from tfwizard.core.events import BuildEvent
+from tfwizard.core.build.events import BuildEvent
+from tfwizard.core.build.plan import make_plan
 from tfwizard.core.host import HostProfile
 from tfwizard.core.i18n import _
 from tfwizard.core.jobs import Job
-from tfwizard.core.plan import make_plan
 
 from .state import WizardState
 
@@ -64,8 +64,8 @@ def missing_core_module(name: str) -> str | None:
 
 def default_build_job(state: WizardState) -> BuildJob:
     """A BuildRunner for the state's recipe; the wheel goes to output.dir or the record."""
-    from tfwizard.core import record, runner
-    from tfwizard.core.record import new_build_id
+    from tfwizard.core.build import record, runner
+    from tfwizard.core.build.record import new_build_id
 
     recipe = state.recipe
     plan = make_plan(recipe, build_host=state.build_host, target_host=state.target_host,

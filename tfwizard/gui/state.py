@@ -14,11 +14,11 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from tfwizard.core import rules
+from tfwizard.core.build.plan import auto_host, resolve_ccs
 from tfwizard.core.errors import RecipeError, UsageError
 from tfwizard.core.host import HostProfile
 from tfwizard.core.i18n import _
 from tfwizard.core.knowledge import KnowledgeBase, load_knowledge
-from tfwizard.core.plan import auto_host, resolve_ccs
 from tfwizard.core.recipe import Recipe, parse_recipe
 from tfwizard.core.rules import Finding
 

@@ -9,7 +9,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel, QWizard
 
-from tfwizard.core.events import (
+from tfwizard.core.build.events import (
     Artifact,
     BuildResult,
     DiagnosisEvent,

@@ -8,10 +8,10 @@ import json
 import pytest
 from PySide6.QtCore import QSize, Qt
 
-from tests.core.test_bundle import PROXY_PASSWORD, write_record
+from tests.core.build.test_bundle import PROXY_PASSWORD, write_record
 from tests.gui.conftest import open_file_dialog, type_file_name
 from tests.gui.pages.test_runpages import build_window
-from tfwizard.core.bundle import read_bundle
+from tfwizard.core.build.bundle import read_bundle
 from tfwizard.gui.pages import PageId
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")

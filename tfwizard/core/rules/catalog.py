@@ -24,7 +24,7 @@ def evaluate(
     kb: KnowledgeBase | None = None,
 ) -> list[Finding]:
     """All findings for a recipe, errors first. target_host None = the build host."""
-    from ..plan import auto_host  # "auto" and the target: one rule for check, plan and build
+    from ..build.plan import auto_host  # "auto" and the target: one rule for check, plan and build
 
     kb = kb or load_knowledge()
     release = kb.release_for(recipe)

@@ -18,7 +18,7 @@ def rule_resources(ctx: Ctx) -> None:
     b, r = ctx.build, ctx.recipe
     if b is None:
         return
-    from ..plan import job_sizing  # the one jobs/RAM sizing rule, shared with the plan
+    from ..build.plan import job_sizing  # the one jobs/RAM sizing rule, shared with the plan
 
     mem = ctx.kb.platforms["memory"]
     sizing = job_sizing(b, mem["gib_per_job"])

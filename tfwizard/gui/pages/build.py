@@ -21,9 +21,7 @@ from PySide6.QtWidgets import (
 )
 from qasync import asyncSlot
 
-from tfwizard.core.diagnosis_text import diagnosis_lines
-from tfwizard.core.errors import TfWizardError
-from tfwizard.core.events import (
+from tfwizard.core.build.events import (
     Artifact,
     BuildEvent,
     DiagnosisEvent,
@@ -32,8 +30,10 @@ from tfwizard.core.events import (
     PhaseChanged,
     Progress,
 )
+from tfwizard.core.build.progress import CacheSummary, cache_summary_text
+from tfwizard.core.diagnosis_text import diagnosis_lines
+from tfwizard.core.errors import TfWizardError
 from tfwizard.core.fixes import fix_text
-from tfwizard.core.progress import CacheSummary, cache_summary_text
 from tfwizard.core.vocab import build_title, duration_text, eta_text, phase_name
 
 from .. import jobs

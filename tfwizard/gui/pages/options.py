@@ -12,8 +12,8 @@ from PySide6.QtWidgets import (
     QSpinBox,
 )
 
+from tfwizard.core.build.plan import resource_limits
 from tfwizard.core.knowledge import recipe_python
-from tfwizard.core.plan import resource_limits
 
 from ..i18n import tr
 from ..state import WizardState

@@ -14,8 +14,9 @@ from PySide6.QtWidgets import (
     QWizard,
 )
 
+from tfwizard.core.build.plan import make_plan
+from tfwizard.core.build.render import render_commands
 from tfwizard.core.errors import TfWizardError
-from tfwizard.core.plan import make_plan, render_commands
 
 from ..i18n import tr
 from ..state import WizardState
