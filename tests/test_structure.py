@@ -28,11 +28,6 @@ MAX_FUNCTION_LINES = 80
 
 #: modules over MAX_MODULE_LINES: path -> why it may be
 LONG_MODULES: dict[str, str] = {
-    "tfwizard/core/runner.py": "being split into core/build/ (issue 16, build engineer)",
-    "tfwizard/core/plan.py": "being split into core/build/ (issue 16, build engineer)",
-    "tfwizard/core/rules.py": "being split into core/rules/ (issue 16, gui engineer)",
-    "tfwizard/gui/pages.py": "being split into gui/pages/ (issue 16, gui engineer)",
-    "tfwizard/gui/runpages.py": "being split into gui/pages/ (issue 16, gui engineer)",
     "tfwizard/core/advise.py": "one question (which official wheel or build serves this "
                                "machine) answered from every fact; to split by backend",
     "tfwizard/core/reapi.py": "a self-contained REAPI client (protobuf wire format, "
@@ -42,27 +37,14 @@ LONG_MODULES: dict[str, str] = {
     "tfwizard/core/install.py": "tag checks, venv and pip steps of one installation job",
     "tfwizard/core/knowledge.py": "one dataclass per knowledge file and the loader that "
                                   "checks them; wheels.toml's loader could move out",
-    "tfwizard/core/logscan.py": "the streaming scanner and its prefilter are one hot loop "
-                                "(bench/diagnosis.py)",
+    "tfwizard/core/verify.py": "the verification job: probe process, checks against the "
+                               "expectation, report and its text; the GUI panel reads it",
     "tfwizard/core/runtime_diagnosis.py": "one rule per runtime failure kind, in the order "
                                           "runtime.toml lists them",
 }
 
 #: functions over MAX_FUNCTION_LINES: "path::Qualified.name" -> why it may be
 LONG_FUNCTIONS: dict[str, str] = {
-    "tfwizard/core/plan.py::make_plan": "being split into core/build/ (build engineer)",
-    "tfwizard/core/runner.py::BuildRunner.events": "being split into core/build/ "
-                                                   "(build engineer)",
-    "tfwizard/core/runner.py::BuildRunner.attach": "being split into core/build/ "
-                                                   "(build engineer)",
-    "tfwizard/core/bundle.py::bundle_contents": "moving to core/build/ (build engineer)",
-    "tfwizard/core/rules.py::rule_cuda_versions": "being split into core/rules/ (gui engineer)",
-    "tfwizard/core/rules.py::rule_driver": "being split into core/rules/ (gui engineer)",
-    "tfwizard/core/rules.py::rule_compute_capabilities": "being split into core/rules/ "
-                                                         "(gui engineer)",
-    "tfwizard/core/rules.py::rule_compiler": "being split into core/rules/ (gui engineer)",
-    "tfwizard/core/rules.py::rule_remote_and_network": "being split into core/rules/ "
-                                                       "(gui engineer)",
     "tfwizard/core/advise.py::_gpu_coverage": "one GPU coverage verdict with its evidence "
                                               "texts; to split with advise.py",
     "tfwizard/core/detect/report.py::render_host_report": "a linear report of every "
@@ -73,21 +55,6 @@ LONG_FUNCTIONS: dict[str, str] = {
 
 #: modules whose public names may lack a docstring for now: path -> why
 UNDOCUMENTED: dict[str, str] = {
-    "tfwizard/core/runner.py": "being split into core/build/ (build engineer)",
-    "tfwizard/core/plan.py": "being split into core/build/ (build engineer)",
-    "tfwizard/core/progress.py": "moving to core/build/ (build engineer)",
-    "tfwizard/core/record.py": "moving to core/build/ (build engineer)",
-    "tfwizard/core/events.py": "moving to core/build/ (build engineer)",
-    "tfwizard/core/dockerutil.py": "moving to core/build/ (build engineer)",
-    "tfwizard/core/bundle.py": "moving to core/build/ (build engineer)",
-    "tfwizard/core/diagnose.py": "moving to core/build/ (build engineer)",
-    "tfwizard/core/configure.py": "moving to core/build/ (build engineer)",
-    "tfwizard/core/leftovers.py": "moving to core/build/ (build engineer)",
-    "tfwizard/core/rules.py": "being split into core/rules/ (gui engineer)",
-    "tfwizard/gui/pages.py": "being split into gui/pages/ (gui engineer)",
-    "tfwizard/gui/runpages.py": "being split into gui/pages/ (gui engineer)",
-    "tfwizard/gui/findings.py": "moving to gui/widgets/ (gui engineer)",
-    "tfwizard/gui/logview.py": "moving to gui/widgets/ (gui engineer)",
 }
 
 
