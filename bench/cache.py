@@ -15,9 +15,9 @@ from pathlib import Path
 
 from _common import fixture_recipe, remove_volumes, world
 
-from tfwizard.core.plan import make_plan
+from tfwizard.core.build.plan import make_plan
+from tfwizard.core.build.runner import build_blocking
 from tfwizard.core.recipe import load_recipe
-from tfwizard.core.runner import build_blocking
 
 
 def main() -> None:

@@ -4,7 +4,7 @@
    excerpts apart, how many get the right first cause ("none": nothing reported), and the
    false positives: a diagnosis on an excerpt where nothing applies, a specific build
    signature where only the generic one should fire, or an id that is neither the excerpt's
-   cause nor one tests/core/test_real_logs_diagnosis.py lists as present too. Hits of the
+   cause nor one tests/core/build/test_real_logs_diagnosis.py lists as present too. Hits of the
    other kind's catalogue (a build signature on a program's output and back) are counted
    apart: the same message read in the other context.
 2. Throughput: a Bazel log of SIZE MB (default 2048) is written to a temporary folder from
@@ -34,7 +34,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tests.core import real_logs  # noqa: E402
-from tests.core.test_real_logs_diagnosis import false_positives  # noqa: E402
+from tests.core.build.test_real_logs_diagnosis import false_positives  # noqa: E402
 
 LOGS = ROOT / "tests" / "data" / "logs"
 FAILURE = "build/gcc-killed-signal-cc1plus-tf-seal.log"  # a real OOM, put near the end
@@ -117,8 +117,8 @@ _CHILD = """
 import json, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-from tfwizard.core.diagnose import diagnose_file
-from tfwizard.core.logscan import CHUNK
+from tfwizard.core.build.diagnose import diagnose_file
+from tfwizard.core.build.logscan import CHUNK
 
 def hwm():
     for line in open('/proc/self/status'):
@@ -150,8 +150,8 @@ def reference_equals_fast_path(path: Path, limit: int) -> tuple[bool, float, flo
     """The first `limit` bytes through the per-line reference and through the fast path."""
     import io
 
-    from tfwizard.core.diagnose import load_failures, matcher_for
-    from tfwizard.core.logscan import _decode
+    from tfwizard.core.build.diagnose import load_failures, matcher_for
+    from tfwizard.core.build.logscan import _decode
 
     with path.open("rb") as fh:
         data = fh.read(limit)

@@ -34,7 +34,7 @@ def main() -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from tfwizard.gui.logview import LogView
+    from tfwizard.gui.widgets.logview import LogView
 
     app = QApplication(sys.argv[:1])
     view = LogView()

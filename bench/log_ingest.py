@@ -20,9 +20,9 @@ from pathlib import Path
 
 from _common import fixture_recipe, world
 
-from tfwizard.core.plan import Step, make_plan
+from tfwizard.core.build.plan import Step, make_plan
+from tfwizard.core.build.runner import BuildRunner
 from tfwizard.core.recipe import load_recipe
-from tfwizard.core.runner import BuildRunner
 
 LINE = ("[12,345 / 23,456] Compiling tensorflow/core/kernels/conv_ops_fused_impl.cc; "
         "14s local ... (4 actions, 3 running)")

@@ -1,9 +1,12 @@
-"""resources/ ships inside the wheel: install the built wheel and use it from there."""
+"""The wheel ships the whole package: every module and data file git tracks under tfwizard/
+and resources/ (as tfwizard/resources/), nothing else, and it works installed."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -11,22 +14,64 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.slow
-def test_wheel_contains_resources_and_works_installed(tmp_path):
-    dist = tmp_path / "dist"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(dist), str(ROOT)], check=True, timeout=300,
-                   cwd=tmp_path)
+def tracked(*folders: str) -> list[str]:
+    """The files git tracks under these folders of the checkout."""
+    out = subprocess.run(["git", "ls-files", "-z", *folders], cwd=ROOT, check=True,
+                         capture_output=True, timeout=60).stdout.decode()
+    return [name for name in out.split("\0") if name and (ROOT / name).is_file()]
+
+
+def source_files() -> set[str]:
+    """What the wheel must hold, as wheel member names."""
+    names = set(tracked("tfwizard"))
+    names |= {"tfwizard/" + name for name in tracked("resources")}
+    return names
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel `pip wheel` builds from a copy of the tracked files (no stale build/)."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    src = tmp / "src"
+    for name in tracked("tfwizard", "resources", "setup.py", "pyproject.toml", "README.md",
+                        "LICENSE"):
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, src / name)
+    dist = tmp / "dist"
+    out = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
+                          "--no-build-isolation", "-v", "-w", str(dist), str(src)],
+                         capture_output=True, text=True, timeout=300, cwd=tmp)
+    assert out.returncode == 0, out.stdout + out.stderr
+    (tmp / "build.log").write_text(out.stdout + out.stderr)
     wheels = list(dist.glob("tfwizard-*.whl"))
     assert len(wheels) == 1
-    import zipfile
+    return wheels[0]
 
-    names = zipfile.ZipFile(wheels[0]).namelist()
-    assert "tfwizard/resources/knowledge/releases.toml" in names
-    assert "tfwizard/resources/knowledge/sources.toml" in names
+
+@pytest.mark.slow
+def test_wheel_holds_every_package_and_data_file_of_the_source_tree(wheel):
+    names = {n for n in zipfile.ZipFile(wheel).namelist() if not n.endswith("/")
+             and ".dist-info/" not in n}
+    source = source_files()
+    assert "tfwizard/resources/knowledge/releases.toml" in source  # the walk found data
+    assert "tfwizard/cli/__init__.py" in source
+    assert sorted(source - names) == [], "in the source tree but not in the wheel"
+    assert sorted(names - source) == [], "in the wheel but not in the source tree"
+
+
+@pytest.mark.slow
+def test_building_the_wheel_gives_no_setuptools_data_folder_warnings(wheel):
+    log = (wheel.parent.parent / "build.log").read_text()
+    assert "is absent from the `packages` configuration" not in log
+    assert "Package would be ignored" not in log
+    assert "as data is deprecated" not in log
+
+
+@pytest.mark.slow
+def test_the_installed_wheel_finds_its_data(wheel, tmp_path):
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
-                    str(target), str(wheels[0])], check=True, timeout=300)
+                    str(target), str(wheel)], check=True, timeout=300)
     code = ("import tfwizard, tfwizard.core.resources as r; print(tfwizard.__file__); "
             "print(r.resources_dir())")
     env = {"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}

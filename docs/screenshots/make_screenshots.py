@@ -43,7 +43,7 @@ def start_display() -> subprocess.Popen[bytes] | None:
 
 
 def sample_events() -> list[object]:
-    from tfwizard.core.events import LogLines, PhaseChanged, Progress
+    from tfwizard.core.build.events import LogLines, PhaseChanged, Progress
 
     lines = tuple(
         f"[{1200 + i:,} / 23,456] Compiling tensorflow/core/kernels/"

@@ -20,8 +20,8 @@ from unittest import mock
 
 import pynvml
 
+from tests.core.detect.test_detect_host import _Docker  # a Docker engine with the nvidia runtime
 from tests.core.fake_nvml import FakeGpu, FakeNvml
-from tests.core.test_detect_host import _Docker  # a Docker engine with the nvidia runtime
 from tfwizard.core.detect import detect_host
 from tfwizard.core.host import HostProfile, PythonInterpreter
 

@@ -36,7 +36,7 @@ def entries(kind: str | None = None, *, holdout: bool | None = None) -> list[dic
 
 def diagnosed_ids(entry: dict[str, Any], *, kind: str | None = None) -> list[str]:
     """The ids the diagnosis of `kind` (default: the excerpt's own) reports, in order."""
-    from tfwizard.core.diagnose import diagnose_file
+    from tfwizard.core.build.diagnose import diagnose_file
     from tfwizard.core.runtime_diagnosis import diagnose_log
 
     path = CORPUS / entry["file"]

@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 
 from tests.core import real_logs
-from tests.core.test_diagnose import EXAMPLES, LOGS, example_lines
+from tests.core.build.test_diagnose import EXAMPLES, LOGS, example_lines
 from tests.core.test_verify import RUNTIME, cpu_host, cpu_probe, cuda_probe, gpu_host, log
 from tests.i18n_scan import unmarked
 from tfwizard.cli import ExitStatus, capture
 from tfwizard.core import i18n
-from tfwizard.core.diagnose import diagnose, diagnose_file, load_failures
+from tfwizard.core.build.diagnose import diagnose, diagnose_file, load_failures
 from tfwizard.core.host import HostProfile
 from tfwizard.core.knowledge import display_texts
 from tfwizard.core.runtime_diagnosis import diagnose as runtime_diagnose

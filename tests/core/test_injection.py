@@ -14,11 +14,13 @@ from pathlib import Path
 import pytest
 
 from tfwizard.cli import ExitStatus, capture
+from tfwizard.core.build.artifacts import extract_wheels as _extract_wheels
+from tfwizard.core.build.artifacts import wheel_member_name
+from tfwizard.core.build.plan import make_plan
+from tfwizard.core.build.runner import BuildRunner
 from tfwizard.core.errors import RecipeError
-from tfwizard.core.plan import make_plan
 from tfwizard.core.recipe import parse_recipe, schema_reference
 from tfwizard.core.rules import evaluate
-from tfwizard.core.runner import BuildRunner, _extract_wheels, wheel_member_name
 from tfwizard.core.safety import check_mount_source, check_output_dir
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tfwizard.cli import capture
-from tfwizard.core.errors import UsageError
+from tfwizard.core.errors import UsageError, WheelIncompatible
 from tfwizard.core.install import (
     InstallFinished,
     InstallProgress,
@@ -21,7 +21,6 @@ from tfwizard.core.install import (
     PipLine,
     PipProgress,
     VenvCreated,
-    WheelIncompatible,
     install_wheel,
     interpreter_tags,
     pip_argv,
@@ -252,3 +251,47 @@ def test_a_cancelled_install_is_stopped_and_compared_with_the_freeze(target_venv
     assert result.unchanged == (after == before)
     if stop_at is InstallStarted:
         assert result.unchanged is True and after == before
+
+
+@pytest.mark.slow
+def test_cancel_stops_a_pip_that_hangs_on_its_index(target_venv, wheels):
+    """cancel() from another thread (the GUI's Cancel button, Ctrl-C) ends a pip that waits
+    on an index which never answers, and the result says "cancelled"."""
+    import asyncio
+    import socket
+    import threading
+    import time
+
+    from tfwizard.core.install import Installation
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)  # accepts connections, never answers: pip waits on it
+    port = server.getsockname()[1]
+    wheel = make_wheel(wheels, "hangsonindex", requires=("tfwizard-nowhere-dep",))
+    target = resolve_target(venv=target_venv)
+    installation = Installation(wheel, target, [], index_url=f"http://127.0.0.1:{port}/simple",
+                                check_tags=False)
+    times: dict[str, float] = {}
+
+    async def run() -> list:
+        seen = []
+        async for event in installation.events():
+            seen.append(event)
+            if isinstance(event, InstallStarted):
+                timer = threading.Timer(1.5, installation.cancel)
+                timer.start()
+                times["cancel"] = time.monotonic() + 1.5
+        times["end"] = time.monotonic()
+        return seen
+
+    try:
+        seen = asyncio.run(run())
+    finally:
+        server.close()
+    result = installation.result
+    assert result is not None and result.status == "cancelled", result
+    assert isinstance(seen[-1], InstallFinished) and seen[-1].result is result
+    elapsed = times["end"] - times["cancel"]
+    assert elapsed < 5, elapsed  # pip stops at SIGTERM; then the freeze comparison
+    assert result.unchanged is True

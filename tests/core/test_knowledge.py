@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from packaging.version import Version
 
 
@@ -152,3 +153,24 @@ def test_unverified_facts_are_marked(kb):
     text = "\n".join(str(v) for v in kb.raw.values())
     assert "UNVERIFIED" in text or "unverified" in text
     assert any(r.unverified for r in kb.releases)
+
+
+def test_wheels_toml_is_read_on_first_use_only(tmp_path):
+    """Loading the base does not parse wheels.toml (~16 ms, bench/knowledge_load.py); the
+    first official-wheel question does, and its errors surface there."""
+    import shutil
+
+    from tfwizard.core.errors import KnowledgeError
+    from tfwizard.core.knowledge import load_knowledge_from
+    from tfwizard.core.resources import resource_path
+
+    folder = tmp_path / "knowledge"
+    shutil.copytree(resource_path("knowledge"), folder)
+    good = load_knowledge_from(folder)
+    assert good.official_wheel("2.18.0", "x86_64") is not None
+    assert "wheels" in good.raw and good.raw["wheels"]["wheel"]
+    (folder / "wheels.toml").write_text("this is [not toml")
+    kb = load_knowledge_from(folder)  # no error: wheels.toml is not read yet
+    assert kb.release("2.18.0") == good.release("2.18.0")
+    with pytest.raises(KnowledgeError, match="wheels.toml"):
+        kb.official_wheel("2.18.0", "x86_64")

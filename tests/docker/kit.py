@@ -15,9 +15,9 @@ from types import SimpleNamespace
 from typing import Any
 
 from tests import world
-from tfwizard.core.plan import LABEL, OUTPUT_USER_ROOT, BuildPlan, Step, make_plan
+from tfwizard.core.build.plan import LABEL, OUTPUT_USER_ROOT, BuildPlan, Step, make_plan
+from tfwizard.core.build.runner import BuildRunner
 from tfwizard.core.recipe import load_recipe
-from tfwizard.core.runner import BuildRunner
 
 WHEEL_DIR = f"{OUTPUT_USER_ROOT}/w"
 
@@ -124,7 +124,7 @@ def numbered_lines(events: list[Any]) -> dict[int, str]:
 def assert_front_end_saw_the_record(events: list[Any], record: Path) -> None:
     """Every line of the record's log reached the live front end once, numbered as in
     log.txt: none said only to the record (the diagnosis comes as its own events)."""
-    from tfwizard.core.record import read_log
+    from tfwizard.core.build.record import read_log
 
     lines = [text for _channel, text in read_log(record / "log.txt")]
     seen = numbered_lines(events)

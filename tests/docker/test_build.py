@@ -24,11 +24,11 @@ import pytest
 from tests import world
 from tests.docker import kit
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core.diagnose import diagnose_file
-from tfwizard.core.plan import LABEL, OUTPUT_USER_ROOT, Step, make_plan
+from tfwizard.core.build.diagnose import diagnose_file
+from tfwizard.core.build.plan import LABEL, OUTPUT_USER_ROOT, Step, make_plan
+from tfwizard.core.build.record import read_log
+from tfwizard.core.build.runner import BuildRunner
 from tfwizard.core.recipe import load_recipe
-from tfwizard.core.record import read_log
-from tfwizard.core.runner import BuildRunner
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]

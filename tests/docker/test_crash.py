@@ -28,10 +28,10 @@ from tests import world
 from tests.core.test_install import make_wheel
 from tests.docker import kit
 from tfwizard.cli import ExitStatus, capture
+from tfwizard.core.build.plan import LABEL, OUTPUT_USER_ROOT, SRC, Step
+from tfwizard.core.build.record import read_log
+from tfwizard.core.build.runner import BuildRunner
 from tfwizard.core.errors import UsageError
-from tfwizard.core.plan import LABEL, OUTPUT_USER_ROOT, SRC, Step
-from tfwizard.core.record import read_log
-from tfwizard.core.runner import BuildRunner
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,7 +43,7 @@ import asyncio, json, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from tests.docker import kit
-from tfwizard.core.runner import BuildRunner
+from tfwizard.core.build.runner import BuildRunner
 tmp, out, prefix, script = Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4], sys.argv[5]
 plan = kit.busybox_plan(tmp, script, prefix=prefix)
 runner = BuildRunner(plan, out_dir=out, data_root=tmp / "data")

@@ -8,7 +8,7 @@ import socket
 import pytest
 
 from tests import world
-from tfwizard.core import dockerutil
+from tfwizard.core.build import dockerutil
 
 pytestmark = [pytest.mark.docker]
 

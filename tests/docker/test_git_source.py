@@ -17,9 +17,9 @@ import pytest
 
 from tests import world
 from tests.docker import kit
-from tfwizard.core.plan import make_plan
+from tfwizard.core.build.plan import make_plan
+from tfwizard.core.build.runner import BuildRunner
 from tfwizard.core.recipe import load_recipe
-from tfwizard.core.runner import BuildRunner
 
 pytestmark = pytest.mark.docker
 
@@ -99,7 +99,7 @@ def test_a_mirror_another_user_owns_is_warned_then_diagnosed(gw, tmp_path):
     the real failure is diagnosed from the log."""
     import os
 
-    from tfwizard.core.preflight import preflight
+    from tfwizard.core.build.preflight import preflight
 
     if os.geteuid() != 0:
         pytest.skip("needs root to give the mirror to another uid (CI runs as root)")

@@ -24,10 +24,10 @@ import pytest
 from tests import world
 from tests.docker import kit
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core.plan import Step, make_plan
-from tfwizard.core.preflight import check_image, image_needs, recorded_image
+from tfwizard.core.build.plan import Step, make_plan
+from tfwizard.core.build.preflight import check_image, image_needs, recorded_image
+from tfwizard.core.build.runner import BuildRunner
 from tfwizard.core.recipe import Recipe, load_recipe
-from tfwizard.core.runner import BuildRunner
 
 pytestmark = [pytest.mark.docker]
 ROOT = Path(__file__).resolve().parents[2]

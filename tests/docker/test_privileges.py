@@ -12,10 +12,11 @@ import pytest
 
 from tests import world
 from tests.docker import kit
+from tfwizard.core.build.containers import PREPARE_CAPS
+from tfwizard.core.build.plan import LABEL, Step, make_plan
+from tfwizard.core.build.runner import BuildRunner
 from tfwizard.core.errors import UsageError
-from tfwizard.core.plan import LABEL, Step, make_plan
 from tfwizard.core.recipe import load_recipe
-from tfwizard.core.runner import PREPARE_CAPS, BuildRunner
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -86,7 +87,7 @@ def test_network_mode_is_what_the_recipe_asks_and_only_for_steps_that_need_it(pw
     pw.builds.append(runner.build_id)
     for needs in (True, False):
         step = Step(f"s{int(needs)}", "fetch", ("true",), workdir="/", needs_network=needs)
-        c = runner._create(step, [], None)
+        c = runner.stepper.create(step, [], None)
         try:
             c.reload()
             host = c.attrs["HostConfig"]

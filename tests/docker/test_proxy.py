@@ -23,9 +23,9 @@ from tests import world
 from tests.docker import kit
 from tests.net.servers import NginxServer, TinyProxy
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core.plan import LABEL, Step, make_plan
+from tfwizard.core.build.plan import LABEL, Step, make_plan
+from tfwizard.core.build.runner import BuildRunner
 from tfwizard.core.recipe import load_recipe
-from tfwizard.core.runner import BuildRunner
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

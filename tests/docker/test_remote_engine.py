@@ -23,8 +23,8 @@ from tests import world
 from tests.docker import kit
 from tests.net.servers import SecondDockerd
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core import dockerutil
-from tfwizard.core.plan import LABEL
+from tfwizard.core.build import dockerutil
+from tfwizard.core.build.plan import LABEL
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -7,6 +7,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from tfwizard.gui import attach
+from tfwizard.gui.jobs import Jobs
 from tfwizard.gui.pages import PageId
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
@@ -51,7 +52,7 @@ def test_ignore_leaves_the_wizard_alone(make_window, qtbot):
 
 
 def test_attach_opens_the_build_page_following_that_build(make_window, monkeypatch, qtbot):
-    from tfwizard.core import runner
+    from tfwizard.core.build import runner
 
     calls = []
 
@@ -105,7 +106,7 @@ def test_attach_question_while_detection_finishes(qtbot, make_window):
 
     laptop = host("laptop-rtx3060-550")
     window = make_window(host=host("ada-8.9-driver550"),
-                         detect=lambda: (time.sleep(0.3), laptop)[1])
+                         jobs=Jobs(detect=lambda: (time.sleep(0.3), laptop)[1]))
     seen: list[str] = []
 
     def click_ignore():  # after detection has finished, as a user would answer

@@ -33,7 +33,7 @@ def test_relative_output_dir_and_venv_follow_the_recipe_file(qapp, tmp_path, mon
     monkeypatch.chdir(elsewhere)  # the GUI's working folder is not the recipe's
     state = WizardState(load_recipe(path), host("no-gpu-server"))
     job = jobs.default_build_job(state)
-    assert job.out_dir == path.parent / "dist"  # as `tfwizard build` (cli_build)
+    assert job.out_dir == path.parent / "dist"  # as `tfwizard build` (cli/build.py)
     assert jobs.target_python(state) == str(path.parent / "venv" / "bin" / "python")
 
 

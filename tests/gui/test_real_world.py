@@ -19,10 +19,11 @@ import pytest
 from PySide6.QtCore import Qt
 
 from tests import world
-from tfwizard.core.events import LogLines, PhaseChanged
-from tfwizard.core.plan import LABEL
+from tfwizard.core.build.events import LogLines, PhaseChanged
+from tfwizard.core.build.plan import LABEL
 from tfwizard.core.recipe import load_recipe
 from tfwizard.gui import jobs
+from tfwizard.gui.jobs import Jobs
 from tfwizard.gui.main_window import CLOSE_CANCEL
 from tfwizard.gui.pages import PageId
 
@@ -73,7 +74,7 @@ def _real_build_window(make_window, recipe_path: Path):
         return job
 
     window = make_window(recipe=load_recipe(recipe_path), host=host("no-gpu-server"),
-                         build_factory=factory, ask_close=lambda: CLOSE_CANCEL)
+                         jobs=Jobs(build=factory), ask_close=lambda: CLOSE_CANCEL)
     assert window.wizard.go_to(PageId.BUILD) == PageId.BUILD
     page = window.wizard.build
     seen: list = []  # (event, phase label text after it)
@@ -228,7 +229,7 @@ def test_in_chinese_a_failed_fixture_build_gives_a_bundle(qtbot, make_window, do
 
     from tests.i18n_scan import unmarked
     from tfwizard.core import i18n
-    from tfwizard.core.bundle import read_bundle
+    from tfwizard.core.build.bundle import read_bundle
     from tfwizard.gui import i18n as gui_i18n
 
     monkeypatch.setenv("TFWIZARD_DATA_DIR", str(tmp_path / "data"))
@@ -238,7 +239,7 @@ def test_in_chinese_a_failed_fixture_build_gives_a_bundle(qtbot, make_window, do
                            prefix=docker_world.prefix,
                            bazel_flags=("--copt=-DTFW_FIXTURE_BREAK",))
     first = make_window(recipe=load_recipe(recipe), host=host("no-gpu-server"),
-                        build_factory=jobs.default_build_job, ask_close=lambda: CLOSE_CANCEL)
+                        jobs=Jobs(build=jobs.default_build_job), ask_close=lambda: CLOSE_CANCEL)
     try:
         first.language_actions["zh_CN"].trigger()
         assert i18n.language() == "zh_CN"
@@ -269,7 +270,7 @@ def test_in_chinese_a_failed_fixture_build_gives_a_bundle(qtbot, make_window, do
         assert "matmul_op.cc" in files["log-tail.txt"]
         assert json.loads(files["host.json"])["os"]["system"] == "linux"
         # and nothing on the page is left in English prose (Bazel's own text aside)
-        from tests.gui.test_i18n_pages import visible_texts
+        from tests.gui.pages.test_i18n_pages import visible_texts
 
         bazel_says = page.action_label.text()
         bad = [line for t in visible_texts(page) if t != bazel_says for line in unmarked(t)]

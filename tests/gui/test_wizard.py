@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QMessageBox, QPushButton, QWizard
 
 from tfwizard.core.host import HostProfile
 from tfwizard.core.recipe import load_recipe
+from tfwizard.gui.jobs import Jobs
 from tfwizard.gui.pages import PageId
 
 from .conftest import HOSTS, host
@@ -216,7 +217,7 @@ def test_refresh_detects_off_the_gui_thread(qtbot, make_window):
         seen.append(threading.current_thread().name)
         return host("laptop-rtx3060-550")
 
-    window = make_window(host=host("no-gpu-server"), detect=detect)
+    window = make_window(host=host("no-gpu-server"), jobs=Jobs(detect=detect))
     welcome = window.wizard.welcome
     qtbot.mouseClick(welcome.refresh_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: "3060" in welcome.build_label.text(), timeout=WAIT)
@@ -363,7 +364,7 @@ def test_refresh_keeps_user_edits(qtbot, make_window):
     """The review's Appendix A.3 (issue 15 item 5): an edited recipe survives Refresh;
     only a recipe nobody touched follows the detected machine."""
     laptop = host("laptop-rtx3060-550")
-    window = make_window(host=host("ada-8.9-driver550"), detect=lambda: laptop)
+    window = make_window(host=host("ada-8.9-driver550"), jobs=Jobs(detect=lambda: laptop))
     wizard = window.wizard
     wizard.go_to(PageId.SOURCE)
     wizard.source.name_edit.clear()
@@ -375,14 +376,14 @@ def test_refresh_keeps_user_edits(qtbot, make_window):
     # a finding's fix applied with its button is an edit too
     from tfwizard.core.rules import Finding, Fix
 
-    other = make_window(host=host("no-gpu-server"), detect=lambda: laptop)
+    other = make_window(host=host("no-gpu-server"), jobs=Jobs(detect=lambda: laptop))
     state = other.wizard.state
     state.apply_fix(Finding("T", "warning", "m", (), "build.jobs", Fix("3", {"build.jobs": 3})))
     other.wizard.welcome.refresh()
     qtbot.waitUntil(lambda: state.build_host is laptop, timeout=WAIT)
     assert state.recipe.build.jobs == 3 and state.recipe.backend.kind == "cpu"
     # and a recipe nobody touched still follows the machine (the GPU laptop: CUDA)
-    untouched = make_window(host=host("no-gpu-server"), detect=lambda: laptop)
+    untouched = make_window(host=host("no-gpu-server"), jobs=Jobs(detect=lambda: laptop))
     untouched.wizard.welcome.refresh()
     qtbot.waitUntil(lambda: untouched.wizard.state.build_host is laptop, timeout=WAIT)
     assert untouched.wizard.state.recipe.backend.kind == "cuda"

@@ -85,6 +85,7 @@ class Remedy:
     requirement: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The remedy as JSON data."""
         return {"kind": self.kind, "label": self.label, "changes": dict(self.changes),
                 "requirement": self.requirement}
 
@@ -107,6 +108,7 @@ class Reason:
     fixes: tuple[Remedy, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
+        """The reason as JSON data."""
         return {"code": self.code, "severity": self.severity, "message": self.message,
                 "evidence": list(self.evidence), "facts": dict(self.facts),
                 "sources": list(self.sources), "fixes": [f.to_dict() for f in self.fixes]}
@@ -133,6 +135,7 @@ class BuildEstimate:
         return _("about {hours} hours").format(hours=f"{self.hours:g}")
 
     def to_dict(self) -> dict[str, Any]:
+        """The estimate as JSON data."""
         return dataclasses.asdict(self)
 
 
@@ -161,6 +164,7 @@ class Advice:
 
     @property
     def official_serves(self) -> bool:
+        """Whether an official wheel serves the machine (perhaps with caveats)."""
         return self.machine_verdict in ("official", "official-with-caveats")
 
     @property
@@ -169,12 +173,15 @@ class Advice:
         return tuple(f for f in self.findings if f.severity != "info")
 
     def codes(self, severity: str | None = None) -> list[str]:
+        """The codes of the findings, of one severity when given."""
         return [f.code for f in self.findings if severity is None or f.severity == severity]
 
     def finding(self, code: str) -> Reason | None:
+        """The finding with this code, or None."""
         return next((f for f in self.findings if f.code == code), None)
 
     def to_dict(self) -> dict[str, Any]:
+        """The advice as JSON data (`tfwizard check --advise --json`)."""
         return {
             "verdict": self.verdict, "summary": self.summary, "intent": self.intent.value,
             "backend": self.backend, "release": self.release,

@@ -71,11 +71,14 @@ class TfRbe:
 
 @dataclass(frozen=True)
 class BazelFacts:
+    """bazel.toml: Bazel's flag facts by name and the remote-execution defaults."""
+
     facts: dict[str, BazelFact]
     remote_defaults: RemoteDefaults
     tf_rbe: TfRbe
 
     def fact(self, name: str) -> BazelFact:
+        """The fact named `name`; KnowledgeError when bazel.toml lacks it."""
         try:
             return self.facts[name]
         except KeyError as exc:

@@ -54,6 +54,7 @@ class BazelVersion:
 
     @property
     def known(self) -> bool:
+        """Whether a version was found."""
         return self.version is not None
 
     def __str__(self) -> str:
@@ -162,6 +163,7 @@ class BazelVersionReport:
 
     @property
     def version(self) -> Version | None:
+        """The Bazel version that takes effect, None when unknown."""
         return self.effective.version if self.effective is not None else None
 
 

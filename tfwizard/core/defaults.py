@@ -7,7 +7,7 @@ from typing import Any
 import tomlkit
 
 from .host import HostProfile
-from .knowledge import KnowledgeBase, load_knowledge
+from .knowledge import KnowledgeBase, default_python, load_knowledge
 from .recipe import RECIPE_SCHEMA, SECTIONS, Recipe
 
 
@@ -17,7 +17,7 @@ def default_recipe(host: HostProfile | None = None, kb: KnowledgeBase | None = N
     release = kb.latest_release()
     recipe = Recipe(name=f"tf{release.series.replace('.', '')}-cpu")
     recipe.tensorflow.version = release.version
-    recipe.python.version = _pick_python(release.pythons)
+    recipe.python.version = default_python(release)
     if release.default_clang:
         recipe.toolchain.clang = str(release.default_clang)
     if host is not None and host.nvidia.gpus and host.nvidia_ccs():
@@ -37,11 +37,6 @@ def default_recipe(host: HostProfile | None = None, kb: KnowledgeBase | None = N
         recipe.install.extras = []
     recipe.install.venv = f"~/.venvs/{recipe.name}"
     return recipe
-
-
-def _pick_python(pythons: tuple[str, ...]) -> str:
-    # 3.11 is in every release's range from 2.12 on and has build images; else the newest
-    return "3.11" if "3.11" in pythons else pythons[-1]
 
 
 def commented_recipe_toml(recipe: Recipe) -> str:

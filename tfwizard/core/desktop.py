@@ -107,6 +107,8 @@ def data_home(prefix: Path | None = None, env: Mapping[str, str] | None = None) 
 
 @dataclass(frozen=True)
 class DesktopInstall:
+    """What installing the desktop entry wrote: the .desktop file and the icons."""
+
     entry: Path
     icons: tuple[Path, ...]
     exec_path: str

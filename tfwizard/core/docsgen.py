@@ -11,6 +11,7 @@ from .recipe import HOST_PATH_KEYS, RECIPE_SCHEMA, schema_reference
 
 
 def recipe_reference_markdown() -> str:
+    """docs/recipe-reference.md, generated from the recipe schema."""
     lines = [
         "# Recipe reference",
         "",

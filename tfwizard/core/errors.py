@@ -1,13 +1,17 @@
-"""One error hierarchy; every message says what to do next."""
+"""One error hierarchy; every message says what to do next.
+
+A leaf module: it imports nothing of tfwizard's. Whoever raises an error words its message
+(in the current language); which exit status an error gives is the CLI's business
+(`tfwizard.cli.context.exit_status`), not the error's.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 
 class TfWizardError(Exception):
     """Base of every error tfwizard reports to a person (no traceback unless --debug)."""
-
-    #: exit status the CLI uses for this error
-    exit_code = 1
 
     def __init__(self, message: str, hint: str = "") -> None:
         super().__init__(message)
@@ -21,20 +25,18 @@ class TfWizardError(Exception):
 class UsageError(TfWizardError):
     """Bad input on the command line or in a file the user named."""
 
-    exit_code = 2
-
 
 class RecipeError(UsageError):
-    """A recipe that cannot be used; carries every problem found, not just the first."""
+    """A recipe that cannot be used; carries every problem found, not just the first.
 
-    def __init__(self, path: str, problems: list) -> None:  # list[Problem]
-        from .i18n import _  # here: i18n imports this module
+    `message` is the whole text (recipe.recipe_error words it); `problems` the
+    recipe.Problem list behind it, for JSON and the GUI.
+    """
 
+    def __init__(self, path: str, problems: list[Any], message: str) -> None:
+        super().__init__(message)
         self.path = path
         self.problems = problems
-        lines = [_("{path}: {count} problem(s)").format(path=path, count=len(problems))]
-        lines += [f"  {p}" for p in problems]
-        super().__init__("\n".join(lines))
 
 
 class KnowledgeError(TfWizardError):
@@ -53,19 +55,22 @@ class ImageMissing(TfWizardError):
     """The build image is not present and cannot be pulled."""
 
 
-class BuildFailed(TfWizardError):
-    """A build ran and did not produce a wheel."""
-
-
 class BuildCancelled(TfWizardError):
     """A build was cancelled by the user."""
-
-    exit_code = 130
 
 
 class InstallFailed(TfWizardError):
     """Installing a wheel into the target interpreter failed."""
 
 
-class VerifyFailed(TfWizardError):
-    """The verification probe could not run."""
+class WheelIncompatible(InstallFailed):
+    """The wheel's Python or platform tag cannot run in the target interpreter."""
+
+
+class InstallCancelled(InstallFailed):
+    """The install was interrupted; `result` (an InstallResult) says whether the
+    environment is unchanged."""
+
+    def __init__(self, message: str, result: Any) -> None:
+        super().__init__(message)
+        self.result = result

@@ -41,6 +41,7 @@ class ResolvedFix:
 
     @property
     def ok(self) -> bool:
+        """Whether the fix resolved to recipe changes."""
         return bool(self.changes) and not self.problem
 
 
@@ -65,6 +66,7 @@ def plan_jobs(plan: Any) -> int | None:
 
 
 def is_symbolic(value: Any) -> bool:
+    """Whether a fix value is symbolic ("halve", "+FLAG") rather than a value."""
     return isinstance(value, str) and (value == HALVE or value.startswith(APPEND))
 
 
@@ -182,15 +184,6 @@ def apply_fix(recipe: Recipe, changes: Mapping[str, Any]) -> Recipe:
 def fix_text(changes: Mapping[str, Any]) -> str:
     """`key = value` pairs as they go into a recipe (TOML values)."""
     return ", ".join(f"{k} = {json.dumps(v)}" for k, v in changes.items())
-
-
-def fix_line(changes: Mapping[str, Any], problem: str = "") -> str | None:
-    """The line that offers a diagnosis's fix, or says why there is none (None: no fix)."""
-    if changes:
-        return _("recipe fix: {changes}").format(changes=fix_text(changes))
-    if problem:
-        return _("no recipe fix: {why}").format(why=problem)
-    return None
 
 
 D = TypeVar("D")

@@ -21,6 +21,8 @@ HOST_SCHEMA = 1
 
 @dataclass
 class NvidiaGpu:
+    """One NVIDIA GPU as NVML or nvidia-smi reports it."""
+
     index: int
     name: str | None = None
     uuid: str | None = None
@@ -38,6 +40,8 @@ class NvidiaGpu:
 
 @dataclass
 class NvidiaInfo:
+    """The NVIDIA side of a host: driver, CUDA driver version, GPUs, and why not when none."""
+
     #: ok | none | no_library | no_driver | mismatch | error
     status: str = "none"
     #: nvml | nvidia-smi | profile | none
@@ -52,6 +56,8 @@ class NvidiaInfo:
 
 @dataclass
 class AmdGpu:
+    """One AMD GPU (a kfd topology node) and its gfx target."""
+
     node: int
     gfx_target: str  # "gfx90a"
     gfx_target_version: int | None = None  # 90010
@@ -61,6 +67,8 @@ class AmdGpu:
 
 @dataclass
 class AmdInfo:
+    """The AMD side of a host: ROCm version and GPUs."""
+
     status: str = "none"  # ok | none | error
     source: str = "none"  # sysfs | rocminfo | amd-smi | profile | none
     gpus: list[AmdGpu] = field(default_factory=list)
@@ -71,6 +79,8 @@ class AmdInfo:
 
 @dataclass
 class CpuInfo:
+    """The CPU: architecture, model, cores, instruction set flags."""
+
     arch: str = "x86_64"  # x86_64 | aarch64 | ...
     model: str | None = None
     cores: int = 1
@@ -80,6 +90,8 @@ class CpuInfo:
 
 @dataclass
 class OsInfo:
+    """The operating system: kernel, distribution, glibc, WSL."""
+
     system: str = "linux"  # linux | windows | darwin
     distro: str | None = None
     distro_version: str | None = None
@@ -91,6 +103,8 @@ class OsInfo:
 
 @dataclass
 class DockerInfo:
+    """The Docker engine: whether it answers, its version and runtimes."""
+
     #: ok | not_installed | not_running | permission_denied | error
     status: str = "not_running"
     host: str | None = None  # DOCKER_HOST or the socket used
@@ -105,6 +119,8 @@ class DockerInfo:
 
 @dataclass
 class ResourcesInfo:
+    """RAM, CPUs and free disk where builds go."""
+
     ram_total_bytes: int | None = None
     ram_available_bytes: int | None = None
     cpu_count: int | None = None
@@ -114,6 +130,8 @@ class ResourcesInfo:
 
 @dataclass
 class PythonInterpreter:
+    """A Python interpreter found on the host and its tags."""
+
     path: str
     version: str | None = None  # "3.11.7"
     is_venv: bool = False
@@ -122,6 +140,8 @@ class PythonInterpreter:
 
 @dataclass
 class HostProfile:
+    """Everything tfwizard knows of one machine; saved and read as JSON (`detect --json`)."""
+
     schema: int = HOST_SCHEMA
     created: str | None = None
     tfwizard_version: str | None = None
@@ -144,6 +164,7 @@ class HostProfile:
         return seen
 
     def amd_targets(self) -> list[str]:
+        """The gfx targets of the AMD GPUs, each once."""
         seen: list[str] = []
         for gpu in self.amd.gpus:
             if gpu.gfx_target not in seen:
@@ -152,13 +173,16 @@ class HostProfile:
 
     # -- serialisation -----------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
+        """The profile as JSON data."""
         return dataclasses.asdict(self)
 
     def to_json(self) -> str:
+        """The profile as JSON text."""
         return json.dumps(self.to_dict(), indent=2, sort_keys=False)
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "profile") -> HostProfile:
+        """A profile from JSON data; UsageError naming `where` when it is not one."""
         if not isinstance(data, dict):
             raise UsageError(_("{where}: a host profile must be a JSON object").format(where=where))
         schema = data.get("schema", HOST_SCHEMA)
@@ -173,6 +197,7 @@ class HostProfile:
 
     @classmethod
     def from_json(cls, text: str, where: str = "profile") -> HostProfile:
+        """A profile from JSON text; UsageError naming `where` when it is not one."""
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -185,6 +210,7 @@ class HostProfile:
 
     @classmethod
     def load(cls, path: str | Path) -> HostProfile:
+        """A profile from a JSON file; UsageError when it cannot be read."""
         path = Path(path).expanduser()
         try:
             text = path.read_text(encoding="utf-8")

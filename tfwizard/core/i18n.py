@@ -96,6 +96,7 @@ def set_language(code: str) -> str:
 
 
 def language() -> str:
+    """The language texts are translated to now ("en", "zh_CN")."""
     return _current
 
 

@@ -30,9 +30,10 @@ from typing import Any, ClassVar
 from packaging.tags import Tag
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 
-from .errors import InstallFailed, UsageError
-from .events import STDERR, STDOUT, TFWIZARD, LineSplitter, ThreadFeed
+from .build.events import STDERR, STDOUT, TFWIZARD, LineSplitter, ThreadFeed
+from .errors import InstallCancelled, InstallFailed, UsageError, WheelIncompatible
 from .i18n import _
+from .jobs import Event
 
 VENV_TIMEOUT = 300.0
 TAGS_TIMEOUT = 60.0
@@ -57,12 +58,6 @@ print(json.dumps({"tags": [str(t) for t in tags.sys_tags()],
 """
 
 
-class WheelIncompatible(InstallFailed):
-    """The wheel's Python or platform tag cannot run in the target interpreter."""
-
-    exit_code = 2
-
-
 # -- targets ---------------------------------------------------------------------------------
 
 
@@ -78,10 +73,12 @@ class InstallTarget:
     base_python: Path | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The target as JSON data (paths as text)."""
         return {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(self).items()}
 
 
 def venv_python(venv: Path) -> Path:
+    """The interpreter of a virtualenv (bin/python, Scripts/python.exe on Windows)."""
     return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
@@ -175,6 +172,8 @@ def create_venv(target: InstallTarget, env: Mapping[str, str] | None = None) -> 
 
 @dataclass(frozen=True)
 class InterpreterTags:
+    """What an interpreter accepts: version, implementation, platform and wheel tags."""
+
     python: str
     version: str
     implementation: str
@@ -183,6 +182,7 @@ class InterpreterTags:
     tags: tuple[str, ...]  # best first
 
     def describe(self) -> str:
+        """One line naming the interpreter, for messages."""
         return _("{implementation} {version} on {platform} {machine}").format(
             implementation=self.implementation, version=self.version, platform=self.platform,
             machine=self.machine)
@@ -282,15 +282,14 @@ def freeze_diff(before: Sequence[str], after: Sequence[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
-class InstallEvent:
-    type: ClassVar[str] = "event"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, **asdict(self)}
+class InstallEvent(Event):
+    """Base of the install's events (core/jobs.py's Event: a `type` and to_dict())."""
 
 
 @dataclass(frozen=True)
 class InstallStarted(InstallEvent):
+    """The installation started: into which interpreter, which wheel."""
+
     type: ClassVar[str] = "started"
     python: str
     wheel: str
@@ -300,6 +299,8 @@ class InstallStarted(InstallEvent):
 
 @dataclass(frozen=True)
 class VenvCreated(InstallEvent):
+    """A virtualenv was made for the wheel."""
+
     type: ClassVar[str] = "venv"
     path: str
     python: str
@@ -316,6 +317,8 @@ class PipLine(InstallEvent):
 
 @dataclass(frozen=True)
 class InstallProgress(InstallEvent):
+    """pip's progress: phase and package counts."""
+
     type: ClassVar[str] = "progress"
     phase: str  # resolve | download | install | done
     collected: int = 0
@@ -326,6 +329,7 @@ class InstallProgress(InstallEvent):
     message: str = ""
 
     def summary(self) -> str:
+        """The counts as one line."""
         parts = [_("{count} collected").format(count=self.collected),
                  _("{count} downloaded").format(count=self.downloaded)]
         if self.cached:
@@ -339,6 +343,8 @@ class InstallProgress(InstallEvent):
 
 @dataclass(frozen=True)
 class InstallResult:
+    """How an installation ended."""
+
     #: installed | failed | cancelled
     status: str
     python: str
@@ -358,14 +364,18 @@ class InstallResult:
 
     @property
     def ok(self) -> bool:
+        """Whether the wheel was installed."""
         return self.status == "installed"
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as JSON data."""
         return asdict(self)
 
 
 @dataclass(frozen=True)
 class InstallFinished(InstallEvent):
+    """The last event: the result."""
+
     type: ClassVar[str] = "finished"
     result: InstallResult
 
@@ -420,6 +430,7 @@ class PipProgress:
         return None
 
     def snapshot(self) -> InstallProgress:
+        """The progress so far as an event."""
         return InstallProgress(self.phase, to_install=self.to_install, message=self.message,
                                **self.counts)
 
@@ -465,6 +476,8 @@ class _PipProcess:
 
     def lines(self) -> Iterator[tuple[str, str]]:
         """(channel, line) until pip exits; blocking, meant for a worker thread."""
+        if self._stopped.is_set():  # stopped before it started: never start it
+            return
         try:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -472,6 +485,8 @@ class _PipProcess:
         except OSError as exc:
             raise InstallFailed(_("cannot run {program}: {error}").format(
                 program=self.argv[0], error=exc.strerror or exc)) from None
+        if self._stopped.is_set():  # stop() ran while the process was being made
+            self.stop()
         items: queue.Queue[tuple[str, str] | None] = queue.Queue()
         readers = [threading.Thread(target=self._read, args=(stream, channel, items),
                                     daemon=True)
@@ -550,6 +565,16 @@ class Installation:
         self.timeout = timeout
         self.check_tags = check_tags
         self.result: InstallResult | None = None
+        self._cancelled = threading.Event()
+        self._pip: _PipProcess | None = None
+
+    def cancel(self) -> None:
+        """Stop the install from any thread: pip gets SIGTERM (then SIGKILL), and events()
+        ends with an InstallFinished whose status is "cancelled"."""
+        self._cancelled.set()
+        pip = self._pip
+        if pip is not None:  # stop() waits for pip to roll back: not on the caller's thread
+            threading.Thread(target=pip.stop, name="pip-stop", daemon=True).start()
 
     async def events(self) -> AsyncIterator[InstallEvent]:
         """Run the install, yielding events; the last is InstallFinished (unless cancelled).
@@ -585,6 +610,9 @@ class Installation:
                         trusted_host=self.trusted_host, find_links=self.find_links,
                         no_index=self.no_index)
         pip = _PipProcess(argv, self.env, self.timeout)
+        self._pip = pip
+        if self._cancelled.is_set():  # cancel() came before there was a pip to stop
+            pip.stop()
         progress = PipProgress()
         last: InstallProgress | None = None
         status, message = "cancelled", _("cancelled; pip was stopped")
@@ -597,7 +625,9 @@ class Installation:
                     last = snap
                     yield snap
             code = pip.returncode
-            if pip.timed_out:
+            if self._cancelled.is_set():
+                pass  # status stays "cancelled"
+            elif pip.timed_out:
                 status = "failed"
                 message = _("pip did not finish within {timeout:g} s").format(
                     timeout=self.timeout)
@@ -644,16 +674,6 @@ def install_events(
     return Installation(wheel, target, extras, **options).events()
 
 
-class InstallCancelled(InstallFailed):
-    """The install was interrupted; `result` says whether the environment is unchanged."""
-
-    exit_code = 130
-
-    def __init__(self, result: InstallResult) -> None:
-        super().__init__(_("install cancelled: {message}").format(message=result.message))
-        self.result = result
-
-
 def _remove_created_venv(target: InstallTarget) -> None:
     if target.venv is not None and target.venv.is_dir():
         shutil.rmtree(target.venv, ignore_errors=True)
@@ -679,6 +699,12 @@ def _freeze_note(unchanged: bool | None, changes: Sequence[str]) -> str:
 
 
 Reporter = Callable[[InstallEvent], None]
+
+
+def install_cancelled(result: InstallResult) -> InstallCancelled:
+    """The error for an install interrupted by Ctrl-C, with the result it left."""
+    return InstallCancelled(_("install cancelled: {message}").format(message=result.message),
+                            result)
 
 
 def install_wheel(
@@ -707,7 +733,7 @@ def install_wheel(
         asyncio.run(drive())
     except KeyboardInterrupt:
         if installation.result is not None:
-            raise InstallCancelled(installation.result) from None
+            raise install_cancelled(installation.result) from None
         raise
     if installation.result is None:  # pragma: no cover - events() always sets it
         raise InstallFailed(_("the install ended without a result"))

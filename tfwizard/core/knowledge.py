@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from packaging.requirements import Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -26,9 +27,14 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+if TYPE_CHECKING:
+    from .recipe import Recipe
+
 
 @dataclass(frozen=True)
 class Source:
+    """A source a fact cites (sources.toml): title and where it was read."""
+
     key: str
     title: str
     ref: str
@@ -37,6 +43,8 @@ class Source:
 
 @dataclass(frozen=True)
 class Release:
+    """One TensorFlow release (releases.toml): what it builds with and what its wheel is."""
+
     version: str  # "2.18.0" or "master"
     series: str  # "2.18"
     git_tag: str
@@ -75,19 +83,23 @@ class Release:
 
     @property
     def is_master(self) -> bool:
+        """Whether this is the master entry."""
         return self.version == "master"
 
     @property
     def series_version(self) -> Version:
+        """The series ("2.18") as a Version."""
         return Version(self.series)
 
     def numpy_for(self, python: str) -> SpecifierSet:
+        """The NumPy range the release's wheel needs on `python`."""
         for py, spec in self.numpy_by_python:
             if py == python:
                 return spec
         return self.numpy
 
     def image_for(self, python: str) -> str:
+        """The release's build image for `python`."""
         return self.image.replace("{python}", python)
 
     @property
@@ -101,8 +113,21 @@ class Release:
         return self.hermetic_cuda_default or self.tested_cuda
 
 
+def default_python(release: Release) -> str:
+    """The Python a release builds for when the recipe names none (python.version empty):
+    3.11, in every release's range from 2.12 on and with build images, else the newest."""
+    return "3.11" if "3.11" in release.pythons else release.pythons[-1]
+
+
+def recipe_python(recipe: Recipe, release: Release) -> str:
+    """The Python a recipe builds for: python.version, else the release's default."""
+    return recipe.python.version or default_python(release)
+
+
 @dataclass(frozen=True)
 class DriverFloor:
+    """The oldest NVIDIA driver a CUDA major needs."""
+
     cuda_major: int
     linux: str
     windows: str | None
@@ -111,6 +136,8 @@ class DriverFloor:
 
 @dataclass(frozen=True)
 class ArchInfo:
+    """One GPU architecture (sm): the CUDA versions and clang that can build it."""
+
     sm: int
     min_cuda: str
     max_cuda: str | None
@@ -121,6 +148,8 @@ class ArchInfo:
 
 @dataclass(frozen=True)
 class ClangInfo:
+    """One clang major: the newest CUDA it compiles."""
+
     major: int
     newest_cuda: str
     offsetof_warning: bool
@@ -131,6 +160,8 @@ class ClangInfo:
 
 @dataclass(frozen=True)
 class RedistList:
+    """A hermetic CUDA/cuDNN redistributable list (cuda.toml [redist.*])."""
+
     name: str
     cuda: tuple[str, ...]
     cudnn: tuple[str, ...]
@@ -145,6 +176,8 @@ class RedistList:
 
 @dataclass(frozen=True)
 class CudnnCompat:
+    """Which CUDA majors a range of cuDNN versions has builds for."""
+
     versions: SpecifierSet
     cuda_majors: tuple[int, ...]
     min_cc: str
@@ -154,6 +187,8 @@ class CudnnCompat:
 
 @dataclass(frozen=True)
 class GpuCC:
+    """A GPU name pattern and its compute capability (gpus.toml)."""
+
     cc: str
     arch: str
     tegra: bool
@@ -163,6 +198,8 @@ class GpuCC:
 
 @dataclass(frozen=True)
 class GfxTarget:
+    """An AMD gfx target and the GPUs that have it."""
+
     target: str
     version: int
     gpus: str
@@ -171,6 +208,8 @@ class GfxTarget:
 
 @dataclass(frozen=True)
 class RocmRelease:
+    """A ROCm release range, its gfx targets and the TensorFlow it serves."""
+
     versions: SpecifierSet
     targets: tuple[str, ...]
     tensorflow: tuple[str, ...]
@@ -179,6 +218,8 @@ class RocmRelease:
 
 @dataclass(frozen=True)
 class Suffixes:
+    """The CUDA and clang that the "a" and "f" target suffixes need."""
+
     a_min_cuda: str
     f_min_cuda: str
     a_min_clang: int
@@ -187,6 +228,8 @@ class Suffixes:
 
 @dataclass(frozen=True)
 class KnowledgeBase:
+    """The whole knowledge base, with the look-ups rules, plan and advise share."""
+
     sources: dict[str, Source]
     releases: tuple[Release, ...]
     driver_floors: tuple[DriverFloor, ...]
@@ -201,8 +244,8 @@ class KnowledgeBase:
     rocm: tuple[RocmRelease, ...]
     rocm_default_targets: tuple[str, ...]
     platforms: dict[str, Any]
-    #: every file's raw data, for the lint test
-    raw: dict[str, Any] = field(repr=False, default_factory=dict)
+    #: every file's raw data, for the lint test (wheels.toml read on first use: RawFiles)
+    raw: Mapping[str, Any] = field(repr=False, compare=False, default_factory=dict)
 
     # -- releases ----------------------------------------------------------------
     def release(self, version: str) -> Release | None:
@@ -221,26 +264,36 @@ class KnowledgeBase:
                 return rel
         return None
 
+    def release_for(self, recipe: Recipe) -> Release | None:
+        """The release a recipe builds: tensorflow.version, or master when it names none."""
+        return self.release(recipe.tensorflow.version or "master")
+
     def release_versions(self) -> list[str]:
+        """Every release's version, oldest first, master last."""
         return [r.version for r in self.releases]
 
     def latest_release(self) -> Release:
+        """The newest release that is not master."""
         return [r for r in self.releases if not r.is_master][-1]
 
     # -- CUDA ----------------------------------------------------------------------
     def driver_floor(self, cuda_major: int) -> DriverFloor | None:
+        """The driver floor of a CUDA major, or None."""
         for floor in self.driver_floors:
             if floor.cuda_major == cuda_major:
                 return floor
         return None
 
     def arch(self, sm: int) -> ArchInfo | None:
+        """The architecture entry of sm (86), or None."""
         return self.archs.get(sm)
 
     def clang(self, major: int) -> ClangInfo | None:
+        """The entry of a clang major, or None."""
         return self.clangs.get(major)
 
     def cudnn_compat(self, version: str) -> CudnnCompat | None:
+        """The cuDNN entry covering `version`, or None."""
         try:
             v = Version(version)
         except InvalidVersion:
@@ -259,24 +312,29 @@ class KnowledgeBase:
         return None
 
     def gpu_arch_name(self, cc: str) -> str | None:
+        """The architecture name of a capability ("Ada"), or None."""
         for entry in self.gpu_ccs:
             if entry.cc == cc:
                 return entry.arch
         return None
 
     def is_tegra(self, cc: str) -> bool:
+        """Whether a capability is a Tegra (Jetson) one."""
         return any(e.cc == cc and e.tegra for e in self.gpu_ccs)
 
     def known_ccs(self) -> list[str]:
+        """Every compute capability gpus.toml names, in order."""
         return sorted({e.cc for e in self.gpu_ccs}, key=lambda c: Version(c))
 
     def gfx_for_version(self, version: int) -> GfxTarget | None:
+        """The gfx target of a kfd gfx version number, or None."""
         for g in self.gfx:
             if g.version == version:
                 return g
         return None
 
     def rocm_release(self, version: str) -> RocmRelease | None:
+        """The ROCm entry covering `version`, or None."""
         try:
             v = Version(version)
         except InvalidVersion:
@@ -320,9 +378,35 @@ def _read(path: Path) -> dict[str, Any]:
             file=path.name, error=exc)) from None
 
 
+#: knowledge files read only when first asked for (wheels.toml: ~16 ms to parse, and only
+#: the official-wheel questions of advise.py need it)
+LAZY_FILES = ("wheels",)
+
+
+class RawFiles(Mapping[str, Any]):
+    """The knowledge files' raw data by name (the file's stem); a LAZY_FILES file is read
+    when first looked up, so loading the knowledge base does not pay for it."""
+
+    def __init__(self, folder: Path) -> None:
+        paths = sorted(folder.glob("*.toml"))
+        self._lazy = {p.stem: p for p in paths if p.stem in LAZY_FILES}
+        self._data = {p.stem: _read(p) for p in paths if p.stem not in LAZY_FILES}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._data and name in self._lazy:
+            self._data.setdefault(name, _read(self._lazy[name]))
+        return self._data[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted({*self._data, *self._lazy}))
+
+    def __len__(self) -> int:
+        return len({*self._data, *self._lazy})
+
+
 def load_knowledge_from(folder: Path) -> KnowledgeBase:
     """Load the knowledge base from a folder of TOML files."""
-    raw = {p.stem: _read(p) for p in sorted(folder.glob("*.toml"))}
+    raw = RawFiles(folder)
     for required in ("sources", "releases", "cuda", "gpus", "rocm", "platforms"):
         if required not in raw:
             raise KnowledgeError(_("knowledge base: {file} is missing in {folder}").format(
@@ -334,7 +418,7 @@ def load_knowledge_from(folder: Path) -> KnowledgeBase:
             error=repr(exc))) from None
 
 
-def _assemble(raw: dict[str, Any]) -> KnowledgeBase:
+def _assemble(raw: Mapping[str, Any]) -> KnowledgeBase:
     sources = {
         key: Source(key, s["title"], s["ref"], s.get("note", ""))
         for key, s in raw["sources"]["sources"].items()
@@ -503,7 +587,7 @@ def display_texts(kb: KnowledgeBase | None = None) -> set[str]:
     for path, keys in _DISPLAY_KEYS:
         table: Any = kb.raw
         for part in path:
-            table = table.get(part, {}) if isinstance(table, dict) else {}
+            table = table.get(part, {}) if isinstance(table, Mapping) else {}
         for entry in table if isinstance(table, list) else []:
             texts.update(str(entry[k]) for k in keys if entry.get(k))
     for section, key in _DISPLAY_PLATFORM:
@@ -560,6 +644,7 @@ class OfficialWheel:
 
     @property
     def ptx_ccs(self) -> tuple[str, ...]:
+        """The capabilities the wheel carries PTX for."""
         return tuple(_cc(t) for t in self.ptx)
 
 

@@ -41,6 +41,8 @@ MATMUL_REPEAT = 3
 
 
 class Probe:
+    """The probe's state: the result written to result.json after every stage."""
+
     def __init__(self, out_dir):
         self.out_dir = out_dir
         self.result_path = os.path.join(out_dir, "result.json")
@@ -79,12 +81,14 @@ class Probe:
         os.close(fd)
 
     def save(self):
+        """Write the result so far (atomically)."""
         tmp = self.result_path + ".tmp"
         with open(tmp, "w") as fh:
             json.dump(self.result, fh, indent=1, default=str)
         os.replace(tmp, self.result_path)
 
     def stage(self, name):
+        """Record that a stage started."""
         self.result["stage"] = name
         self.save()
 
@@ -103,6 +107,7 @@ class Probe:
             self.result["log"].setdefault(name, []).extend(lines)
 
     def error(self, where, exc):
+        """Record an exception raised in `where`."""
         self.result["errors"].append({
             "where": where,
             "type": type(exc).__name__,
@@ -112,6 +117,7 @@ class Probe:
 
     # -- stages --------------------------------------------------------------------------
     def run(self):
+        """Every stage in order: import, build info, devices, ops, matmul."""
         self.capture_fd2()
         self.stage("import")
         started = time.time()
@@ -152,6 +158,7 @@ class Probe:
         self.stage("done")
 
     def build_info(self, tf):
+        """What the wheel says it was built with."""
         try:
             info = tf.sysconfig.get_build_info()
             self.result["build_info"] = dict((str(k), jsonable(v)) for k, v in info.items())
@@ -165,6 +172,7 @@ class Probe:
                 self.error(name, exc)
 
     def devices(self, tf):
+        """The physical and logical devices TensorFlow sees."""
         try:
             physical = tf.config.list_physical_devices()
         except Exception as exc:
@@ -197,6 +205,7 @@ class Probe:
             return ["/device:CPU:0"]
 
     def ops(self, tf):
+        """A reduction on each device, checked against plain Python."""
         rng = random.Random(20240531)
         rows, cols = REDUCE_SHAPE
         values = [[rng.uniform(-1.0, 1.0) for _ in range(cols)] for _ in range(rows)]
@@ -224,6 +233,7 @@ class Probe:
             entry["seconds"] = round(time.time() - started, 4)
 
     def matmul(self, tf):
+        """A matrix product on each device, timed."""
         n = MATMUL_N
         for name in self._logical(tf):
             entry = {"device": name, "n": n, "dtype": "float32"}
@@ -247,6 +257,7 @@ class Probe:
 
 
 def jsonable(value):
+    """A value made JSON-safe: dicts, lists and tuples walked, anything else not JSON as text."""
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     if isinstance(value, dict):
@@ -293,6 +304,7 @@ def library_origin(path):
 
 
 def main(argv):
+    """`python probe_tf.py OUT_DIR`: run the probe, write OUT_DIR/result.json."""
     if len(argv) != 2:
         sys.stdout.write(__doc__)
         return 2

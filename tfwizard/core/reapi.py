@@ -121,6 +121,7 @@ def field_bytes(number: int, data: bytes) -> bytes:
 
 
 def field_str(number: int, text: str) -> bytes:
+    """A protobuf string field."""
     return field_bytes(number, text.encode("utf-8"))
 
 
@@ -264,9 +265,11 @@ class Digest:
 
     @classmethod
     def of(cls, data: bytes) -> Digest:
+        """The SHA-256 digest of `data`."""
         return cls(hashlib.sha256(data).hexdigest(), len(data))
 
     def encode(self) -> bytes:
+        """The digest as a protobuf message."""
         return field_str(1, self.hash) + field_varint(2, self.size_bytes)
 
 
@@ -337,6 +340,7 @@ class RpcStatus:
 
     @property
     def code_name(self) -> str:
+        """The gRPC status code's name."""
         return RPC_CODES[self.code] if 0 <= self.code < len(RPC_CODES) else f"CODE_{self.code}"
 
 
@@ -452,6 +456,7 @@ class Capabilities:
 
     @property
     def sha256_for_cache(self) -> bool:
+        """Whether the cache takes SHA-256 digests (Bazel's default)."""
         return "SHA256" in self.cache_digest_functions
 
     @property
@@ -758,6 +763,7 @@ class ReapiError(TfWizardError):
         self.seconds = seconds
 
     def to_dict(self) -> dict[str, Any]:
+        """The error as JSON data."""
         return {"kind": self.kind, "code": self.code, "message": self.message,
                 "hint": self.hint, "detail": self.detail, "seconds": round(self.seconds, 3)}
 
@@ -1058,6 +1064,7 @@ class ProbeResult:
     seconds: float
 
     def to_dict(self) -> dict[str, Any]:
+        """The probe's result as JSON data."""
         return {"verdict": self.verdict, "properties": [f"{n}={v}" for n, v in self.properties],
                 "action": self.action, "operation": self.operation, "stage": self.stage, "exit_code": self.exit_code,
                 "cancelled": self.cancelled, "seconds": round(self.seconds, 3)}

@@ -46,6 +46,8 @@ def _key(
 
 @dataclass
 class TensorflowSection:
+    """[tensorflow]: which TensorFlow, from where."""
+
     version: str = _key(
         "TensorFlow release (2.10.0 ... 2.21.0) or master; picks the knowledge used",
         check="release",
@@ -65,17 +67,23 @@ class TensorflowSection:
 
 @dataclass
 class PythonSection:
+    """[python]: the Python of the wheel."""
+
     version: str = _key("Python of the wheel, x.y; empty = newest the release supports",
                         check="pyversion", default="")
 
 
 @dataclass
 class BackendSection:
+    """[backend]: CPU, CUDA or ROCm."""
+
     kind: str = _key("what the wheel runs on", choices=("cpu", "cuda", "rocm"), default="cpu")
 
 
 @dataclass
 class CudaSection:
+    """[cuda]: CUDA, cuDNN and the GPU targets."""
+
     version: str = _key("hermetic CUDA, full x.y.z (x.y for releases before 2.18)",
                         check="version", default="")
     cudnn: str = _key("hermetic cuDNN version", check="version", default="")
@@ -94,6 +102,8 @@ class CudaSection:
 
 @dataclass
 class RocmSection:
+    """[rocm]: ROCm and the gfx targets."""
+
     version: str = _key("ROCm version of the build image", check="version", default="")
     amdgpu_targets: list[str] = _key("gfx targets, e.g. gfx90a; or auto", kind="list",
                                      check="gfx", default=[])
@@ -103,6 +113,8 @@ class RocmSection:
 
 @dataclass
 class ToolchainSection:
+    """[toolchain]: the compiler."""
+
     clang: str = _key("clang major version (the build image's /usr/lib/llvm-N)",
                       check="major", default="")
     gcc: str = _key("gcc major version, when not building with clang", check="major",
@@ -111,6 +123,8 @@ class ToolchainSection:
 
 @dataclass
 class BuildSection:
+    """[build]: image, flags, jobs."""
+
     opt_flags: list[str] = _key("flags for --config=opt (CC_OPT_FLAGS)", kind="list",
                                 check="copt", default=["-Wno-sign-compare"])
     xla: bool = _key("build with XLA (TF_ENABLE_XLA)", kind="bool", default=True)
@@ -128,6 +142,8 @@ class BuildSection:
 
 @dataclass
 class TargetSection:
+    """[target]: the machine that will run the wheel."""
+
     host_profile: str = _key(
         "a `tfwizard detect --json` file of the machine that will run the wheel; "
         "empty = this machine",
@@ -138,6 +154,8 @@ class TargetSection:
 
 @dataclass
 class InstallSection:
+    """[install]: where the wheel goes after the build."""
+
     venv: str = _key("virtualenv to install the wheel into", check="path", default="")
     python: str = _key("interpreter to install into instead of a venv", check="path", default="")
     extras: list[str] = _key("wheel extras to install", kind="list", check="name",
@@ -148,6 +166,8 @@ class InstallSection:
 
 @dataclass
 class CacheSection:
+    """[cache]: Bazel's disk and repository caches."""
+
     disk_cache: bool = _key("keep Bazel's disk cache in a named volume", kind="bool",
                             default=True)
     repository_cache: bool = _key("keep Bazel's download cache in a named volume", kind="bool",
@@ -158,6 +178,8 @@ class CacheSection:
 
 @dataclass
 class RemoteSection:
+    """[remote]: remote cache and execution."""
+
     cache: str = _key("Bazel remote cache: grpc://, grpcs://, http:// or https:// URL", check="url",
                       default="")
     upload: bool = _key("also write to the remote cache (false = read-only)", kind="bool",
@@ -175,6 +197,8 @@ class RemoteSection:
 
 @dataclass
 class NetworkSection:
+    """[network]: proxies, mirrors, offline archives."""
+
     http_proxy: str = _key("HTTP_PROXY for the build container and Bazel; ${ENV_VAR} keeps "
                            "credentials out of the recipe", check="proxy", default="")
     https_proxy: str = _key("HTTPS_PROXY, likewise", check="proxy", default="")
@@ -185,6 +209,8 @@ class NetworkSection:
 
 @dataclass
 class OutputSection:
+    """[output]: where the wheel is copied."""
+
     dir: str = _key("folder the wheel is copied to; empty = the build record folder",
                     check="path", default="")
 
@@ -216,6 +242,8 @@ HOST_PATH_KEYS = ("tensorflow.source_dir", "cuda.local_cuda_path", "cuda.local_c
 
 @dataclass
 class Recipe:
+    """What to build: every section, and the file it came from."""
+
     name: str = "tensorflow-build"
     description: str = ""
     tensorflow: TensorflowSection = field(default_factory=TensorflowSection)
@@ -239,6 +267,7 @@ class Recipe:
 
     # -- key paths -----------------------------------------------------------------
     def get(self, key_path: str) -> Any:
+        """The value of a "section.key" path; UsageError for an unknown key."""
         section, _sep, key = key_path.partition(".")
         if not key:
             return getattr(self, section)
@@ -283,6 +312,7 @@ class Recipe:
 
     @property
     def is_gpu(self) -> bool:
+        """Whether the backend is CUDA or ROCm."""
         return self.backend.kind in ("cuda", "rocm")
 
     # -- TOML ------------------------------------------------------------------------
@@ -334,6 +364,8 @@ def _field_names(cls: type) -> list[str]:
 
 @dataclass(frozen=True)
 class Problem:
+    """One problem found while loading a recipe: the key and what is wrong."""
+
     key_path: str
     message: str
     line: int | None = None
@@ -350,12 +382,20 @@ class Problem:
         return text
 
     def to_dict(self) -> dict[str, Any]:
+        """The problem as JSON data."""
         return {
             "key": self.key_path,
             "line": self.line,
             "message": self.message,
             "suggestion": self.suggestion,
         }
+
+
+def recipe_error(where: str, problems: list[Problem]) -> RecipeError:
+    """The RecipeError listing every problem of the recipe at `where`, worded here."""
+    lines = [_("{path}: {count} problem(s)").format(path=where, count=len(problems))]
+    lines += [f"  {p}" for p in problems]
+    return RecipeError(where, problems, "\n".join(lines))
 
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(#.*)?$")
@@ -406,18 +446,18 @@ def parse_recipe(data: bytes | str, where: str = "recipe") -> Recipe:
     """Parse and validate recipe text; raises RecipeError listing every problem."""
     if isinstance(data, bytes):
         if len(data) > MAX_RECIPE_BYTES:
-            raise RecipeError(where, [Problem("(file)", _too_large(len(data)))])
+            raise recipe_error(where, [Problem("(file)", _too_large(len(data)))])
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             line = data[: exc.start].count(b"\n") + 1
-            raise RecipeError(where, [Problem(
+            raise recipe_error(where, [Problem(
                 "(file)", _("is not UTF-8 text (byte {offset})").format(offset=exc.start), line,
                 _("save the file as UTF-8"))]) from None
     else:
         text = data
         if len(text) > MAX_RECIPE_BYTES:
-            raise RecipeError(where, [Problem("(file)", _("is too large for a recipe"))])
+            raise recipe_error(where, [Problem("(file)", _("is too large for a recipe"))])
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
@@ -426,16 +466,16 @@ def parse_recipe(data: bytes | str, where: str = "recipe") -> Recipe:
     except tomlkit.exceptions.ParseError as exc:
         message = str(exc).split(" at line ")[0]
         # tomlkit's own words (English) say what is wrong; the suggestion is ours
-        raise RecipeError(where, [Problem("(toml)", message, exc.line,
+        raise recipe_error(where, [Problem("(toml)", message, exc.line,
                                           _("fix the TOML syntax"))]) from None
     except tomlkit.exceptions.TOMLKitError as exc:  # e.g. KeyAlreadyPresent, which has no line
         message = str(exc)
-        raise RecipeError(where, [Problem("(toml)", message, _duplicate_line(text),
+        raise recipe_error(where, [Problem("(toml)", message, _duplicate_line(text),
                                           _("each key and table may appear only once"))]) \
             from None
     except (RecursionError, ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
         # tomlkit raises plain errors on some pathological inputs (deep nesting, odd keys)
-        raise RecipeError(where, [Problem("(toml)", _("cannot be parsed: {error}").format(
+        raise recipe_error(where, [Problem("(toml)", _("cannot be parsed: {error}").format(
             error=type(exc).__name__))]) from None
     recipe = validate(plain, text, where)
     recipe.document = doc
@@ -471,7 +511,7 @@ def load_recipe(path: str | Path) -> Recipe:
     try:
         size = path.stat().st_size
         if size > MAX_RECIPE_BYTES:
-            raise RecipeError(str(path), [Problem("(file)", _too_large(size))])
+            raise recipe_error(str(path), [Problem("(file)", _too_large(size))])
         data = path.read_bytes()
     except FileNotFoundError:
         raise UsageError(_("{path}: no such recipe file").format(path=path),
@@ -560,7 +600,7 @@ def validate(plain: dict[str, Any], text: str, where: str = "recipe") -> Recipe:
     _cross_checks(recipe, plain, col, kb)
     if col.problems:
         col.problems.sort(key=lambda p: (p.line is None, p.line or 0))
-        raise RecipeError(where, col.problems)
+        raise recipe_error(where, col.problems)
     return recipe
 
 

@@ -34,6 +34,8 @@ _FALSE = ("false", "no", "off", "0")
 
 @dataclass(frozen=True)
 class Assignment:
+    """One `recipe set` assignment: key, operator (=, +=, -=) and value."""
+
     key: str
     op: str  # = | += | -=
     value: str

@@ -31,13 +31,11 @@ def resources_dir() -> Path:
 
 
 def _not_found() -> KnowledgeError:
-    """The error for a missing data folder, in the current language (without the folder
-    the catalog is empty, so that is English; i18n never comes back here)."""
-    from .i18n import _  # here: i18n imports this module
-
+    """The error for a missing data folder. English on purpose, not `_()`: the catalogs
+    live in that folder, so without it there is no other language to translate into."""
     return KnowledgeError(
-        _("tfwizard's data folder (resources/) was not found next to the package."),
-        _("Reinstall tfwizard (pip install --force-reinstall tfwizard)."),
+        "tfwizard's data folder (resources/) was not found next to the package.",
+        "Reinstall tfwizard (pip install --force-reinstall tfwizard).",
     )
 
 

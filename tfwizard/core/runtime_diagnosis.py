@@ -15,13 +15,13 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, BinaryIO, cast
 
 from . import cc as ccmod
+from .build.logscan import LineMatcher, ScanResult, line_pattern
 from .errors import KnowledgeError
 from .host import HostProfile
 from .i18n import _
 from .knowledge import KnowledgeBase, load_knowledge
-from .logscan import LineMatcher, ScanResult, line_pattern
+from .vocab import SEVERITIES, Severity, severity_order
 
-SEVERITIES = ("error", "warning", "info")
 #: the libraries TF's MaybeTryDlopenGPULibraries() needs (gpu-compat-facts.md section 10)
 GPU_LIBRARIES = ("libcudart", "libcublas", "libcufft", "libcusolver", "libcusparse", "libcudnn")
 #: internal line patterns (not rules): every library TensorFlow failed to dlopen
@@ -32,10 +32,12 @@ _DLERROR_PATTERNS = (r"Could not load dynamic library '(?P<lib>[^']+)'",
 
 @dataclass(frozen=True)
 class RuntimeRule:
+    """One runtime.toml rule: a message pattern or a check, and what it means."""
+
     id: str
     kind: str  # message | check
     title: str
-    severity: str
+    severity: Severity
     cause: str
     next_step: str
     sources: tuple[str, ...]
@@ -55,7 +57,7 @@ class Diagnosis:
 
     id: str
     title: str
-    severity: str
+    severity: Severity
     cause: str
     next_step: str
     sources: tuple[str, ...] = ()
@@ -69,6 +71,7 @@ class Diagnosis:
     lines: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """The diagnosis as JSON data."""
         data = asdict(self)
         data["sources"] = list(self.sources)
         return data
@@ -115,11 +118,6 @@ class _Values(dict[str, Any]):
         return "{" + key + "}"
 
 
-def _sm(cc: str) -> str:
-    parsed = ccmod.parse_cc(cc)
-    return f"sm_{parsed[0]}{parsed[1]}" if parsed else f"sm_{cc.replace('.', '')}"
-
-
 class _Ctx:
     def __init__(self, probe: Mapping[str, Any], host: HostProfile | None, expect: str | None,
                  python: str, rules: dict[str, RuntimeRule], kb: KnowledgeBase,
@@ -156,7 +154,7 @@ class _Ctx:
         return any(d.id == rule_id for d in self.found)
 
     def add(self, rule_id: str, values: Mapping[str, Any] | None = None, *,
-            evidence: list[str] | None = None, severity: str | None = None,
+            evidence: list[str] | None = None, severity: Severity | None = None,
             recipe_fix: dict[str, Any] | None = None, lines: list[int] | None = None,
             from_log: bool = False) -> Diagnosis:
         """Report a rule; `from_log`: a check seen only in a log line (its log_* words)."""
@@ -186,7 +184,7 @@ class _Ctx:
     def cc_fix(self, cc: str, fix: dict[str, Any] | None = None) -> dict[str, Any]:
         """The recipe change adding `cc` (to `fix`'s list when given): the whole new list
         when the recipe's is known, else failures.toml's symbolic "+sm_XY"."""
-        token = _sm(cc)
+        token = ccmod.cc_token(cc)
         key = "cuda.compute_capabilities"
         if self.recipe_ccs is None:  # "append it": resolved against a recipe later
             if fix and fix.get(key) != "+" + token:
@@ -251,11 +249,11 @@ def _match_messages(ctx: _Ctx, scan: ScanResult) -> None:
 
 
 MessageExtra = Callable[[_Ctx, ScanResult, dict[str, Any]],
-                        tuple[str | None, dict[str, Any], dict[str, Any]]]
+                        tuple[Severity | None, dict[str, Any], dict[str, Any]]]
 
 
 def _dlopen_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
-                  ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
+                  ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
     named: list[str] = []
     for hit in scan.hits.get(_DLERROR, []):
         lib = hit.groups.get("lib", "")
@@ -282,7 +280,7 @@ def _host_gpus(ctx: _Ctx) -> bool | None:
 
 
 def _cudart_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
-                  ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
+                  ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
     if not ctx.probe:  # a program's output: only the host can tell
         return _driver_side_extra(ctx, scan, values)
     gpu_build = _is_gpu_build(ctx.probe)
@@ -295,7 +293,7 @@ def _cudart_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
 
 
 def _driver_side_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
-                       ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
+                       ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
     """No CUDA or no driver: harmless on a host known to have no NVIDIA GPU."""
     if _host_gpus(ctx) is False and ctx.expect in (None, "cpu"):
         return "info", {}, {}
@@ -303,13 +301,13 @@ def _driver_side_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
 
 
 def _cc_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
-              ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
+              ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
     cc = str(values.get("cc", ""))
-    return None, {"sm": _sm(cc)}, ctx.cc_fix(cc)
+    return None, {"sm": ccmod.cc_token(cc)}, ctx.cc_fix(cc)
 
 
 def _no_kernel_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
-                     ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
+                     ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
     """'no kernel image': the fix adds the host GPUs' compute capabilities, when known."""
     fix: dict[str, Any] = {}
     for gpu in ctx.host.nvidia.gpus if ctx.host else []:
@@ -319,7 +317,7 @@ def _no_kernel_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
 
 
 def _ptxas_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
-                 ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
+                 ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
     """The wrapped or cut warning may lack the versions: the host's driver CUDA, else words."""
     unknown = _("(not in the log)")
     driver = (ctx.host.nvidia.cuda_driver_version if ctx.host else "") or unknown
@@ -349,6 +347,7 @@ def _is_gpu_build(probe: Mapping[str, Any]) -> bool:
 
 
 def gpu_devices(probe: Mapping[str, Any]) -> list[str]:
+    """The names of the GPU devices a probe result lists."""
     return [d.get("name", "") for d in probe.get("devices") or [] if d.get("type") == "GPU"]
 
 
@@ -458,7 +457,7 @@ def _check_cc(ctx: _Ctx) -> None:
             if any(cc in e for d in ctx.found for e in d.evidence):
                 continue
         cov = ccmod.coverage(targets, cc, tegra_mismatch=ctx.kb.is_tegra(cc))
-        values = {"gpu": label, "cc": cc, "sm": _sm(cc), "built": built,
+        values = {"gpu": label, "cc": cc, "sm": ccmod.cc_token(cc), "built": built,
                   "ptx": cov.ptx.token if cov.ptx else ""}
         evidence = [f"build_info cuda_compute_capabilities = {tokens}", f"{label}: CC {cc}"]
         if not cov.runs:
@@ -559,14 +558,13 @@ def diagnose_log(log: BinaryIO | Iterable[str], host: HostProfile | None = None,
 def _ordered(ctx: _Ctx) -> list[Diagnosis]:
     """Root causes first (a diagnosis whose `secondary_to` cause was found goes after it),
     then errors, warnings, infos; then by first log line, facts last, as found."""
-    order = {s: i for i, s in enumerate(SEVERITIES)}
     found_ids = {d.id for d in ctx.found}
 
     def key(item: tuple[int, Diagnosis]) -> tuple[bool, int, float, int]:
         index, d = item
         rule = ctx.rules.get(d.id)
         secondary = bool(rule and found_ids & set(rule.secondary_to))
-        return secondary, order[d.severity], d.lines[0] if d.lines else float("inf"), index
+        return secondary, severity_order(d.severity), d.lines[0] if d.lines else float("inf"), index
 
     return [d for _i, d in sorted(enumerate(ctx.found), key=key)]
 

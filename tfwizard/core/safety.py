@@ -27,6 +27,7 @@ def check_text(value: str) -> str | None:
 
 
 def check_name(value: str) -> str | None:
+    """Why `value` is not a safe name (letters, digits, . _ -), or None."""
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._\-]{0,127}", value):
         return _('"{value}" is not a valid name: use letters, digits, ".", "_" and "-" '
                  "(starting with a letter or digit, at most 128)").format(value=value[:60])
@@ -65,6 +66,7 @@ FORBIDDEN_BAZEL_FLAGS = frozenset({
 
 
 def check_image(value: str) -> str | None:
+    """Why `value` is not an image reference, or None."""
     # [registry[:port]/]name[/name...][:tag][@sha256:digest]
     pattern = (r"([a-z0-9.\-]+(:\d+)?/)?[a-z0-9]+([._\-/][a-z0-9]+)*"
                r"(:[A-Za-z0-9_][A-Za-z0-9_.\-]{0,127})?(@sha256:[a-f0-9]{64})?")
@@ -75,6 +77,7 @@ def check_image(value: str) -> str | None:
 
 
 def check_path_text(value: str) -> str | None:
+    """Why `value` is not a safe path text, or None."""
     err = check_text(value)
     if err:
         return err
@@ -86,6 +89,7 @@ def check_path_text(value: str) -> str | None:
 
 
 def check_url(value: str) -> str | None:
+    """Why `value` is not a safe URL, or None."""
     err = check_text(value)
     if err:
         return err
@@ -96,6 +100,7 @@ def check_url(value: str) -> str | None:
 
 
 def check_git_ref(value: str) -> str | None:
+    """Why `value` is not a safe git ref (git check-ref-format, simplified), or None."""
     # git check-ref-format rules, simplified, plus no leading "-"
     if (value.startswith("-") or ".." in value or not re.fullmatch(r"[A-Za-z0-9._/\-]{1,200}", value)
             or value.endswith((".lock", "/", "."))):

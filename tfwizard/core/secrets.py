@@ -19,7 +19,8 @@ _HEADER = re.compile(
 _TOKEN_WORDS = re.compile(
     r"(?i)(?P<name>\b(authorization|x-[a-z0-9\-]*api-key|api[_-]?key|token|password|passwd|secret)"
     r"\s*[=:]\s*(bearer\s+|basic\s+)?)(?P<value>[^\s\"',;]+)")
-_ENV_REF = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+#: a ${NAME} reference anywhere in a text
+_ENV_REFS = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 #: environment variables whose values are secret whatever they contain
 SECRET_ENV_NAMES = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY",
@@ -56,8 +57,24 @@ def redact_env(env: Mapping[str, str]) -> dict[str, str]:
 
 def env_reference(value: str) -> str | None:
     """The variable name when value is a reference like ${NAME}, else None."""
-    match = _ENV_REF.match(value)
+    match = _ENV_REFS.fullmatch(value)
     return match.group(1) if match else None
+
+
+def references(texts: Iterable[str]) -> list[str]:
+    """The names of the ${NAME} references in `texts`, each once, in order of appearance."""
+    names: list[str] = []
+    for text in texts:
+        for name in _ENV_REFS.findall(text):
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def substitute(text: str, values: Mapping[str, str]) -> str:
+    """`text` with each ${NAME} whose NAME is in `values` replaced by its value (others are
+    left as they are); for a container only: never log or record the result."""
+    return _ENV_REFS.sub(lambda m: values.get(m.group(1), m.group(0)), text)
 
 
 def resolve(value: str, env: Mapping[str, str]) -> str:

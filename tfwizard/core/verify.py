@@ -7,22 +7,25 @@ it was built for with what ran, the host profile and the known runtime messages.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from .diagnosis_text import diagnosis_block
 from .errors import UsageError
-from .fixes import fix_line
 from .host import HostProfile
 from .i18n import _
+from .jobs import Event
 from .knowledge import KnowledgeBase, load_knowledge
 from .runtime_diagnosis import (
     Diagnosis,
@@ -44,7 +47,7 @@ _FOREIGN_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONSAFEPATH")
 class ProbeRun:
     """How the probe process went, and what it reported (possibly partial)."""
 
-    #: ok | crashed | timeout | error (exited non-zero) | not_started
+    #: ok | crashed | timeout | error (exited non-zero) | not_started | cancelled
     status: str
     python: str
     returncode: int | None = None
@@ -57,9 +60,11 @@ class ProbeRun:
 
     @property
     def stage(self) -> str:
+        """The last stage the probe reached ("start" before it filed any)."""
         return str(self.data.get("stage", "start"))
 
     def to_dict(self) -> dict[str, Any]:
+        """The probe run as JSON (the "probe" object of verify.json)."""
         return asdict(self)
 
 
@@ -72,63 +77,113 @@ def probe_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
     return result
 
 
+class ProbeProcess:
+    """The probe as a child process that another thread may stop: `run()` blocks until it
+    ends (finished, crashed, timed out or cancelled), `cancel()` kills it and whatever it
+    started, from any thread, at once."""
+
+    def __init__(self, python: str | os.PathLike[str], *, timeout: float = DEFAULT_TIMEOUT,
+                 env: Mapping[str, str] | None = None, script: Path = PROBE_SCRIPT) -> None:
+        self.python = os.fspath(python)
+        self.timeout = timeout
+        self.env = env
+        self.script = script
+        self.cancelled = False
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._lock = threading.Lock()
+
+    def cancel(self) -> None:
+        """Stop the probe now (SIGKILL to its process group); run() then reports "cancelled"."""
+        with self._lock:
+            self.cancelled = True
+            proc = self._proc
+        if proc is not None and proc.poll() is None:
+            _kill_group(proc)
+
+    def run(self) -> ProbeRun:
+        """Run the probe to its end; never raises for what the probe does."""
+        python, timeout = self.python, self.timeout
+        started = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix="tfwizard-probe-") as out:
+            argv = [python, os.fspath(self.script), out]
+            try:
+                proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, env=probe_env(self.env),
+                                        cwd=out, start_new_session=True)
+            except OSError as exc:
+                return ProbeRun("not_started", python, timeout_s=timeout,
+                                message=_("cannot run {python}: {error}").format(
+                                    python=python, error=exc.strerror or exc))
+            with self._lock:
+                self._proc = proc
+                cancelled = self.cancelled
+            if cancelled:  # cancel() came before there was a process to kill
+                _kill_group(proc)
+            timed_out = False
+            try:
+                stdout, _err = proc.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                _kill_group(proc)
+                stdout, _err = proc.communicate(timeout=30)
+            except BaseException:  # Ctrl-C, a dying thread: never leave the probe behind
+                _kill_group(proc)
+                raise
+            elapsed = time.monotonic() - started
+            data = _collect(Path(out))
+        text = stdout.decode("utf-8", "replace") if stdout else ""
+        run = ProbeRun("ok", python, proc.returncode, elapsed_s=round(elapsed, 2),
+                       timeout_s=timeout, data=data, stdout=text[-20000:])
+        _judge_exit(run, timed_out=timed_out, cancelled=self.cancelled, text=text)
+        return run
+
+
 def run_probe(python: str | os.PathLike[str], *, timeout: float = DEFAULT_TIMEOUT,
               env: Mapping[str, str] | None = None, script: Path = PROBE_SCRIPT) -> ProbeRun:
     """Run the probe in `python`; never raises for what the probe does (crash, hang, garbage)."""
-    python = os.fspath(python)
-    started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="tfwizard-probe-") as out:
-        argv = [python, os.fspath(script), out]
-        try:
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, env=probe_env(env), cwd=out,
-                                    start_new_session=True)
-        except OSError as exc:
-            return ProbeRun("not_started", python, timeout_s=timeout,
-                            message=_("cannot run {python}: {error}").format(
-                                python=python, error=exc.strerror or exc))
-        timed_out = False
-        try:
-            stdout, _err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill_group(proc)
-            stdout, _err = proc.communicate(timeout=30)
-        elapsed = time.monotonic() - started
-        data = _read_result(Path(out))
-        if "log" not in data or not data.get("log"):
-            lines = _read_log(Path(out))
-            if lines:  # the probe died before filing its log: keep what fd 2 got
-                data.setdefault("log", {})
-                data["log"] = {data.get("stage", "start"): lines}
-        elif not data.get("complete"):
-            # lines after the last filed stage (a crash mid-stage) still matter
-            filed = sum(len(v) for v in data["log"].values())
-            rest = _read_log(Path(out))[filed:]
-            if rest:
-                data["log"].setdefault(str(data.get("stage", "?")), []).extend(rest)
-    text = stdout.decode("utf-8", "replace") if stdout else ""
-    run = ProbeRun("ok", python, proc.returncode, elapsed_s=round(elapsed, 2),
-                   timeout_s=timeout, data=data, stdout=text[-20000:])
-    if timed_out:
+    return ProbeProcess(python, timeout=timeout, env=env, script=script).run()
+
+
+def _collect(out: Path) -> dict[str, Any]:
+    """What the probe filed in its folder, with the log lines it wrote after its last stage."""
+    data = _read_result(out)
+    if "log" not in data or not data.get("log"):
+        lines = _read_log(out)
+        if lines:  # the probe died before filing its log: keep what fd 2 got
+            data.setdefault("log", {})
+            data["log"] = {data.get("stage", "start"): lines}
+    elif not data.get("complete"):
+        # lines after the last filed stage (a crash mid-stage) still matter
+        filed = sum(len(v) for v in data["log"].values())
+        rest = _read_log(out)[filed:]
+        if rest:
+            data["log"].setdefault(str(data.get("stage", "?")), []).extend(rest)
+    return data
+
+
+def _judge_exit(run: ProbeRun, *, timed_out: bool, cancelled: bool, text: str) -> None:
+    """Set the run's status and message from how the process ended."""
+    code, data, python = run.returncode, run.data, run.python
+    if cancelled:
+        run.status = "cancelled"
+        run.message = _("cancelled during '{stage}'").format(stage=run.stage)
+    elif timed_out:
         run.status = "timeout"
         run.message = _("no result within {timeout:g} s (last stage: {stage})").format(
-            timeout=timeout, stage=run.stage)
-    elif proc.returncode is not None and proc.returncode < 0:
+            timeout=run.timeout_s, stage=run.stage)
+    elif code is not None and code < 0:
         run.status = "crashed"
-        run.signal = _signal_name(-proc.returncode)
+        run.signal = _signal_name(-code)
         run.message = _("killed by {signal} during '{stage}'").format(signal=run.signal,
                                                                      stage=run.stage)
-    elif proc.returncode != 0 or not data:
+    elif code != 0 or not data:
         run.status = "error"
         if data:
             run.message = _("the probe exited with status {status} during '{stage}'").format(
-                status=proc.returncode, stage=run.stage)
+                status=code, stage=run.stage)
         else:
             run.message = _("{python} did not run the probe (status {status}): {output}").format(
-                python=python, status=proc.returncode,
-                output=text.strip()[-300:] or _("no output"))
-    return run
+                python=python, status=code, output=text.strip()[-300:] or _("no output"))
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -166,6 +221,8 @@ def _read_log(folder: Path) -> list[str]:
 
 @dataclass
 class Check:
+    """One check of the report: its name, whether it passed, and what was seen."""
+
     name: str
     ok: bool
     detail: str = ""
@@ -173,6 +230,8 @@ class Check:
 
 @dataclass
 class VerifyReport:
+    """The judged verification: the probe run, the checks against the expectation, the diagnoses."""
+
     python: str
     expect: str  # cpu | cuda | rocm (given, from the recipe, or what the wheel says it is)
     expect_source: str  # option | recipe | wheel
@@ -183,12 +242,22 @@ class VerifyReport:
 
     @property
     def ok(self) -> bool:
+        """Every check passed."""
         return bool(self.checks) and all(c.ok for c in self.checks)
 
+    @property
+    def status(self) -> str:
+        """passed | failed | cancelled (the long-job result's word, core/jobs.py)."""
+        if self.probe.status == "cancelled":
+            return "cancelled"
+        return "passed" if self.ok else "failed"
+
     def to_dict(self) -> dict[str, Any]:
+        """The report as JSON (verify.json)."""
         probe = self.probe.data
         return {
             "ok": self.ok,
+            "status": self.status,
             "python": self.python,
             "expect": self.expect,
             "expect_source": self.expect_source,
@@ -201,6 +270,7 @@ class VerifyReport:
         }
 
     def to_json(self) -> str:
+        """The report as indented JSON (verify.json)."""
         return json.dumps(self.to_dict(), indent=2, default=str)
 
 
@@ -254,36 +324,103 @@ def _ops_detail(ops: list[Mapping[str, Any]]) -> str:
     return "; ".join(parts) or _("no op ran")
 
 
-def verify(python: str | os.PathLike[str], *, expect: str | None = None,
-           host: HostProfile | None = None, timeout: float = DEFAULT_TIMEOUT,
-           env: Mapping[str, str] | None = None, recipe: Any = None,
-           kb: KnowledgeBase | None = None) -> VerifyReport:
-    """Probe TensorFlow in `python` and judge it against `expect` (cpu | cuda | rocm).
+@dataclass(frozen=True)
+class VerifyStarted(Event):
+    """The probe is starting in `python` (it is given `timeout_s` seconds)."""
+
+    type: ClassVar[str] = "started"
+    python: str
+    timeout_s: float
+
+
+@dataclass(frozen=True)
+class VerifyFinished(Event):
+    """The verification ended (passed, failed or cancelled): its report."""
+
+    type: ClassVar[str] = "finished"
+    report: VerifyReport
+
+    def to_dict(self) -> dict[str, Any]:
+        """{"type": "finished", "report": the report as JSON}."""
+        return {"type": self.type, "report": self.report.to_dict()}
+
+
+class Verification:
+    """One verification as a long job (core/jobs.py): `events()` runs the probe in a worker
+    thread, `cancel()` kills it from any thread, `result` is the VerifyReport.
 
     ``expect`` None takes the recipe's backend.kind, else what the wheel says it is.
     ``recipe`` (a Recipe) also lets a compute-capability fix list the whole new value.
     """
-    if expect is not None and expect not in EXPECTATIONS:
-        raise UsageError(_("expect: {value!r} is not one of {choices}").format(
-            value=expect, choices=", ".join(EXPECTATIONS)))
+
+    def __init__(self, python: str | os.PathLike[str], *, expect: str | None = None,
+                 host: HostProfile | None = None, timeout: float = DEFAULT_TIMEOUT,
+                 env: Mapping[str, str] | None = None, recipe: Any = None,
+                 kb: KnowledgeBase | None = None) -> None:
+        if expect is not None and expect not in EXPECTATIONS:
+            raise UsageError(_("expect: {value!r} is not one of {choices}").format(
+                value=expect, choices=", ".join(EXPECTATIONS)))
+        self.python = os.fspath(python)
+        self.expect, self.host, self.timeout = expect, host, timeout
+        self.recipe, self.kb = recipe, kb
+        self.result: VerifyReport | None = None
+        self._probe = ProbeProcess(python, timeout=timeout, env=env)
+
+    async def events(self) -> AsyncIterator[Event]:
+        """VerifyStarted, then VerifyFinished with the report (also when cancelled)."""
+        loop = asyncio.get_running_loop()
+        yield VerifyStarted(self.python, self.timeout)
+        try:
+            report = await loop.run_in_executor(None, self.run)
+        finally:
+            if self.result is None:  # the task was cancelled (aclose, CancelledError)
+                self._probe.cancel()
+        yield VerifyFinished(report)
+
+    def cancel(self) -> None:
+        """Stop the probe now; the report then says "cancelled"."""
+        self._probe.cancel()
+
+    def run(self) -> VerifyReport:
+        """Probe and judge, blocking (events() runs this in a thread); sets `result`."""
+        self.result = judge(self._probe.run(), expect=self.expect, host=self.host,
+                            recipe=self.recipe, kb=self.kb)
+        return self.result
+
+
+def verify(python: str | os.PathLike[str], *, expect: str | None = None,
+           host: HostProfile | None = None, timeout: float = DEFAULT_TIMEOUT,
+           env: Mapping[str, str] | None = None, recipe: Any = None,
+           kb: KnowledgeBase | None = None) -> VerifyReport:
+    """Probe TensorFlow in `python` and judge it against `expect` (cpu | cuda | rocm),
+    blocking: `Verification(...).run()`."""
+    return Verification(python, expect=expect, host=host, timeout=timeout, env=env,
+                        recipe=recipe, kb=kb).run()
+
+
+def judge(run: ProbeRun, *, expect: str | None = None, host: HostProfile | None = None,
+          recipe: Any = None, kb: KnowledgeBase | None = None) -> VerifyReport:
+    """The report on a probe run: checks against the expectation, and the diagnoses."""
     kb = kb or load_knowledge()
-    run = run_probe(python, timeout=timeout, env=env)
+    python = run.python
     source = "option"
     if expect is None and recipe is not None:
         expect, source = recipe.backend.kind, "recipe"
     if expect is None:
         expect, source = _wheel_kind(run.data), "wheel"
-    recipe_ccs = list(recipe.cuda.compute_capabilities) if recipe is not None else None
-    diagnoses = diagnose(run.data, host, expect=expect, python=os.fspath(python), kb=kb,
-                         recipe_ccs=recipe_ccs)
-    from .fixes import resolve_diagnoses
+    diagnoses: list[Diagnosis] = []
+    if run.status != "cancelled":  # a run stopped half-way proves nothing about the wheel
+        recipe_ccs = list(recipe.cuda.compute_capabilities) if recipe is not None else None
+        diagnoses = diagnose(run.data, host, expect=expect, python=python, kb=kb,
+                             recipe_ccs=recipe_ccs)
+        from .fixes import resolve_diagnoses
 
-    diagnoses = resolve_diagnoses(diagnoses, recipe=recipe)  # concrete values, or why not
+        diagnoses = resolve_diagnoses(diagnoses, recipe=recipe)  # concrete values, or why not
     if run.status == "crashed":
         diagnoses.insert(0, probe_failure("crashed", {"how": run.signal, "stage": run.stage},
                                           kb=kb, evidence=_last_lines(run)))
     elif run.status == "timeout":
-        diagnoses.insert(0, probe_failure("timeout", {"timeout": f"{timeout:g}",
+        diagnoses.insert(0, probe_failure("timeout", {"timeout": f"{run.timeout_s:g}",
                                                       "stage": run.stage},
                                           kb=kb, evidence=_last_lines(run)))
     host_gpus = None
@@ -292,8 +429,7 @@ def verify(python: str | os.PathLike[str], *, expect: str | None = None,
                      "driver": host.nvidia.driver_version,
                      "cuda_driver_version": host.nvidia.cuda_driver_version,
                      "amd": [asdict(g) for g in host.amd.gpus], "wsl2": host.os.wsl2}
-    return VerifyReport(os.fspath(python), expect, source, run, _checks(run, expect),
-                        diagnoses, host_gpus)
+    return VerifyReport(python, expect, source, run, _checks(run, expect), diagnoses, host_gpus)
 
 
 def _last_lines(run: ProbeRun, count: int = 8) -> list[str]:
@@ -317,13 +453,9 @@ def _probe_status(run: ProbeRun) -> str:
     """How the probe went, e.g. "ok in 3.2 s" (ProbeRun.status in words)."""
     text = {"ok": _("ok in {seconds:g} s"), "crashed": _("crashed in {seconds:g} s"),
             "timeout": _("timed out in {seconds:g} s"), "error": _("failed in {seconds:g} s"),
-            "not_started": _("not started")}.get(run.status, run.status + " ({seconds:g} s)")
+            "not_started": _("not started"),
+            "cancelled": _("cancelled after {seconds:g} s")}.get(run.status, run.status + " ({seconds:g} s)")
     return text.format(seconds=run.elapsed_s)
-
-
-def _severity_word(severity: str) -> str:
-    return {"error": _("ERROR"), "warning": _("WARNING"), "info": _("INFO")}.get(
-        severity, severity.upper())
 
 
 def _expectation(report: VerifyReport) -> str:
@@ -396,15 +528,7 @@ def render_report(report: VerifyReport, *, show_log: bool = True) -> str:
         out.append("")
         out.append(_("Diagnosis:"))
         for d in report.diagnoses:
-            severity = _severity_word(d.severity)
-            out.append(f"  {severity}{' ' * max(1, 8 - _width(severity))}{d.id}: {d.title}")
-            out.append("          " + _("cause: {cause}").format(cause=d.cause))
-            out.append("          " + _("next:  {step}").format(step=d.next_step))
-            for line in [x for e in d.evidence[:3] for x in e.splitlines()]:  # wrapped
-                out.append("          " + _("seen:  {line}").format(line=line[:200]))
-            fix = fix_line(d.recipe_fix, d.fix_problem)
-            if fix:
-                out.append("          " + fix)
+            out.extend("  " + line for line in diagnosis_block(d, indent="        ", quotes=3))
     if show_log:
         lines = _last_lines(report.probe, count=40)
         if lines:
@@ -412,6 +536,9 @@ def render_report(report: VerifyReport, *, show_log: bool = True) -> str:
             out.append(_("TensorFlow log (fd 2 during the probe):"))
             out.extend(f"  | {line[:300]}" for line in lines)
     out.append("")
-    out.append(_("RESULT: OK, everything the expectation promised works.") if report.ok else
-               _("RESULT: FAILED, see the checks and diagnosis above."))
+    if report.status == "cancelled":
+        out.append(_("RESULT: CANCELLED, the probe was stopped before it finished."))
+    else:
+        out.append(_("RESULT: OK, everything the expectation promised works.") if report.ok
+                   else _("RESULT: FAILED, see the checks and diagnosis above."))
     return "\n".join(out)

@@ -1,0 +1,2 @@
+"""The PySide6 wizard: thin pages over one WizardState; the only package that imports Qt."""
+

@@ -10,6 +10,7 @@ from typing import Any
 
 
 def has_display(env: dict[str, str] | None = None) -> bool:
+    """Whether Qt can open a window here (a display, or an offscreen platform)."""
     env = dict(os.environ) if env is None else env
     if env.get("QT_QPA_PLATFORM", "") in ("offscreen", "minimal", "vnc"):
         return True
@@ -103,19 +104,23 @@ def run_gui(argv: list[str] | None = None, **window_args: Any) -> int:
     window_args.setdefault("remember_language", True)
 
     async def main() -> int:
+        from dataclasses import replace
+
+        from .jobs import Jobs
         from .main_window import MainWindow
 
         closed = asyncio.get_running_loop().create_future()
-        if "host" not in window_args and "detect" not in window_args:
+        jobs = window_args.get("jobs") or Jobs()
+        if "host" not in window_args and jobs.detect is None:
             from tfwizard.core.detect import detect_host
 
-            window_args["detect"] = detect_host
+            window_args["jobs"] = jobs = replace(jobs, detect=detect_host)
         window = MainWindow(**window_args)
         window.closed.connect(lambda: None if closed.done() else closed.set_result(0))
         window.show()
         if window.wizard.state.build_host is None:
             window.wizard.welcome.refresh()  # detection runs in a thread; the window is up
-        if "build_factory" not in window_args:  # a real build, not a test's fake one
+        if jobs.build is None:  # a real build, not a test's fake one
             from .attach import check_at_start
 
             await check_at_start(window)  # a build whose window went away: attach to it?

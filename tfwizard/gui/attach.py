@@ -19,7 +19,7 @@ from .pages import PageId
 
 def running_builds(env: Mapping[str, str] | None = None) -> list[str]:
     """Ids of the builds running on the engine with a record here ([] without Docker)."""
-    from tfwizard.core import dockerutil, record, runner
+    from tfwizard.core.build import attach, dockerutil, record
     from tfwizard.core.errors import TfWizardError
 
     try:
@@ -27,8 +27,8 @@ def running_builds(env: Mapping[str, str] | None = None) -> list[str]:
     except TfWizardError:
         return []
     try:
-        base = record.data_dir(env) / "builds"
-        return [b.build_id for b in runner.find_builds(client)
+        base = record.builds_dir(env=env)
+        return [b.build_id for b in attach.find_builds(client)
                 if b.running and (base / b.build_id).is_dir()]
     except TfWizardError:
         return []
@@ -69,7 +69,7 @@ async def offer_attach(window: Any, build_ids: list[str]) -> str | None:
     chosen = build_ids[0]
 
     def follow(_state: Any) -> Any:
-        from tfwizard.core.runner import BuildRunner
+        from tfwizard.core.build.runner import BuildRunner
 
         return BuildRunner.attach(chosen)
 

@@ -30,10 +30,12 @@ class CatalogTranslator(QTranslator):
         return not self.entries
 
     def language(self) -> str:
+        """The catalog's language."""
         return self.lang
 
     def translate(self, context: str, source_text: str, disambiguation: str | None = None,
                   n: int = -1) -> str:
+        """Qt's look-up: the catalog's text, or None for Qt's source text."""
         # None is a null QString: "not translated here", so Qt falls back to the source
         # text (an empty str would be taken as the translation)
         return self.entries.get(source_text)  # type: ignore[return-value]

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from tfwizard.core.events import BuildEvent
+from tfwizard.core.build.events import BuildEvent
+from tfwizard.core.build.plan import make_plan
+from tfwizard.core.host import HostProfile
 from tfwizard.core.i18n import _
-from tfwizard.core.plan import make_plan
+from tfwizard.core.jobs import Job
 
 from .state import WizardState
 
@@ -21,16 +24,32 @@ from .state import WizardState
 class BuildJob(Protocol):
     """What the Build page needs from a build: its events, and a way to stop it."""
 
-    def events(self) -> AsyncIterator[BuildEvent]: ...
+    def events(self) -> AsyncIterator[BuildEvent]:
+        """The build's events until it ends."""
+        ...
 
-    def cancel(self) -> None: ...
+    def cancel(self) -> None:
+        """Stop the build (from any thread)."""
+        ...
 
 
 BuildFactory = Callable[[WizardState], BuildJob]
-#: (state, wheel) -> the install's events (tfwizard.core.install.InstallEvent)
-InstallFactory = Callable[[WizardState, str], AsyncIterator[Any]]
-#: (state, python) -> a report object with `ok`, `to_json()`; runs in an executor thread
-VerifyFunction = Callable[[WizardState, str], Any]
+#: (state, wheel) -> the install as a long job (tfwizard.core.install.Installation)
+InstallFactory = Callable[[WizardState, str], Job]
+#: (state, python) -> the verification as a long job (tfwizard.core.verify.Verification)
+VerifyFactory = Callable[[WizardState, str], Job]
+
+
+@dataclass(frozen=True)
+class Jobs:
+    """The long jobs the wizard starts, each one replaceable (tests, screenshots, a saved
+    profile); None = the real one. Kept whole so a rebuilt wizard gets the same jobs."""
+
+    #: () -> the build host's profile (runs in a thread); None: a host is given, or detect
+    detect: Callable[[], HostProfile] | None = None
+    build: BuildFactory | None = None
+    install: InstallFactory | None = None
+    verify: VerifyFactory | None = None
 
 
 def missing_core_module(name: str) -> str | None:
@@ -45,8 +64,8 @@ def missing_core_module(name: str) -> str | None:
 
 def default_build_job(state: WizardState) -> BuildJob:
     """A BuildRunner for the state's recipe; the wheel goes to output.dir or the record."""
-    from tfwizard.core import record, runner
-    from tfwizard.core.record import new_build_id
+    from tfwizard.core.build import record, runner
+    from tfwizard.core.build.record import new_build_id
 
     recipe = state.recipe
     plan = make_plan(recipe, build_host=state.build_host, target_host=state.target_host,
@@ -54,14 +73,14 @@ def default_build_job(state: WizardState) -> BuildJob:
     build_id = new_build_id()
     # relative to the recipe's folder, as `tfwizard build` has it (Recipe.resolve_path);
     # empty = the build record folder (recipe.py), which the runner names by id
-    out_dir = recipe.resolve_path("output.dir") or record.data_dir() / "builds" / build_id
+    out_dir = recipe.resolve_path("output.dir") or record.record_path(build_id)
     job: BuildJob = runner.BuildRunner(plan, out_dir=out_dir, recipe_text=recipe.to_toml(),
                                        build_id=build_id)
     return job
 
 
-def default_install(state: WizardState, wheel: str) -> AsyncIterator[Any]:
-    """The core installer's events for `wheel` into the recipe's venv (made if missing)."""
+def default_install(state: WizardState, wheel: str) -> Job:
+    """The core installer for `wheel` into the recipe's venv (made if missing)."""
     from tfwizard.core import install
 
     inst = state.recipe.install
@@ -72,7 +91,7 @@ def default_install(state: WizardState, wheel: str) -> AsyncIterator[Any]:
     return install.Installation(wheel, target, inst.extras, index_url=inst.index_url,
                                 trusted_host=inst.trusted_host,
                                 find_links=(links,) if links else (),
-                                no_index=bool(links)).events()
+                                no_index=bool(links))
 
 
 def target_python(state: WizardState) -> str:
@@ -89,14 +108,16 @@ def target_python(state: WizardState) -> str:
     return str(venv_python(venv)) if venv is not None else ""
 
 
-def default_verify(state: WizardState, python: str) -> Any:
-    """Probe TensorFlow in `python` (blocking: the Verify page runs it in a thread)."""
+def default_verify(state: WizardState, python: str) -> Job:
+    """The core's verification of TensorFlow in `python` (the Verify page can cancel it)."""
     from tfwizard.core import verify
 
-    return verify.verify(python, host=state.effective_target, recipe=state.recipe, kb=state.kb)
+    return verify.Verification(python, host=state.effective_target, recipe=state.recipe,
+                               kb=state.kb)
 
 
 def render_verify_report(report: Any) -> str:
+    """The verification report as the text `tfwizard verify` prints."""
     from tfwizard.core import verify
 
     return str(verify.render_report(report))

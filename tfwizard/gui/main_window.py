@@ -23,9 +23,10 @@ from tfwizard.core.host import HostProfile
 from tfwizard.core.i18n import LANGUAGES, language
 from tfwizard.core.recipe import Recipe, load_recipe, save_recipe
 
-from . import i18n, jobs
+from . import i18n
 from .i18n import tr
 from .icons import app_icon
+from .jobs import Jobs
 from .pages import PageId
 from .wizard import BuildWizard
 
@@ -41,21 +42,17 @@ class MainWindow(QMainWindow):
 
     def __init__(self, *, host: HostProfile | None = None, target: HostProfile | None = None,
                  target_path: str = "", recipe: Recipe | None = None,
-                 detect: Callable[[], HostProfile] | None = None,
-                 build_factory: jobs.BuildFactory | None = None,
-                 verify: jobs.VerifyFunction | None = None,
-                 install: jobs.InstallFactory | None = None,
+                 jobs: Jobs | None = None,
                  ask_close: Callable[[], str] | None = None,
                  remember_language: bool = False,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         #: what a rebuilt wizard (after a language switch) is made with
-        self._jobs: dict[str, Any] = dict(detect=detect, build_factory=build_factory,
-                                          verify=verify, install=install)
+        self.jobs = jobs or Jobs()
         #: save a language chosen in the menu (QSettings); the app does, tests do not
         self.remember_language = remember_language
         self.wizard = BuildWizard(host=host, target=target, target_path=target_path,
-                                  recipe=recipe, parent=self, **self._jobs)
+                                  recipe=recipe, jobs=self.jobs, parent=self)
         self.wizard.setWindowFlags(Qt.WindowType.Widget)
         self.setCentralWidget(self.wizard)
         self.setWindowTitle("tfwizard")
@@ -70,6 +67,7 @@ class MainWindow(QMainWindow):
 
     @property
     def state(self) -> Any:
+        """The wizard's state."""
         return self.wizard.state
 
     def _menus(self) -> None:
@@ -134,7 +132,7 @@ class MainWindow(QMainWindow):
         page = PageId(old.currentId()) if old.currentId() >= 0 else PageId.WELCOME
         wizard = BuildWizard(host=state.build_host, target=state.target_host,
                              target_path=state.target_path, recipe=state.recipe,
-                             parent=self, **self._jobs)
+                             jobs=self.jobs, parent=self)
         wizard.recipe_is_default = old.recipe_is_default
         wizard.state.wheel = state.wheel
         wizard.state.record_dir = state.record_dir
@@ -151,6 +149,7 @@ class MainWindow(QMainWindow):
 
     # -- recipes ------------------------------------------------------------------------
     def open_recipe_dialog(self) -> None:
+        """Ask for a recipe file and open it."""
         path, _ = QFileDialog.getOpenFileName(self, tr("Open recipe"), "",
                                               tr("Recipes (*.toml)"))
         if path:
@@ -180,18 +179,21 @@ class MainWindow(QMainWindow):
         return True
 
     def save_recipe(self) -> bool:
+        """Save the recipe to its file (asking for one when it has none); whether it was saved."""
         path = self.state.recipe.path
         if path is None:
             return self.save_recipe_as()
         return self.save_to(path)
 
     def save_recipe_as(self) -> bool:
+        """Ask for a file and save the recipe there; whether it was saved."""
         default = str(self.state.recipe.path or f"{self.state.recipe.name}.toml")
         path, _ = QFileDialog.getSaveFileName(self, tr("Save recipe"), default,
                                               tr("Recipes (*.toml)"))
         return self.save_to(path) if path else False
 
     def save_to(self, path: str | Path) -> bool:
+        """Save the recipe to `path`, saying why not in a box; whether it was saved."""
         try:
             saved = save_recipe(self.state.recipe, path)
         except TfWizardError as exc:
@@ -249,6 +251,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         build = self.wizard.build
         if self._may_close or not build.running:
+            self.wizard.verify.cancel()  # a probe never outlives the window
             event.accept()
             self.closed.emit()
             return

@@ -14,11 +14,11 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from tfwizard.core import rules
+from tfwizard.core.build.plan import auto_host, resolve_ccs
 from tfwizard.core.errors import RecipeError, UsageError
 from tfwizard.core.host import HostProfile
 from tfwizard.core.i18n import _
 from tfwizard.core.knowledge import KnowledgeBase, load_knowledge
-from tfwizard.core.plan import auto_host, resolve_ccs
 from tfwizard.core.recipe import Recipe, parse_recipe
 from tfwizard.core.rules import Finding
 
@@ -82,6 +82,7 @@ class WizardState(QObject):
         return rules.evaluate(recipe, self.build_host, self.target_host, kb=self.kb)
 
     def errors_for(self, prefixes: Iterable[str] | None) -> list[Finding]:
+        """The error findings on keys under `prefixes` (all when None)."""
         keys = tuple(prefixes) if prefixes is not None else None
         return [f for f in self.findings if f.severity == "error" and key_matches(f.key, keys)]
 
@@ -96,12 +97,14 @@ class WizardState(QObject):
         self.set_recipe(new)
 
     def set_recipe(self, recipe: Recipe) -> None:
+        """Take a new recipe and re-evaluate the findings."""
         self.recipe = recipe
         self._evaluate()
         self.recipeChanged.emit()
         self.findingsChanged.emit()
 
     def apply_fix(self, finding: Finding) -> None:
+        """Apply a finding's fix to the recipe."""
         self.edited = True
         self.set_recipe(rules.apply_fix(self.recipe, finding))
 
@@ -115,6 +118,7 @@ class WizardState(QObject):
         self.set_recipe(fixed)
 
     def set_build_host(self, host: HostProfile | None) -> None:
+        """Take a new build host and re-evaluate."""
         self.build_host = host
         self._hosts_changed()
 

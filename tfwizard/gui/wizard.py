@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from PySide6.QtWidgets import QWidget, QWizard
 
 from tfwizard.core.defaults import default_recipe
@@ -11,20 +9,22 @@ from tfwizard.core.host import HostProfile
 from tfwizard.core.knowledge import KnowledgeBase, load_knowledge
 from tfwizard.core.recipe import Recipe
 
-from . import jobs
 from .i18n import tr
+from .jobs import Jobs
 from .pages import (
     BackendPage,
+    BuildPage,
     ComputePage,
+    InstallPage,
     OptionsPage,
     PageId,
     RecipePage,
     ReviewPage,
     SourcePage,
     ToolchainPage,
+    VerifyPage,
     WelcomePage,
 )
-from .runpages import BuildPage, InstallPage, VerifyPage
 from .state import WizardState
 
 
@@ -35,13 +35,11 @@ class BuildWizard(QWizard):
 
     def __init__(self, *, host: HostProfile | None = None, target: HostProfile | None = None,
                  target_path: str = "", recipe: Recipe | None = None,
-                 detect: Callable[[], HostProfile] | None = None,
-                 build_factory: jobs.BuildFactory | None = None,
-                 verify: jobs.VerifyFunction | None = None,
-                 install: jobs.InstallFactory | None = None,
-                 kb: KnowledgeBase | None = None, parent: QWidget | None = None) -> None:
+                 jobs: Jobs | None = None, kb: KnowledgeBase | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         kb = kb or load_knowledge()
+        jobs = jobs or Jobs()
         #: True until the user (or a file) picks the recipe: a detection may then replace it
         self.recipe_is_default = recipe is None
         start = recipe if recipe is not None else default_recipe(host, kb)
@@ -57,16 +55,16 @@ class BuildWizard(QWizard):
         self.setOption(QWizard.WizardOption.NoBackButtonOnStartPage, True)
         self.setOption(QWizard.WizardOption.NoCancelButton, True)
         self.pages_by_id: dict[PageId, RecipePage] = {}
-        self.welcome = WelcomePage(self.state, detect)
+        self.welcome = WelcomePage(self.state, jobs.detect)
         self.source = SourcePage(self.state)
         self.backend = BackendPage(self.state)
         self.toolchain = ToolchainPage(self.state)
         self.compute = ComputePage(self.state)
         self.options_page = OptionsPage(self.state)
         self.review = ReviewPage(self.state)
-        self.build = BuildPage(self.state, build_factory)
-        self.install = InstallPage(self.state, install)
-        self.verify = VerifyPage(self.state, verify)
+        self.build = BuildPage(self.state, jobs.build)
+        self.install = InstallPage(self.state, jobs.install)
+        self.verify = VerifyPage(self.state, jobs.verify)
         for page_id, page in (
             (PageId.WELCOME, self.welcome), (PageId.SOURCE, self.source),
             (PageId.BACKEND, self.backend), (PageId.TOOLCHAIN, self.toolchain),
@@ -80,6 +78,7 @@ class BuildWizard(QWizard):
         self.resize(980, 760)
 
     def page_for(self, page_id: PageId) -> RecipePage:
+        """The page with this id."""
         return self.pages_by_id[page_id]
 
     def host_detected(self, host: HostProfile) -> None:
@@ -90,10 +89,12 @@ class BuildWizard(QWizard):
             self.state.set_recipe(default_recipe(host, self.state.kb))
 
     def set_recipe(self, recipe: Recipe) -> None:
+        """Show another recipe (it is no longer the default one)."""
         self.recipe_is_default = False
         self.state.set_recipe(recipe)
 
     def mark_user_changed(self) -> None:
+        """Note that the person changed the recipe."""
         self.recipe_is_default = False
 
     def go_to(self, page_id: PageId) -> PageId:
@@ -116,6 +117,7 @@ class BuildWizard(QWizard):
         return PageId(self.currentId())
 
     def done(self, result: int) -> None:
+        """Finish or Escape: close the window when embedded, else the dialog's own done."""
         # embedded in the main window: Finish/Escape close the window (which asks first
         # when a build runs) instead of hiding the wizard and leaving an empty frame
         window = self.window()
@@ -125,4 +127,5 @@ class BuildWizard(QWizard):
             super().done(result)
 
     def reject(self) -> None:
+        """Escape: as done(0)."""
         self.done(0)

@@ -58,6 +58,7 @@ _ARCH_ALIASES = {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64"}
 
 
 def normalise_arch(machine: str) -> str:
+    """A machine name as the package names architectures (amd64 -> x86_64, arm64 -> aarch64)."""
     machine = machine.strip().lower()
     return _ARCH_ALIASES.get(machine, machine) or "unknown"
 

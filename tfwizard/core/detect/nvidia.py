@@ -57,11 +57,13 @@ _SMI_MISSING = ("", "N/A", "[N/A]", "[Not Supported]", "[Unknown Error]")
 
 # the messages are made when a probe runs, in the language of that moment
 def msg_no_library() -> str:
+    """The NvidiaInfo message when libnvidia-ml is not installed."""
     return _("no NVIDIA GPU detected (the NVIDIA driver library libnvidia-ml.so.1 is not "
              "installed)")
 
 
 def msg_no_driver() -> str:
+    """The NvidiaInfo message when the library is there but the kernel driver is not."""
     return _(
         "no NVIDIA GPU usable: the NVIDIA driver library is installed but the kernel driver is "
         "not loaded. If this machine has an NVIDIA GPU, reboot after installing the driver; if "
@@ -71,6 +73,7 @@ def msg_no_driver() -> str:
 
 
 def msg_mismatch() -> str:
+    """The NvidiaInfo message when kernel module and library versions differ."""
     return _(
         "NVIDIA driver/library version mismatch: the loaded kernel module and the user-space "
         "library (libnvidia-ml) come from different driver builds, usually after a driver "

@@ -19,6 +19,7 @@ _PROBE = (
 
 
 def current_python() -> PythonInterpreter:
+    """The interpreter running tfwizard, as a PythonInterpreter."""
     return PythonInterpreter(
         path=sys.executable,
         version=platform.python_version(),

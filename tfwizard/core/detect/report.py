@@ -18,6 +18,7 @@ _NO_GPU_STATUSES = ("none", "no_library", "no_driver")
 
 
 def target_hint() -> str:
+    """The hint that GPU wheels can still be built for another machine's profile."""
     return _("You can still build GPU wheels for another machine: save that machine's profile "
              "with `tfwizard detect --json > target.json` and pass `--target target.json`.")
 

@@ -29,12 +29,13 @@ def probe_resources(
 
 
 def default_disk_path() -> Path:
-    """Where tfwizard keeps its caches: the platformdirs user data dir."""
-    try:
-        import platformdirs  # lazy: only needed when no disk path is given
+    """Where tfwizard keeps its data: record.data_dir() ($TFWIZARD_DATA_DIR, else the
+    platform's user data dir), the one rule for it."""
+    from ..build.record import data_dir  # lazy: only needed when no disk path is given
 
-        return Path(platformdirs.user_data_dir("tfwizard"))
-    except Exception:  # platformdirs missing or confused by the environment
+    try:
+        return data_dir()
+    except Exception:  # platformdirs confused by the environment
         return Path.home()
 
 

@@ -1,0 +1,182 @@
+"""`tfwizard diagnose` on real logs (build and --runtime, files and standard input), the
+fix it prints as a command, and `tfwizard recipe set` that the command runs."""
+
+from __future__ import annotations
+
+import io
+import json
+import shlex
+import shutil
+from pathlib import Path
+
+from tests.core import real_logs
+from tfwizard.cli import Environment, ExitStatus, capture, main
+from tfwizard.core.recipe import load_recipe
+
+ROOT = Path(__file__).resolve().parents[2]
+HOSTS = ROOT / "tests" / "data" / "hosts"
+RUNTIME = real_logs.CORPUS / "runtime"
+BUILD = real_logs.CORPUS / "build"
+RECIPE = ROOT / "recipes" / "tf218-cuda-laptop.toml"
+H100 = ROOT / "recipes" / "tf220-cuda-h100-from-gpuless-server.toml"  # sm_90, compute_90
+
+
+def run_with_stdin(argv: list[str], data: bytes | str) -> tuple[ExitStatus, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    stdin = io.BytesIO(data) if isinstance(data, bytes) else io.StringIO(data)
+    env = Environment(stdout=out, stderr=err, env={}, cwd=ROOT, stdin=stdin)
+    return main(argv, env), out.getvalue(), err.getvalue()
+
+
+def test_runtime_output_is_explained_with_the_target_machine():
+    log = RUNTIME / "cudnn-840-vs-860-dnn-not-found-tf212.log"
+    status, out, err = capture(["diagnose", "--runtime", str(log),
+                                "--target", str(HOSTS / "ada-8.9-driver550.json")])
+    assert status == ExitStatus.OK, err
+    assert "The machine that ran it: GPU 0 (NVIDIA GeForce RTX 4070, CC 8.9)" in out
+    # root cause first, its symptom after; each with its evidence, cause and next step
+    assert out.index("cudnn-mismatch:") < out.index("dnn-library-not-found:")
+    assert "  > " in out and "Loaded runtime CuDNN library: 8.4.0" in out
+    assert "cuDNN 8.4.0 was loaded" in out and "next:" in out
+    assert "LD_LIBRARY_PATH (now: (not known from a log))" in out  # another machine's run
+
+
+def test_runtime_json_and_the_fix_for_this_gpu(tmp_path):
+    log = RUNTIME / "no-kernel-image-gtx750ti-tf23.log"
+    host = str(HOSTS / "laptop-rtx3060-550.json")
+    status, out, err = capture(["diagnose", "--runtime", str(log), "--target", host, "--json"])
+    assert status == ExitStatus.OK, err
+    data = json.loads(out)
+    assert data["kind"] == "runtime" and "RTX 3060" in data["host"]
+    d = data["diagnoses"][0]
+    assert d["id"] == "cc-not-in-build" and d["lines"] == [1]
+    assert "no kernel image is available" in d["evidence"][0]
+    # no recipe to add sm_86 to: no value, no command, and why (core/fixes.py)
+    assert d["recipe_fix"] == {} and d["fix_command"] == ""
+    assert "adding sm_86 to cuda.compute_capabilities needs the recipe" in d["fix_problem"]
+    status, out, _ = capture(["diagnose", "--runtime", str(log), "--target", host])
+    assert "no recipe fix: adding sm_86" in out and "with --recipe RECIPE" in out
+    # with the recipe: the whole new list, and the command applies it for real
+    recipe = tmp_path / "my.toml"
+    shutil.copy(H100, recipe)
+    status, out, _ = capture(["diagnose", "--runtime", str(log), "--target", host,
+                              "--recipe", str(recipe), "--json"])
+    command = json.loads(out)["diagnoses"][0]["fix_command"]
+    before = load_recipe(recipe).cuda.compute_capabilities
+    argv = shlex.split(command)
+    assert argv[:4] == ["tfwizard", "recipe", "set", str(recipe)]
+    status, out, err = capture(argv[1:])
+    assert status == ExitStatus.OK, err
+    assert load_recipe(recipe).cuda.compute_capabilities == [*before, "sm_86"]
+    assert (tmp_path / "my.toml.bak").is_file()
+    # a recipe that builds a kernel for 8.6 already ("8.6") needs no change: that wheel was
+    # not built from it
+    status, out, _ = capture(["diagnose", "--runtime", str(log), "--target", host,
+                              "--recipe", str(RECIPE), "--json"])
+    d = json.loads(out)["diagnoses"][0]
+    assert d["id"] == "cc-not-in-build" and d["recipe_fix"] == {} and d["fix_command"] == ""
+
+
+def test_a_cpu_only_machine_may_ignore_a_missing_cuda_runtime():
+    log = RUNTIME / "cudart110-alone-colab-ld-path.log"
+    status, out, _ = capture(["diagnose", "--runtime", str(log), "--target",
+                              str(HOSTS / "no-gpu-server.json"), "--json"])
+    assert json.loads(out)["diagnoses"][0]["severity"] == "info"
+    status, out, _ = capture(["diagnose", "--runtime", str(log), "--target",
+                              str(HOSTS / "ada-8.9-driver550.json"), "--json"])
+    assert json.loads(out)["diagnoses"][0]["severity"] == "error"
+
+
+def test_standard_input_for_both_kinds(tmp_path):
+    text = (RUNTIME / "libcuda-missing-303-mljar.log").read_bytes()
+    status, out, err = run_with_stdin(["diagnose", "--runtime", "-", "--target",
+                                       str(HOSTS / "wsl2-rtx4090.json")], text)
+    assert status == ExitStatus.OK, err
+    assert "libcuda-not-found:" in out and "UNKNOWN ERROR (303)" in out
+    assert "/usr/lib/wsl/lib" in out  # the WSL2 words for a WSL2 machine
+    build = (BUILD / "ld-terminated-signal9-serving-docker.log").read_text()
+    status, out, err = run_with_stdin(["diagnose", "-", "--json"], build)
+    data = json.loads(out)
+    assert data["log"] == "-" and data["diagnoses"][0]["id"] == "oom-compiler-killed"
+    # no plan, no recipe: "halve" has nothing to halve, and says so
+    oom = data["diagnoses"][0]
+    assert oom["recipe_fix"] == {} and oom["fix_command"] == ""
+    assert "set build.jobs to about half" in oom["fix_problem"]
+    # with a recipe that sets build.jobs: half of it, as a command
+    recipe = tmp_path / "r.toml"
+    recipe.write_text(RECIPE.read_text().replace("jobs = 0 ", "jobs = 6 "))
+    status, out, err = run_with_stdin(["diagnose", "-", "--recipe", str(recipe), "--json"],
+                                      build)
+    oom = json.loads(out)["diagnoses"][0]
+    assert oom["recipe_fix"] == {"build.jobs": 3}
+    assert oom["fix_command"] == f"tfwizard recipe set {recipe} build.jobs=3"
+
+
+def test_a_build_fix_is_resolved_against_the_recipe(tmp_path):
+    recipe = tmp_path / "r.toml"
+    shutil.copy(RECIPE, recipe)
+    status, _out, _err = capture(["recipe", "set", str(recipe), "build.jobs=8"])
+    log = BUILD / "gcc-killed-signal-cc1plus-tf-seal.log"
+    status, out, err = capture(["diagnose", str(log), "--recipe", str(recipe)])
+    assert status == ExitStatus.OK, err
+    assert f"apply: tfwizard recipe set {recipe} build.jobs=4" in out
+    log = BUILD / "clang-offsetof-upb-ios-tf218.log"
+    status, out, _ = capture(["diagnose", str(log), "--recipe", str(recipe)])
+    command = (f"tfwizard recipe set {recipe} "
+               "build.bazel_flags+=--copt=-Wno-gnu-offsetof-extensions")
+    assert f"apply: {command}" in out
+    assert capture(shlex.split(command)[1:])[0] == ExitStatus.OK
+    status, out, _ = capture(["diagnose", str(log), "--recipe", str(recipe)])
+    assert "no recipe fix: build.bazel_flags already holds --copt=-Wno-gnu-offsetof" in out
+    assert "apply:" not in out
+
+
+def test_nothing_found_says_so_and_points_at_runtime(tmp_path):
+    log = tmp_path / "out.txt"
+    log.write_text("Epoch 1/10\n")
+    status, out, _ = capture(["diagnose", str(log)])
+    assert status == ExitStatus.OK and "no known failure signature" in out
+    assert "--runtime" in out
+    status, out, _ = capture(["diagnose", "--runtime", str(log), "--target",
+                              str(HOSTS / "no-gpu-server.json")])
+    assert "no known TensorFlow runtime message" in out
+    status, _out, err = capture(["diagnose", str(log), "--target", "x.json"])
+    assert status == ExitStatus.USAGE and "--runtime" in err
+
+
+# -- recipe set --------------------------------------------------------------------------------
+
+
+def test_recipe_set_keeps_comments_and_validates(tmp_path):
+    recipe = tmp_path / "r.toml"
+    shutil.copy(RECIPE, recipe)
+    before = recipe.read_text()
+    status, out, err = capture(["recipe", "set", str(recipe), "build.jobs=4",
+                                "build.bazel_flags+=--copt=-Wl,-z,now", "build.xla=false"])
+    assert status == ExitStatus.OK, err
+    assert "build.jobs = 4 (was 0)" in out
+    after = recipe.read_text()
+    comments = [line for line in before.splitlines() if line.lstrip().startswith("#")]
+    assert comments and all(line in after.splitlines() for line in comments)
+    r = load_recipe(recipe)
+    assert r.build.jobs == 4 and r.build.xla is False
+    assert r.build.bazel_flags[-1] == "--copt=-Wl,-z,now"  # a comma stays in the value
+    status, out, _ = capture(["recipe", "set", str(recipe), "build.bazel_flags-=--copt=-Wl,-z,now"])
+    assert status == ExitStatus.OK and "--copt=-Wl,-z,now" not in load_recipe(
+        recipe).build.bazel_flags
+    status, out, _ = capture(["recipe", "set", str(recipe), "build.jobs=4"])
+    assert "nothing to change" in out
+
+
+def test_recipe_set_refuses_bad_input_and_leaves_the_file(tmp_path):
+    recipe = tmp_path / "r.toml"
+    shutil.copy(RECIPE, recipe)
+    before = recipe.read_text()
+    for words, message in ((["build.jobz=4"], "unknown recipe key"),
+                           (["build.jobs=many"], "not a whole number"),
+                           (["build.jobs+=4"], "list keys only"),
+                           (["jobs"], "not KEY=VALUE"),
+                           (["build.jobs=-3"], "out of range")):
+        status, _out, err = capture(["recipe", "set", str(recipe), *words])
+        assert status == ExitStatus.USAGE and message in err, (words, err)
+    assert recipe.read_text() == before

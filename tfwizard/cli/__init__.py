@@ -1,0 +1,133 @@
+"""The headless command line: argparse -> core -> text or JSON, returning an ExitStatus.
+
+`main(argv, env)` is injectable: tests pass an Environment with their own streams and
+variables and assert on the text and the exit status. Tracebacks only with --debug.
+
+The package has HTTPie's shape: `context` (Environment, ExitStatus, paths, the exit
+status of each error), `parser`, `words`, `render`, `follow` (a build on the terminal),
+`gates` (check and preflight before Docker work), and one module per command, named after
+it. COMMANDS lists those modules statically: a missing one is an ImportError at start-up,
+never a command that silently disappears.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from .. import __version__
+from ..core.errors import TfWizardError
+from ..core.i18n import _, language, language_from_env, set_language
+from . import (
+    build,
+    bundle,
+    check,
+    clean,
+    desktop,
+    detect,
+    diagnose,
+    fetch,
+    install,
+    plan,
+    recipe,
+    verify,
+)
+from .context import Environment, ExitStatus, exit_status
+from .parser import ARGPARSE_TEXTS, Parser, ParserExit, in_our_language
+
+__all__ = ["ARGPARSE_TEXTS", "COMMANDS", "Environment", "ExitStatus", "build_parser",
+           "capture", "main", "run"]
+
+#: every command module, in the order `tfwizard --help` lists them; each has
+#: register(subparsers), which adds its command (and sets its handler)
+COMMANDS = (detect, recipe, check, plan, build, diagnose, install, verify, bundle, desktop,
+            fetch, clean)
+
+Handler = Callable[..., ExitStatus]
+
+
+def build_parser() -> Parser:
+    """The `tfwizard` parser with every command of COMMANDS."""
+    parser = Parser(
+        prog="tfwizard",
+        description=_("Build TensorFlow from source without the ordeal: detect the host, check "
+        "a recipe, build the wheel in Docker, install it and verify the GPU."),
+        epilog=_("Run `tfwizard COMMAND --help` for a command's options. "
+        "The desktop wizard is `tfwizard-gui`."),
+    )
+    parser.add_argument("--version", action="version", version=f"tfwizard {__version__}",
+                        help=_("show the version and exit"))
+    parser.add_argument("--debug", action="store_true", help=_("show tracebacks on errors"))
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for command in COMMANDS:
+        command.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> ExitStatus:
+    """Run tfwizard with these arguments in this environment; never raises."""
+    env = env or Environment()
+    previous = language()
+    set_language(language_from_env(env.env))  # TFWIZARD_LANG, else the locale
+    try:
+        return _main(argv, env)
+    finally:
+        set_language(previous)  # a caller in the same process (the GUI) keeps its own
+
+
+def _main(argv: Sequence[str] | None, env: Environment) -> ExitStatus:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    try:
+        stdout, stderr = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = env.stdout, env.stderr  # argparse prints help/version here
+        try:
+            with in_our_language():
+                parser = build_parser()
+                args = parser.parse_args(argv)
+                handler: Handler | None = getattr(args, "handler", None)
+                if handler is None:
+                    getattr(args, "subparser", parser).print_help(env.stdout)
+                    return ExitStatus.USAGE
+        finally:
+            sys.stdout, sys.stderr = stdout, stderr
+        return handler(args, env)
+    except ParserExit as exc:
+        return ExitStatus(exc.status) if exc.status in (0, 2) else ExitStatus.USAGE
+    except TfWizardError as exc:
+        if debug:
+            traceback.print_exc(file=env.stderr)
+        env.err(f"tfwizard: {exc}")
+        return exit_status(exc)
+    except KeyboardInterrupt:
+        env.err("tfwizard: " + _("interrupted"))
+        return ExitStatus.CANCELLED
+    except BrokenPipeError:
+        return ExitStatus.OK
+    except Exception as exc:  # the one place unexpected errors become a message
+        if debug:
+            traceback.print_exc(file=env.stderr)
+        else:
+            env.err("tfwizard: " + _("internal error: {error}").format(
+                error=f"{type(exc).__name__}: {exc}"))
+            env.err(_("Run again with --debug for the traceback, and please report it."))
+        return ExitStatus.ERROR
+
+
+def run() -> None:
+    """Console entry point."""
+    sys.exit(int(main()))
+
+
+def capture(argv: Sequence[str], env_vars: Mapping[str, str] | None = None,
+            cwd: Path | None = None) -> tuple[ExitStatus, str, str]:
+    """Run main() with captured output (for tests and the GUI's "show command" view)."""
+    out, err = io.StringIO(), io.StringIO()
+    env = Environment(stdout=out, stderr=err, env=dict(env_vars or os.environ),
+                      cwd=cwd or Path.cwd())
+    status = main(argv, env)
+    return status, out.getvalue(), err.getvalue()

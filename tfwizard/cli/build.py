@@ -1,0 +1,140 @@
+"""`tfwizard build`: build the recipe's wheel in Docker, with live progress; `--attach`
+follows a build whose front end stopped; `--install [--verify]` chains into those."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import UsageError
+from ..core.i18n import _
+from ..core.vocab import install_outcome
+from .context import Environment, ExitStatus, arg_path
+from .follow import follow
+from .gates import Prepared, check_out, prepare
+
+
+def register(sub: Any) -> None:
+    """Add `build` to the `tfwizard` parser's subcommands."""
+    p = sub.add_parser("build", help=_("build the recipe's wheel in Docker, with live progress"))
+    p.add_argument("recipe", metavar="RECIPE", nargs="?", help=_("the recipe file (.toml)"))
+    p.add_argument("--attach", nargs="?", const="", metavar="BUILD_ID",
+                   help=_("follow a build whose `tfwizard build` stopped (killed, crashed, "
+                        "detached): replay its log, follow it to the end, copy the wheel out "
+                        "(default: the one build running)"))
+    p.add_argument("--out", metavar="DIR",
+                   help=_("folder for the wheel (default: the recipe's output.dir, else the "
+                        "build record folder)"))
+    p.add_argument("--dry-run", action="store_true",
+                   help=_("print the plan (commands a person could paste) and build nothing"))
+    p.add_argument("--json", action="store_true", help=_("one JSON event per line"))
+    p.add_argument("--host", metavar="PROFILE",
+                   help=_("the build host's `tfwizard detect --json` file (default: detect)"))
+    p.add_argument("--target", metavar="PROFILE",
+                   help=_("the machine the wheel is for (default: the recipe's, else this one)"))
+    p.add_argument("--force", action="store_true",
+                   help=_("build even when `tfwizard check` reports errors"))
+    p.add_argument("--install", action="store_true",
+                   help=_("then install the wheel as the recipe's [install] section says"))
+    p.add_argument("--venv", metavar="DIR", help=_("with --install: this venv (created if needed)"))
+    p.add_argument("--find-links", action="append", default=[], metavar="DIR",
+                   help=_("with --install: also look for dependencies here (repeatable)"))
+    p.add_argument("--no-index", action="store_true",
+                   help=_("with --install: do not use the package index (offline)"))
+    p.add_argument("--verify", action="store_true",
+                   help=_("with --install: then verify TensorFlow in that interpreter"))
+    p.set_defaults(handler=cmd_build)
+
+
+def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Check, plan, preflight, then run the build in Docker and follow it."""
+    from ..core.build.plan import make_plan
+
+    if args.attach is not None:
+        return cmd_attach(args, env)
+    if not args.recipe:
+        raise UsageError(_("tfwizard build needs a RECIPE (or --attach [BUILD_ID])"))
+    prepared = prepare(args, env, make_plan)
+    if not isinstance(prepared, Prepared):
+        return prepared
+    recipe = prepared.recipe
+    out_dir = arg_path(env, args.out) if args.out else recipe.resolve_path("output.dir")
+    check_out(out_dir)
+    from ..core.build.runner import BuildRunner
+
+    runner = BuildRunner(prepared.plan, out_dir=out_dir,
+                         recipe_text=prepared.recipe_path.read_text("utf-8"), env=env.env)
+    status = follow(runner, env, as_json=args.json)
+    result = runner.result
+    if status != ExitStatus.OK or result is None:
+        return status
+    if args.install and result.wheel:
+        return install_and_verify(args, env, recipe, Path(result.wheel),
+                                  Path(result.record_dir), prepared.build_host)
+    return ExitStatus.OK
+
+
+def cmd_attach(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """`tfwizard build --attach [BUILD_ID]`: follow a build its front end left."""
+    from ..core.build.runner import BuildRunner
+
+    out_dir = arg_path(env, args.out) if args.out else None
+    check_out(out_dir)
+    runner = BuildRunner.attach(args.attach or None, env=env.env, out_dir=out_dir)
+    if not args.json and runner.record is not None:
+        env.err("tfwizard: " + _("attaching to build {id} (record: {path})").format(
+            id=runner.build_id, path=runner.record.path))
+    return follow(runner, env, as_json=args.json)
+
+
+def install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any, wheel: Path,
+                       record: Path, host: Any) -> ExitStatus:
+    """`build --install [--verify]`: chain into install (and verify) with the recipe's
+    [install] section; their reports are saved in the build record."""
+    from ..core.install import InstallProgress, install_wheel, resolve_target
+
+    inst = recipe.install
+    # --venv is relative to where the command runs; the recipe's paths to the recipe
+    venv = arg_path(env, args.venv) if args.venv else recipe.resolve_path("install.venv")
+    python = recipe.resolve_path("install.python")
+    if venv is None and python is None:
+        raise UsageError(_("--install needs a target: set install.venv (or install.python) in "
+                           "the recipe, or pass --venv DIR"))
+    target = resolve_target(venv=venv, python=python, create=venv is not None)
+    last = [""]
+
+    def report(event: Any) -> None:
+        if args.json:
+            env.out(json.dumps(event.to_dict()))
+        elif isinstance(event, InstallProgress) and event.summary() != last[0]:
+            last[0] = event.summary()
+            env.out(_("install: {summary}").format(summary=last[0]))
+
+    if not args.json:
+        env.out(_("Installing {wheel} into {python} ...").format(wheel=wheel.name,
+                                                                 python=target.python))
+    installed = install_wheel(wheel, target, list(inst.extras), index_url=inst.index_url,
+                              trusted_host=inst.trusted_host,
+                              find_links=[str(arg_path(env, p)) for p in args.find_links],
+                              no_index=args.no_index, env=env.env, reporter=report)
+    (record / "install.json").write_text(json.dumps(installed.to_dict(), indent=2) + "\n",
+                                         encoding="utf-8")
+    if not installed.ok:
+        env.out(install_outcome(installed.status, installed.message))
+        return ExitStatus.ERROR
+    if not args.json:
+        env.out(_("Installed {requirement} into {python}.").format(
+            requirement=installed.requirement, python=installed.python))
+    if not args.verify:
+        if not args.json:
+            env.out(_("Next: `tfwizard verify --python {python} --build {record}`.").format(
+                python=installed.python, record=record))
+        return ExitStatus.OK
+    from ..core.verify import render_report, verify
+
+    checked = verify(str(installed.python), host=host, env=env.env, recipe=recipe)
+    (record / "verify.json").write_text(checked.to_json() + "\n", encoding="utf-8")
+    env.out(checked.to_json() if args.json else render_report(checked, show_log=False))
+    return ExitStatus.OK if checked.ok else ExitStatus.ERROR

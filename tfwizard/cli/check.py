@@ -1,0 +1,105 @@
+"""`tfwizard check`: say what would break before building (exit 1 on errors)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ..core.host import HostProfile
+from ..core.i18n import _
+from ..core.recipe import Recipe
+from .context import Environment, ExitStatus, arg_path
+from .gates import image_findings, load_hosts
+from .render import finding_details, finding_line
+
+#: informational findings that explain a choice, shown without -v
+ALWAYS_SHOWN = {"CC_COVERS_GPU", "CLANG_OFFSETOF", "NO_GPU_HERE"}
+
+
+def register(sub: Any) -> None:
+    """Add `check` to the `tfwizard` parser's subcommands."""
+    p = sub.add_parser("check", help=_("say what would break before building (exit 1 on errors)"))
+    p.add_argument("recipe", metavar="RECIPE")
+    p.add_argument("--host", metavar="PROFILE.json",
+                   help=_("the build host's profile (default: detect this machine)"))
+    p.add_argument("--target", metavar="PROFILE.json",
+                   help=_("profile of the machine that will run the wheel (default: the recipe's "
+                   "target.host_profile, else the build host)"))
+    p.add_argument("--json", action="store_true", help=_("print findings as JSON"))
+    p.add_argument("-v", "--verbose", action="store_true", help=_("also show every note"))
+    p.add_argument("--preflight", action="store_true",
+                   help=_("also check what needs the network, the file system and Docker: "
+                   "proxies and remote services answer (2 s TCP connect each), local paths "
+                   "exist, the build image exists and has the compiler, Python and CUDA "
+                   "paths the plan names (one short container)"))
+    p.set_defaults(handler=cmd_check)
+
+
+def gpu_targets(recipe: Recipe, build: HostProfile,
+                target: HostProfile | None) -> dict[str, list[str] | None]:
+    """The GPU targets the plan will build ("auto" resolved as the plan resolves it);
+    None where "auto" finds no GPU (the rules report that as an error)."""
+    from ..core.build.plan import resolve_amd_targets, resolve_ccs
+    from ..core.errors import UsageError
+
+    out: dict[str, list[str] | None] = {"compute_capabilities": [], "amdgpu_targets": []}
+    resolvers = {"cuda": ("compute_capabilities", resolve_ccs),
+                 "rocm": ("amdgpu_targets", resolve_amd_targets)}
+    if recipe.backend.kind in resolvers:
+        key, resolve = resolvers[recipe.backend.kind]
+        try:
+            out[key] = resolve(recipe, build, target)
+        except UsageError:
+            out[key] = None
+    return out
+
+
+def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """The rules' findings (and with --preflight the network, paths and image checks)."""
+    from ..core.knowledge import load_knowledge
+    from ..core.recipe import load_recipe
+    from ..core.rules import errors, evaluate, sort_findings
+
+    recipe = load_recipe(arg_path(env, args.recipe))
+    build, target = load_hosts(args, env, recipe)
+    kb = load_knowledge()
+    findings = evaluate(recipe, build, target, kb)
+    if args.preflight:
+        from ..core.build.preflight import preflight
+
+        findings = sort_findings(findings + preflight(recipe, env.env)
+                                 + image_findings(recipe, env, build, target))
+    targets = gpu_targets(recipe, build, target)
+    if args.json:
+        env.out(json.dumps({"recipe": recipe.name, "errors": len(errors(findings)), **targets,
+                            "findings": [f.to_dict(kb) for f in findings]}, indent=2))
+    else:
+        _print_targets(recipe, targets, env)
+        shown = [f for f in findings if args.verbose or f.severity != "info"
+                 or f.code in ALWAYS_SHOWN]
+        for f in shown:
+            env.out(finding_line(f))
+            for line in finding_details(f, kb):
+                env.out(f"       {line}")
+        counts = {s: sum(1 for f in findings if f.severity == s)
+                  for s in ("error", "warning", "info")}
+        hidden = len(findings) - len(shown)
+        env.out(_("{name}: {errors} error(s), {warnings} warning(s), {notes} note(s)").format(
+            name=recipe.name, errors=counts["error"], warnings=counts["warning"],
+            notes=counts["info"])
+            + (_(" ({hidden} notes hidden; -v shows them)").format(hidden=hidden)
+               if hidden else ""))
+    return ExitStatus.ERROR if errors(findings) else ExitStatus.OK
+
+
+def _print_targets(recipe: Recipe, targets: dict[str, list[str] | None],
+                   env: Environment) -> None:
+    """What "auto" GPU targets resolve to: what the plan exports (the same resolver)."""
+    for key, value in targets.items():
+        tokens = recipe.cuda.compute_capabilities if key == "compute_capabilities" \
+            else recipe.rocm.amdgpu_targets
+        if "auto" in tokens and value is not None:
+            env.out(_("{key}: auto -> {targets}").format(
+                key=("cuda." if key == "compute_capabilities" else "rocm.") + key,
+                targets=", ".join(value)))

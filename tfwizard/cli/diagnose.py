@@ -1,0 +1,180 @@
+"""`tfwizard diagnose`: explain a failed build's log (known failure signatures), or with
+--runtime a program's output; each diagnosis with the `tfwizard recipe set` command that
+applies its fix."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from ..core.diagnosis_text import diagnosis_block
+from ..core.errors import UsageError
+from ..core.i18n import _
+from .context import Environment, ExitStatus, arg_path
+from .render import host_text
+
+
+def register(sub: Any) -> None:
+    """Add `diagnose` to the `tfwizard` parser's subcommands."""
+    p = sub.add_parser("diagnose", help=_("explain a failed build's log (known failure "
+                                          "signatures), or with --runtime a program's output"))
+    p.add_argument("log", metavar="LOGFILE",
+                   help=_("a log file, a build record folder, a build id, or - to read "
+                          "standard input"))
+    p.add_argument("--runtime", action="store_true",
+                   help=_("the log is what a program using TensorFlow printed (its runtime "
+                          "messages), not a build's"))
+    p.add_argument("--target", metavar="PROFILE",
+                   help=_("with --runtime: the `tfwizard detect --json` profile of the "
+                          "machine that ran the program (default: detect this one)"))
+    p.add_argument("--recipe", metavar="RECIPE",
+                   help=_("the recipe a fix should change: the `tfwizard recipe set` "
+                          "commands printed name it and start from its values"))
+    p.add_argument("--json", action="store_true", help=_("print the diagnoses as JSON"))
+    p.set_defaults(handler=cmd_diagnose)
+
+
+def log_path(env: Environment, text: str) -> Path:
+    """A log file or record folder named on the command line, or a build's record by id."""
+    from ..core.build.record import find_record
+
+    path = arg_path(env, text)
+    if path.exists():
+        return path
+    try:
+        return find_record(text, env=env.env, cwd=env.cwd)
+    except UsageError:
+        raise UsageError(
+            _("{text}: no such log file, record folder or build id").format(text=text),
+            _("Pass the path of a log (e.g. the record's log.txt).")) from None
+
+
+def stdin_bytes(env: Environment) -> Any:
+    """Standard input as a binary stream (a text stream is encoded as UTF-8)."""
+    buffer = getattr(env.stdin, "buffer", None)
+    if buffer is not None:
+        return buffer
+    data = env.stdin.read()
+    return io.BytesIO(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+class FixContext:
+    """What a diagnosis' recipe fix is resolved against (core/fixes.py): --recipe, else the
+    build record's recipe.toml; the record's plan.json (the command then says RECIPE)."""
+
+    def __init__(self, args: argparse.Namespace, env: Environment, record: Path | None) -> None:
+        from ..core.fixes import record_context
+        from ..core.recipe import load_recipe
+
+        self.arg = "RECIPE"
+        self.recipe: Any = None
+        self.plan: Any = None
+        if record is not None:
+            self.recipe, self.plan = record_context(record)
+        if args.recipe:
+            self.recipe = load_recipe(arg_path(env, args.recipe))
+            self.arg = args.recipe
+
+    def resolve(self, found: list[Any]) -> list[Any]:
+        """The diagnoses with their fixes made concrete for this recipe and plan."""
+        from ..core.fixes import resolve_diagnoses
+
+        return resolve_diagnoses(found, recipe=self.recipe, plan=self.plan)
+
+    def command(self, changes: dict[str, Any]) -> str:
+        """The `tfwizard recipe set` command making a resolved fix's changes ("" for none)."""
+        from ..core.recipe_edit import fix_command
+
+        return fix_command(changes, self.arg, self.recipe)
+
+    def to_dict(self, diagnosis: Any) -> dict[str, Any]:
+        """A diagnosis as JSON, with the command that applies its fix."""
+        return {**diagnosis.to_dict(), "fix_command": self.command(dict(diagnosis.recipe_fix))}
+
+
+def cmd_diagnose(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Diagnose a build log (or, with --runtime, a program's output)."""
+    if args.target and not args.runtime:
+        raise UsageError(_("--target goes with --runtime"),
+                         _("A build log is explained without a host profile."))
+    path = None if args.log == "-" else log_path(env, args.log)
+    # a record folder, or its log.txt: fixes resolved against its recipe and plan
+    record = (path if path is not None and path.is_dir()
+              else path.parent if path is not None and path.name == "log.txt" else None)
+    fixes = FixContext(args, env, record)
+    shown = "-" if path is None else str(path)
+    try:
+        if args.runtime:
+            return _diagnose_runtime(args, env, path, fixes, shown)
+        from ..core.build.diagnose import diagnose_file, diagnose_stream
+
+        found = (fixes.resolve(diagnose_stream(stdin_bytes(env))) if path is None
+                 else diagnose_file(path, recipe=fixes.recipe, plan=fixes.plan))
+    except OSError as exc:
+        raise UsageError(_("{path}: cannot read the log: {error}").format(
+            path=shown, error=exc.strerror or exc)) from None
+    if args.json:
+        env.out(json.dumps({"log": shown, "kind": "build",
+                            "diagnoses": [fixes.to_dict(d) for d in found]}, indent=2))
+        return ExitStatus.OK
+    if not found:
+        env.out(_("{path}: no known failure signature found.").format(path=shown))
+        if path is not None:
+            env.out(_("If it is a program's output rather than a build's: "
+                      "`tfwizard diagnose --runtime {path}`.").format(path=args.log))
+        return ExitStatus.OK
+    for d in found:
+        # a warning's last quote is what the server or tool said
+        _print_diagnosis(env, d, fixes, quotes=2 + (d.severity == "warning"))
+    return ExitStatus.OK
+
+
+def _diagnose_runtime(args: argparse.Namespace, env: Environment, path: Path | None,
+                      fixes: FixContext, shown: str) -> ExitStatus:
+    from ..core.host import HostProfile
+    from ..core.runtime_diagnosis import diagnose_log
+
+    if path is not None and path.is_dir():
+        raise UsageError(_("{path}: --runtime reads a program's output, not a build record").format(
+            path=path))
+    if args.target:
+        host = HostProfile.load(arg_path(env, args.target))
+    else:
+        from ..core.detect import detect_host
+
+        host = detect_host(env=env.env)
+    ccs = list(fixes.recipe.cuda.compute_capabilities) if fixes.recipe is not None else None
+    # a program run here most likely saw this shell's LD_LIBRARY_PATH; elsewhere: unknown
+    ld_path = None if args.target else env.env.get("LD_LIBRARY_PATH", "")
+    if path is None:
+        found = diagnose_log(stdin_bytes(env), host, recipe_ccs=ccs, ld_library_path=ld_path)
+    else:
+        with path.open("rb") as fh:
+            found = diagnose_log(fh, host, recipe_ccs=ccs, ld_library_path=ld_path)
+    found = fixes.resolve(found)
+    if args.json:
+        env.out(json.dumps({"log": shown, "kind": "runtime", "host": host_text(host),
+                            "diagnoses": [fixes.to_dict(d) for d in found]}, indent=2))
+        return ExitStatus.OK
+    env.out(_("This machine: {host}").format(host=host_text(host)) if not args.target
+            else _("The machine that ran it: {host}").format(host=host_text(host)))
+    if not found:
+        env.out(_("{path}: no known TensorFlow runtime message found.").format(path=shown))
+        return ExitStatus.OK
+    for d in found:
+        _print_diagnosis(env, d, fixes, quotes=2)
+    return ExitStatus.OK
+
+
+def _print_diagnosis(env: Environment, d: Any, fixes: FixContext, *, quotes: int) -> None:
+    """A diagnosis (core.diagnosis_text's block) and the command that applies its fix, or
+    how to get one."""
+    for line in diagnosis_block(d, quotes=quotes):
+        env.out(line)
+    if d.recipe_fix:
+        env.out("  " + _("apply: {command}").format(command=fixes.command(dict(d.recipe_fix))))
+    elif d.fix_problem and fixes.recipe is None:
+        env.out("  " + _("(with --recipe RECIPE the fix is resolved against that recipe)"))

@@ -1,0 +1,149 @@
+"""What stands between a recipe and Docker work: hosts, the check, the preflight.
+
+`prepare()` is the common start of `tfwizard build` and `tfwizard fetch`: load the recipe
+and the hosts, stop on check errors, make the plan, print it for --dry-run, refuse a bad
+output folder, run the preflight (proxies, paths, the build image). Each gate returns None
+to go on, or the exit status to stop with; `--force` goes past errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import UsageError
+from ..core.host import HostProfile
+from ..core.i18n import _
+from ..core.recipe import Recipe
+from .context import Environment, ExitStatus, arg_path
+from .render import finding_json, finding_line
+from .words import NOTE
+
+
+def load_hosts(args: argparse.Namespace, env: Environment,
+               recipe: Recipe) -> tuple[HostProfile, HostProfile | None]:
+    """The build host (--host or this machine) and the target (--target, the recipe's, or
+    None)."""
+    if getattr(args, "host", None):
+        build = HostProfile.load(arg_path(env, args.host))
+    else:
+        from ..core.detect import detect_host
+
+        build = detect_host(env=env.env)
+    target: HostProfile | None = None
+    if getattr(args, "target", None):
+        target = HostProfile.load(arg_path(env, args.target))
+    else:
+        path = recipe.resolve_path("target.host_profile")
+        target = HostProfile.load(path) if path is not None else None
+    return build, target
+
+
+def show_findings(findings: list[Any], args: argparse.Namespace, env: Environment) -> None:
+    """A gate's findings: JSON objects with --json, else lines on standard error."""
+    for f in findings:
+        if getattr(args, "json", False):
+            env.out(finding_json(f))
+        else:
+            env.err(finding_line(f))
+
+
+def check_gate(recipe: Recipe, build_host: HostProfile, target_host: HostProfile | None,
+               args: argparse.Namespace, env: Environment) -> ExitStatus | None:
+    """Refuse to build while `tfwizard check` reports an error (unless --force)."""
+    from ..core.rules import errors, evaluate
+
+    findings = evaluate(recipe, build_host, target_host)
+    failed = errors(findings)
+    show_findings(failed + [f for f in findings if f.severity == "warning"], args, env)
+    if failed and not args.force:
+        env.err(NOTE + _("{count} error(s) in the recipe; fix them (`tfwizard check "
+                         "{recipe}`) or pass --force to build anyway.")
+                .format(count=len(failed), recipe=args.recipe))
+        return ExitStatus.ERROR
+    return None
+
+
+def image_findings(recipe: Recipe, env: Environment, build: HostProfile | None,
+                   target: HostProfile | None, plan: Any = None) -> list[Any]:
+    """The build image's findings (preflight.check_image) for the recipe's plan."""
+    from ..core.build.plan import make_plan
+    from ..core.build.preflight import check_image
+    from ..core.errors import TfWizardError
+
+    if plan is None:
+        try:
+            plan = make_plan(recipe, build_host=build, target_host=target)
+        except TfWizardError:
+            return []  # no plan (unknown release...): the rules already say why
+    return check_image(plan, env=env.env)
+
+
+def preflight_gate(recipe: Recipe, args: argparse.Namespace, env: Environment,
+                   plan: Any = None) -> ExitStatus | None:
+    """Before starting Docker work (build, fetch): the preflight checks, then (when they
+    found no error) the build image of `plan`; errors stop the command unless --force."""
+    from ..core.build.preflight import preflight
+    from ..core.rules import errors, sort_findings
+
+    findings = preflight(recipe, env.env)
+    if plan is not None and not errors(findings):
+        findings = sort_findings(findings + image_findings(recipe, env, None, None, plan))
+    show_findings(findings, args, env)
+    failed = errors(findings)
+    if failed and not getattr(args, "force", False):
+        env.err(NOTE + _("preflight found {count} error(s); fix them (`tfwizard check "
+                         "--preflight RECIPE`) or pass --force to go on anyway.")
+                .format(count=len(failed)))
+        return ExitStatus.ERROR
+    return None
+
+
+def check_out(out_dir: Path | None) -> None:
+    """Refuse an output folder that is a file, not writable or a system folder, now."""
+    from ..core.safety import check_output_dir
+
+    problem = check_output_dir(out_dir) if out_dir is not None else None
+    if problem:
+        raise UsageError(_("the output folder {path} {problem}").format(path=out_dir,
+                                                                         problem=problem),
+                         _("Choose another with --out DIR (or output.dir in the recipe)."))
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A recipe that passed the gates, and the plan made for it."""
+
+    recipe_path: Path
+    recipe: Recipe
+    build_host: HostProfile
+    plan: Any  # a core.build.plan.BuildPlan
+
+
+def prepare(args: argparse.Namespace, env: Environment, planner: Callable[..., Any]
+            ) -> ExitStatus | Prepared:
+    """Shared by build and fetch: load the recipe and hosts, stop on check errors, make the
+    plan with `planner`, print it for --dry-run, and run the preflight; returns an exit
+    status to stop with, or what passed."""
+    from ..core.build.render import render_commands
+    from ..core.recipe import load_recipe
+
+    recipe_path = arg_path(env, args.recipe)
+    recipe = load_recipe(recipe_path)
+    build_host, target_host = load_hosts(args, env, recipe)
+    status = check_gate(recipe, build_host, target_host, args, env)
+    if status is not None:
+        return status
+    plan = planner(recipe, build_host=build_host, target_host=target_host)
+    if args.dry_run:
+        env.out(plan.to_json() if args.json else render_commands(plan).rstrip("\n"))
+        return ExitStatus.OK
+    if getattr(args, "out", None):
+        check_out(arg_path(env, args.out))  # a usage error before looking at the image
+    status = preflight_gate(recipe, args, env, plan)  # proxies, paths, the image
+    if status is not None:
+        return status
+    return Prepared(recipe_path, recipe, build_host, plan)

@@ -1,0 +1,112 @@
+"""`tfwizard install`: install a built wheel into a venv or interpreter (its tags checked
+first; a failed install is compared with `pip freeze` from before)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from ..core.i18n import _
+from ..core.vocab import install_outcome
+from .context import Environment, ExitStatus, arg_path
+
+
+def register(sub: Any) -> None:
+    """Add `install` to the `tfwizard` parser's subcommands."""
+    p = sub.add_parser("install", help=_("install a built wheel into a venv or interpreter"))
+    p.add_argument("wheel", metavar="WHEEL")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--venv", metavar="DIR", help=_("the virtualenv to install into"))
+    where.add_argument("--python", metavar="PATH",
+                       help=_("the interpreter to install into (may be tfwizard's own, if named)"))
+    p.add_argument("--create", action="store_true", help=_("create the --venv first"))
+    p.add_argument("--extras", action="append", metavar="NAME",
+                   help=_("wheel extra, e.g. and-cuda (repeatable or comma-separated; "
+                   "default: the recipe's, else none)"))
+    p.add_argument("--index-url", metavar="URL", default="", help=_("pip index (a mirror)"))
+    p.add_argument("--trusted-host", metavar="HOST", default="",
+                   help=_("pip --trusted-host for the mirror"))
+    p.add_argument("--find-links", action="append", default=[], metavar="DIR",
+                   help=_("also look for packages in DIR (repeatable)"))
+    p.add_argument("--no-index", action="store_true",
+                   help=_("offline: only --find-links, no package index"))
+    p.add_argument("--recipe", metavar="RECIPE", help=_("take [install] defaults from a recipe"))
+    p.add_argument("--timeout", type=float, default=3 * 3600.0, metavar="S",
+                   help=_("stop pip after S seconds (default 3 hours)"))
+    p.add_argument("--json", action="store_true", help=_("print the result as JSON"))
+    p.add_argument("-v", "--verbose", action="store_true", help=_("show every pip line"))
+    p.set_defaults(handler=cmd_install)
+
+
+def load_recipe_option(args: argparse.Namespace, env: Environment) -> Any:
+    """The recipe --recipe names, or None."""
+    if not getattr(args, "recipe", None):
+        return None
+    from ..core.recipe import load_recipe
+
+    return load_recipe(arg_path(env, args.recipe))
+
+
+def python_option(env: Environment, value: str) -> str | Path:
+    """--python: a path (relative to where the command runs), or a command name on PATH."""
+    return arg_path(env, value) if "/" in value else value
+
+
+def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Install the wheel; pip's progress as it goes, the result at the end."""
+    from ..core.install import (
+        InstallEvent,
+        InstallProgress,
+        PipLine,
+        VenvCreated,
+        install_wheel,
+        resolve_target,
+    )
+
+    recipe = load_recipe_option(args, env)
+    inst = recipe.install if recipe is not None else None
+    # options are relative to where the command runs; the recipe's paths to the recipe
+    venv = arg_path(env, args.venv) if args.venv else (
+        recipe.resolve_path("install.venv") if recipe is not None else None)
+    python: str | Path | None = (
+        python_option(env, args.python) if args.python
+        else recipe.resolve_path("install.python") if recipe is not None else None)
+    target = resolve_target(venv=venv, python=python, create=args.create)
+    extras = args.extras if args.extras is not None else (list(inst.extras) if inst else [])
+    extras = [e for item in extras for e in item.split(",") if e]
+    last_summary = [""]
+
+    def report(event: InstallEvent) -> None:
+        if args.json:
+            return
+        if isinstance(event, VenvCreated):
+            env.out(_("created venv {path}").format(path=event.path))
+        elif isinstance(event, PipLine):
+            if args.verbose or event.channel != "stdout" or event.line.startswith("ERROR"):
+                (env.err if event.channel == "stderr" else env.out)(f"  pip | {event.line}")
+        elif isinstance(event, InstallProgress):
+            summary = event.summary()
+            if summary != last_summary[0]:
+                last_summary[0] = summary
+                env.out(f"{summary}: {event.message[:120]}")
+
+    result = install_wheel(
+        arg_path(env, args.wheel), target, extras,
+        index_url=args.index_url or (inst.index_url if inst else ""),
+        trusted_host=args.trusted_host or (inst.trusted_host if inst else ""),
+        find_links=[str(arg_path(env, p)) for p in args.find_links],
+        no_index=args.no_index, env=env.env, reporter=report, timeout=args.timeout,
+    )
+    if args.json:
+        env.out(json.dumps(result.to_dict(), indent=2))
+    elif result.ok:
+        env.out(_("Installed {requirement} into {python}.").format(
+            requirement=result.requirement, python=result.python))
+        if result.installed:
+            env.out("  " + " ".join(result.installed))
+        env.out(_("Next: `tfwizard verify --python {python}`.").format(python=result.python))
+    else:
+        env.out(install_outcome(result.status, result.message))
+    return ExitStatus.OK if result.ok else ExitStatus.ERROR

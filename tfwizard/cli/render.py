@@ -1,0 +1,69 @@
+"""Blocks of text more than one command prints: findings, diagnoses, a build's end, a host.
+
+Each function returns lines (or one line); commands decide where they go (standard
+output, standard error, JSON instead).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..core.diagnosis_text import diagnosis_block
+from ..core.fixes import fix_text
+from ..core.i18n import _
+from ..core.vocab import build_outcome, severity_word
+
+
+def finding_line(finding: Any) -> str:
+    """"WARNING CODE: message": one finding of check, the build gate or the preflight."""
+    return f"{severity_word(finding.severity)} {finding.code}: {finding.message}"
+
+
+def finding_json(finding: Any) -> str:
+    """A gate's finding as one JSON object (the `--json` form of `finding_line`)."""
+    return json.dumps({"type": "check", "severity": finding.severity, "code": finding.code,
+                       "message": finding.message})
+
+
+def finding_details(finding: Any, kb: Any) -> list[str]:
+    """What `tfwizard check` prints under a finding: its key, sources and fix."""
+    extra = []
+    if finding.key:
+        extra.append(_("key: {key}").format(key=finding.key))
+    if finding.sources:
+        extra.append(_("source: {titles}").format(titles="; ".join(
+            kb.sources[s].title for s in finding.sources if s in kb.sources)))
+    if finding.fix:
+        extra.append(_("fix: {label} ({changes})").format(
+            label=finding.fix.label, changes=fix_text(finding.fix.changes)))
+    return extra
+
+
+def build_summary(result: Any, diagnoses: list[Any]) -> list[str]:
+    """How a build ended: the wheel or why there is none, where its actions came from, the
+    diagnoses of its log, and its record."""
+    from ..core.build.progress import CacheSummary, cache_summary_text
+
+    lines = [_("Wheel: {path}").format(path=result.wheel) if result.ok
+             else build_outcome(result.status, result.message)]
+    if result.cache:  # every build Bazel ran ends with where its actions came from
+        lines.append(cache_summary_text(CacheSummary(**result.cache)))
+    for d in diagnoses:
+        lines.extend("  " + line for line in diagnosis_block(d, quotes=4))
+    lines.append(_("Record: {path}  (log: {log})").format(
+        path=result.record_dir, log=Path(result.record_dir) / "log.txt"))
+    return lines
+
+
+def host_text(host: Any) -> str:
+    """The GPUs and driver of a host profile in one line."""
+    nvidia = host.nvidia
+    if not nvidia.gpus:
+        return nvidia.message or _("no NVIDIA GPU")
+    gpus = ", ".join(_("GPU {index} ({name}, CC {cc})").format(
+        index=g.index, name=g.name or "?", cc=g.compute_capability or "?") for g in nvidia.gpus)
+    text = _("{gpus}; driver {driver} (CUDA {cuda})").format(
+        gpus=gpus, driver=nvidia.driver_version or "?", cuda=nvidia.cuda_driver_version or "?")
+    return text + (" - WSL2" if host.os.wsl2 else "")

@@ -1,0 +1,181 @@
+"""Rules on the CUDA compute capabilities: buildable, and covering the target's GPUs."""
+
+from __future__ import annotations
+
+from packaging.version import Version
+
+from .. import cc as ccmod
+from ..i18n import _, translate
+from ..knowledge import ArchInfo
+from .context import (
+    Ctx,
+    Fix,
+    as_version,
+    cc_targets,
+    clang_major,
+)
+
+
+def add_cc_fix(ctx: Ctx, cc: str) -> Fix | None:
+    """A fix that adds `cc` to the recipe's compute capabilities, or None when it is there."""
+    parsed = ccmod.parse_cc(cc)
+    if parsed is None:
+        return None
+    token = ccmod.token(*parsed)
+    current = list(ctx.recipe.cuda.compute_capabilities)
+    if token in current:
+        return None
+    return Fix(_("Add {token}").format(token=token),
+               {"cuda.compute_capabilities": current + [token]})
+
+
+def rule_compute_capabilities(ctx: Ctx) -> None:
+    """Every compute capability must be buildable by the CUDA and compiler, and run on the target."""
+    r, rel = ctx.recipe, ctx.release
+    if r.backend.kind != "cuda":
+        return
+    tokens = list(r.cuda.compute_capabilities)
+    official = list(rel.wheel_compute_capabilities) if rel else []
+    key = "cuda.compute_capabilities"
+    if not tokens:
+        ctx.add("CC_EMPTY", "error",
+                _("No compute capabilities: configure.py would fall back to its default "
+                  "3.5,7.0, which CUDA 12 and clang 17+ cannot build."),
+                ["tf-configure-goldens", "tf-configure-py"], key,
+                Fix(_("Use the official wheel's list"), {key: official}) if official else None)
+        return
+    gpus = ctx.target.nvidia_ccs() if ctx.target is not None else []
+    if "auto" in tokens and not gpus:
+        ctx.add("CC_AUTO_NO_GPU", "error",
+                _('"auto" takes the target machine\'s GPUs, but this machine has no NVIDIA '
+                  "GPU. Name the capabilities, or set target.host_profile to the machine that "
+                  "will run the wheel.") if ctx.target_is_build_host else
+                _('"auto" takes the target machine\'s GPUs, but the target profile lists no '
+                  "NVIDIA GPU. Name the capabilities, or set target.host_profile to the machine "
+                  "that will run the wheel."),
+                ["tf-configure-py"], key,
+                Fix(_("Use the official wheel's list"), {key: official}) if official else None)
+    if sorted(t for t in tokens if t != "auto") == ["3.5", "7.0"]:
+        ctx.add("CC_TF_DEFAULT", "error",
+                _("3.5,7.0 is configure.py's default list; sm_35 cannot be built by CUDA >= 12 "
+                  "or clang >= 17 for CUDA 12."),
+                ["tf-configure-py", "clang-cuda"], key,
+                Fix(_("Use the official wheel's list"), {key: official}) if official else None)
+    cv = as_version(r.cuda.version) if r.cuda.version else None
+    clang = clang_major(ctx) if r.cuda.compiler == "clang" else None
+    for token in tokens:
+        if token == "auto":
+            continue
+        t = ccmod.parse_target(token)
+        if t is None:
+            continue
+        if t.major < 3 or t.sm < 30:
+            ctx.add("CC_CONFIGURE_REJECTS", "error",
+                    _("{token}: configure.py rejects capabilities below 3.0 and then silently "
+                      "builds for 3.5,7.0 instead.").format(token=token),
+                    ["tf-configure-goldens"], key)
+            continue
+        arch = ctx.kb.arch(t.sm)
+        if arch is None:
+            ctx.add("CC_UNKNOWN", "warning",
+                    _("{token}: not a GPU target tfwizard knows.").format(token=token),
+                    ["cuda-gpus"], key)
+            continue
+        _cuda_findings(ctx, token, t, arch, cv)
+        if clang is not None and clang < arch.min_clang:
+            ctx.add("CC_TOO_NEW_FOR_CLANG", "error",
+                    _("{token}: clang {clang} cannot target sm_{sm} (needs clang >= "
+                      "{needed}).").format(token=token, clang=clang, sm=t.sm,
+                                           needed=arch.min_clang),
+                    ["clang-cuda"], "toolchain.clang",
+                    Fix(_("Use clang {version}").format(version=arch.min_clang),
+                        {"toolchain.clang": str(arch.min_clang)}))
+        if t.suffix == "a":
+            ctx.add("CC_SUFFIX_A", "info",
+                    _("{token}: an architecture-specific target runs only on exactly CC "
+                      "{cc}, with no forward compatibility; add a plain target too.")
+                    .format(token=token, cc=t.cc),
+                    ["cuda-features-archive"], key)
+    _coverage_findings(ctx)
+
+
+def _cuda_findings(ctx: Ctx, token: str, t: ccmod.Target, arch: ArchInfo,
+                   cv: Version | None) -> None:
+    """What the recipe's CUDA version cannot build of this target."""
+    r = ctx.recipe
+    tokens = list(r.cuda.compute_capabilities)
+    key = "cuda.compute_capabilities"
+    if cv is not None:
+        if cv < Version(arch.min_cuda):
+            ctx.add("CC_TOO_NEW_FOR_CUDA", "error",
+                    _("{token} needs CUDA >= {needed}; the recipe uses {cuda}.")
+                    .format(token=token, needed=arch.min_cuda, cuda=r.cuda.version),
+                    arch.sources, key)
+        if arch.max_cuda and cv > Version(arch.max_cuda + ".99"):
+            text = _("{token}: CUDA {cuda} can no longer build sm_{sm} (last in CUDA "
+                     "{last}).").format(token=token, cuda=f"{cv.major}.{cv.minor}",
+                                        sm=t.sm, last=arch.max_cuda)
+            ctx.add("CC_DROPPED_BY_CUDA", "error",
+                    f"{text} {translate(arch.note)}" if arch.note else text,
+                    arch.sources, key,
+                    Fix(_("Remove {token}").format(token=token),
+                        {key: [x for x in tokens if x != token]}))
+        if t.suffix == "a" and cv < Version(ctx.kb.suffixes.a_min_cuda):
+            ctx.add("CC_SUFFIX_CUDA", "error",
+                    _("{token}: 'a' targets need CUDA >= {needed}.")
+                    .format(token=token, needed=ctx.kb.suffixes.a_min_cuda),
+                    ["cuda-features-archive"], key)
+        if t.suffix == "f" and cv < Version(ctx.kb.suffixes.f_min_cuda):
+            ctx.add("CC_SUFFIX_CUDA", "error",
+                    _("{token}: 'f' (family) targets need CUDA >= {needed}.")
+                    .format(token=token, needed=ctx.kb.suffixes.f_min_cuda),
+                    ["cuda-features-archive"], key)
+
+
+def _coverage_findings(ctx: Ctx) -> None:
+    t = ctx.target
+    if t is None or not t.nvidia.gpus:
+        return
+    targets = cc_targets(ctx)
+    if not targets:
+        return
+    key = "cuda.compute_capabilities"
+    for gpu in t.nvidia.gpus:
+        if gpu.error:
+            ctx.add("GPU_ERROR", "warning",
+                    _("GPU {index} reports an error ({error}); it is left out of the checks.")
+                    .format(index=gpu.index, error=gpu.error),
+                    ["nvml-api"], "target.host_profile")
+            continue
+        cc = gpu.compute_capability
+        if not cc:
+            continue
+        tegra = ctx.kb.is_tegra(cc)
+        cov = ccmod.coverage(targets, cc, tegra_mismatch=tegra)
+        label = f"GPU {gpu.index} ({gpu.name}, CC {cc})" if gpu.name else f"GPU {gpu.index} (CC {cc})"
+        if cov.cubin is not None:
+            if cov.cubin.cc == cc:
+                ctx.add("CC_COVERS_GPU", "info",
+                        _("{gpu} runs the {token} cubin.").format(gpu=label,
+                                                                  token=cov.cubin.token),
+                        ["cuda-pg-compat"], key)
+            else:
+                ctx.add("CC_COVERS_GPU", "info",
+                        _("{gpu} runs the {token} cubin: a cubin for {cubin_cc} runs on {cc} "
+                          "(same major, lower minor), so no extra target is needed; {exact} "
+                          "would add only Ada/newer-specific tuning.")
+                        .format(gpu=label, token=cov.cubin.token, cubin_cc=cov.cubin.cc, cc=cc,
+                                exact=ccmod.cc_token(cc)),
+                        ["cuda-pg-compat"], key)
+        elif cov.ptx is not None:
+            ctx.add("CC_PTX_JIT", "warning",
+                    _("{gpu}: no cubin in this build, only PTX ({token}); your {cc} GPU would "
+                      "JIT from PTX for ~30 minutes or fail (first use only; JIT results are "
+                      "cached).").format(gpu=label, token=cov.ptx.token, cc=cc),
+                    ["cuda-pg-compat", "tf-gpu-device"], key, add_cc_fix(ctx, cc))
+        else:
+            ctx.add("CC_NOT_COVERED", "error",
+                    _("{gpu}: no cubin of major {major} with a minor <= its own and no PTX <= "
+                      "{cc}; TensorFlow would ignore this GPU.")
+                    .format(gpu=label, major=cc.split(".")[0], cc=cc),
+                    ["cuda-pg-compat", "tf-gpu-device"], key, add_cc_fix(ctx, cc))

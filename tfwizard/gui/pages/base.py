@@ -1,0 +1,161 @@
+"""The wizard's page ids and the base of every page: a page over the shared recipe.
+
+Every page reads the shared Recipe (`state.recipe`), writes through `state.update`, and
+shows the findings about the keys it owns; Next is disabled while one of them is an error.
+Which choices are sensible is decided by the core's rules, never here.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable
+from enum import IntEnum
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+    QWizardPage,
+)
+
+from ..i18n import tr
+from ..state import WizardState
+from ..widgets.findings import FindingsPanel
+
+
+class PageId(IntEnum):
+    """The wizard's pages in order (QWizard page ids)."""
+
+    WELCOME = 0
+    SOURCE = 1
+    BACKEND = 2
+    TOOLCHAIN = 3
+    COMPUTE = 4
+    OPTIONS = 5
+    REVIEW = 6
+    BUILD = 7
+    INSTALL = 8
+    VERIFY = 9
+
+
+PAGE_SLUGS = {
+    PageId.WELCOME: "welcome",
+    PageId.SOURCE: "source",
+    PageId.BACKEND: "backend",
+    PageId.TOOLCHAIN: "toolchain",
+    PageId.COMPUTE: "compute",
+    PageId.OPTIONS: "options",
+    PageId.REVIEW: "review",
+    PageId.BUILD: "build",
+    PageId.INSTALL: "install",
+    PageId.VERIFY: "verify",
+}
+
+
+def split_words(text: str) -> list[str]:
+    """A line of flags as the list the recipe keeps (shell-like quoting allowed)."""
+    try:
+        return shlex.split(text)
+    except ValueError:  # an unfinished quote while typing
+        return text.split()
+
+
+def join_words(words: Iterable[str]) -> str:
+    """A list of flags as one line, quoted where a word needs it (the inverse of split_words)."""
+    return " ".join(shlex.quote(w) for w in words)
+
+
+class RecipePage(QWizardPage):
+    """A page over the shared recipe: sync widgets from it, show its findings."""
+
+    #: recipe keys this page owns ("section." = the whole section); None = every key
+    keys: tuple[str, ...] | None = ()
+    show_findings = True
+
+    def __init__(self, state: WizardState, title: str, subtitle: str = "") -> None:
+        super().__init__()
+        self.state = state
+        self._syncing = False
+        self.setTitle(title)
+        if subtitle:
+            self.setSubTitle(subtitle)
+        outer = QVBoxLayout(self)
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.content = QWidget(self.splitter)
+        self.body = QVBoxLayout(self.content)
+        self.body.setContentsMargins(0, 0, 0, 0)
+        self.splitter.addWidget(self.content)
+        self.findings = FindingsPanel(state, self.keys, self.splitter)
+        self.splitter.addWidget(self.findings)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
+        self.findings.setVisible(self.show_findings)
+        outer.addWidget(self.splitter, 1)
+        self.block_reason = QLabel(self)
+        self.block_reason.setObjectName("block-reason")
+        self.block_reason.setWordWrap(True)
+        self.block_reason.setStyleSheet("color: #b00020;")
+        self.block_reason.hide()
+        outer.addWidget(self.block_reason)
+        state.findingsChanged.connect(self.completeChanged.emit)
+        state.recipeChanged.connect(self._recipe_changed)
+        state.hostsChanged.connect(self._recipe_changed)
+
+    # -- for subclasses ---------------------------------------------------------------
+    def sync(self) -> None:
+        """Show the recipe's current values (called with change handlers muted)."""
+
+    def set(self, changes: dict[str, Any]) -> None:
+        """Write answers to the shared recipe, unless we are the ones showing it."""
+        if self._syncing:
+            return
+        self.block_reason.hide()
+        self.state.update(changes)
+
+    def block(self, reason: str) -> bool:
+        """Show why Next cannot go on; returns False (for validatePage)."""
+        self.block_reason.setText(reason)
+        self.block_reason.show()
+        return False
+
+    # -- QWizardPage ------------------------------------------------------------------
+    def _run_sync(self) -> None:
+        self._syncing = True
+        try:
+            self.sync()
+        finally:
+            self._syncing = False
+
+    def _recipe_changed(self) -> None:
+        wizard = self.wizard()
+        if wizard is not None and wizard.currentPage() is self:
+            self._run_sync()
+
+    def initializePage(self) -> None:
+        """Qt: the page is entered; fill it from the recipe."""
+        self.block_reason.hide()
+        self._run_sync()
+
+    def isComplete(self) -> bool:
+        """Qt: Next is enabled while none of the page's keys has an error."""
+        return super().isComplete() and not self.state.errors_for(self.keys)
+
+    def validatePage(self) -> bool:
+        """Qt: Next was clicked; refuse (saying why) while one of the page's keys has an error."""
+        errors = self.state.errors_for(self.keys)
+        if errors:
+            return self.block(tr("Fix first: {message}").format(message=errors[0].message))
+        return True
+
+
+def mono(widget: QPlainTextEdit) -> None:
+    """Make a text view read-only, in a fixed-width font, without line wrapping."""
+    from PySide6.QtGui import QFontDatabase
+
+    widget.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    widget.setReadOnly(True)
+    widget.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)

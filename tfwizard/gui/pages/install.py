@@ -1,0 +1,207 @@
+"""The Install page: the wheel into a venv, pip's progress and log."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+)
+from qasync import asyncSlot
+
+from tfwizard.core.errors import TfWizardError
+from tfwizard.core.jobs import Job
+
+from .. import jobs
+from ..i18n import tr
+from ..state import WizardState
+from ..widgets.logview import LogView
+from .base import RecipePage
+from .build import unavailable_banner
+
+
+class InstallPage(RecipePage):
+    """Install: the wheel into a venv with pip, its progress and log, cancellable."""
+
+    keys = ("install.",)
+
+    def __init__(self, state: WizardState, factory: jobs.InstallFactory | None = None) -> None:
+        super().__init__(state, tr("Install"),
+                         tr("Install the wheel into a virtual environment (created when "
+                            "missing). The wheel's tags are checked against that interpreter "
+                            "first."))
+        self.factory = factory or jobs.default_install
+        self.task: asyncio.Task[Any] | None = None
+        self.job: Job | None = None
+        self.result: Any = None
+        self.unavailable = None if factory is not None else jobs.missing_core_module("install")
+        if self.unavailable:
+            self.body.addWidget(unavailable_banner(self.content, self.unavailable))
+        form = QFormLayout()
+        wheel_row = QHBoxLayout()
+        self.wheel_edit = QLineEdit(self.content)
+        self.wheel_edit.setObjectName("wheel")
+        self.wheel_edit.setPlaceholderText(tr("the wheel the build made, or one you have"))
+        wheel_row.addWidget(self.wheel_edit, 1)
+        pick = QPushButton(tr("Choose wheel…"), self.content)
+        pick.clicked.connect(self._pick_wheel)
+        wheel_row.addWidget(pick)
+        form.addRow(tr("Wheel:"), wheel_row)
+        row = QHBoxLayout()
+        self.venv_edit = QLineEdit(self.content)
+        self.venv_edit.setObjectName("venv")
+        self.venv_edit.setPlaceholderText("~/.venvs/tensorflow")
+        self.registerField("venv", self.venv_edit)
+        self.venv_edit.textEdited.connect(lambda t: self.set({"install.venv": t.strip()}))
+        row.addWidget(self.venv_edit, 1)
+        browse = QPushButton(tr("Browse…"), self.content)
+        browse.clicked.connect(self._browse)
+        row.addWidget(browse)
+        form.addRow(tr("Virtualenv:"), row)
+        self.and_cuda = QCheckBox(tr("Install the [and-cuda] extra (NVIDIA's CUDA libraries "
+                                     "from pip)"), self.content)
+        self.and_cuda.setObjectName("and-cuda")
+        self.and_cuda.toggled.connect(self._extras)
+        form.addRow("", self.and_cuda)
+        self.links_edit = QLineEdit(self.content)
+        self.links_edit.setObjectName("offline-packages")
+        self.links_edit.setPlaceholderText(
+            tr("empty: pip's index; a folder: install offline from it"))
+        self.links_edit.setToolTip(tr("A folder of wheels to install from instead of an index "
+                                      "(pip --no-index --find-links FOLDER)."))
+        self.links_edit.textEdited.connect(self._links)
+        form.addRow(tr("Offline package folder:"), self.links_edit)
+        self.body.addLayout(form)
+        buttons = QHBoxLayout()
+        self.install_button = QPushButton(tr("Install"), self.content)
+        self.install_button.setObjectName("install")
+        self.install_button.setEnabled(not self.unavailable)
+        self.install_button.clicked.connect(self.start)
+        buttons.addWidget(self.install_button)
+        self.cancel_button = QPushButton(tr("Cancel"), self.content)
+        self.cancel_button.setObjectName("cancel-install")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        buttons.addWidget(self.cancel_button)
+        self.status = QLabel("", self.content)
+        self.status.setObjectName("install-status")
+        self.status.setWordWrap(True)
+        buttons.addWidget(self.status, 1)
+        self.body.addLayout(buttons)
+        self.progress = QProgressBar(self.content)
+        self.progress.setObjectName("pip-progress")
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.progress.setFormat("")
+        self.body.addWidget(self.progress)
+        self.log = LogView(self.content, max_blocks=2000)
+        self.body.addWidget(self.log, 1)
+
+    @property
+    def running(self) -> bool:
+        """An install is under way."""
+        return self.task is not None and not self.task.done()
+
+    def _pick_wheel(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, tr("Wheel"), "", tr("Wheels (*.whl)"))
+        if path:
+            self.wheel_edit.setText(path)
+
+    def _browse(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, tr("Virtualenv folder"))
+        if path:
+            self.venv_edit.setText(path)
+            self.set({"install.venv": path})
+
+    def _extras(self, on: bool) -> None:
+        extras = [e for e in self.state.recipe.install.extras if e != "and-cuda"]
+        self.set({"install.extras": (["and-cuda"] + extras) if on else extras})
+
+    def _links(self, text: str) -> None:
+        self.state.install_find_links = text.strip()
+
+    def sync(self) -> None:
+        """Fill the fields from the recipe and the wheel the build made."""
+        r = self.state.recipe
+        if self.state.wheel:
+            self.wheel_edit.setText(self.state.wheel)
+        self.links_edit.setText(self.state.install_find_links)
+        self.venv_edit.setText(r.install.venv)
+        self.and_cuda.setChecked("and-cuda" in r.install.extras)
+        self.and_cuda.setEnabled(r.backend.kind == "cuda")
+
+    def isComplete(self) -> bool:
+        # installing is optional: an existing venv can be verified too
+        """Qt: Next unless an install runs (installing is optional)."""
+        return super().isComplete() and not self.running
+
+    @asyncSlot()
+    async def start(self) -> None:
+        """Run the core installer and show its events."""
+        wheel = self.wheel_edit.text().strip()
+        if self.running or self.unavailable:
+            return
+        if not wheel:
+            self.status.setText(tr("Build a wheel first, or choose one."))
+            return
+        self.task = asyncio.current_task()
+        self.install_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.completeChanged.emit()
+        self.log.clear()
+        self.progress.setRange(0, 0)  # pip does not say how much is left: busy
+        self.status.setText(tr("Installing…"))
+        try:
+            self.job = self.factory(self.state, wheel)
+            async for event in self.job.events():
+                self.show_event(event)
+        except TfWizardError as exc:
+            self.status.setText(str(exc))
+        except asyncio.CancelledError:
+            self.status.setText(tr("Cancelled."))
+        finally:
+            self.task = None
+            self.log.flush_all()
+            if self.progress.maximum() == 0:
+                self.progress.setRange(0, 1)
+            self.install_button.setEnabled(True)
+            self.cancel_button.setEnabled(False)
+            self.completeChanged.emit()
+
+    def cancel(self) -> None:
+        """Stop pip (the job's cancel()); the result then says "cancelled"."""
+        if self.job is not None and self.running:
+            self.status.setText(tr("Cancelling…"))
+            self.cancel_button.setEnabled(False)
+            self.job.cancel()
+
+    def show_event(self, event: Any) -> None:
+        """Show one install event in the widgets."""
+        kind = getattr(event, "type", "")
+        if kind == "log":
+            self.log.append_line(event.line)
+        elif kind == "progress":
+            self.progress.setFormat(event.summary())
+            if event.phase == "done":
+                self.progress.setRange(0, 1)
+                self.progress.setValue(1)
+        elif kind == "venv":
+            self.log.append_line(tr("created the venv {path}").format(path=event.path))
+        elif kind == "started":
+            self.log.append_line("pip install " + event.requirement)
+        elif kind == "finished":
+            result = event.result
+            self.result = result
+            self.progress.setRange(0, 1)
+            self.progress.setValue(1 if result.ok else 0)
+            self.status.setText(result.message)
+            if result.ok:
+                self.state.installed_python = result.python

@@ -1,0 +1,149 @@
+"""The Source page: a release, a git ref, or a local checkout."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QRadioButton,
+    QVBoxLayout,
+)
+
+from ..i18n import tr
+from ..state import WizardState
+from .base import RecipePage
+
+
+class SourcePage(RecipePage):
+    """Source: a TensorFlow release, a git ref, or a local checkout."""
+
+    keys = ("tensorflow.", "python.", "name", "description", "schema")
+
+    def __init__(self, state: WizardState) -> None:
+        super().__init__(state, tr("TensorFlow release and source"),
+                         tr("Which TensorFlow to build, from a release tag or a checkout you "
+                            "have."))
+        kb = state.kb
+        form = QFormLayout()
+        self.name_edit = QLineEdit(self.content)
+        self.name_edit.setObjectName("recipe-name")
+        self.name_edit.setToolTip(tr("A short name: letters, digits, . _ -"))
+        # registered while empty: Next stays disabled until the recipe has a name
+        self.registerField("name*", self.name_edit)
+        self.name_edit.textEdited.connect(lambda t: self.set({"name": t}))
+        form.addRow(tr("Recipe name:"), self.name_edit)
+        self.version_combo = QComboBox(self.content)
+        self.version_combo.setObjectName("tf-version")
+        releases = kb.release_versions()
+        self.version_combo.addItems([v for v in reversed(releases) if v != "master"]
+                                    + [v for v in releases if v == "master"])
+        self.registerField("tfVersion", self.version_combo, "currentText",
+                           self.version_combo.currentTextChanged)
+        self.version_combo.currentTextChanged.connect(
+            lambda t: self.set({"tensorflow.version": t}))
+        form.addRow(tr("TensorFlow release:"), self.version_combo)
+        self.python_combo = QComboBox(self.content)
+        self.python_combo.setObjectName("python-version")
+        pythons = sorted({p for r in kb.releases for p in r.pythons},
+                         key=lambda p: tuple(int(x) for x in p.split(".")))
+        self.python_combo.addItem(tr("newest the release supports"), "")
+        for p in pythons:
+            self.python_combo.addItem(f"Python {p}", p)
+        self.python_combo.currentIndexChanged.connect(
+            lambda _i: self.set({"python.version": self.python_combo.currentData() or ""}))
+        form.addRow(tr("Python of the wheel:"), self.python_combo)
+        self.body.addLayout(form)
+
+        box = QGroupBox(tr("Source"), self.content)
+        grid = QVBoxLayout(box)
+        self.release_radio = QRadioButton(tr("Clone the release tag (or a git ref)"), box)
+        self.release_radio.setObjectName("source-release")
+        self.checkout_radio = QRadioButton(tr("Build a local checkout"), box)
+        self.checkout_radio.setObjectName("source-checkout")
+        group = QButtonGroup(self)
+        group.addButton(self.release_radio)
+        group.addButton(self.checkout_radio)
+        grid.addWidget(self.release_radio)
+        ref_row = QHBoxLayout()
+        ref_row.addWidget(QLabel(tr("git ref (optional):"), box))
+        self.ref_edit = QLineEdit(box)
+        self.ref_edit.setObjectName("git-ref")
+        self.ref_edit.setPlaceholderText(tr("empty = the release tag"))
+        self.ref_edit.textEdited.connect(lambda t: self.set({"tensorflow.ref": t.strip()}))
+        ref_row.addWidget(self.ref_edit, 1)
+        grid.addLayout(ref_row)
+        grid.addWidget(self.checkout_radio)
+        dir_row = QHBoxLayout()
+        self.dir_edit = QLineEdit(box)
+        self.dir_edit.setObjectName("source-dir")
+        self.dir_edit.setPlaceholderText(tr("/path/to/tensorflow (keep the release above: its "
+                                            "knowledge is used for the checks)"))
+        self.dir_edit.textEdited.connect(lambda t: self.set({"tensorflow.source_dir": t.strip()}))
+        dir_row.addWidget(self.dir_edit, 1)
+        self.browse = QPushButton(tr("Browse…"), box)
+        self.browse.clicked.connect(self._browse)
+        dir_row.addWidget(self.browse)
+        grid.addLayout(dir_row)
+        self.body.addWidget(box)
+        self.body.addStretch(1)
+        self.release_radio.toggled.connect(self._mode_changed)
+
+    def _mode_changed(self, release: bool) -> None:
+        self.ref_edit.setEnabled(release)
+        self.dir_edit.setEnabled(not release)
+        self.browse.setEnabled(not release)
+        if release:
+            self.set({"tensorflow.source_dir": ""})
+        else:
+            self.set({"tensorflow.ref": "", "tensorflow.source_dir": self.dir_edit.text().strip()})
+
+    def _browse(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, tr("TensorFlow checkout"))
+        if path:
+            self.dir_edit.setText(path)
+            self.set({"tensorflow.source_dir": path})
+
+    def sync(self) -> None:
+        """Fill the fields from the recipe."""
+        r = self.state.recipe
+        if self.name_edit.text() != r.name:
+            self.name_edit.setText(r.name)
+        version = r.tensorflow.version or "master"
+        if self.version_combo.findText(version) < 0:
+            self.version_combo.addItem(version)
+        self.version_combo.setCurrentText(version)
+        index = self.python_combo.findData(r.python.version)
+        if index < 0:
+            self.python_combo.addItem(f"Python {r.python.version}", r.python.version)
+            index = self.python_combo.count() - 1
+        self.python_combo.setCurrentIndex(index)
+        checkout = bool(r.tensorflow.source_dir)
+        self.checkout_radio.setChecked(checkout)
+        self.release_radio.setChecked(not checkout)
+        self.ref_edit.setText(r.tensorflow.ref)
+        self.ref_edit.setEnabled(not checkout)
+        self.dir_edit.setText(r.tensorflow.source_dir)
+        self.dir_edit.setEnabled(checkout)
+        self.browse.setEnabled(checkout)
+
+    def validatePage(self) -> bool:
+        """Qt: Next; a local checkout must be a TensorFlow checkout (it has configure.py)."""
+        if not super().validatePage():
+            return False
+        if self.checkout_radio.isChecked():
+            text = self.dir_edit.text().strip()
+            if not text:
+                return self.block(tr("Choose the folder of your TensorFlow checkout."))
+            key = "tensorflow.source_dir"
+            path = self.state.recipe.with_changes({key: text}).resolve_path(key)
+            if path is None or not (path / "configure.py").is_file():
+                return self.block(tr("{path} is not a TensorFlow checkout (no configure.py).")
+                                  .format(path=path))
+        return True

@@ -1,0 +1,155 @@
+"""The Verify page: the probe's report, cancellable, copyable, and bundled."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+)
+from qasync import asyncSlot
+
+from tfwizard.core.errors import TfWizardError
+from tfwizard.core.jobs import Job
+
+from .. import jobs
+from ..i18n import tr
+from ..state import WizardState
+from ..widgets.bundle import BundleSaver
+from .base import RecipePage, mono
+from .build import unavailable_banner
+
+
+class VerifyPage(RecipePage):
+    """Verify: run the core's verification in the chosen interpreter, show its report;
+    Cancel stops the probe at once (a TensorFlow import may hang)."""
+
+    keys = ()
+    show_findings = False
+
+    def __init__(self, state: WizardState, verify: jobs.VerifyFactory | None = None) -> None:
+        super().__init__(state, tr("Verify"),
+                         tr("Import TensorFlow in the target interpreter, list its devices, run "
+                            "ops on each, and explain what went wrong."))
+        self.factory = verify or jobs.default_verify
+        self.unavailable = None if verify is not None else jobs.missing_core_module("verify")
+        self.report: Any = None
+        self.job: Job | None = None
+        self.task: asyncio.Task[Any] | None = None
+        if self.unavailable:
+            self.body.addWidget(unavailable_banner(self.content, self.unavailable))
+        form = QFormLayout()
+        self.python_edit = QLineEdit(self.content)
+        self.python_edit.setObjectName("verify-python")
+        self.python_edit.setPlaceholderText(tr("the python of the venv the wheel went into"))
+        form.addRow(tr("Interpreter:"), self.python_edit)
+        self.body.addLayout(form)
+        row = QHBoxLayout()
+        self.run_button = QPushButton(tr("Run verification"), self.content)
+        self.run_button.setObjectName("run-verify")
+        self.run_button.setEnabled(not self.unavailable)
+        self.run_button.clicked.connect(self.run_verify)
+        row.addWidget(self.run_button)
+        self.cancel_button = QPushButton(tr("Cancel"), self.content)
+        self.cancel_button.setObjectName("cancel-verify")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        row.addWidget(self.cancel_button)
+        self.copy_button = QPushButton(tr("Copy report"), self.content)
+        self.copy_button.setObjectName("copy-report")
+        self.copy_button.setEnabled(False)
+        self.copy_button.clicked.connect(self.copy_report)
+        row.addWidget(self.copy_button)
+        self.status = QLabel("", self.content)
+        self.status.setObjectName("verify-status")
+        row.addWidget(self.status, 1)
+        self.body.addLayout(row)
+        self.report_view = QPlainTextEdit(self.content)
+        self.report_view.setObjectName("verify-report")
+        mono(self.report_view)
+        self.body.addWidget(self.report_view, 1)
+        self.bundle = BundleSaver(state, self.content, "save-bundle-verify",
+                                  reports=self._reports)
+        self.body.addWidget(self.bundle)
+
+    @property
+    def running(self) -> bool:
+        """A verification is under way."""
+        return self.task is not None and not self.task.done()
+
+    def sync(self) -> None:
+        """The interpreter the install went into, unless one is typed already."""
+        if not self.python_edit.text():
+            self.python_edit.setText(jobs.target_python(self.state))
+        self.bundle.sync()
+
+    def _reports(self) -> dict[str, Any]:
+        """The report shown here goes into the bundle when the record has none."""
+        to_dict = getattr(self.report, "to_dict", None)
+        return {"verify.json": to_dict()} if to_dict is not None else {}
+
+    @asyncSlot()
+    async def run_verify(self) -> None:
+        """Run the verification job (the probe runs in a thread) until it ends or is
+        cancelled, then show its report."""
+        python = self.python_edit.text().strip()
+        if self.running or self.unavailable:
+            return
+        if not python:
+            self.status.setText(tr("Choose the interpreter to verify."))
+            return
+        self.task = asyncio.current_task()
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.completeChanged.emit()
+        self.status.setText(tr("Probing TensorFlow in {python}…").format(python=python))
+        try:
+            self.job = self.factory(self.state, python)
+            async for _event in self.job.events():
+                pass  # one probe, one report: the result says it all
+        except TfWizardError as exc:
+            self.status.setText(str(exc))
+            return
+        except asyncio.CancelledError:  # the window closed: events() stopped the probe
+            self.status.setText(tr("Verification cancelled."))
+            return
+        finally:
+            self.task = None
+            self.run_button.setEnabled(not self.unavailable)
+            self.cancel_button.setEnabled(False)
+            self.completeChanged.emit()
+        if self.job.result is not None:
+            self.show_report(self.job.result)
+
+    def cancel(self) -> None:
+        """Stop the verification now: the probe is killed, the report says "cancelled"."""
+        if self.job is not None and self.running:
+            self.status.setText(tr("Cancelling…"))
+            self.cancel_button.setEnabled(False)
+            self.job.cancel()
+
+    def show_report(self, report: Any) -> None:
+        """Show a verification report, and say in one line how it went."""
+        self.report = report
+        try:
+            text = jobs.render_verify_report(report)
+        except (ImportError, AttributeError, TypeError):
+            text = report.to_json() if hasattr(report, "to_json") else str(report)
+        self.report_view.setPlainText(text)
+        if getattr(report, "status", "") == "cancelled":
+            self.status.setText(tr("Verification cancelled."))
+        else:
+            self.status.setText(tr("All checks passed.") if getattr(report, "ok", False)
+                                else tr("Some checks failed: see the diagnosis below."))
+        self.copy_button.setEnabled(True)
+
+    def copy_report(self) -> None:
+        """Put the report's text on the clipboard."""
+        QGuiApplication.clipboard().setText(self.report_view.toPlainText())

@@ -1,0 +1,128 @@
+"""The Welcome page: the build host (detected in a thread) and an optional target."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+)
+from qasync import asyncSlot
+
+from tfwizard.core.errors import TfWizardError
+from tfwizard.core.host import HostProfile
+
+from ..i18n import tr
+from ..state import WizardState
+from .base import RecipePage
+from .hostview import host_html
+
+
+class WelcomePage(RecipePage):
+    """Welcome: the build host (detected in a thread) and an optional target profile."""
+
+    keys = ("target.",)
+
+    def __init__(self, state: WizardState, detect: Callable[[], HostProfile] | None) -> None:
+        super().__init__(state, tr("Welcome to tfwizard"),
+                         tr("tfwizard builds a TensorFlow wheel from source in Docker. "
+                            "First, the machine it builds on, and the one it builds for."))
+        self.detect = detect
+        self.detecting = False
+        self.build_label = QLabel(self.content)
+        self.build_label.setObjectName("build-host")
+        self.build_label.setTextFormat(Qt.TextFormat.RichText)
+        self.build_label.setWordWrap(True)
+        self.build_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.body.addWidget(self.build_label)
+        self.target_label = QLabel(self.content)
+        self.target_label.setObjectName("target-host")
+        self.target_label.setTextFormat(Qt.TextFormat.RichText)
+        self.target_label.setWordWrap(True)
+        self.body.addWidget(self.target_label)
+        buttons = QHBoxLayout()
+        self.refresh_button = QPushButton(tr("Refresh"), self.content)
+        self.refresh_button.setObjectName("refresh")
+        self.refresh_button.setToolTip(tr("Detect this machine again (GPUs, driver, Docker, RAM)"))
+        self.refresh_button.setEnabled(detect is not None)
+        self.refresh_button.clicked.connect(self.refresh)
+        buttons.addWidget(self.refresh_button)
+        self.import_button = QPushButton(tr("Import target machine profile…"), self.content)
+        self.import_button.setObjectName("import-target")
+        self.import_button.setToolTip(tr("Build for another machine: a file written there by "
+                                         "`tfwizard detect --json > target.json`"))
+        self.import_button.clicked.connect(self.choose_target)
+        buttons.addWidget(self.import_button)
+        self.local_button = QPushButton(tr("Build for this machine"), self.content)
+        self.local_button.setObjectName("clear-target")
+        self.local_button.clicked.connect(lambda: self.state.set_target(None))
+        buttons.addWidget(self.local_button)
+        buttons.addStretch(1)
+        self.body.addLayout(buttons)
+        self.status = QLabel(self.content)
+        self.status.setObjectName("detect-status")
+        self.body.addWidget(self.status)
+        self.body.addStretch(1)
+        self._render()
+
+    def sync(self) -> None:
+        """Show the hosts as they are now."""
+        self._render()
+
+    def _render(self) -> None:
+        s = self.state
+        self.build_label.setText(host_html(s.build_host, s,
+                                           tr("This machine (builds the wheel)")))
+        if s.target_host is None:
+            self.target_label.setText(tr("<b>Target machine</b>: this machine. Import another "
+                                         "machine's profile to build a wheel for it."))
+        else:
+            self.target_label.setText(host_html(
+                s.target_host, s,
+                tr("Target machine (runs the wheel): {path}").format(path=s.target_path)))
+        self.local_button.setEnabled(s.target_host is not None)
+
+    @asyncSlot()
+    async def refresh(self) -> None:
+        """Detect this machine off the GUI thread (NVML, Docker and disks can be slow)."""
+        if self.detect is None or self.detecting:
+            return
+        self.detecting = True
+        self.refresh_button.setEnabled(False)
+        self.status.setText(tr("Detecting this machine…"))
+        try:
+            host = await asyncio.get_running_loop().run_in_executor(None, self.detect)
+        finally:
+            self.detecting = False
+            self.refresh_button.setEnabled(True)
+        self.status.setText("")
+        wizard = self.wizard()
+        if wizard is not None and hasattr(wizard, "host_detected"):
+            wizard.host_detected(host)
+        else:
+            self.state.set_build_host(host)
+        self._render()
+
+    def choose_target(self) -> None:
+        """Ask for a target machine profile (a JSON file) and import it."""
+        path, _ = QFileDialog.getOpenFileName(self, tr("Import target machine profile"), "",
+                                              tr("Host profiles (*.json);;All files (*)"))
+        if path:
+            self.import_target(path)
+
+    def import_target(self, path: str) -> bool:
+        """Use the profile at `path` as the target; says why not and returns False when it cannot."""
+        try:
+            self.state.load_target_profile(path)
+        except TfWizardError as exc:
+            self.status.setText(tr("Cannot import {path}: {message}").format(path=path,
+                                                                               message=exc.message))
+            return False
+        self.status.setText(tr("Building for the machine described in {path}.").format(path=path))
+        self._render()
+        return True

@@ -1,0 +1,183 @@
+"""The live findings panel: the core's rules, re-evaluated on every change, one row each."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QStyle,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tfwizard.core.rules import Finding
+
+from ..i18n import tr
+from ..state import WizardState, key_matches
+
+SEVERITY_ICON = {
+    "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
+    "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
+    "info": QStyle.StandardPixmap.SP_MessageBoxInformation,
+}
+
+
+def severity_icon(widget: QWidget, severity: str) -> QIcon:
+    """The standard icon for a severity (error, warning, info)."""
+    return widget.style().standardIcon(SEVERITY_ICON.get(severity, SEVERITY_ICON["info"]))
+
+
+class FindingRow(QFrame):
+    """One finding: icon, message, sources, and a button when the core offers a fix."""
+
+    fixClicked = Signal(object)
+
+    def __init__(self, finding: Finding, source_titles: list[str], parent: QWidget) -> None:
+        super().__init__(parent)
+        self.finding = finding
+        self.setObjectName(f"finding-{finding.code}")
+        self.setProperty("severity", finding.severity)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        icon = QLabel(self)
+        icon.setPixmap(severity_icon(self, finding.severity).pixmap(20, 20))
+        icon.setAlignment(Qt.AlignmentFlag.AlignTop)
+        layout.addWidget(icon)
+        text = QLabel(self)
+        text.setObjectName("message")
+        text.setWordWrap(True)
+        text.setTextFormat(Qt.TextFormat.PlainText)
+        where = f"[{finding.key}] " if finding.key else ""
+        body = f"{where}{finding.message}"
+        if source_titles:
+            body += "\n" + tr("Sources: {titles}").format(titles="; ".join(source_titles))
+        text.setText(body)
+        text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        text.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        layout.addWidget(text, 1)
+        self.fix_button: QPushButton | None = None
+        if finding.fix is not None:
+            button = QPushButton(finding.fix.label, self)
+            button.setObjectName(f"fix-{finding.code}")
+            button.setToolTip(tr("Change the recipe: {changes}").format(changes=", ".join(
+                f"{k} = {v!r}" for k, v in finding.fix.changes.items())))
+            button.clicked.connect(lambda: self.fixClicked.emit(self.finding))
+            layout.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
+            self.fix_button = button
+
+
+class FindingsPanel(QWidget):
+    """Findings about the keys a page owns (all keys when `keys` is None).
+
+    The summary line says why Next is disabled while an error stands; a finding's fix
+    button applies the core's fix to the shared recipe.
+    """
+
+    def __init__(self, state: WizardState, keys: Iterable[str] | None = None,
+                 parent: QWidget | None = None, show_info: bool = True) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.keys = tuple(keys) if keys is not None else None
+        self.show_info = show_info
+        self.setObjectName("findings")
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        head = QHBoxLayout()
+        self.summary = QLabel(self)
+        self.summary.setObjectName("findings-summary")
+        self.summary.setWordWrap(True)
+        head.addWidget(self.summary, 1)
+        self.fix_all = QPushButton(tr("Apply all fixes"), self)
+        self.fix_all.setObjectName("fix-all")
+        self.fix_all.setToolTip(tr("Apply the suggested fix of every error on this page, in turn"))
+        self.fix_all.clicked.connect(self._apply_all)
+        head.addWidget(self.fix_all)
+        outer.addLayout(head)
+        self.scroll_area = QScrollArea(self)
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setMinimumHeight(90)
+        self.body = QWidget(self.scroll_area)
+        self.rows_layout = QVBoxLayout(self.body)
+        self.rows_layout.setContentsMargins(0, 0, 0, 0)
+        self.rows_layout.setSpacing(3)
+        self.rows_layout.addStretch(1)
+        self.scroll_area.setWidget(self.body)
+        outer.addWidget(self.scroll_area, 1)
+        self.rows: list[FindingRow] = []
+        state.findingsChanged.connect(self.refresh)
+        self.refresh()
+
+    def visible_findings(self) -> list[Finding]:
+        """The findings this panel shows: its keys, and notes only when asked."""
+        return [f for f in self.state.findings if key_matches(f.key, self.keys)
+                and (self.show_info or f.severity != "info")]
+
+    def errors(self) -> list[Finding]:
+        """The shown findings that are errors."""
+        return [f for f in self.visible_findings() if f.severity == "error"]
+
+    def refresh(self) -> None:
+        """Rebuild the rows from the state's findings."""
+        for row in self.rows:
+            self.rows_layout.removeWidget(row)
+            row.hide()  # deleteLater waits for the event loop; do not paint it meanwhile
+            row.deleteLater()
+        self.rows = []
+        kb = self.state.kb
+        findings = self.visible_findings()
+        for i, finding in enumerate(findings):
+            titles = [kb.sources[s].title for s in finding.sources if s in kb.sources]
+            row = FindingRow(finding, titles, self.body)
+            row.fixClicked.connect(self.state.apply_fix)
+            self.rows_layout.insertWidget(i, row)
+            self.rows.append(row)
+        errors = [f for f in findings if f.severity == "error"]
+        warnings = [f for f in findings if f.severity == "warning"]
+        if errors:
+            self.summary.setText(tr("Next is disabled: {count} error(s) stand. First: {message}")
+                                 .format(count=len(errors), message=errors[0].message))
+            self.summary.setStyleSheet("color: #b00020; font-weight: bold;")
+        elif warnings:
+            self.summary.setText(tr("{count} warning(s); the build can go ahead.")
+                                 .format(count=len(warnings)))
+            self.summary.setStyleSheet("")
+        elif findings:
+            self.summary.setText(tr("No problems found; notes below."))
+            self.summary.setStyleSheet("")
+        else:
+            self.summary.setText(tr("No problems found."))
+            self.summary.setStyleSheet("")
+        self.fix_all.setVisible(any(f.fix is not None for f in errors))
+
+    def row(self, code: str) -> FindingRow | None:
+        """The row of the finding with this code, or None."""
+        for row in self.rows:
+            if row.finding.code == code:
+                return row
+        return None
+
+    def codes(self) -> list[str]:
+        """The codes of the findings shown, in order."""
+        return [row.finding.code for row in self.rows]
+
+    def _apply_all(self) -> None:
+        # each fix can change the others (a new CUDA changes the cuDNN check): re-evaluate
+        # after every one, and stop when no error with a fix is left or nothing changes
+        for _ in range(10):
+            fixable = [f for f in self.errors() if f.fix is not None]
+            if not fixable:
+                return
+            before = self.state.recipe
+            self.state.apply_fix(fixable[0])
+            if self.state.recipe == before:
+                return
