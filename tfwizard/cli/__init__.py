@@ -23,6 +23,7 @@ from .. import __version__
 from ..core.errors import TfWizardError
 from ..core.i18n import _, language, language_from_env, set_language
 from . import (
+    advise,
     build,
     bundle,
     check,
@@ -44,7 +45,7 @@ __all__ = ["ARGPARSE_TEXTS", "COMMANDS", "Environment", "ExitStatus", "build_par
 
 #: every command module, in the order `tfwizard --help` lists them; each has
 #: register(subparsers), which adds its command (and sets its handler)
-COMMANDS = (detect, recipe, check, plan, build, diagnose, install, verify, bundle, desktop,
+COMMANDS = (detect, advise, recipe, check, plan, build, diagnose, install, verify, bundle, desktop,
             fetch, clean)
 
 Handler = Callable[..., ExitStatus]

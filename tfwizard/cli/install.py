@@ -1,5 +1,7 @@
-"""`tfwizard install`: install a built wheel into a venv or interpreter (its tags checked
-first; a failed install is compared with `pip freeze` from before)."""
+"""`tfwizard install`: install a built wheel, or an official one named by its requirement,
+into a venv or interpreter (its tags checked first; a failed install is compared with
+`pip freeze` from before). A requirement's wheel is downloaded first with the target's pip
+(core/fetch_wheel.py)."""
 
 from __future__ import annotations
 
@@ -8,15 +10,21 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..core.build.events import TFWIZARD
 from ..core.i18n import _
 from ..core.vocab import install_outcome
 from .context import Environment, ExitStatus, arg_path
+from .words import NOTE
 
 
 def register(sub: Any) -> None:
     """Add `install` to the `tfwizard` parser's subcommands."""
-    p = sub.add_parser("install", help=_("install a built wheel into a venv or interpreter"))
-    p.add_argument("wheel", metavar="WHEEL")
+    p = sub.add_parser("install", help=_("install a built wheel, or an official one by its "
+                                         "requirement, into a venv or interpreter"))
+    p.add_argument("wheel", metavar="WHEEL|REQUIREMENT",
+                   help=_("a wheel file, or a requirement such as "
+                          "tensorflow[and-cuda]==2.20.0: its wheel is downloaded with the "
+                          "target's pip, its tags checked, then installed with its extras"))
     where = p.add_mutually_exclusive_group()
     where.add_argument("--venv", metavar="DIR", help=_("the virtualenv to install into"))
     where.add_argument("--python", metavar="PATH",
@@ -32,6 +40,9 @@ def register(sub: Any) -> None:
                    help=_("also look for packages in DIR (repeatable)"))
     p.add_argument("--no-index", action="store_true",
                    help=_("offline: only --find-links, no package index"))
+    p.add_argument("--download-dir", metavar="DIR",
+                   help=_("keep a requirement's downloaded wheel in DIR (default: a temporary "
+                          "folder, removed afterwards)"))
     p.add_argument("--recipe", metavar="RECIPE", help=_("take [install] defaults from a recipe"))
     p.add_argument("--timeout", type=float, default=3 * 3600.0, metavar="S",
                    help=_("stop pip after S seconds (default 3 hours)"))
@@ -56,6 +67,7 @@ def python_option(env: Environment, value: str) -> str | Path:
 
 def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Install the wheel; pip's progress as it goes, the result at the end."""
+    from ..core.fetch_wheel import RequirementInstallation, parse_requirement
     from ..core.install import (
         InstallEvent,
         InstallProgress,
@@ -63,6 +75,7 @@ def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:
         VenvCreated,
         install_wheel,
         resolve_target,
+        run_installation,
     )
 
     recipe = load_recipe_option(args, env)
@@ -83,6 +96,8 @@ def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:
             return
         if isinstance(event, VenvCreated):
             env.out(_("created venv {path}").format(path=event.path))
+        elif isinstance(event, PipLine) and event.channel == TFWIZARD:
+            env.out(NOTE + event.line)
         elif isinstance(event, PipLine):
             if args.verbose or event.channel != "stdout" or event.line.startswith("ERROR"):
                 (env.err if event.channel == "stderr" else env.out)(f"  pip | {event.line}")
@@ -92,13 +107,19 @@ def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:
                 last_summary[0] = summary
                 env.out(f"{summary}: {event.message[:120]}")
 
-    result = install_wheel(
-        arg_path(env, args.wheel), target, extras,
+    options: dict[str, Any] = dict(
         index_url=args.index_url or (inst.index_url if inst else ""),
         trusted_host=args.trusted_host or (inst.trusted_host if inst else ""),
         find_links=[str(arg_path(env, p)) for p in args.find_links],
-        no_index=args.no_index, env=env.env, reporter=report, timeout=args.timeout,
-    )
+        no_index=args.no_index, env=env.env, timeout=args.timeout)
+    requirement = parse_requirement(args.wheel)
+    if requirement is None:
+        result = install_wheel(arg_path(env, args.wheel), target, extras, reporter=report,
+                               **options)
+    else:
+        result = run_installation(RequirementInstallation(
+            requirement, target, extras, download_dir=arg_path(env, args.download_dir)
+            if args.download_dir else None, **options), report)
     if args.json:
         env.out(json.dumps(result.to_dict(), indent=2))
     elif result.ok:

@@ -443,20 +443,24 @@ def _requirement(wheel: Path, extras: Sequence[str]) -> str:
     return str(wheel) + (f"[{','.join(extras)}]" if extras else "")
 
 
+def index_argv(index_url: str = "", trusted_host: str = "", find_links: Sequence[str] = (),
+               no_index: bool = False) -> list[str]:
+    """pip's options for where packages come from: an index (a mirror), folders, offline."""
+    argv = ["--index-url", index_url] if index_url else []
+    if trusted_host:
+        argv += ["--trusted-host", trusted_host]
+    for link in find_links:
+        argv += ["--find-links", str(link)]
+    return [*argv, "--no-index"] if no_index else argv
+
+
 def pip_argv(python: Path | str, requirement: str, *, index_url: str = "",
              trusted_host: str = "", find_links: Sequence[str] = (), no_index: bool = False,
              upgrade: bool = False) -> list[str]:
     """The pip command line (an argv list; nothing goes through a shell)."""
     argv = [str(python), "-m", "pip", "install", "--disable-pip-version-check",
-            "--no-input", "--progress-bar", "off"]
-    if index_url:
-        argv += ["--index-url", index_url]
-    if trusted_host:
-        argv += ["--trusted-host", trusted_host]
-    for link in find_links:
-        argv += ["--find-links", str(link)]
-    if no_index:
-        argv.append("--no-index")
+            "--no-input", "--progress-bar", "off",
+            *index_argv(index_url, trusted_host, find_links, no_index)]
     if upgrade:
         argv.append("--upgrade")
     argv.append(requirement)
@@ -576,6 +580,10 @@ class Installation:
         if pip is not None:  # stop() waits for pip to roll back: not on the caller's thread
             threading.Thread(target=pip.stop, name="pip-stop", daemon=True).start()
 
+    def _pip_requirement(self) -> str:
+        """What pip installs: the wheel file with its extras."""
+        return _requirement(self.wheel, self.extras)
+
     async def events(self) -> AsyncIterator[InstallEvent]:
         """Run the install, yielding events; the last is InstallFinished (unless cancelled).
 
@@ -590,7 +598,7 @@ class Installation:
         if not self.wheel.is_file():
             raise UsageError(_("{path}: no such wheel").format(path=self.wheel),
                              _("Give the path of a .whl file."))
-        requirement = _requirement(self.wheel, self.extras)
+        requirement = self._pip_requirement()
         created = False
         if target.create and target.venv is not None and not target.python.exists():
             await loop.run_in_executor(None, create_venv, target, self.env)
@@ -720,9 +728,16 @@ def install_wheel(
     "failed", not an exception. Not for use inside a running event loop: use
     `Installation(...).events()` there.
     """
-    installation = Installation(wheel, target, extras, index_url=index_url,
-                                trusted_host=trusted_host, find_links=find_links,
-                                no_index=no_index, env=env, timeout=timeout)
+    return run_installation(Installation(wheel, target, extras, index_url=index_url,
+                                         trusted_host=trusted_host, find_links=find_links,
+                                         no_index=no_index, env=env, timeout=timeout),
+                            reporter)
+
+
+def run_installation(installation: Installation,
+                     reporter: Reporter | None = None) -> InstallResult:
+    """Run an Installation (or a subclass) to its end, reporting every event; see
+    `install_wheel` for what it raises."""
 
     async def drive() -> None:
         async for event in installation.events():
