@@ -32,6 +32,10 @@ def register(sub: Any) -> None:
                    help=_("also look for packages in DIR (repeatable)"))
     p.add_argument("--no-index", action="store_true",
                    help=_("offline: only --find-links, no package index"))
+    p.add_argument("--wheel-only", action="store_true",
+                   help=_("replace only the installed TensorFlow with this wheel (pip "
+                          "--no-deps --force-reinstall, no extras): for a venv that already "
+                          "has the dependencies, after a rebuild"))
     p.add_argument("--recipe", metavar="RECIPE", help=_("take [install] defaults from a recipe"))
     p.add_argument("--timeout", type=float, default=3 * 3600.0, metavar="S",
                    help=_("stop pip after S seconds (default 3 hours)"))
@@ -98,6 +102,7 @@ def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:
         trusted_host=args.trusted_host or (inst.trusted_host if inst else ""),
         find_links=[str(resolve_path(env, p)) for p in args.find_links],
         no_index=args.no_index, env=env.env, reporter=report, timeout=args.timeout,
+        wheel_only=args.wheel_only,
     )
     if args.json:
         env.out(json.dumps(result.to_dict(), indent=2))

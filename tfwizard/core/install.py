@@ -428,8 +428,12 @@ def _requirement(wheel: Path, extras: Sequence[str]) -> str:
 
 def pip_argv(python: Path | str, requirement: str, *, index_url: str = "",
              trusted_host: str = "", find_links: Sequence[str] = (), no_index: bool = False,
-             upgrade: bool = False) -> list[str]:
-    """The pip command line (an argv list; nothing goes through a shell)."""
+             upgrade: bool = False, wheel_only: bool = False) -> list[str]:
+    """The pip command line (an argv list; nothing goes through a shell).
+
+    wheel_only: replace the installed TensorFlow with this wheel and touch nothing else
+    (`--no-deps --force-reinstall`; the rebuild loop of issue 17: the venv has the deps).
+    """
     argv = [str(python), "-m", "pip", "install", "--disable-pip-version-check",
             "--no-input", "--progress-bar", "off"]
     if index_url:
@@ -442,6 +446,8 @@ def pip_argv(python: Path | str, requirement: str, *, index_url: str = "",
         argv.append("--no-index")
     if upgrade:
         argv.append("--upgrade")
+    if wheel_only:
+        argv += ["--no-deps", "--force-reinstall"]
     argv.append(requirement)
     return argv
 
@@ -531,7 +537,7 @@ class Installation:
         extras: Sequence[str] = ("and-cuda",), *, index_url: str = "", trusted_host: str = "",
         find_links: Sequence[str] = (), no_index: bool = False,
         env: Mapping[str, str] | None = None, timeout: float = PIP_TIMEOUT,
-        check_tags: bool = True,
+        check_tags: bool = True, wheel_only: bool = False,
     ) -> None:
         self.wheel = Path(wheel).expanduser().absolute()
         self.target = target
@@ -543,6 +549,7 @@ class Installation:
         self.env = target_env(env)
         self.timeout = timeout
         self.check_tags = check_tags
+        self.wheel_only = wheel_only
         self.result: InstallResult | None = None
 
     async def events(self) -> AsyncIterator[InstallEvent]:
@@ -559,7 +566,8 @@ class Installation:
         if not self.wheel.is_file():
             raise UsageError(_("{path}: no such wheel").format(path=self.wheel),
                              _("Give the path of a .whl file."))
-        requirement = _requirement(self.wheel, self.extras)
+        # wheel_only: no extras, no dependency resolution at all
+        requirement = _requirement(self.wheel, () if self.wheel_only else self.extras)
         created = False
         if target.create and target.venv is not None and not target.python.exists():
             await loop.run_in_executor(None, create_venv, target, self.env)
@@ -577,7 +585,7 @@ class Installation:
             raise
         argv = pip_argv(target.python, requirement, index_url=self.index_url,
                         trusted_host=self.trusted_host, find_links=self.find_links,
-                        no_index=self.no_index)
+                        no_index=self.no_index, wheel_only=self.wheel_only)
         pip = _PipProcess(argv, self.env, self.timeout)
         progress = PipProgress()
         last: InstallProgress | None = None
@@ -675,7 +683,7 @@ def install_wheel(
     wheel: str | os.PathLike[str], target: InstallTarget, extras: Sequence[str] = ("and-cuda",),
     *, index_url: str = "", trusted_host: str = "", find_links: Sequence[str] = (),
     no_index: bool = False, env: Mapping[str, str] | None = None,
-    reporter: Reporter | None = None, timeout: float = PIP_TIMEOUT,
+    reporter: Reporter | None = None, timeout: float = PIP_TIMEOUT, wheel_only: bool = False,
 ) -> InstallResult:
     """Synchronous install: report every event to `reporter`, return the InstallResult.
 
@@ -686,7 +694,8 @@ def install_wheel(
     """
     installation = Installation(wheel, target, extras, index_url=index_url,
                                 trusted_host=trusted_host, find_links=find_links,
-                                no_index=no_index, env=env, timeout=timeout)
+                                no_index=no_index, env=env, timeout=timeout,
+                                wheel_only=wheel_only)
 
     async def drive() -> None:
         async for event in installation.events():
