@@ -37,6 +37,9 @@ LONG_MODULES: dict[str, str] = {
     "tfwizard/core/install.py": "tag checks, venv and pip steps of one installation job",
     "tfwizard/core/knowledge.py": "one dataclass per knowledge file and the loader that "
                                   "checks them; wheels.toml's loader could move out",
+    "tfwizard/core/build/warm.py": "the warm workspace (volumes, container lifecycle, exec, "
+                                   "configure hash, BEP wheel); splits when the runner uses "
+                                   "it (issue 17)",
     "tfwizard/core/verify.py": "the verification job: probe process, checks against the "
                                "expectation, report and its text; the GUI panel reads it",
     "tfwizard/core/runtime_diagnosis.py": "one rule per runtime failure kind, in the order "

@@ -40,7 +40,8 @@ OTHER_PY = "cp39" if PY_TAG != "cp39" else "cp310"
 
 
 def make_wheel(dest: Path, name: str, version: str = "1.0", tag: str = "py3-none-any", *,
-               requires: tuple[str, ...] = (), extras: tuple[str, ...] = ()) -> Path:
+               requires: tuple[str, ...] = (), extras: tuple[str, ...] = (),
+               value: int = 42) -> Path:
     """A minimal valid wheel, by hand (zipfile), with one module and optional extras."""
     dest.mkdir(parents=True, exist_ok=True)
     dist = name.replace("-", "_")
@@ -49,7 +50,7 @@ def make_wheel(dest: Path, name: str, version: str = "1.0", tag: str = "py3-none
     meta += [f"Provides-Extra: {e}" for e in extras]
     meta += [f"Requires-Dist: {r}" for r in requires]
     files = [
-        (f"{dist}/__init__.py", b"VALUE = 42\n"),
+        (f"{dist}/__init__.py", f"VALUE = {value}\n".encode()),
         (f"{info}/METADATA", ("\n".join(meta) + "\n\n").encode()),
         (f"{info}/WHEEL", f"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: "
                           f"{'true' if tag.endswith('any') else 'false'}\nTag: {tag}\n".encode()),
@@ -187,6 +188,37 @@ def test_installs_a_wheel_with_its_and_cuda_extra_offline(target_venv, wheels):
     assert any(line.lower().startswith("fakeflow") for line in freeze)
     assert any(line.lower().startswith(stub_name) for line in freeze)
     assert result.progress is not None and result.progress.to_install == 2
+
+
+@pytest.mark.slow
+def test_wheel_only_reinstalls_the_rebuilt_wheel_without_resolving(tmp_path):
+    """The rebuild loop (issue 17): the same version rebuilt, into a venv that has the
+    and-cuda dependencies; pip is given no index and no links, so any resolution fails."""
+    folder = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True).create(folder)
+    target = resolve_target(venv=folder)
+    links = tmp_path / "links"
+    stub = stub_wheel(links)
+    stub_name = stub.name.split("-")[0].replace("_", "-")
+    requires = (f'{stub_name}; extra == "and-cuda"',)
+    first = make_wheel(tmp_path / "a", "fakeflow", extras=("and-cuda",), requires=requires)
+    assert install_wheel(first, target, ["and-cuda"], find_links=[str(links)],
+                         no_index=True).ok
+    rebuilt = make_wheel(tmp_path / "b", "fakeflow", extras=("and-cuda",), requires=requires,
+                         value=43)
+    events: list = []
+    result = install_wheel(rebuilt, target, ["and-cuda"], reporter=events.append,
+                           wheel_only=True)
+    assert result.ok, result.message
+    argv = events[0].argv
+    assert "--no-deps" in argv and "--force-reinstall" in argv
+    assert argv[-1] == str(rebuilt)  # no [and-cuda]: nothing to resolve
+    assert [x for x in result.installed if x.startswith("fakeflow")] == ["fakeflow-1.0"]
+    assert not any(x.startswith(stub_name) for x in result.installed)
+    site = next(folder.glob("lib/python*/site-packages"))
+    assert (site / "fakeflow" / "__init__.py").read_text() == "VALUE = 43\n"
+    freeze = pip_freeze(target.python)
+    assert any(line.lower().startswith(stub_name) for line in freeze)  # deps untouched
 
 
 @pytest.mark.slow

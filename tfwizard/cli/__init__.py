@@ -35,6 +35,7 @@ from . import (
     install,
     plan,
     recipe,
+    shell,
     verify,
 )
 from .context import Environment, ExitStatus, exit_status
@@ -46,7 +47,7 @@ __all__ = ["ARGPARSE_TEXTS", "COMMANDS", "Environment", "ExitStatus", "build_par
 #: every command module, in the order `tfwizard --help` lists them; each has
 #: register(subparsers), which adds its command (and sets its handler)
 COMMANDS = (detect, advise, recipe, check, plan, build, diagnose, install, verify, bundle, desktop,
-            fetch, clean)
+            fetch, clean, shell)
 
 Handler = Callable[..., ExitStatus]
 

@@ -17,6 +17,9 @@ def register(sub: Any) -> None:
                       "labelled io.tfwizard)"))
     p.add_argument("--caches", action="store_true",
                    help=_("also remove the Bazel cache volumes (the next build starts cold)"))
+    p.add_argument("--workspaces", action="store_true",
+                   help=_("also remove the warm workspaces' volumes (source, Bazel output "
+                          "base, state): the next build of each recipe starts cold"))
     p.add_argument("--running", action="store_true",
                    help=_("also stop and remove the containers of builds still running"))
     p.add_argument("--dry-run", action="store_true", help=_("list what would go; remove nothing"))
@@ -31,7 +34,8 @@ def cmd_clean(args: argparse.Namespace, env: Environment) -> ExitStatus:
 
     client = dockerutil.connect(env.env)
     try:
-        items = find_leftovers(client, caches=args.caches, running=args.running)
+        items = find_leftovers(client, caches=args.caches, running=args.running,
+                               workspaces=args.workspaces)
         failed = [] if args.dry_run else remove_leftovers(client, items)
     finally:
         client.close()

@@ -43,6 +43,10 @@ def register(sub: Any) -> None:
     p.add_argument("--download-dir", metavar="DIR",
                    help=_("keep a requirement's downloaded wheel in DIR (default: a temporary "
                           "folder, removed afterwards)"))
+    p.add_argument("--wheel-only", action="store_true",
+                   help=_("replace only the installed TensorFlow with this wheel (pip "
+                          "--no-deps --force-reinstall, no extras): for a venv that already "
+                          "has the dependencies, after a rebuild"))
     p.add_argument("--recipe", metavar="RECIPE", help=_("take [install] defaults from a recipe"))
     p.add_argument("--timeout", type=float, default=3 * 3600.0, metavar="S",
                    help=_("stop pip after S seconds (default 3 hours)"))
@@ -111,7 +115,8 @@ def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:
         index_url=args.index_url or (inst.index_url if inst else ""),
         trusted_host=args.trusted_host or (inst.trusted_host if inst else ""),
         find_links=[str(arg_path(env, p)) for p in args.find_links],
-        no_index=args.no_index, env=env.env, timeout=args.timeout)
+        no_index=args.no_index, env=env.env, timeout=args.timeout,
+        wheel_only=args.wheel_only)
     requirement = parse_requirement(args.wheel)
     if requirement is None:
         result = install_wheel(arg_path(env, args.wheel), target, extras, reporter=report,

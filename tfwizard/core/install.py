@@ -456,13 +456,19 @@ def index_argv(index_url: str = "", trusted_host: str = "", find_links: Sequence
 
 def pip_argv(python: Path | str, requirement: str, *, index_url: str = "",
              trusted_host: str = "", find_links: Sequence[str] = (), no_index: bool = False,
-             upgrade: bool = False) -> list[str]:
-    """The pip command line (an argv list; nothing goes through a shell)."""
+             upgrade: bool = False, wheel_only: bool = False) -> list[str]:
+    """The pip command line (an argv list; nothing goes through a shell).
+
+    wheel_only: replace the installed TensorFlow with this wheel and touch nothing else
+    (`--no-deps --force-reinstall`; the rebuild loop of issue 17: the venv has the deps).
+    """
     argv = [str(python), "-m", "pip", "install", "--disable-pip-version-check",
             "--no-input", "--progress-bar", "off",
             *index_argv(index_url, trusted_host, find_links, no_index)]
     if upgrade:
         argv.append("--upgrade")
+    if wheel_only:
+        argv += ["--no-deps", "--force-reinstall"]
     argv.append(requirement)
     return argv
 
@@ -556,7 +562,7 @@ class Installation:
         extras: Sequence[str] = ("and-cuda",), *, index_url: str = "", trusted_host: str = "",
         find_links: Sequence[str] = (), no_index: bool = False,
         env: Mapping[str, str] | None = None, timeout: float = PIP_TIMEOUT,
-        check_tags: bool = True,
+        check_tags: bool = True, wheel_only: bool = False,
     ) -> None:
         self.wheel = Path(wheel).expanduser().absolute()
         self.target = target
@@ -568,6 +574,7 @@ class Installation:
         self.env = target_env(env)
         self.timeout = timeout
         self.check_tags = check_tags
+        self.wheel_only = wheel_only
         self.result: InstallResult | None = None
         self._cancelled = threading.Event()
         self._pip: _PipProcess | None = None
@@ -581,8 +588,9 @@ class Installation:
             threading.Thread(target=pip.stop, name="pip-stop", daemon=True).start()
 
     def _pip_requirement(self) -> str:
-        """What pip installs: the wheel file with its extras."""
-        return _requirement(self.wheel, self.extras)
+        """What pip installs: the wheel file with its extras (none with wheel_only: no
+        dependency resolution at all)."""
+        return _requirement(self.wheel, () if self.wheel_only else self.extras)
 
     async def events(self) -> AsyncIterator[InstallEvent]:
         """Run the install, yielding events; the last is InstallFinished (unless cancelled).
@@ -616,7 +624,7 @@ class Installation:
             raise
         argv = pip_argv(target.python, requirement, index_url=self.index_url,
                         trusted_host=self.trusted_host, find_links=self.find_links,
-                        no_index=self.no_index)
+                        no_index=self.no_index, wheel_only=self.wheel_only)
         pip = _PipProcess(argv, self.env, self.timeout)
         self._pip = pip
         if self._cancelled.is_set():  # cancel() came before there was a pip to stop
@@ -719,7 +727,7 @@ def install_wheel(
     wheel: str | os.PathLike[str], target: InstallTarget, extras: Sequence[str] = ("and-cuda",),
     *, index_url: str = "", trusted_host: str = "", find_links: Sequence[str] = (),
     no_index: bool = False, env: Mapping[str, str] | None = None,
-    reporter: Reporter | None = None, timeout: float = PIP_TIMEOUT,
+    reporter: Reporter | None = None, timeout: float = PIP_TIMEOUT, wheel_only: bool = False,
 ) -> InstallResult:
     """Synchronous install: report every event to `reporter`, return the InstallResult.
 
@@ -730,7 +738,8 @@ def install_wheel(
     """
     return run_installation(Installation(wheel, target, extras, index_url=index_url,
                                          trusted_host=trusted_host, find_links=find_links,
-                                         no_index=no_index, env=env, timeout=timeout),
+                                         no_index=no_index, env=env, timeout=timeout,
+                                         wheel_only=wheel_only),
                             reporter)
 
 

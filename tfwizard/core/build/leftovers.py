@@ -4,6 +4,8 @@ Only objects carrying the `io.tfwizard` label are ever listed, so nothing of any
 is touched: step containers and per-build volumes (labelled `io.tfwizard.build=<id>`) that
 a crashed, killed or detached build left; the Bazel cache volumes (kept across builds on
 purpose) only when asked. Containers of a build still running are skipped unless asked.
+A warm workspace (core/warm.py, labelled `io.tfwizard.workspace=<key>`): its idle container
+is stopped and removed (unless a command runs in it), its volumes only with `workspaces`.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from .plan import LABEL
 
 BUILD = f"{LABEL}.build"
 PURPOSE = f"{LABEL}.volume"
+WORKSPACE = f"{LABEL}.workspace"
 
 
 @dataclass(frozen=True)
@@ -38,8 +41,19 @@ def _ours(labels: dict[str, str] | None) -> bool:
     return bool(labels) and LABEL in (labels or {})
 
 
-def find_leftovers(client: Any, *, caches: bool = False,
-                   running: bool = False) -> list[Leftover]:
+def _busy_exec(client: Any, container: Any) -> bool:
+    """A command (a build) runs in the container through the exec API."""
+    for exec_id in container.attrs.get("ExecIDs") or []:
+        try:
+            if client.api.exec_inspect(exec_id).get("Running"):
+                return True
+        except Exception:  # noqa: BLE001 - an exec that went away is not busy
+            continue
+    return False
+
+
+def find_leftovers(client: Any, *, caches: bool = False, running: bool = False,
+                   workspaces: bool = False) -> list[Leftover]:
     """Every tfwizard container and volume on the engine, each with why it would stay."""
     out: list[Leftover] = []
     busy: set[str] = set()
@@ -52,6 +66,13 @@ def find_leftovers(client: Any, *, caches: bool = False,
             continue
         build = labels.get(BUILD, "")
         skipped = ""
+        if labels.get(WORKSPACE):  # a warm workspace's container: idle unless it execs
+            if not running and c.status == "running" and _busy_exec(client, c):
+                skipped = _("a build runs in the warm container of workspace {key}: "
+                            "`tfwizard clean --running` stops it").format(key=labels[WORKSPACE])
+            out.append(Leftover("container", c.name, "", labels.get(f"{LABEL}.step", ""),
+                                skipped))
+            continue
         if c.status in ("running", "restarting", "paused") and not running:
             busy.add(build)
             skipped = _("build {id} is running: `tfwizard build --attach {id}` follows it; "
@@ -65,7 +86,11 @@ def find_leftovers(client: Any, *, caches: bool = False,
         build = labels.get(BUILD, "")
         purpose = labels.get(PURPOSE, "")
         skipped = ""
-        if not build:
+        if labels.get(WORKSPACE):
+            if not workspaces:
+                skipped = _("a warm workspace volume (kept across builds; `--workspaces` "
+                            "removes it)")
+        elif not build:
             if not caches:
                 skipped = _("a cache volume (kept across builds; `--caches` removes it)")
         elif build in busy:
