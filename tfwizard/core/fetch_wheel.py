@@ -118,6 +118,7 @@ class RequirementInstallation(Installation):
         extras: Sequence[str] = (), *, download_dir: Path | None = None,
         index_url: str = "", trusted_host: str = "", find_links: Sequence[str] = (),
         no_index: bool = False, env: Any = None, timeout: float = PIP_TIMEOUT,
+        wheel_only: bool = False,
     ) -> None:
         req = requirement if isinstance(requirement, Requirement) else \
             parse_requirement(requirement)
@@ -128,7 +129,8 @@ class RequirementInstallation(Installation):
         self.download_dir = download_dir
         super().__init__(Path(req.name), target, sorted(set(req.extras) | set(extras)),
                          index_url=index_url, trusted_host=trusted_host,
-                         find_links=find_links, no_index=no_index, env=env, timeout=timeout)
+                         find_links=find_links, no_index=no_index, env=env, timeout=timeout,
+                         wheel_only=wheel_only)
 
     @staticmethod
     def _clean(text: str) -> str:
@@ -208,7 +210,7 @@ class RequirementInstallation(Installation):
         download folder): pip records it as installed from the index, not from a file."""
         _requirement(self.wheel, self.extras)  # the extras' names checked
         version = parse_wheel_filename(self.wheel.name)[1]
-        extras = f"[{','.join(self.extras)}]" if self.extras else ""
+        extras = f"[{','.join(self.extras)}]" if self.extras and not self.wheel_only else ""
         return f"{self.requirement.name}{extras}=={version}"
 
     def _finished(self, result: InstallResult, created: bool) -> InstallResult:

@@ -87,31 +87,26 @@ def translate(exc: BaseException, doing: str, *, connected: bool = False) -> TfW
             return TfWizardError(_("{doing}: not found: {error}").format(doing=doing, error=text))
         return TfWizardError(_("{doing}: the Docker engine refused: {error}").format(
             doing=doing, error=text))
-    if isinstance(exc, docker.errors.DockerException) or isinstance(
-            exc, (requests.exceptions.ConnectionError, ConnectionError, FileNotFoundError)):
-        if _is_permission(exc):
-            return DockerUnavailable(
-                _("{doing}: permission denied on the Docker socket").format(doing=doing),
-                permission_hint())
-        if connected:
-            return DockerUnavailable(
-                _("{doing}: the Docker daemon went away ({error})").format(doing=doing,
-                                                                            error=exc),
-                gone_hint())
+    transport = isinstance(exc, docker.errors.DockerException) or isinstance(
+        exc, (requests.exceptions.ConnectionError, ConnectionError, FileNotFoundError))
+    if not transport and not isinstance(exc, requests.exceptions.RequestException):
+        return TfWizardError(f"{doing}: {type(exc).__name__}: {exc}")
+    if transport and _is_permission(exc):
+        return DockerUnavailable(
+            _("{doing}: permission denied on the Docker socket").format(doing=doing),
+            permission_hint())
+    if connected:  # it answered before: it went away (both kinds of failure)
+        return DockerUnavailable(
+            _("{doing}: the Docker daemon went away ({error})").format(doing=doing, error=exc),
+            gone_hint())
+    if transport:
         return DockerUnavailable(
             _("{doing}: cannot reach the Docker engine ({error})").format(doing=doing, error=exc),
             start_hint())
-    if isinstance(exc, requests.exceptions.RequestException):
-        if connected:
-            return DockerUnavailable(
-                _("{doing}: the Docker daemon went away ({error})").format(doing=doing,
-                                                                            error=exc),
-                gone_hint())
-        return DockerUnavailable(
-            _("{doing}: talking to the Docker engine failed: {error}").format(doing=doing,
-                                                                               error=exc),
-            start_hint())
-    return TfWizardError(f"{doing}: {type(exc).__name__}: {exc}")
+    return DockerUnavailable(
+        _("{doing}: talking to the Docker engine failed: {error}").format(doing=doing,
+                                                                           error=exc),
+        start_hint())
 
 
 @contextlib.contextmanager

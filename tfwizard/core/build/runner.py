@@ -303,8 +303,7 @@ class BuildRunner:
         plan = self.plan
         plan.image_id, plan.image_digest = preflight.image_identity(image, plan.image)
         assert self.record is not None
-        # the plan now names the image it runs: its containers (none made yet) carry the
-        # digest of this text, which is what `attach` will read back
+        # the plan names its image now; the containers carry this text's digest (for attach)
         self._plan_json = plan.to_json()
         self._labels[PLAN_DIGEST_LABEL] = plan_digest(self._plan_json)
         self.record.write_plan(self._plan_json)
@@ -332,13 +331,22 @@ class BuildRunner:
             yield self.log.say(f"step {step.name}: " + " ".join(step.argv))
             async for event in self.stepper.run(step, mounts):
                 yield event
-            if step.needs_record:
-                async for event in self._read_bep():
-                    yield event
-            if self.stepper.last is None or self.stepper.last.exit_code != 0:
+            async for event in self._after_step(step):
+                yield event
+            if not self._step_succeeded():
                 return
         if self.parser.enter("package"):
             yield PhaseChanged("package", "copy")
+
+    async def _after_step(self, step: Step) -> AsyncIterator[BuildEvent]:
+        """What follows a step's output: the build step's BEP events (run or re-attached)."""
+        if step.needs_record:
+            async for event in self._read_bep():
+                yield event
+
+    def _step_succeeded(self) -> bool:
+        """Whether the last step ran and exited 0 (else the build stops there)."""
+        return self.stepper.last is not None and self.stepper.last.exit_code == 0
 
     async def _prepare_container(self, mounts: list[Any]) -> AsyncIterator[BuildEvent]:
         """Hand the volumes to the build uid: a root container chowns their top folders."""
@@ -425,10 +433,9 @@ class BuildRunner:
                                        stderr=seen[STDERR]))
         async for event in self.stepper.follow(step, current, seen):
             yield event
-        if step.needs_record:
-            async for event in self._read_bep():
-                yield event
-        if self.stepper.last is None or self.stepper.last.exit_code != 0:
+        async for event in self._after_step(step):
+            yield event
+        if not self._step_succeeded():
             return
         rest = self.plan.steps[index + 1:]
         if rest:
