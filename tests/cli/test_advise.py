@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.advise_hosts import HOSTS, MACHINES, detect
 from tests.cli.test_i18n_cli import PSEUDO, ZH, check_marked
+from tests.core.advise_hosts import HOSTS, MACHINES, detect
 from tfwizard.cli import ExitStatus, capture
 from tfwizard.core import i18n
 

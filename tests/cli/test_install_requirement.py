@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from tests.core.test_install import make_wheel
 from tests.cli.test_i18n_cli import PSEUDO, check_marked
+from tests.core.test_install import make_wheel
 from tfwizard.cli import ExitStatus, capture
 from tfwizard.core.errors import UsageError
 from tfwizard.core.fetch_wheel import download_argv, parse_requirement
