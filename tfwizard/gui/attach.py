@@ -67,18 +67,23 @@ async def offer_attach(window: Any, build_ids: list[str]) -> str | None:
     if clicked is None or clicked.objectName() != "attach":
         return None
     chosen = build_ids[0]
+    follow_build(window, chosen)
+    return chosen
+
+
+def follow_build(window: Any, build_id: str) -> None:
+    """Open the Build page following build `build_id` (its log so far, then live)."""
 
     def follow(_state: Any) -> Any:
         from tfwizard.core.build.runner import BuildRunner
 
-        return BuildRunner.attach(chosen)
+        return BuildRunner.attach(build_id)
 
     wizard = window.wizard
     wizard.build.factory = follow
     wizard.setStartId(PageId.BUILD)
     wizard.restart()
     wizard.build.start()
-    return chosen
 
 
 async def check_at_start(window: Any,

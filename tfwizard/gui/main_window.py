@@ -24,6 +24,8 @@ from tfwizard.core.i18n import LANGUAGES, language
 from tfwizard.core.recipe import Recipe, load_recipe, save_recipe
 
 from . import i18n
+from .attach import follow_build
+from .history import HistoryDialog
 from .i18n import tr
 from .icons import app_icon
 from .jobs import Jobs
@@ -86,6 +88,7 @@ class MainWindow(QMainWindow):
         target = QAction(tr("Import &target machine profile…"), self)
         target.triggered.connect(lambda: self.wizard.welcome.choose_target())
         menu.addAction(target)
+        menu.addAction(self._history_action())
         menu.addSeparator()
         quit_action = QAction(tr("&Quit"), self)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
@@ -104,6 +107,19 @@ class MainWindow(QMainWindow):
             group.addAction(action)
             languages.addAction(action)
             self.language_actions[code] = action
+
+    def _history_action(self) -> QAction:
+        action = QAction(tr("Build &history…"), self)
+        action.setObjectName("build-history")
+        action.triggered.connect(self.show_history)
+        return action
+
+    def show_history(self) -> Any:
+        """The build history dialog (past builds from their records), shown modeless."""
+        dialog = HistoryDialog(self, attach=lambda build_id: follow_build(self, build_id))
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
 
     # -- language -------------------------------------------------------------------------
     def set_language(self, code: str) -> bool:

@@ -43,6 +43,7 @@ from ..widgets.bundle import BundleSaver
 from ..widgets.findings import severity_icon
 from ..widgets.logview import LogView
 from .base import RecipePage
+from .build_watch import BuildWatch
 
 
 def unavailable_banner(parent: QWidget, reason: str) -> QLabel:
@@ -128,13 +129,15 @@ class BuildPage(RecipePage):
         self.progress.setObjectName("progress")
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
-        self.progress.setFormat(tr("%v / %m actions"))
+        self.progress.setFormat(tr("%p % · %v / %m actions"))
         self.body.addWidget(self.progress)
         self.action_label = QLabel("", self.content)
         self.action_label.setObjectName("action")
         self.action_label.setTextFormat(Qt.TextFormat.PlainText)
         self.body.addWidget(self.action_label)
         self.log = LogView(self.content)
+        self.watch = BuildWatch(state, self.content, self.log)
+        self.body.addWidget(self.watch)
         self.body.addWidget(self.log, 1)
         self.result_label = QLabel("", self.content)
         self.result_label.setObjectName("build-result")
@@ -157,6 +160,11 @@ class BuildPage(RecipePage):
     def running(self) -> bool:
         """A build is under way."""
         return self.task is not None and not self.task.done()
+
+    def sync(self) -> None:
+        """Before a build: its steps and estimated cost (none while one runs or ended)."""
+        if not self.running and self.result is None:
+            self.watch.show_plan()
 
     def isComplete(self) -> bool:
         """Qt: Next once a build made a wheel (and none runs)."""
@@ -190,6 +198,7 @@ class BuildPage(RecipePage):
             return
         self.cancel_button.setEnabled(True)
         self.phase_label.setText(tr("Starting…"))
+        self.watch.started()
         try:
             async for event in self.job.events():
                 self.show_event(event)
@@ -199,6 +208,7 @@ class BuildPage(RecipePage):
             self.buildFinished.emit(None)
         finally:
             self.log.flush_all()
+            self.watch.finished(self.result)
 
     def cancel(self) -> None:
         """Ask the build to stop (its containers are removed); the page shows it ending."""
@@ -240,7 +250,8 @@ class BuildPage(RecipePage):
                 self.progress.setRange(0, event.total)
                 self.progress.setValue(event.done or 0)
                 self.eta_label.setText(eta_text(event.eta_s))
-            if event.message:
+            self.watch.progress(event)
+            if event.message and self.result is None:
                 self.action_label.setText(event.message[:200])
         elif isinstance(event, PhaseChanged):
             self.phase_label.setText(
@@ -262,6 +273,7 @@ class BuildPage(RecipePage):
             result = event.result
             self.result = result
             self.phase_label.setText(build_title(result.status))
+            self.action_label.setText("")  # the last action line is stale now
             if result.ok and result.actions:
                 self.progress.setRange(0, result.actions)
                 self.progress.setValue(result.actions)
