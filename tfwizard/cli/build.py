@@ -34,6 +34,9 @@ def register(sub: Any) -> None:
                    help=_("the build host's `tfwizard detect --json` file (default: detect)"))
     p.add_argument("--target", metavar="PROFILE",
                    help=_("the machine the wheel is for (default: the recipe's, else this one)"))
+    p.add_argument("--fresh", action="store_true",
+                   help=_("a cold build in new containers and volumes, as before warm builds "
+                        "(the recipe's warm workspace is left as it is)"))
     p.add_argument("--force", action="store_true",
                    help=_("build even when `tfwizard check` reports errors"))
     p.add_argument("--install", action="store_true",
@@ -62,10 +65,7 @@ def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
     recipe = prepared.recipe
     out_dir = arg_path(env, args.out) if args.out else recipe.resolve_path("output.dir")
     check_out(out_dir)
-    from ..core.build.runner import BuildRunner
-
-    runner = BuildRunner(prepared.plan, out_dir=out_dir,
-                         recipe_text=prepared.recipe_path.read_text("utf-8"), env=env.env)
+    runner = make_runner(args, env, prepared, out_dir)
     status = follow(runner, env, as_json=args.json)
     result = runner.result
     if status != ExitStatus.OK or result is None:
@@ -74,6 +74,24 @@ def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
         return install_and_verify(args, env, recipe, Path(result.wheel),
                                   Path(result.record_dir), prepared.build_host)
     return ExitStatus.OK
+
+
+def make_runner(args: argparse.Namespace, env: Environment, prepared: Prepared,
+                out_dir: Path | None) -> Any:
+    """The warm runner (the recipe's warm workspace), or the cold one with --fresh or when
+    the plan cannot take the warm path (said on stderr)."""
+    from ..core.build.runner import BuildRunner
+    from ..core.build.warmrun import WarmRunner, cold_reason, recipe_idle_s
+
+    text = prepared.recipe_path.read_text("utf-8")
+    why = None if args.fresh else cold_reason(prepared.plan)
+    if args.fresh or why:
+        if why and not args.json:
+            env.err("tfwizard: " + _("a cold build: {reason}").format(reason=why))
+        return BuildRunner(prepared.plan, out_dir=out_dir, recipe_text=text, env=env.env)
+    return WarmRunner(prepared.plan, recipe_id=str(prepared.recipe_path.resolve()),
+                      idle_s=recipe_idle_s(prepared.recipe.build.warm_idle_min),
+                      out_dir=out_dir, recipe_text=text, env=env.env)
 
 
 def cmd_attach(args: argparse.Namespace, env: Environment) -> ExitStatus:
