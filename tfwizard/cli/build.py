@@ -72,7 +72,8 @@ def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
         return status
     if args.install and result.wheel:
         return install_and_verify(args, env, recipe, Path(result.wheel),
-                                  Path(result.record_dir), prepared.build_host)
+                                  Path(result.record_dir), prepared.build_host,
+                                  warm=not args.fresh and hasattr(runner, "workspace"))
     return ExitStatus.OK
 
 
@@ -108,9 +109,10 @@ def cmd_attach(args: argparse.Namespace, env: Environment) -> ExitStatus:
 
 
 def install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any, wheel: Path,
-                       record: Path, host: Any) -> ExitStatus:
+                       record: Path, host: Any, *, warm: bool = False) -> ExitStatus:
     """`build --install [--verify]`: chain into install (and verify) with the recipe's
-    [install] section; their reports are saved in the build record."""
+    [install] section; their reports are saved in the build record. After a `warm` build
+    into a venv that has the wheel's dependencies, only the wheel is reinstalled."""
     from ..core.install import InstallProgress, install_wheel, resolve_target
 
     inst = recipe.install
@@ -133,10 +135,17 @@ def install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any, 
     if not args.json:
         env.out(_("Installing {wheel} into {python} ...").format(wheel=wheel.name,
                                                                  python=target.python))
+    from ..core.reinstall import deps_present
+
+    alone = warm and deps_present(wheel, target.python, list(inst.extras))
+    if alone and not args.json:
+        env.out(_("reinstalling only the TensorFlow wheel: {python} has its dependencies"
+                  ).format(python=target.python))
     installed = install_wheel(wheel, target, list(inst.extras), index_url=inst.index_url,
                               trusted_host=inst.trusted_host,
                               find_links=[str(arg_path(env, p)) for p in args.find_links],
-                              no_index=args.no_index, env=env.env, reporter=report)
+                              no_index=args.no_index, env=env.env, reporter=report,
+                              wheel_only=alone)
     (record / "install.json").write_text(json.dumps(installed.to_dict(), indent=2) + "\n",
                                          encoding="utf-8")
     if not installed.ok:
