@@ -60,10 +60,9 @@ def _rebuild(box: warm.WarmContainer, out: Path) -> tuple[float, Path]:
     """One warm `tfwizard build`: seconds and the wheel."""
     t = time.perf_counter()
     assert box.ensure() is True, "the warm container went away"
-    conf = box.configure()
-    if conf.exit_code != 0 or not conf.skipped:
-        raise RuntimeError(f"configure ran again or failed: {conf.output[-20:]}")
-    built = box.build()
+    built = box.build(configure=True)  # configure-if-changed and build: one exec
+    if not built.skipped:
+        raise RuntimeError(f"configure ran again: {built.output[-20:]}")
     if built.exit_code != 0:
         raise RuntimeError("warm rebuild failed:\n" + "\n".join(built.output[-40:]))
     wheel = box.copy_wheel(built, out)

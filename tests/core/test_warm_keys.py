@@ -84,3 +84,46 @@ def test_the_build_flag_points_the_bep_at_this_builds_own_file():
     assert warm.bep_flag("--build_event_json_file=/record/bep.json", "/record/b-1.json") == \
         "--build_event_json_file=/record/b-1.json"
     assert warm.bep_flag("--config=opt", "/x") == "--config=opt"
+
+
+def test_build_script_runs_configure_then_build_and_drops_idle_bep_files(tmp_path):
+    import subprocess
+
+    (tmp_path / "bep-old.json").write_text("{}")
+    (tmp_path / "bep-busy.json").write_text("{}")
+    (tmp_path / "busy.busy").write_text("1")
+    argv = ["sh", "-c", warm.BUILD_SCRIPT, "sh", str(tmp_path / "bep-new.json"), "3",
+            "echo", "configure", "a b", "echo", "build", "--x=1"]
+    run = subprocess.run(argv, capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["configure a b", "build --x=1"]
+    assert not (tmp_path / "bep-old.json").exists()
+    assert (tmp_path / "bep-busy.json").exists()  # its exec still runs
+    failed = subprocess.run(["sh", "-c", warm.BUILD_SCRIPT, "sh", str(tmp_path / "bep-n.json"),
+                             "1", "false", "echo", "built"], capture_output=True, text=True,
+                            check=False)
+    assert failed.returncode != 0 and "built" not in failed.stdout
+    alone = subprocess.run(["sh", "-c", warm.BUILD_SCRIPT, "sh", str(tmp_path / "bep-m.json"),
+                            "0", "echo", "only"], capture_output=True, text=True, check=False)
+    assert alone.stdout.strip() == "only"
+
+
+def test_idle_key_is_validated_and_defaults_to_30_minutes(tmp_path):
+    import pytest
+
+    from tfwizard.core.build.warmrun import cold_reason, recipe_idle_s
+    from tfwizard.core.errors import TfWizardError
+
+    ok = world.fixture_recipe(tmp_path / "ok.toml", workspace=tmp_path, prefix="p",
+                              extra="")
+    assert load_recipe(ok).build.warm_idle_min == 30
+    text = ok.read_text().replace("jobs = 2", "jobs = 2\nwarm_idle_min = 5")
+    ok.write_text(text)
+    assert recipe_idle_s(load_recipe(ok).build.warm_idle_min) == 300
+    assert recipe_idle_s(0) == warm.DEFAULT_IDLE_S == 1800
+    for bad in ("-1", '"ten"', "5000"):
+        ok.write_text(text.replace("warm_idle_min = 5", f"warm_idle_min = {bad}"))
+        with pytest.raises(TfWizardError) as err:
+            load_recipe(ok)
+        assert "warm_idle_min" in str(err.value.message)
+    assert cold_reason(_plan(tmp_path)) is None

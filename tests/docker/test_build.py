@@ -148,7 +148,7 @@ def test_second_build_through_the_cli_reuses_the_disk_cache(tw, cold, tmp_path):
     assert cold.result.status == "succeeded"
     out = tmp_path / "out"
     status, stdout, stderr = capture(
-        ["build", str(tw.recipe), "--out", str(out), "--json"],
+        ["build", "--fresh", str(tw.recipe), "--out", str(out), "--json"],
         env_vars={**os.environ, "TFWIZARD_DATA_DIR": str(tw.data)})
     assert status == ExitStatus.OK, stderr + stdout[-3000:]
     events = [json.loads(line) for line in stdout.splitlines()]
@@ -215,7 +215,7 @@ def test_sigint_to_tfwizard_build_cancels_cleanly(tw, tmp_path):
     recipe = _recipe(tmp_path / "sigint.toml", workspace=tw.workspace, prefix=tw.prefix,
                      name=name, bazel_flags=("--action_env=TFW_FIXTURE_SLEEP=120",))
     env = {**os.environ, "TFWIZARD_DATA_DIR": str(tw.data), "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "tfwizard", "build", str(recipe), "--json"],
+    proc = subprocess.Popen([sys.executable, "-m", "tfwizard", "build", "--fresh", str(recipe), "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                             cwd=tmp_path)
     record = None
@@ -279,7 +279,7 @@ def test_build_install_verify_chain_on_the_fixture(tw, cold, tmp_path):
     path = tmp_path / "fixture-install.toml"
     path.write_text(recipe)
     env = {**os.environ, "TFWIZARD_DATA_DIR": str(tw.data)}
-    status, out, err = capture(["build", str(path), "--host",
+    status, out, err = capture(["build", "--fresh", str(path), "--host",
                                 str(ROOT / "tests/data/hosts/no-gpu-server.json"), "--install",
                                 "--find-links", str(links), "--no-index", "--verify"], env)
     assert status == ExitStatus.OK, out + err

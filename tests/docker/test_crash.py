@@ -208,7 +208,7 @@ def test_sigkill_of_tfwizard_build_on_the_fixture_then_attach(cw, tmp_path):
                              name=f"crash-{uuid.uuid4().hex[:6]}",
                              bazel_flags=("--action_env=TFW_FIXTURE_SLEEP=20",))
     env = {**os.environ, "TFWIZARD_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "tfwizard", "build", str(recipe), "--json",
+    proc = subprocess.Popen([sys.executable, "-m", "tfwizard", "build", "--fresh", str(recipe), "--json",
                              "--out", str(tmp_path / "wheels")], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     record, got = None, []

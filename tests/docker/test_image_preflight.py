@@ -128,7 +128,7 @@ def test_check_preflight_and_build_stop_on_the_missing_compiler(img):
     assert "ERROR PATH_NOT_IN_IMAGE" in out and LLVM18 in out
     assert time.monotonic() - t0 < 15
     t0 = time.monotonic()
-    status, out, err = capture(["build", str(recipe), "--host", NO_GPU], env_vars=env)
+    status, out, err = capture(["build", "--fresh", str(recipe), "--host", NO_GPU], env_vars=env)
     assert status == ExitStatus.ERROR
     assert "PATH_NOT_IN_IMAGE" in err and LLVM18 in err and "preflight found 1 error" in err
     assert time.monotonic() - t0 < 15

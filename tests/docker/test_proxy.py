@@ -129,7 +129,7 @@ def test_fetch_downloads_through_the_proxy_then_an_offline_build_uses_it(net, tm
     # the same caches, no network at all: the download comes from the repository cache
     offline = _recipe(tmp_path / "offline.toml", workspace=ws, prefix=net.prefix,
                       network="none")
-    status, stdout, stderr = capture(["build", str(offline), "--out", str(tmp_path / "out"),
+    status, stdout, stderr = capture(["build", "--fresh", str(offline), "--out", str(tmp_path / "out"),
                                       "--json"], env)
     assert status == ExitStatus.OK, stderr + stdout[-3000:]
     assert net.proxy.requests()[before:] == requests  # nothing more went out

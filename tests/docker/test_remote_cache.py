@@ -42,7 +42,7 @@ def _recipe(path: Path, *, workspace: Path, prefix: str, cache_url: str, upload:
 
 def _build(recipe: Path, data: Path, out: Path) -> SimpleNamespace:
     status, stdout, stderr = capture(
-        ["build", str(recipe), "--out", str(out), "--json"],
+        ["build", "--fresh", str(recipe), "--out", str(out), "--json"],
         env_vars={**os.environ, "TFWIZARD_DATA_DIR": str(data)})
     events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
     finished = [e for e in events if e["type"] == "finished"]
@@ -148,7 +148,7 @@ def test_a_cache_answering_http_1_0_is_a_warning_with_the_servers_words(rc, tmp_
         fill = _build(recipe, rc.data, tmp_path / "out1")  # PUTs work; every GET is a 404
         assert fill.status == ExitStatus.OK, fill.stderr + fill.tail
         assert any(r.startswith("PUT /ac/") for r in cache.requests)
-        status, out, err = capture(["build", str(recipe), "--out", str(tmp_path / "out2")],
+        status, out, err = capture(["build", "--fresh", str(recipe), "--out", str(tmp_path / "out2")],
                                    env_vars={**os.environ, "TFWIZARD_DATA_DIR": str(rc.data)})
     assert status == ExitStatus.OK, err + out[-3000:]  # the build itself succeeds
     assert any(r.startswith("GET /ac/") and r.endswith(" 200") for r in cache.requests)

@@ -108,7 +108,7 @@ volume_prefix = "tfwizard-test-remote"
     watcher.start()
     try:
         status, stdout, stderr = capture(
-            ["build", str(recipe), "--out", str(tmp_path / "out"), "--json"],
+            ["build", "--fresh", str(recipe), "--out", str(tmp_path / "out"), "--json"],
             env_vars={**os.environ, "DOCKER_HOST": engine.host,
                       "TFWIZARD_DATA_DIR": str(tmp_path / "data")})
     finally:

@@ -34,6 +34,9 @@ def register(sub: Any) -> None:
                    help=_("the build host's `tfwizard detect --json` file (default: detect)"))
     p.add_argument("--target", metavar="PROFILE",
                    help=_("the machine the wheel is for (default: the recipe's, else this one)"))
+    p.add_argument("--fresh", action="store_true",
+                   help=_("a cold build in new containers and volumes, as before warm builds "
+                        "(the recipe's warm workspace is left as it is)"))
     p.add_argument("--force", action="store_true",
                    help=_("build even when `tfwizard check` reports errors"))
     p.add_argument("--install", action="store_true",
@@ -62,18 +65,34 @@ def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
     recipe = prepared.recipe
     out_dir = arg_path(env, args.out) if args.out else recipe.resolve_path("output.dir")
     check_out(out_dir)
-    from ..core.build.runner import BuildRunner
-
-    runner = BuildRunner(prepared.plan, out_dir=out_dir,
-                         recipe_text=prepared.recipe_path.read_text("utf-8"), env=env.env)
+    runner = make_runner(args, env, prepared, out_dir)
     status = follow(runner, env, as_json=args.json)
     result = runner.result
     if status != ExitStatus.OK or result is None:
         return status
     if args.install and result.wheel:
         return install_and_verify(args, env, recipe, Path(result.wheel),
-                                  Path(result.record_dir), prepared.build_host)
+                                  Path(result.record_dir), prepared.build_host,
+                                  warm=not args.fresh and hasattr(runner, "workspace"))
     return ExitStatus.OK
+
+
+def make_runner(args: argparse.Namespace, env: Environment, prepared: Prepared,
+                out_dir: Path | None) -> Any:
+    """The warm runner (the recipe's warm workspace), or the cold one with --fresh or when
+    the plan cannot take the warm path (said on stderr)."""
+    from ..core.build.runner import BuildRunner
+    from ..core.build.warmrun import WarmRunner, cold_reason, recipe_idle_s
+
+    text = prepared.recipe_path.read_text("utf-8")
+    why = None if args.fresh else cold_reason(prepared.plan)
+    if args.fresh or why:
+        if why and not args.json:
+            env.err("tfwizard: " + _("a cold build: {reason}").format(reason=why))
+        return BuildRunner(prepared.plan, out_dir=out_dir, recipe_text=text, env=env.env)
+    return WarmRunner(prepared.plan, recipe_id=str(prepared.recipe_path.resolve()),
+                      idle_s=recipe_idle_s(prepared.recipe.build.warm_idle_min),
+                      out_dir=out_dir, recipe_text=text, env=env.env)
 
 
 def cmd_attach(args: argparse.Namespace, env: Environment) -> ExitStatus:
@@ -90,9 +109,10 @@ def cmd_attach(args: argparse.Namespace, env: Environment) -> ExitStatus:
 
 
 def install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any, wheel: Path,
-                       record: Path, host: Any) -> ExitStatus:
+                       record: Path, host: Any, *, warm: bool = False) -> ExitStatus:
     """`build --install [--verify]`: chain into install (and verify) with the recipe's
-    [install] section; their reports are saved in the build record."""
+    [install] section; their reports are saved in the build record. After a `warm` build
+    into a venv that has the wheel's dependencies, only the wheel is reinstalled."""
     from ..core.install import InstallProgress, install_wheel, resolve_target
 
     inst = recipe.install
@@ -115,10 +135,17 @@ def install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any, 
     if not args.json:
         env.out(_("Installing {wheel} into {python} ...").format(wheel=wheel.name,
                                                                  python=target.python))
+    from ..core.reinstall import deps_present
+
+    alone = warm and deps_present(wheel, target.python, list(inst.extras))
+    if alone and not args.json:
+        env.out(_("reinstalling only the TensorFlow wheel: {python} has its dependencies"
+                  ).format(python=target.python))
     installed = install_wheel(wheel, target, list(inst.extras), index_url=inst.index_url,
                               trusted_host=inst.trusted_host,
                               find_links=[str(arg_path(env, p)) for p in args.find_links],
-                              no_index=args.no_index, env=env.env, reporter=report)
+                              no_index=args.no_index, env=env.env, reporter=report,
+                              wheel_only=alone)
     (record / "install.json").write_text(json.dumps(installed.to_dict(), indent=2) + "\n",
                                          encoding="utf-8")
     if not installed.ok:

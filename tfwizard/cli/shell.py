@@ -46,10 +46,13 @@ def cmd_shell(args: argparse.Namespace, env: Environment) -> ExitStatus:
         raise UsageError(_("standard input is not a terminal: there is no one to type into "
                            "the shell"),
                          _("Give the command to run: `tfwizard shell RECIPE -- bazel info`."))
-    idle = warm.DEFAULT_IDLE_S if args.idle is None else int(args.idle * 60)
+    from ..core.build.warmrun import recipe_idle_s
+
+    idle = (recipe_idle_s(recipe.build.warm_idle_min) if args.idle is None
+            else int(args.idle * 60))
     client = dockerutil.connect(env.env)
     try:
-        box = warm.WarmContainer(client, plan, warm.workspace_for(plan, str(path)),
+        box = warm.WarmContainer(client, plan, warm.workspace_for(plan, str(path.resolve())),
                                  idle_s=idle)
         if not box.ensure():
             env.err(_("started the warm build container {name} (idle timeout {minutes} min)"

@@ -138,6 +138,8 @@ class BuildSection:
                                   check="name", default=[])
     network: str = _key("container network for the build", choices=("bridge", "none", "host"),
                         default="bridge")
+    warm_idle_min: int = _key("minutes the warm build container (and its Bazel server) stays "
+                              "up after a build; 0 = the default, 30", kind="int", default=30)
 
 
 @dataclass

@@ -279,6 +279,19 @@ class BuildRunner:
         plan = self.plan
         await self._setup_engine()
         yield PhaseChanged("prepare")
+        async for event in self._image_events():
+            yield event
+        mounts: list[Any] = []
+        async for line in self.volumes.prepare(mounts):
+            yield self.log.say(line)
+        async for event in self._prepare_container(mounts):
+            yield event
+        async for event in self._steps(plan.steps, mounts):
+            yield event
+
+    async def _image_events(self) -> AsyncIterator[BuildEvent]:
+        """The image found (pulled if allowed), its identity recorded, looked inside."""
+        plan = self.plan
         yield self.log.say(_("checking image {image}").format(image=plan.image))
         # a pull can stall on a registry that does not answer: cancel must not wait for it
         image = await self.engine.call_cancellable(
@@ -289,13 +302,6 @@ class BuildRunner:
         # before any step: the image has what the plan runs and names (seconds, not hours)
         yield self.log.say(await self.engine.call(_("looking inside image {image}").format(
             image=plan.image), self._check_image, image))
-        mounts: list[Any] = []
-        async for line in self.volumes.prepare(mounts):
-            yield self.log.say(line)
-        async for event in self._prepare_container(mounts):
-            yield event
-        async for event in self._steps(plan.steps, mounts):
-            yield event
 
     def _check_image(self, image: Any) -> str:
         """Record the image's ID and digest in plan.json; stop when it lacks what the plan

@@ -122,6 +122,26 @@ rm -f "$hash_file"
 echo "$want" > "$hash_file"
 """.replace("__SKIP__", SKIP_LINE)
 
+#: one build in one exec (issue 17: every exec costs a round trip): $1 this build's BEP
+#: file, $2 how many of the next arguments are the configure command (0: none), then that
+#: command, then the build command. Removes the BEP files of earlier builds (those whose
+#: exec is not busy), runs the configure command, and on its success the build.
+BUILD_SCRIPT = r"""
+bep=$1; n=$2; shift 2
+state=${bep%/*}
+for f in "$state"/bep-*.json; do
+  [ -e "$f" ] || continue
+  t=${f##*/bep-}; t=${t%.json}
+  [ -e "$state/busy.$t" ] || rm -f "$f"
+done
+if [ "$n" -gt 0 ]; then
+  ( i=0; for a do if [ "$i" -lt "$n" ]; then set -- "$@" "$a"; fi; shift; i=$((i+1)); done
+    exec "$@" ) || exit $?
+fi
+shift "$n"
+exec "$@"
+"""
+
 
 @dataclass(frozen=True)
 class Workspace:
@@ -355,14 +375,16 @@ class WarmContainer:
 
     # -- commands ----------------------------------------------------------------------------
     def exec(self, argv: Sequence[str], *, env: dict[str, str] | None = None,
-             workdir: str = SRC, on_output: OnOutput | None = None) -> ExecResult:
-        """Run argv in the warm container (blocking), streaming lines to on_output."""
+             workdir: str = SRC, on_output: OnOutput | None = None,
+             token: str | None = None) -> ExecResult:
+        """Run argv in the warm container (blocking), streaming lines to on_output;
+        `token` names the exec's busy file (default: a new one)."""
         from .events import LineSplitter
 
         if self.container is None:
             raise TfWizardError(_("the warm build container is not started"))
         api = self.client.api
-        token = secrets.token_hex(6)
+        token = token or secrets.token_hex(6)
         wrapped = ["sh", "-c", EXEC_WRAPPER, "sh", RECORD, str(self.idle_s), token, *argv]
         t0 = time.perf_counter()
         with dockerutil.docker_errors(_("running a command in the warm build container")):
@@ -454,25 +476,44 @@ class WarmContainer:
     def configure(self, on_output: OnOutput | None = None) -> ExecResult:
         """./configure, unless its inputs are those of its last successful run (then the
         result's `skipped` is True)."""
+        return self.exec(self._configure_argv(), env=self._step("configure").env,
+                         workdir=self._step("configure").workdir, on_output=on_output)
+
+    def _configure_argv(self, *, with_env: bool = False) -> list[str]:
+        """The configure-if-changed command; `with_env`: behind `env K=V...`, for an exec
+        whose own environment is the build step's."""
         step = self._step("configure")
         argv = ["sh", "-c", CONFIGURE_IF_CHANGED, "sh", f"{RECORD}/{CONFIGURE_HASH}",
                 configure_digest(self.plan, step), f"{step.workdir}/{CONFIGURE_OUTPUT}",
                 *step.argv]
-        return self.exec(argv, env=step.env, workdir=step.workdir, on_output=on_output)
+        if with_env:
+            argv = ["env", *[f"{k}={v}" for k, v in sorted(step.env.items())], *argv]
+        return argv
 
-    def build(self, on_output: OnOutput | None = None) -> ExecResult:
-        """The plan's `bazel build`, writing the BEP to a file of this build's own."""
+    def build(self, on_output: OnOutput | None = None, *,
+              configure: bool = False) -> ExecResult:
+        """The plan's `bazel build`, writing the BEP to a file of this build's own;
+        `configure`: configure-if-changed first, in the same exec (one round trip). The
+        BEP file is removed by the next build's exec, not by an exec of its own."""
         step = self._step("build")
-        bep = f"{RECORD}/bep-{secrets.token_hex(6)}.json"
+        token = secrets.token_hex(6)
+        bep = f"{RECORD}/bep-{token}.json"
         argv = [bep_flag(a, bep) for a in step.argv]
         if not any(a.startswith(BEP_FLAG) for a in argv):
             at = argv.index("build") + 1
             argv.insert(at, BEP_FLAG + bep)
-        result = self.exec(argv, env=step.env, workdir=step.workdir, on_output=on_output)
+        conf: list[str] = []
+        if configure and self._step("configure").workdir == step.workdir:
+            conf = self._configure_argv(with_env=True)
+        elif configure:  # configure elsewhere: its own exec
+            first = self.configure(on_output)
+            if first.exit_code != 0 or first.cancelled:
+                return first
+        result = self.exec(["sh", "-c", BUILD_SCRIPT, "sh", bep, str(len(conf)), *conf,
+                            *argv], env=step.env, workdir=step.workdir,
+                           on_output=on_output, token=token)
         data = self.read_file(bep)
         result.bep_lines = data.decode("utf-8", "replace").splitlines() if data else []
-        # the BEP file served its one build
-        self.exec(["rm", "-f", bep], workdir="/")
         return result
 
     def read_file(self, path: str) -> bytes | None:
