@@ -286,6 +286,22 @@ def probe_image(client: Any, image: str, needs: list[ImageNeed], *, user: str | 
     return [line[len(_FOUND) + 1:] if line.startswith(_FOUND) else None for line in lines]
 
 
+def image_line(client: Any, plan: BuildPlan) -> str:
+    """The build's look inside its image, as the line its log shows; raises TfWizardError
+    naming what is missing (a build stops there, in seconds, not hours)."""
+    try:
+        missing = missing_in_image(client, plan)
+    except TfWizardError as exc:  # no /bin/sh to look with: the steps themselves will tell
+        return _("image {id}: not looked inside ({error})").format(
+            id=plan.image_digest or plan.image_id, error=exc.message)
+    if missing:
+        raise TfWizardError("\n".join(f.message for f in missing),
+                            _("`tfwizard check --preflight RECIPE` checks this before a "
+                              "build."))
+    return _("image {id}: what the plan needs is there").format(
+        id=plan.image_digest or plan.image_id)
+
+
 def missing_in_image(client: Any, plan: BuildPlan, *,
                      timeout_s: float = PROBE_TIMEOUT_S) -> list[Finding]:
     """PATH_NOT_IN_IMAGE errors for what the plan needs and the image lacks (local image)."""

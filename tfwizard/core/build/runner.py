@@ -313,17 +313,7 @@ class BuildRunner:
         self._plan_json = plan.to_json()
         self._labels[PLAN_DIGEST_LABEL] = plan_digest(self._plan_json)
         self.record.write_plan(self._plan_json)
-        try:
-            missing = preflight.missing_in_image(self.engine.client, plan)
-        except TfWizardError as exc:  # no /bin/sh to look with: the steps themselves will tell
-            return _("image {id}: not looked inside ({error})").format(
-                id=plan.image_digest or plan.image_id, error=exc.message)
-        if missing:
-            raise TfWizardError("\n".join(f.message for f in missing),
-                                _("`tfwizard check --preflight RECIPE` checks this before a "
-                                  "build."))
-        return _("image {id}: what the plan needs is there").format(
-            id=plan.image_digest or plan.image_id)
+        return preflight.image_line(self.engine.client, plan)
 
     async def _steps(self, steps: list[Step], mounts: list[Any]) -> AsyncIterator[BuildEvent]:
         """Run `steps` in order until one fails; then the package phase."""
