@@ -62,6 +62,20 @@ def tf_python() -> Path:
     return python
 
 
+@pytest.fixture(scope="session")
+def tf_cpu_folder(tmp_path_factory) -> Path:
+    """An offline folder: tensorflow-cpu and its dependencies for this Python, downloaded
+    once (~300 MB); shared by the CLI and the GUI install tests."""
+    folder = tmp_path_factory.mktemp("tf-cpu-wheels")
+    done = subprocess.run([sys.executable, "-m", "pip", "download", "--progress-bar", "off",
+                           "--disable-pip-version-check", "--only-binary", ":all:", "--dest",
+                           str(folder), "tensorflow-cpu"],
+                          capture_output=True, text=True, timeout=1800, check=False)
+    if done.returncode != 0:
+        pytest.fail(f"cannot download tensorflow-cpu:\n{done.stderr[-3000:]}")
+    return folder
+
+
 @pytest.fixture
 def pseudo_lang():
     """The core's `_()` in the pseudo language (⟦text⟧) for the test, then back.

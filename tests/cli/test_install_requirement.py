@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -125,19 +124,6 @@ def test_credentials_in_the_index_url_are_never_printed(tmp_path):
 
 
 # -- the real official wheel ------------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def tf_cpu_folder(tmp_path_factory) -> Path:
-    """tensorflow-cpu and its dependencies for this Python, downloaded once (~300 MB)."""
-    folder = tmp_path_factory.mktemp("tf-cpu-wheels")
-    done = subprocess.run([sys.executable, "-m", "pip", "download", "--progress-bar", "off",
-                           "--disable-pip-version-check", "--only-binary", ":all:", "--dest",
-                           str(folder), "tensorflow-cpu"],
-                          capture_output=True, text=True, timeout=1800, check=False)
-    if done.returncode != 0:
-        pytest.fail(f"cannot download tensorflow-cpu:\n{done.stderr[-3000:]}")
-    return folder
 
 
 @pytest.mark.slow

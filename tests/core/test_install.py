@@ -3,6 +3,7 @@ installs that leave the venv as it was, and the never-tfwizard's-own-interpreter
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import sys
@@ -15,6 +16,7 @@ import pytest
 from tfwizard.cli import capture
 from tfwizard.core.errors import UsageError, WheelIncompatible
 from tfwizard.core.install import (
+    Installation,
     InstallFinished,
     InstallProgress,
     InstallStarted,
@@ -261,7 +263,6 @@ def test_a_cancelled_install_is_stopped_and_compared_with_the_freeze(target_venv
                                                                      stop_at):
     import asyncio
 
-    from tfwizard.core.install import Installation
 
     wheel = make_wheel(wheels, "cancelflow")
     target = resolve_target(venv=target_venv)
@@ -294,7 +295,6 @@ def test_cancel_stops_a_pip_that_hangs_on_its_index(target_venv, wheels):
     import threading
     import time
 
-    from tfwizard.core.install import Installation
 
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
@@ -327,3 +327,21 @@ def test_cancel_stops_a_pip_that_hangs_on_its_index(target_venv, wheels):
     elapsed = times["end"] - times["cancel"]
     assert elapsed < 5, elapsed  # pip stops at SIGTERM; then the freeze comparison
     assert result.unchanged is True
+
+
+def test_tags_are_checked_before_a_venv_is_created(tmp_path, wheels):
+    """A wheel for another Python is refused by the interpreter that would create the venv,
+    so nothing is made (the venv took about 10 s before it was refused)."""
+    wheel = make_wheel(wheels, "tinypkg", tag=f"{OTHER_PY}-{OTHER_PY}-linux_x86_64")
+    new_dir = tmp_path / "never-made"
+    seen: list[object] = []
+
+    async def run() -> None:
+        async for event in Installation(wheel, resolve_target(venv=new_dir, create=True),
+                                        []).events():
+            seen.append(event)
+
+    with pytest.raises(WheelIncompatible) as info:
+        asyncio.run(run())
+    assert f"Python tag {OTHER_PY}-{OTHER_PY}" in str(info.value)
+    assert seen == [] and not new_dir.exists()

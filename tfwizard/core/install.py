@@ -152,10 +152,15 @@ def _run(argv: Sequence[str], timeout: float, env: Mapping[str, str],
             what=what, program=argv[0], error=exc.strerror or exc)) from None
 
 
+def base_python(target: InstallTarget) -> Path:
+    """The interpreter that creates the target's venv (its base_python, else tfwizard's)."""
+    return target.base_python or Path(getattr(sys, "_base_executable", "") or sys.executable)
+
+
 def create_venv(target: InstallTarget, env: Mapping[str, str] | None = None) -> Path:
     """python -m venv DIR (with pip); returns the venv's interpreter."""
     assert target.venv is not None
-    base = target.base_python or Path(getattr(sys, "_base_executable", "") or sys.executable)
+    base = base_python(target)
     done = _run([str(base), "-m", "venv", str(target.venv)], VENV_TIMEOUT, target_env(env),
                 _("creating the venv"))
     if done.returncode != 0 or not target.python.exists():
@@ -608,15 +613,17 @@ class Installation:
                              _("Give the path of a .whl file."))
         requirement = self._pip_requirement()
         created = False
-        if target.create and target.venv is not None and not target.python.exists():
+        to_create = target.create and target.venv is not None and not target.python.exists()
+        if self.check_tags:  # before anything is made: a new venv takes its base's tags
+            tags = await loop.run_in_executor(
+                None, interpreter_tags, base_python(target) if to_create else target.python,
+                self.env)
+            check_wheel(self.wheel, tags)
+        if to_create:
             await loop.run_in_executor(None, create_venv, target, self.env)
             created = True
             yield VenvCreated(str(target.venv), str(target.python))
         try:
-            if self.check_tags:
-                tags = await loop.run_in_executor(None, interpreter_tags, target.python,
-                                                  self.env)
-                check_wheel(self.wheel, tags)
             before = await loop.run_in_executor(None, pip_freeze, target.python, self.env)
         except BaseException:
             if created:

@@ -80,14 +80,22 @@ def default_build_job(state: WizardState) -> BuildJob:
 
 
 def default_install(state: WizardState, wheel: str) -> Job:
-    """The core installer for `wheel` into the recipe's venv (made if missing)."""
+    """The core installer for `wheel` (a file, or a requirement such as
+    `tensorflow-cpu==2.20.0` that pip downloads first) into the recipe's venv (made if
+    missing), created with install.python when one is set."""
     from tfwizard.core import install
+    from tfwizard.core.fetch_wheel import RequirementInstallation, parse_requirement
 
     inst = state.recipe.install
     venv = state.recipe.resolve_path("install.venv")
     target = install.resolve_target(venv=venv, python=state.recipe.resolve_path("install.python"),
                                     create=venv is not None)
     links = state.install_find_links
+    if parse_requirement(wheel) is not None:  # its own extras: [and-cuda] when it needs them
+        return RequirementInstallation(wheel, target, index_url=inst.index_url,
+                                       trusted_host=inst.trusted_host,
+                                       find_links=(links,) if links else (),
+                                       no_index=bool(links))
     return install.Installation(wheel, target, inst.extras, index_url=inst.index_url,
                                 trusted_host=inst.trusted_host,
                                 find_links=(links,) if links else (),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtWidgets import (
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (
 from qasync import asyncSlot
 
 from tfwizard.core.errors import TfWizardError
+from tfwizard.core.install import InstallTarget, base_python
 from tfwizard.core.jobs import Job
 
 from .. import jobs
@@ -54,7 +56,10 @@ class InstallPage(RecipePage):
         pick = QPushButton(tr("Choose wheel…"), self.content)
         pick.clicked.connect(self._pick_wheel)
         wheel_row.addWidget(pick)
+        self.wheel_edit.setToolTip(tr("A .whl file, or a requirement pip downloads first, "
+                                      "e.g. tensorflow-cpu==2.20.0"))
         form.addRow(tr("Wheel:"), wheel_row)
+        form.addRow(tr("Interpreter:"), self._python_row())
         row = QHBoxLayout()
         self.venv_edit = QLineEdit(self.content)
         self.venv_edit.setObjectName("venv")
@@ -110,6 +115,29 @@ class InstallPage(RecipePage):
         """An install is under way."""
         return self.task is not None and not self.task.done()
 
+    def _python_row(self) -> QHBoxLayout:
+        """install.python: the interpreter that creates the venv (or, without a venv, the
+        one the wheel goes into); its tags are checked before anything is made."""
+        row = QHBoxLayout()
+        self.python_edit = QLineEdit(self.content)
+        self.python_edit.setObjectName("install-python")
+        self.python_edit.setPlaceholderText(base_python(InstallTarget(Path())).as_posix())
+        self.python_edit.setToolTip(tr("The Python that creates the venv (empty: the one "
+                                       "shown); without a venv, the wheel goes into it"))
+        self.python_edit.textEdited.connect(lambda t: self.set({"install.python": t.strip()}))
+        row.addWidget(self.python_edit, 1)
+        browse = QPushButton(tr("Browse…"), self.content)
+        browse.setObjectName("browse-install-python")
+        browse.clicked.connect(self._browse_python)
+        row.addWidget(browse)
+        return row
+
+    def _browse_python(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, tr("Interpreter:"))
+        if path:
+            self.python_edit.setText(path)
+            self.set({"install.python": path})
+
     def _pick_wheel(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, tr("Wheel"), "", tr("Wheels (*.whl)"))
         if path:
@@ -135,6 +163,7 @@ class InstallPage(RecipePage):
             self.wheel_edit.setText(self.state.wheel)
         self.links_edit.setText(self.state.install_find_links)
         self.venv_edit.setText(r.install.venv)
+        self.python_edit.setText(r.install.python)
         self.and_cuda.setChecked("and-cuda" in r.install.extras)
         self.and_cuda.setEnabled(r.backend.kind == "cuda")
 

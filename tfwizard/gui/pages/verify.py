@@ -23,6 +23,7 @@ from .. import jobs
 from ..i18n import tr
 from ..state import WizardState
 from ..widgets.bundle import BundleSaver
+from ..widgets.verify_panel import OutputDiagnosis, VerifyPanel
 from .base import RecipePage, mono
 from .build import unavailable_banner
 
@@ -71,10 +72,15 @@ class VerifyPage(RecipePage):
         self.status.setObjectName("verify-status")
         row.addWidget(self.status, 1)
         self.body.addLayout(row)
+        self.panel = VerifyPanel(state, self.content)
+        self.body.addWidget(self.panel)
         self.report_view = QPlainTextEdit(self.content)
         self.report_view.setObjectName("verify-report")
+        self.report_view.setToolTip(tr("The full report, as `tfwizard verify` prints it"))
         mono(self.report_view)
         self.body.addWidget(self.report_view, 1)
+        self.output_diagnosis = OutputDiagnosis(state, self.content)
+        self.body.addWidget(self.output_diagnosis)
         self.bundle = BundleSaver(state, self.content, "save-bundle-verify",
                                   reports=self._reports)
         self.body.addWidget(self.bundle)
@@ -143,6 +149,8 @@ class VerifyPage(RecipePage):
         except (ImportError, AttributeError, TypeError):
             text = report.to_json() if hasattr(report, "to_json") else str(report)
         self.report_view.setPlainText(text)
+        if hasattr(report, "probe"):  # a core VerifyReport (not a stand-in's text)
+            self.panel.show_report(report)
         if getattr(report, "status", "") == "cancelled":
             self.status.setText(tr("Verification cancelled."))
         else:

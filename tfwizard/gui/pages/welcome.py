@@ -19,7 +19,8 @@ from tfwizard.core.host import HostProfile
 
 from ..i18n import tr
 from ..state import WizardState
-from .base import RecipePage
+from ..widgets.advice import AdviceBox
+from .base import PageId, RecipePage
 from .hostview import host_html
 
 
@@ -67,6 +68,9 @@ class WelcomePage(RecipePage):
         self.status = QLabel(self.content)
         self.status.setObjectName("detect-status")
         self.body.addWidget(self.status)
+        self.advice = AdviceBox(state, self.content, self.skip_to_install)
+        self.body.addWidget(self.advice)
+        self.jump: PageId | None = None  # the next page once, instead of Source
         self.body.addStretch(1)
         self._render()
 
@@ -86,6 +90,23 @@ class WelcomePage(RecipePage):
                 s.target_host, s,
                 tr("Target machine (runs the wheel): {path}").format(path=s.target_path)))
         self.local_button.setEnabled(s.target_host is not None)
+        self.advice.refresh()
+
+    def nextId(self) -> int:
+        """Qt: Source, or Install once when the advice's buttons skip the build."""
+        return int(self.jump) if self.jump is not None else super().nextId()
+
+    def skip_to_install(self, wheel: str) -> None:
+        """Go straight to Install with `wheel` (a file, or a requirement; "" to choose one)."""
+        if wheel:
+            self.state.wheel = wheel
+        wizard = self.wizard()
+        self.jump = PageId.INSTALL
+        try:
+            if wizard is not None:
+                wizard.next()
+        finally:
+            self.jump = None
 
     @asyncSlot()
     async def refresh(self) -> None:

@@ -1,0 +1,81 @@
+"""The Verify page's panel: the real tensorflow-cpu venv reaches a passing panel (verdict,
+one row per check); a failing interpreter gives failed rows and diagnosis cards; a real
+program's output pasted into the page is diagnosed as cards."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from tests.gui.pages.test_verify_page import fake_python, open_verify_page
+from tfwizard.gui.pages import PageId
+
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
+REAL_LOGS = Path(__file__).resolve().parents[2] / "data" / "real-logs" / "runtime"
+
+
+def rows(page) -> dict[str, str]:
+    return {row.key: row.status for row in page.panel.rows}
+
+
+@pytest.mark.slow
+def test_the_real_tensorflow_cpu_reaches_a_passing_panel(qtbot, make_window, tf_python):
+    window, page = open_verify_page(make_window, host=None)
+    page.python_edit.setText(str(tf_python))
+    qtbot.mouseClick(page.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.report is not None and not page.running, timeout=240000)
+    report = page.report
+    assert report.ok, page.report_view.toPlainText()[-3000:]
+    version = report.probe.data["tensorflow"]["version"]
+    assert page.panel.verdict.text() == (
+        f"TensorFlow {version} works here: every check passed (cpu).")
+    got = rows(page)
+    assert got["import"] == "pass" and got["version"] == "pass"
+    assert [v for k, v in got.items() if k.startswith("op:") and k.endswith("CPU:0")] == \
+        ["pass"], got
+    assert any(k.startswith("matmul:") and v == "pass" for k, v in got.items()), got
+    assert got["built-with"] == "info" and got["gpus"] == "info" and got["libraries"] == "info"
+    assert "fail" not in got.values()
+    detail = {r.key: r.detail for r in page.panel.rows}
+    assert detail["version"] == version and "GFLOP/s" in next(
+        r.detail for r in page.panel.rows if r.key.startswith("matmul:"))
+    assert page.panel.cards.cards == []  # nothing to diagnose on a passing CPU install
+    window.wizard.setStartId(int(PageId.WELCOME))
+
+
+def test_an_interpreter_without_tensorflow_gives_a_failed_row_and_a_card(qtbot, make_window,
+                                                                         tmp_path):
+    # the probe runs for real in the test's own interpreter, which has no TensorFlow
+    no_tf = fake_python(tmp_path, "notf", "import runpy, sys\nsys.argv = sys.argv[1:]\n"
+                                          "runpy.run_path(sys.argv[0], run_name='__main__')")
+    window, page = open_verify_page(make_window)
+    page.python_edit.setText(str(no_tf))
+    qtbot.mouseClick(page.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.report is not None and not page.running, timeout=60000)
+    assert page.report.status == "failed"
+    assert rows(page) == {"import": "fail"}
+    assert page.panel.verdict.text().startswith("TensorFlow does not work as expected here")
+    ids = [card.diagnosis.id for card in page.panel.cards.cards]
+    assert ids and ids[0] == "import-failed", ids
+    assert "tensorflow" in page.panel.cards.cards[0].text.text()
+    window.wizard.setStartId(int(PageId.WELCOME))
+
+
+def test_a_pasted_program_output_is_diagnosed_as_cards(qtbot, make_window):
+    """A real excerpt (tests/data/real-logs, a public issue thread): cudart 11.0 missing."""
+    window, page = open_verify_page(make_window)
+    box = page.output_diagnosis
+    qtbot.mouseClick(box.button, Qt.MouseButton.LeftButton)
+    assert box.status.text() == "Paste a program's output first."
+    box.edit.setPlainText((REAL_LOGS / "cudart110-alone-colab-ld-path.log").read_text())
+    qtbot.mouseClick(box.button, Qt.MouseButton.LeftButton)
+    ids = [card.diagnosis.id for card in box.cards.cards]
+    assert ids and ids[0] == "cudart-not-found", ids
+    assert "libcudart.so.11.0" in box.cards.cards[0].text.text()
+    box.edit.setPlainText("Epoch 1/10\nloss: 0.31 - accuracy: 0.91\n")
+    qtbot.mouseClick(box.button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not box.cards.cards)
+    assert box.status.text() == "No known problem in this output."
+    window.wizard.setStartId(int(PageId.WELCOME))
