@@ -143,7 +143,23 @@ def prepare(args: argparse.Namespace, env: Environment, planner: Callable[..., A
         return ExitStatus.OK
     if getattr(args, "out", None):
         check_out(arg_path(env, args.out))  # a usage error before looking at the image
+    if recipe.remote.executor:  # flags for the Bazel in the image, actions pinned to it
+        plan = fit_plan_to_image(recipe, plan, planner, env, build_host, target_host)
     status = preflight_gate(recipe, args, env, plan)  # proxies, paths, the image
     if status is not None:
         return status
     return Prepared(recipe_path, recipe, build_host, plan)
+
+
+def fit_plan_to_image(recipe: Recipe, plan: Any, planner: Callable[..., Any], env: Environment,
+                      build_host: HostProfile | None, target_host: HostProfile | None) -> Any:
+    """The plan again with what the build image says: its Bazel (`bazel --version`) and
+    repo digests; the same plan when the image cannot be asked."""
+    from ..core.build.imagefacts import read_image_facts
+
+    facts = read_image_facts(plan.image, env.env, user=plan.user)
+    if facts is None:
+        return plan
+    return planner(recipe, build_host=build_host, target_host=target_host,
+                   image_bazel=facts.bazel, repo_digests=facts.repo_digests)
+
