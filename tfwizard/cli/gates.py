@@ -82,6 +82,26 @@ def image_findings(recipe: Recipe, env: Environment, build: HostProfile | None,
     return check_image(plan, env=env.env)
 
 
+def remote_findings(recipe: Recipe, env: Environment, plan: Any = None,
+                    build: HostProfile | None = None,
+                    target: HostProfile | None = None) -> list[Any]:
+    """What the remote executor says (remotecheck.py): capabilities, then the probe with
+    the plan's platform properties (made here when not given)."""
+    from ..core.build.plan import make_plan
+    from ..core.build.remotecheck import check_service, plan_properties
+    from ..core.errors import TfWizardError
+
+    if not recipe.remote.executor:
+        return []
+    if plan is None:
+        try:
+            plan = make_plan(recipe, build_host=build, target_host=target)
+        except TfWizardError:
+            plan = None
+    properties = plan_properties(plan.flag_list) if plan is not None else []
+    return check_service(recipe, env.env, properties).findings
+
+
 def preflight_gate(recipe: Recipe, args: argparse.Namespace, env: Environment,
                    plan: Any = None) -> ExitStatus | None:
     """Before starting Docker work (build, fetch): the preflight checks, then (when they
@@ -89,7 +109,7 @@ def preflight_gate(recipe: Recipe, args: argparse.Namespace, env: Environment,
     from ..core.build.preflight import preflight
     from ..core.rules import errors, sort_findings
 
-    findings = preflight(recipe, env.env)
+    findings = preflight(recipe, env.env) + remote_findings(recipe, env, plan)
     if plan is not None and not errors(findings):
         findings = sort_findings(findings + image_findings(recipe, env, None, None, plan))
     show_findings(findings, args, env)
