@@ -94,3 +94,49 @@ def test_check_preflight_reports_the_wrong_instance(reapi, tmp_path):
     assert status == ExitStatus.ERROR, out + err
     assert "REMOTE_CAPABILITIES" in out and "wrong-one" in out, out
     assert time.monotonic() - t0 < 30
+
+
+@pytest.mark.slow
+def test_only_executor_and_instance_build_the_wheel_remotely_in_the_recipes_image(
+        reapi, tmp_path):
+    """Issue 21, done when: a recipe with only remote.executor and remote.instance_name
+    (and a network that reaches the service) builds the fixture's wheel on BuildGrid,
+    every compile action executed remotely in the recipe's image; the counts reach
+    result.json and the summary. The image's Bazel is 4.2.3: no --disk_cache."""
+    import json
+    import os
+    import uuid
+    from pathlib import Path
+
+    world.ensure_images()
+    token = uuid.uuid4().hex[:8]  # new action keys: a cold remote action cache
+    recipe = world.fixture_recipe(
+        tmp_path / "r.toml", workspace=world.copy_workspace(tmp_path / "ws"),
+        prefix=f"tfwizard-test-rxb-{token}", network="host",
+        bazel_flags=[f"--copt=-DTFW_REAPI_RUN={token}"],
+        extra=f'[remote]\nexecutor = "{reapi.endpoint}"\n'
+              f'instance_name = "{reapi.instance_name}"\n')
+    mark = reapi.mark()
+    data = tmp_path / "data"
+    try:
+        status, out, err = capture(["build", str(recipe), "--out", str(tmp_path / "out")],
+                                   env_vars={**os.environ, "TFWIZARD_DATA_DIR": str(data)})
+    finally:
+        for kind in ("repo", "disk"):
+            world.remove_volume(f"tfwizard-test-rxb-{token}-bazel-{kind}-cache")
+    assert status == ExitStatus.OK, err + out[-4000:]
+    record = Path(next(line for line in out.splitlines()
+                       if line.startswith("Record: ")).split()[1])
+    plan = json.loads((record / "plan.json").read_text())
+    flags = [f["flag"] for f in plan["bazel_flags"]]
+    assert plan["bazel_version"] == "4.2.3", plan["bazel_version_source"]
+    assert not any(f.startswith("--disk_cache") for f in flags)
+    assert f"--remote_default_exec_properties=container-image=docker://{world.IMAGE}" in flags
+    ran = [a for a in reapi.actions(mark) if f"-DTFW_REAPI_RUN={token}" in a.get("argv", [])]
+    assert len(ran) >= 20 and {a["image"] for a in ran} == {world.IMAGE}
+    result = json.loads((record / "result.json").read_text())
+    cache = result["cache"]
+    assert cache["remote_executions"] >= len(ran) and cache["ran_here"] == 0, cache
+    summary = next(line for line in out.splitlines() if line.startswith("Actions: "))
+    assert f"{cache['remote_executions']} ran remotely" in summary, summary
+    print(f"remote build: {summary}")

@@ -372,7 +372,8 @@ def make_plan(
         notes.append(rx.no_disk_cache_note(bazel))
     flags = plan_flags(recipe, release, kb=kb, python=python, wheel_name=wheel_name,
                        configure=env, volumes=volumes, build_host=build_host,
-                       properties=rx.exec_properties(recipe.remote, image, repo_digests))
+                       properties=rx.exec_properties(recipe.remote, image, repo_digests),
+                       bazel=bazel.version)
     source_kind, source_dir, git_ref = source_of(recipe, release, recipe_dir)
     uid = os.getuid() if uid is None and hasattr(os, "getuid") else uid
     gid = os.getgid() if gid is None and hasattr(os, "getgid") else gid

@@ -3,6 +3,8 @@ execution decisions of remoteexec.py) in the order Bazel gets them."""
 
 from __future__ import annotations
 
+from packaging.version import Version
+
 from ..host import HostProfile
 from ..knowledge import KnowledgeBase, Release
 from ..recipe import Recipe
@@ -13,12 +15,13 @@ from .flags import Flag, resource_limits
 
 def plan_flags(recipe: Recipe, release: Release, *, kb: KnowledgeBase, python: str,
                wheel_name: str, configure: dict[str, str], volumes: dict[str, str],
-               build_host: HostProfile | None, properties: list[str] | None = None
-               ) -> list[Flag]:
+               build_host: HostProfile | None, properties: list[str] | None = None,
+               bazel: Version | None = None) -> list[Flag]:
     """Every Bazel flag of the build, by group (flags.py), in the order Bazel gets them.
 
     With an executor, --jobs follows remote.jobs (the service's capacity), and
-    `properties` are the actions' platform properties (remoteexec.exec_properties)."""
+    `properties` are the actions' platform properties (remoteexec.exec_properties);
+    `bazel` is the Bazel that runs, when known (the resource flags take its form)."""
     gib_per_job = float(kb.platforms["memory"]["gib_per_job"])
     jobs: int | None
     if recipe.remote.executor:
@@ -33,7 +36,7 @@ def plan_flags(recipe: Recipe, release: Release, *, kb: KnowledgeBase, python: s
         "python": fl.python_flags(release, python),
         "compiler": fl.compiler_flags(configure, kb),
         "caches": fl.cache_flags(volumes),
-        "resources": fl.resource_flags(release, build_host, jobs, why, ram_mb, kb),
+        "resources": fl.resource_flags(release, build_host, jobs, why, ram_mb, kb, bazel),
         "remote": [*fl.remote_flags(recipe.remote),
                    *rx.execution_flags(recipe.remote, properties or [])],
         "network": fl.network_flags(recipe),
