@@ -10,7 +10,7 @@ from ..core.host import HostProfile
 from ..core.i18n import _
 from ..core.recipe import Recipe
 from .context import Environment, ExitStatus, arg_path
-from .gates import image_findings, load_hosts
+from .gates import image_findings, load_hosts, remote_findings
 from .render import finding_details, finding_line
 
 #: informational findings that explain a choice, shown without -v
@@ -69,6 +69,7 @@ def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
         from ..core.build.preflight import preflight
 
         findings = sort_findings(findings + preflight(recipe, env.env)
+                                 + remote_findings(recipe, env, None, build, target)
                                  + image_findings(recipe, env, build, target))
     targets = gpu_targets(recipe, build, target)
     if args.json:

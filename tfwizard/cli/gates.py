@@ -82,6 +82,26 @@ def image_findings(recipe: Recipe, env: Environment, build: HostProfile | None,
     return check_image(plan, env=env.env)
 
 
+def remote_findings(recipe: Recipe, env: Environment, plan: Any = None,
+                    build: HostProfile | None = None,
+                    target: HostProfile | None = None) -> list[Any]:
+    """What the remote executor says (remotecheck.py): capabilities, then the probe with
+    the plan's platform properties (made here when not given)."""
+    from ..core.build.plan import make_plan
+    from ..core.build.remotecheck import check_service, plan_properties
+    from ..core.errors import TfWizardError
+
+    if not recipe.remote.executor:
+        return []
+    if plan is None:
+        try:
+            plan = make_plan(recipe, build_host=build, target_host=target)
+        except TfWizardError:
+            plan = None
+    properties = plan_properties(plan.flag_list) if plan is not None else []
+    return check_service(recipe, env.env, properties).findings
+
+
 def preflight_gate(recipe: Recipe, args: argparse.Namespace, env: Environment,
                    plan: Any = None) -> ExitStatus | None:
     """Before starting Docker work (build, fetch): the preflight checks, then (when they
@@ -89,7 +109,7 @@ def preflight_gate(recipe: Recipe, args: argparse.Namespace, env: Environment,
     from ..core.build.preflight import preflight
     from ..core.rules import errors, sort_findings
 
-    findings = preflight(recipe, env.env)
+    findings = preflight(recipe, env.env) + remote_findings(recipe, env, plan)
     if plan is not None and not errors(findings):
         findings = sort_findings(findings + image_findings(recipe, env, None, None, plan))
     show_findings(findings, args, env)
@@ -143,7 +163,23 @@ def prepare(args: argparse.Namespace, env: Environment, planner: Callable[..., A
         return ExitStatus.OK
     if getattr(args, "out", None):
         check_out(arg_path(env, args.out))  # a usage error before looking at the image
+    if recipe.remote.executor:  # flags for the Bazel in the image, actions pinned to it
+        plan = fit_plan_to_image(recipe, plan, planner, env, build_host, target_host)
     status = preflight_gate(recipe, args, env, plan)  # proxies, paths, the image
     if status is not None:
         return status
     return Prepared(recipe_path, recipe, build_host, plan)
+
+
+def fit_plan_to_image(recipe: Recipe, plan: Any, planner: Callable[..., Any], env: Environment,
+                      build_host: HostProfile | None, target_host: HostProfile | None) -> Any:
+    """The plan again with what the build image says: its Bazel (`bazel --version`) and
+    repo digests; the same plan when the image cannot be asked."""
+    from ..core.build.imagefacts import read_image_facts
+
+    facts = read_image_facts(plan.image, env.env, user=plan.user)
+    if facts is None:
+        return plan
+    return planner(recipe, build_host=build_host, target_host=target_host,
+                   image_bazel=facts.bazel, repo_digests=facts.repo_digests)
+

@@ -195,6 +195,19 @@ class RemoteSection:
     bes_backend: str = _key("Build Event Service endpoint (grpc:// or grpcs://)", check="url",
                             default="")
     bes_results_url: str = _key("URL prefix of the build results UI", check="url", default="")
+    exec_properties: list[str] = _key(
+        'platform properties of every remote action, "NAME=VALUE"; "auto" = '
+        "container-image=docker://<build image> (pinned by its repo digest where known); "
+        "[] = none", kind="list", check="property", default=["auto"])
+    jobs: int = _key("Bazel --jobs with an executor: the service's capacity; 0 = 50",
+                     kind="int", default=0)
+    timeout: int = _key("--remote_timeout in seconds; 0 = 600 with an executor, Bazel's own "
+                        "60 without", kind="int", default=0)
+    retries: int = _key("--remote_retries (Bazel's default: 5)", kind="int", default=5)
+    local_fallback: bool = _key("--remote_local_fallback: run an action here when its remote "
+                                "execution fails", kind="bool", default=False)
+    probe: bool = _key("preflight submits one no-op action to check the platform properties",
+                       kind="bool", default=True)
 
 
 @dataclass
@@ -712,6 +725,13 @@ def _check_string(check: str, value: str) -> str | None:
         if re.fullmatch(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}", match.group(2)):
             return None
         return safety.check_flag("--x=" + value, bazel=True)
+    elif check == "property":
+        if value == "auto":
+            return None
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,99}=\S{0,2000}", value):
+            return _('"{value}" is not a platform property like '
+                     '"container-image=docker://IMAGE" (or "auto")').format(value=value[:60])
+        return safety.check_flag("--remote_default_exec_properties=" + value, bazel=True)
     elif check == "proxy":
         if value.startswith("${") and value.endswith("}"):
             return None if re.fullmatch(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}", value) else \

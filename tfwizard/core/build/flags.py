@@ -173,17 +173,18 @@ def cache_flags(volumes: dict[str, str]) -> list[Flag]:
 
 
 def resource_flags(release: Release, build_host: HostProfile | None, jobs: int | None,
-                   why_jobs: str, ram_mb: int | None, kb: KnowledgeBase) -> list[Flag]:
+                   why_jobs: str, ram_mb: int | None, kb: KnowledgeBase,
+                   bazel: Version | None = None) -> list[Flag]:
     """--jobs, and the flags that keep Bazel within the build host's memory, in the form the
-    release's Bazel takes: --local_resources=memory=/cpu= from Bazel 7.1 (platforms.toml
-    [bazel_resources]), --local_ram_resources before."""
+    build's Bazel takes (`bazel`, else the release's): --local_resources=memory=/cpu= from
+    Bazel 7.1 (platforms.toml [bazel_resources]), --local_ram_resources before."""
     flags = [Flag(f"--jobs={jobs}", why_jobs)] if jobs else []
     if not ram_mb:
         return flags
     why = _("keep Bazel under 80% of the build host's RAM")
     since = Version(str(kb.platforms["bazel_resources"]["local_resources_since"]))
     try:
-        modern = Version(release.bazel) >= since
+        modern = (bazel or Version(release.bazel)) >= since
     except InvalidVersion:
         modern = True  # "master" style values: the newest Bazel
     if not modern:

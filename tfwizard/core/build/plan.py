@@ -19,6 +19,7 @@ from typing import Any
 
 from packaging.version import Version
 
+from .. import bazelversion as bv
 from .. import cc as ccmod
 from .. import secrets
 from ..errors import UsageError
@@ -28,6 +29,7 @@ from ..knowledge import KnowledgeBase, Release, load_knowledge, recipe_python
 from ..recipe import Recipe
 from ..vocab import Phase, StepRole
 from . import flags as fl
+from . import remoteexec as rx
 from .configure import DEFAULT_PYTHON_BIN, configure_env, simulate_configure
 from .flags import (
     DISK_CACHE,
@@ -40,6 +42,7 @@ from .flags import (
     job_sizing,
     resource_limits,
 )
+from .planflags import plan_flags
 
 __all__ = ["DISK_CACHE", "DISTDIR", "PROGRESS_FLAGS", "RECORD", "REPO_CACHE", "Flag",
            "JobSizing", "job_sizing", "resource_limits"]
@@ -131,6 +134,9 @@ class BuildPlan:
     #: the image the build ran in, filled in by the runner once it has it (record only)
     image_id: str = ""
     image_digest: str = ""  # repository@sha256:... when a registry gave the image
+    #: the Bazel the flags were chosen for ("" unknown) and where that came from
+    bazel_version: str = ""
+    bazel_version_source: str = ""
 
     @property
     def flag_list(self) -> list[str]:
@@ -328,26 +334,6 @@ def build_steps(recipe: Recipe, release: Release, *, git_ref: str, source_kind: 
     return steps
 
 
-def plan_flags(recipe: Recipe, release: Release, *, kb: KnowledgeBase, python: str,
-               wheel_name: str, configure: dict[str, str], volumes: dict[str, str],
-               build_host: HostProfile | None) -> list[Flag]:
-    """Every Bazel flag of the build, by group (flags.py), in the order Bazel gets them."""
-    jobs, ram_mb, why = resource_limits(build_host, recipe.build.jobs,
-                                        float(kb.platforms["memory"]["gib_per_job"]))
-    return fl.grouped({
-        "progress": fl.progress_flags(),
-        "wheel": fl.wheel_flags(release, wheel_name),
-        "backend": fl.backend_flags(release, recipe.backend.kind),
-        "python": fl.python_flags(release, python),
-        "compiler": fl.compiler_flags(configure, kb),
-        "caches": fl.cache_flags(volumes),
-        "resources": fl.resource_flags(release, build_host, jobs, why, ram_mb, kb),
-        "remote": fl.remote_flags(recipe.remote),
-        "network": fl.network_flags(recipe),
-        "user": fl.user_flags(recipe),
-    })
-
-
 def make_plan(
     recipe: Recipe,
     *,
@@ -357,9 +343,15 @@ def make_plan(
     recipe_dir: Path | None = None,
     uid: int | None = None,
     gid: int | None = None,
+    image_bazel: bv.BazelVersion | None = None,
+    repo_digests: tuple[str, ...] = (),
 ) -> BuildPlan:
     """Turn a recipe into the build plan (no Docker, no files written; the knowledge base
-    is loaded when `kb` is None, the uid/gid are this process's when not given)."""
+    is loaded when `kb` is None, the uid/gid are this process's when not given).
+
+    `image_bazel` and `repo_digests` are what the build image said about itself
+    (imagefacts.py): the Bazel the remote flags are chosen for, and the digest the
+    actions' container-image is pinned by."""
     kb = kb or load_knowledge()
     release = resolve_release(recipe, kb)
     python = recipe_python(recipe, release)
@@ -372,11 +364,17 @@ def make_plan(
     predicted = simulate_configure(env, hermetic=release.hermetic_cuda)
     arch = _cpu_arch(build_host, target_host)
     target, wheel_dir, wheel_name = wheel_output(release, kind, arch)
-    volumes = fl.cache_volumes(recipe)
-    flags = plan_flags(recipe, release, kb=kb, python=python, wheel_name=wheel_name,
-                       configure=env, volumes=volumes, build_host=build_host)
-    source_kind, source_dir, git_ref = source_of(recipe, release, recipe_dir)
     image, notes = _image_and_notes(recipe, release, kb, python, arch)
+    bazel = rx.bazel_report(recipe, release, recipe_dir=recipe_dir, image=image_bazel)
+    volumes = fl.cache_volumes(recipe)
+    if "disk" in volumes and not rx.disk_cache_allowed(recipe.remote, bazel):
+        del volumes["disk"]
+        notes.append(rx.no_disk_cache_note(bazel))
+    flags = plan_flags(recipe, release, kb=kb, python=python, wheel_name=wheel_name,
+                       configure=env, volumes=volumes, build_host=build_host,
+                       properties=rx.exec_properties(recipe.remote, image, repo_digests),
+                       bazel=bazel.version)
+    source_kind, source_dir, git_ref = source_of(recipe, release, recipe_dir)
     uid = os.getuid() if uid is None and hasattr(os, "getuid") else uid
     gid = os.getgid() if gid is None and hasattr(os, "getgid") else gid
     startup = [f"--output_user_root={OUTPUT_USER_ROOT}"]
@@ -399,6 +397,8 @@ def make_plan(
         labels={LABEL: "1", f"{LABEL}.recipe": recipe.name,
                 f"{LABEL}.release": release.version},
         notes=notes + predicted.messages,
+        bazel_version=str(bazel.effective) if bazel.effective else "",
+        bazel_version_source=bazel.effective.source if bazel.effective else "",
     )
 
 

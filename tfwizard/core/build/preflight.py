@@ -127,7 +127,7 @@ def preflight(recipe: Recipe, env: Mapping[str, str] | None = None, *,
                             "fail.").format(key=key, why=why)
             out.append(Finding("PROXY_UNREACHABLE", "error", message, ("bazel-docs",),
                                f"network.{key}"))
-    for key in ("cache", "executor", "bes_backend"):
+    for key in ("cache", "bes_backend"):  # the executor: remotecheck.py asks it
         value = getattr(remote, key)
         if not value or value.startswith("unix:"):
             continue

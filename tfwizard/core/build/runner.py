@@ -225,7 +225,8 @@ class BuildRunner:
         assert self.record is not None
         stats = self.parser.stats
         cache = cache_summary(stats, disk_cache="disk" in self.plan.cache_volumes,
-                              remote_cache=any(f.startswith("--remote_cache=")
+                              remote_cache=any(f.startswith(("--remote_cache=",
+                                                             "--remote_executor="))
                                                for f in self.plan.flag_list))
         self.result = BuildResult(
             build_id=self.build_id, status=found.status, record_dir=str(self.record.path),
