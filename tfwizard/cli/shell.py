@@ -22,7 +22,7 @@ def register(sub: Any) -> None:
     p.add_argument("recipe", metavar="RECIPE")
     p.add_argument("--idle", type=float, default=None, metavar="MIN",
                    help=_("stop the warm container after this many idle minutes "
-                          "(default: 30)"))
+                          "(default: the recipe's build.warm_idle_min, else 30)"))
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND",
                    help=_("run this command instead of an interactive shell"))
     p.set_defaults(handler=cmd_shell)
