@@ -24,6 +24,7 @@ from tfwizard.core.i18n import LANGUAGES, language
 from tfwizard.core.recipe import Recipe, load_recipe, save_recipe
 
 from . import i18n
+from .help import add_help_menu
 from .i18n import tr
 from .icons import app_icon
 from .jobs import Jobs
@@ -104,6 +105,7 @@ class MainWindow(QMainWindow):
             group.addAction(action)
             languages.addAction(action)
             self.language_actions[code] = action
+        self.guide_action = add_help_menu(self)
 
     # -- language -------------------------------------------------------------------------
     def set_language(self, code: str) -> bool:
