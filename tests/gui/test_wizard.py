@@ -206,8 +206,12 @@ def test_import_target_profile_and_build_for_it(qtbot, make_window):
     wizard.state.update({"cuda.compute_capabilities": ["auto"]})
     wizard.go_to(PageId.COMPUTE)
     assert wizard.compute.ticked() == ["9.0"]  # the target's H100, not this machine
+    wizard.go_to(PageId.REVIEW)  # a bad profile from any page: a dialog over that page
     assert not wizard.welcome.import_target(str(HOSTS / "README.md"))
-    assert "Cannot import" in wizard.welcome.status.text()
+    box = window.findChild(QMessageBox, "import-error-box")
+    assert box is not None and box.isVisible()
+    assert "README.md" in box.text()
+    box.close()
 
 
 def test_refresh_detects_off_the_gui_thread(qtbot, make_window):

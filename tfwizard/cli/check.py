@@ -9,9 +9,11 @@ from typing import Any
 from ..core.host import HostProfile
 from ..core.i18n import _
 from ..core.recipe import Recipe
+from ..core.vocab import severity_word
 from .context import Environment, ExitStatus, arg_path
 from .gates import image_findings, load_hosts, remote_findings
-from .render import finding_details, finding_line
+from .render import finding_details
+from .term import finding_lines, terminal
 
 #: informational findings that explain a choice, shown without -v
 ALWAYS_SHOWN = {"CC_COVERS_GPU", "CLANG_OFFSETOF", "NO_GPU_HERE"}
@@ -79,10 +81,14 @@ def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
         _print_targets(recipe, targets, env)
         shown = [f for f in findings if args.verbose or f.severity != "info"
                  or f.code in ALWAYS_SHOWN]
+        term = terminal(env)
         for f in shown:
-            env.out(finding_line(f))
-            for line in finding_details(f, kb):
-                env.out(f"       {line}")
+            for line in finding_lines(term, f.severity, severity_word(f.severity), f.code,
+                                      f.message):
+                env.out(line)
+            for detail in finding_details(f, kb):
+                for line in term.wrap("       ", detail, indent=9):
+                    env.out(line)
         counts = {s: sum(1 for f in findings if f.severity == s)
                   for s in ("error", "warning", "info")}
         hidden = len(findings) - len(shown)

@@ -101,6 +101,10 @@ def run_gui(argv: list[str] | None = None, **window_args: Any) -> int:
     from . import i18n
 
     i18n.install(i18n.initial_language())
+    # the loop ends when main() returns, never under it: Qt's quit on the last window
+    # would stop it while a start-up task still runs ("Event loop stopped before Future
+    # completed", issue 19)
+    QApplication.setQuitOnLastWindowClosed(False)
     window_args.setdefault("remember_language", True)
 
     async def main() -> int:
@@ -123,7 +127,11 @@ def run_gui(argv: list[str] | None = None, **window_args: Any) -> int:
         if jobs.build is None:  # a real build, not a test's fake one
             from .attach import check_at_start
 
-            await check_at_start(window)  # a build whose window went away: attach to it?
+            # a build whose window went away: attach to it? Closing the window meanwhile
+            # ends the wait (quitting during start-up must not stop the loop under a task)
+            asking = asyncio.ensure_future(check_at_start(window))
+            await asyncio.wait([asking, closed], return_when=asyncio.FIRST_COMPLETED)
+            asking.cancel()
         await closed
         return 0
 

@@ -25,6 +25,7 @@ from tfwizard.core.recipe import Recipe, load_recipe, save_recipe
 
 from . import i18n
 from .attach import follow_build
+from .help import add_help_menu
 from .history import HistoryDialog
 from .i18n import tr
 from .icons import app_icon
@@ -107,6 +108,7 @@ class MainWindow(QMainWindow):
             group.addAction(action)
             languages.addAction(action)
             self.language_actions[code] = action
+        self.guide_action = add_help_menu(self)
 
     def _history_action(self) -> QAction:
         action = QAction(tr("Build &history…"), self)

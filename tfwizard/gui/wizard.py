@@ -26,6 +26,7 @@ from .pages import (
     WelcomePage,
 )
 from .state import WizardState
+from .widgets.stepbar import StepBar
 
 
 class BuildWizard(QWizard):
@@ -49,11 +50,13 @@ class BuildWizard(QWizard):
         # complete even where PySide6 ships no Qt translation
         for button, text in ((QWizard.WizardButton.BackButton, tr("< &Back")),
                              (QWizard.WizardButton.NextButton, tr("&Next >")),
-                             (QWizard.WizardButton.FinishButton, tr("&Finish"))):
+                             (QWizard.WizardButton.FinishButton, tr("&Finish")),
+                             (QWizard.WizardButton.CancelButton, tr("Cancel"))):
             self.setButtonText(button, text)
         self.setWizardStyle(QWizard.WizardStyle.ModernStyle)
         self.setOption(QWizard.WizardOption.NoBackButtonOnStartPage, True)
-        self.setOption(QWizard.WizardOption.NoCancelButton, True)
+        self.setOption(QWizard.WizardOption.NoCancelButton, False)  # Cancel closes (asks
+        # first while a build runs: MainWindow.closeEvent)
         self.pages_by_id: dict[PageId, RecipePage] = {}
         self.welcome = WelcomePage(self.state, jobs.detect)
         self.source = SourcePage(self.state)
@@ -75,7 +78,15 @@ class BuildWizard(QWizard):
             self.setPage(int(page_id), page)
             self.pages_by_id[page_id] = page
         self.setStartId(int(PageId.WELCOME))
+        self._add_step_bar()
         self.resize(980, 760)
+
+    def _add_step_bar(self) -> None:
+        self.step_bar = StepBar(self)
+        self.setSideWidget(self.step_bar)
+        self.currentIdChanged.connect(
+            lambda page: self.step_bar.show_steps(page, self.visitedIds()))
+        self.step_bar.show_steps(self.startId(), [self.startId()])
 
     def page_for(self, page_id: PageId) -> RecipePage:
         """The page with this id."""

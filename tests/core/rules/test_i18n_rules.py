@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import tempfile
 from pathlib import Path
 
 from tests.i18n_scan import unmarked
@@ -156,6 +157,10 @@ def variants() -> list[Case]:
          nogpu, None),
         ("network none clone", l({"build.network": "none"}), nogpu, None),
         ("offline", l({"build.network": "none", "tensorflow.source_dir": "/src/tf"}), nogpu, None),
+        # real folders: one with files but no configure.py, one empty
+        ("not a checkout", l({"tensorflow.source_dir": str(ROOT / "tests" / "data")}),
+         nogpu, None),
+        ("empty checkout", l({"tensorflow.source_dir": tempfile.mkdtemp()}), nogpu, None),
     ]
 
 

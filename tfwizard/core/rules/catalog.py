@@ -15,6 +15,7 @@ from .platform import rule_platform
 from .release import rule_git_ref, rule_python, rule_release
 from .resources import rule_bazel_flags, rule_docker, rule_image, rule_resources
 from .rocm import rule_rocm
+from .source import rule_source_dir
 
 
 def evaluate(
@@ -38,6 +39,7 @@ def evaluate(
 RULES: tuple[Rule, ...] = (
     rule_release,
     rule_git_ref,
+    rule_source_dir,
     rule_python,
     rule_cuda_versions,
     rule_driver,

@@ -65,7 +65,7 @@ def rule_docker(ctx: Ctx) -> None:
         ctx.add("DOCKER_UNAVAILABLE", "error",
                 _("Docker is not usable on the build host ({status}): {message}")
                 .format(status=d.status, message=d.message).strip(),
-                ["docker-api"], "build.image")
+                ["docker-api"], "host.docker")
 
 
 def rule_image(ctx: Ctx) -> None:

@@ -132,6 +132,14 @@ class SourcePage(RecipePage):
         self.dir_edit.setText(r.tensorflow.source_dir)
         self.dir_edit.setEnabled(checkout)
         self.browse.setEnabled(checkout)
+        self._mark_dir_field()
+
+    def _mark_dir_field(self) -> None:
+        """A red frame and the reason on the folder field while the rules find it wrong."""
+        errors = self.state.errors_for(("tensorflow.source_dir",))
+        self.dir_edit.setProperty("invalid", bool(errors))
+        self.dir_edit.setStyleSheet("border: 1px solid #b00020;" if errors else "")
+        self.dir_edit.setToolTip(errors[0].message if errors else "")
 
     def validatePage(self) -> bool:
         """Qt: Next; a local checkout must be a TensorFlow checkout (it has configure.py)."""

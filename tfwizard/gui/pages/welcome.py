@@ -10,16 +10,20 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QLabel,
+    QMainWindow,
+    QMessageBox,
     QPushButton,
 )
 from qasync import asyncSlot
 
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.host import HostProfile
+from tfwizard.core.readiness import readiness
 
 from ..i18n import tr
 from ..state import WizardState
 from ..widgets.advice import AdviceBox
+from ..widgets.readiness import ReadinessList
 from .base import PageId, RecipePage
 from .hostview import host_html
 
@@ -27,7 +31,10 @@ from .hostview import host_html
 class WelcomePage(RecipePage):
     """Welcome: the build host (detected in a thread) and an optional target profile."""
 
-    keys = ("target.",)
+    #: host-level findings (Docker...) show here; they block at Review, not here, so a
+    #: recipe can still be prepared on a machine that cannot build it
+    keys = ("target.", "host.")
+    blocking_keys = ("target.",)
 
     def __init__(self, state: WizardState, detect: Callable[[], HostProfile] | None) -> None:
         super().__init__(state, tr("Welcome to tfwizard"),
@@ -35,6 +42,7 @@ class WelcomePage(RecipePage):
                             "First, the machine it builds on, and the one it builds for."))
         self.detect = detect
         self.detecting = False
+        self._add_readiness()
         self.build_label = QLabel(self.content)
         self.build_label.setObjectName("build-host")
         self.build_label.setTextFormat(Qt.TextFormat.RichText)
@@ -78,6 +86,29 @@ class WelcomePage(RecipePage):
         """Show the hosts as they are now."""
         self._render()
 
+    # -- the readiness checklist (issue 19) --------------------------------------------
+    def _add_readiness(self) -> None:
+        self.readiness = ReadinessList(self.content)
+        self.body.addWidget(self.readiness)
+        self.state.hostsChanged.connect(self._render_readiness)
+        self.state.recipeChanged.connect(self._render_readiness)
+
+    def _render_readiness(self) -> None:
+        s = self.state
+        self.readiness.show_checks(readiness(s.recipe, s.build_host, s.target_host, s.kb,
+                                             s.target_path))
+
+    def isComplete(self) -> bool:
+        """Qt: Next waits only for the target's errors (host ones block at Review)."""
+        return not self.state.errors_for(self.blocking_keys)
+
+    def validatePage(self) -> bool:
+        """Qt: Next; refuse while the target profile has an error."""
+        errors = self.state.errors_for(self.blocking_keys)
+        if errors:
+            return self.block(tr("Fix first: {message}").format(message=errors[0].message))
+        return True
+
     def _render(self) -> None:
         s = self.state
         self.build_label.setText(host_html(s.build_host, s,
@@ -90,6 +121,7 @@ class WelcomePage(RecipePage):
                 s.target_host, s,
                 tr("Target machine (runs the wheel): {path}").format(path=s.target_path)))
         self.local_button.setEnabled(s.target_host is not None)
+        self._render_readiness()
         self.advice.refresh()
 
     def nextId(self) -> int:
@@ -141,9 +173,20 @@ class WelcomePage(RecipePage):
         try:
             self.state.load_target_profile(path)
         except TfWizardError as exc:
-            self.status.setText(tr("Cannot import {path}: {message}").format(path=path,
-                                                                               message=exc.message))
+            self._import_failed(exc.message)
             return False
-        self.status.setText(tr("Building for the machine described in {path}.").format(path=path))
+        done = tr("Building for the machine described in {path}.").format(path=path)
+        self.status.setText(done)
+        window = self.window()
+        if isinstance(window, QMainWindow):  # seen from every page, not only this one
+            window.statusBar().showMessage(done, 8000)
         self._render()
         return True
+
+    def _import_failed(self, message: str) -> None:
+        """A profile that cannot be read: a dialog over whatever page is shown."""
+        self.status.setText("")
+        box = QMessageBox(QMessageBox.Icon.Warning, tr("Cannot import the target machine profile"),
+                          message, QMessageBox.StandardButton.Ok, self.window())
+        box.setObjectName("import-error-box")
+        box.open()  # window-modal without a nested loop: asyncio keeps running
