@@ -17,13 +17,14 @@ from tfwizard.core.knowledge import recipe_python
 
 from ..i18n import tr
 from ..state import WizardState
+from ..widgets.remote import RemoteExecutionSection
 from .base import RecipePage, join_words, split_words
 
 
 class OptionsPage(RecipePage):
     """Build options: optimisation flags, jobs, caches, extra Bazel flags."""
 
-    keys = ("build.", "cache.", "output.")
+    keys = ("build.", "cache.", "output.", "remote.")
 
     def __init__(self, state: WizardState) -> None:
         super().__init__(state, tr("Build options"),
@@ -80,6 +81,8 @@ class OptionsPage(RecipePage):
         self.output_edit.textEdited.connect(lambda t: self.set({"output.dir": t.strip()}))
         form.addRow(tr("Wheel folder:"), self.output_edit)
         self.body.addLayout(form)
+        self.remote = RemoteExecutionSection(state, self.content)
+        self.body.addWidget(self.remote)
         self.body.addStretch(1)
 
     def sync(self) -> None:
@@ -108,3 +111,4 @@ class OptionsPage(RecipePage):
             self.flags_edit.setText(join_words(r.build.bazel_flags))
         self.network_combo.setCurrentText(r.build.network)
         self.output_edit.setText(r.output.dir)
+        self.remote.sync()
