@@ -9,6 +9,7 @@ from typing import Any
 
 from ..core.i18n import _
 from .context import Environment, ExitStatus, arg_path
+from .shell import add_idle_option, start_warm
 
 #: lines of a failing test's own log shown under it
 TAIL_LINES = 30
@@ -22,9 +23,7 @@ def register(sub: Any) -> None:
     p.add_argument("recipe", metavar="RECIPE")
     p.add_argument("targets", nargs="+", metavar="TARGET",
                    help=_("Bazel test targets or patterns (//tensorflow/core:all)"))
-    p.add_argument("--idle", type=float, default=None, metavar="MIN",
-                   help=_("stop the warm container after this many idle minutes "
-                          "(default: the recipe's build.warm_idle_min, else 30)"))
+    add_idle_option(p)
     p.add_argument("--json", action="store_true",
                    help=_("print the run as one JSON object (Bazel's output on stderr)"))
     p.set_defaults(handler=cmd_test)
@@ -32,25 +31,18 @@ def register(sub: Any) -> None:
 
 def cmd_test(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Start (or reuse) the warm container, run the tests, print their results."""
-    from ..core.build import dockerutil, testrun, warm
+    from ..core.build import dockerutil, testrun
     from ..core.build.plan import make_plan
     from ..core.build.record import data_dir, new_build_id
-    from ..core.build.warmrun import recipe_idle_s
     from ..core.recipe import load_recipe
 
     path = arg_path(env, args.recipe)
     recipe = load_recipe(path)
     plan = make_plan(recipe, recipe_dir=path.parent)
-    idle = (recipe_idle_s(recipe.build.warm_idle_min) if args.idle is None
-            else int(args.idle * 60))
     folder = data_dir(env.env) / "tests" / new_build_id()
     client = dockerutil.connect(env.env)
     try:
-        box = warm.WarmContainer(client, plan, warm.workspace_for(plan, str(path.resolve())),
-                                 idle_s=idle)
-        if not box.ensure():
-            env.err(_("started the warm build container {name} (idle timeout {minutes} min)"
-                      ).format(name=box.workspace.container_name, minutes=idle // 60))
+        box = start_warm(env, client, path, recipe, plan, args.idle)
         gpu = testrun.has_gpu(box)
         try:
             run = testrun.run_tests(box, args.targets, gpu=gpu, record_dir=folder,
