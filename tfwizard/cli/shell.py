@@ -20,17 +20,37 @@ def register(sub: Any) -> None:
         "shell", help=_("a shell in the recipe's warm build container (same environment, "
                         "mounts and user as its builds)"))
     p.add_argument("recipe", metavar="RECIPE")
-    p.add_argument("--idle", type=float, default=None, metavar="MIN",
-                   help=_("stop the warm container after this many idle minutes "
-                          "(default: the recipe's build.warm_idle_min, else 30)"))
+    add_idle_option(p)
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND",
                    help=_("run this command instead of an interactive shell"))
     p.set_defaults(handler=cmd_shell)
 
 
+def add_idle_option(p: Any) -> None:
+    """--idle MIN, for the commands that start the warm container (shell, test)."""
+    p.add_argument("--idle", type=float, default=None, metavar="MIN",
+                   help=_("stop the warm container after this many idle minutes "
+                          "(default: the recipe's build.warm_idle_min, else 30)"))
+
+
+def start_warm(env: Environment, client: Any, path: Any, recipe: Any, plan: Any,
+               idle_min: float | None) -> Any:
+    """The recipe's warm container (a WarmContainer), reused or started (said on stderr)."""
+    from ..core.build import warm
+    from ..core.build.warmrun import recipe_idle_s
+
+    idle = recipe_idle_s(recipe.build.warm_idle_min) if idle_min is None else int(idle_min * 60)
+    box = warm.WarmContainer(client, plan, warm.workspace_for(plan, str(path.resolve())),
+                             idle_s=idle)
+    if not box.ensure():
+        env.err(_("started the warm build container {name} (idle timeout {minutes} min)"
+                  ).format(name=box.workspace.container_name, minutes=idle // 60))
+    return box
+
+
 def cmd_shell(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Start (or reuse) the warm container; run the command, or a shell on a terminal."""
-    from ..core.build import dockerutil, warm
+    from ..core.build import dockerutil
     from ..core.build.plan import make_plan
     from ..core.errors import UsageError
     from ..core.recipe import load_recipe
@@ -46,17 +66,9 @@ def cmd_shell(args: argparse.Namespace, env: Environment) -> ExitStatus:
         raise UsageError(_("standard input is not a terminal: there is no one to type into "
                            "the shell"),
                          _("Give the command to run: `tfwizard shell RECIPE -- bazel info`."))
-    from ..core.build.warmrun import recipe_idle_s
-
-    idle = (recipe_idle_s(recipe.build.warm_idle_min) if args.idle is None
-            else int(args.idle * 60))
     client = dockerutil.connect(env.env)
     try:
-        box = warm.WarmContainer(client, plan, warm.workspace_for(plan, str(path.resolve())),
-                                 idle_s=idle)
-        if not box.ensure():
-            env.err(_("started the warm build container {name} (idle timeout {minutes} min)"
-                      ).format(name=box.workspace.container_name, minutes=idle // 60))
+        box = start_warm(env, client, path, recipe, plan, args.idle)
         if interactive:
             return ExitStatus.OK if _interactive(box) == 0 else ExitStatus.ERROR
 

@@ -1,0 +1,84 @@
+"""`tfwizard test RECIPE TARGET... [--json]`: `bazel test` in the recipe's warm build
+container (core/build/testrun.py), each test's result, a failing test's own log tail."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ..core.i18n import _
+from .context import Environment, ExitStatus, arg_path
+from .shell import add_idle_option, start_warm
+
+#: lines of a failing test's own log shown under it
+TAIL_LINES = 30
+
+
+def register(sub: Any) -> None:
+    """Add `test` to the `tfwizard` parser's subcommands."""
+    p = sub.add_parser(
+        "test", help=_("run TensorFlow's tests (bazel test) in the recipe's warm build "
+                       "container, with TensorFlow's tag filters"))
+    p.add_argument("recipe", metavar="RECIPE")
+    p.add_argument("targets", nargs="+", metavar="TARGET",
+                   help=_("Bazel test targets or patterns (//tensorflow/core:all)"))
+    add_idle_option(p)
+    p.add_argument("--json", action="store_true",
+                   help=_("print the run as one JSON object (Bazel's output on stderr)"))
+    p.set_defaults(handler=cmd_test)
+
+
+def cmd_test(args: argparse.Namespace, env: Environment) -> ExitStatus:
+    """Start (or reuse) the warm container, run the tests, print their results."""
+    from ..core.build import dockerutil, testrun
+    from ..core.build.plan import make_plan
+    from ..core.build.record import data_dir, new_build_id
+    from ..core.recipe import load_recipe
+
+    path = arg_path(env, args.recipe)
+    recipe = load_recipe(path)
+    plan = make_plan(recipe, recipe_dir=path.parent)
+    folder = data_dir(env.env) / "tests" / new_build_id()
+    client = dockerutil.connect(env.env)
+    try:
+        box = start_warm(env, client, path, recipe, plan, args.idle)
+        gpu = testrun.has_gpu(box)
+        try:
+            run = testrun.run_tests(box, args.targets, gpu=gpu, record_dir=folder,
+                                    on_output=lambda _c, line: env.err(line))
+        except KeyboardInterrupt:
+            box.cancel()
+            raise
+    finally:
+        client.close()
+    if args.json:
+        env.out(json.dumps(run.to_json()))
+    else:
+        _print_run(env, run)
+    return ExitStatus.OK if run.exit_code == 0 else ExitStatus.ERROR
+
+
+def _print_run(env: Environment, run: Any) -> None:
+    """Each test's result line, the failing tests' own log tails, the counts."""
+    from ..core.build.testrun import log_tail
+
+    for test in run.tests:
+        cached = _(" (cached)") if test.cached else ""
+        env.out(_("{status:<8} {label}  {seconds:.1f} s, {attempts} attempt(s){cached}").format(
+            status=test.status, label=test.label, seconds=test.duration_s,
+            attempts=test.attempts, cached=cached))
+    for test in run.failed:
+        log = run.record_dir / "tests" / test.folder() / "test.log"
+        if not log.is_file():
+            continue
+        env.out("")
+        env.out(_("--- {label}: the last lines of its test.log ({path})").format(
+            label=test.label, path=log))
+        for line in log_tail(log.read_text("utf-8", "replace"), TAIL_LINES):
+            env.out(line)
+    passed = len(run.tests) - len(run.failed)
+    env.out("")
+    env.out(_("{passed} of {total} tests passed; Bazel: {exit} (record: {path})").format(
+        passed=passed, total=len(run.tests), exit=run.exit_name or run.exit_code,
+        path=run.record_dir))
