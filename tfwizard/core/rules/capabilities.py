@@ -17,7 +17,11 @@ from .context import (
 
 
 def add_cc_fix(ctx: Ctx, cc: str) -> Fix | None:
-    """A fix that adds `cc` to the recipe's compute capabilities, or None when it is there."""
+    """A fix that adds `cc` to the recipe's compute capabilities, or None when it is there.
+
+    The list it writes keeps only what the recipe's CUDA can build: adding sm_89 to
+    ["3.5"] under CUDA 12 gives ["sm_89"], so the fix never leaves another error standing.
+    """
     parsed = ccmod.parse_cc(cc)
     if parsed is None:
         return None
@@ -25,8 +29,41 @@ def add_cc_fix(ctx: Ctx, cc: str) -> Fix | None:
     current = list(ctx.recipe.cuda.compute_capabilities)
     if token in current:
         return None
+    kept = [x for x in current if buildable(ctx, x)]
     return Fix(_("Add {token}").format(token=token),
-               {"cuda.compute_capabilities": current + [token]})
+               {"cuda.compute_capabilities": kept + [token]})
+
+
+def remove_cc_fix(ctx: Ctx, token: str) -> Fix:
+    """A fix that removes `token`, and whatever else the CUDA cannot build; when nothing
+    is left it names what to build instead (the target's GPUs, else the official list),
+    since an empty list is an error of its own (CC_EMPTY)."""
+    key = "cuda.compute_capabilities"
+    kept = [x for x in ctx.recipe.cuda.compute_capabilities
+            if x != token and buildable(ctx, x)]
+    if kept:
+        return Fix(_("Remove {token}").format(token=token), {key: kept})
+    gpus = ctx.target.nvidia_ccs() if ctx.target is not None else []
+    instead = ["auto"] if gpus else list(ctx.release.wheel_compute_capabilities
+                                         if ctx.release else [])
+    return Fix(_("Replace {token} with {value}").format(token=token, value=", ".join(instead)),
+               {key: instead})
+
+
+def buildable(ctx: Ctx, token: str) -> bool:
+    """Whether the recipe's CUDA can build this compute-capability token ("auto" can)."""
+    if token == "auto":
+        return True
+    t = ccmod.parse_target(token)
+    if t is None or t.major < 3 or t.sm < 30:
+        return False
+    arch = ctx.kb.arch(t.sm)
+    cv = as_version(ctx.recipe.cuda.version) if ctx.recipe.cuda.version else None
+    if arch is None or cv is None:
+        return True  # unknown: CC_UNKNOWN warns; nothing to judge it by
+    if cv < Version(arch.min_cuda):
+        return False
+    return not (arch.max_cuda and cv > Version(arch.max_cuda + ".99"))
 
 
 def rule_compute_capabilities(ctx: Ctx) -> None:
@@ -103,7 +140,6 @@ def _cuda_findings(ctx: Ctx, token: str, t: ccmod.Target, arch: ArchInfo,
                    cv: Version | None) -> None:
     """What the recipe's CUDA version cannot build of this target."""
     r = ctx.recipe
-    tokens = list(r.cuda.compute_capabilities)
     key = "cuda.compute_capabilities"
     if cv is not None:
         if cv < Version(arch.min_cuda):
@@ -117,9 +153,7 @@ def _cuda_findings(ctx: Ctx, token: str, t: ccmod.Target, arch: ArchInfo,
                                         sm=t.sm, last=arch.max_cuda)
             ctx.add("CC_DROPPED_BY_CUDA", "error",
                     f"{text} {translate(arch.note)}" if arch.note else text,
-                    arch.sources, key,
-                    Fix(_("Remove {token}").format(token=token),
-                        {key: [x for x in tokens if x != token]}))
+                    arch.sources, key, remove_cc_fix(ctx, token))
         if t.suffix == "a" and cv < Version(ctx.kb.suffixes.a_min_cuda):
             ctx.add("CC_SUFFIX_CUDA", "error",
                     _("{token}: 'a' targets need CUDA >= {needed}.")

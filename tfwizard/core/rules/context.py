@@ -111,9 +111,14 @@ def clang_major(ctx: Ctx) -> int | None:
     return int(clang) if clang.isdigit() else None
 
 
+#: findings that follow from another one (no cubin for the GPU -> the PTX must JIT): a
+#: reader should see the cause (CC_DROPPED_BY_CUDA, CC_NOT_COVERED) first
+SYMPTOMS = frozenset({"PTX_DRIVER", "CC_PTX_JIT"})
+
+
 def sort_findings(findings: list[Finding]) -> list[Finding]:
-    """Errors first, then warnings, then notes (stable within each)."""
-    return sorted(findings, key=lambda f: severity_order(f.severity))
+    """Errors first, then warnings, then notes; within each, causes before symptoms (stable)."""
+    return sorted(findings, key=lambda f: (severity_order(f.severity), f.code in SYMPTOMS))
 
 
 def errors(findings: list[Finding]) -> list[Finding]:

@@ -12,11 +12,9 @@ from collections.abc import Iterable
 from enum import IntEnum
 from typing import Any
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
-    QSplitter,
     QVBoxLayout,
     QWidget,
     QWizardPage,
@@ -84,17 +82,15 @@ class RecipePage(QWizardPage):
         if subtitle:
             self.setSubTitle(subtitle)
         outer = QVBoxLayout(self)
-        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
-        self.content = QWidget(self.splitter)
+        # the form takes the room it needs; the findings as much as their rows need (their
+        # own size hint), scrolling only when the page is too short for both
+        self.content = QWidget(self)
         self.body = QVBoxLayout(self.content)
         self.body.setContentsMargins(0, 0, 0, 0)
-        self.splitter.addWidget(self.content)
-        self.findings = FindingsPanel(state, self.keys, self.splitter)
-        self.splitter.addWidget(self.findings)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 1)
+        outer.addWidget(self.content, 1)
+        self.findings = FindingsPanel(state, self.keys, self)
         self.findings.setVisible(self.show_findings)
-        outer.addWidget(self.splitter, 1)
+        outer.addWidget(self.findings, 0)
         self.block_reason = QLabel(self)
         self.block_reason.setObjectName("block-reason")
         self.block_reason.setWordWrap(True)

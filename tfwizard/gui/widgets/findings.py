@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
     QFrame,
@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSizePolicy,
     QStyle,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -51,18 +52,21 @@ class FindingRow(QFrame):
         icon = QLabel(self)
         icon.setPixmap(severity_icon(self, finding.severity).pixmap(20, 20))
         icon.setAlignment(Qt.AlignmentFlag.AlignTop)
-        layout.addWidget(icon)
+        layout.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)  # level with the first line
         text = QLabel(self)
         text.setObjectName("message")
         text.setWordWrap(True)
         text.setTextFormat(Qt.TextFormat.PlainText)
+        text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         where = f"[{finding.key}] " if finding.key else ""
         body = f"{where}{finding.message}"
         if source_titles:
             body += "\n" + tr("Sources: {titles}").format(titles="; ".join(source_titles))
         text.setText(body)
         text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        text.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)  # a new policy drops the wrapped label's own flag
+        text.setSizePolicy(policy)
         layout.addWidget(text, 1)
         self.fix_button: QPushButton | None = None
         if finding.fix is not None:
@@ -73,6 +77,49 @@ class FindingRow(QFrame):
             button.clicked.connect(lambda: self.fixClicked.emit(self.finding))
             layout.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
             self.fix_button = button
+
+
+class _Rows(QWidget):
+    """The rows' column: never shorter than its wrapped text needs at its width.
+
+    A scroll area gives its widget the viewport's height, and a layout's minimum ignores
+    word-wrapped labels' height-for-width, so rows were squeezed and their text cut off;
+    asking the layout for its height at this width keeps every line whole.
+    """
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """Qt: the width changed; ask for the height the wrapped rows need at it."""
+        super().resizeEvent(event)
+        self.fit()
+
+    def fit(self) -> None:
+        """Set the minimum height to what the rows need at the current width."""
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()
+            need = layout.heightForWidth(self.width())
+            if need > 0 and need != self.minimumHeight():
+                self.setMinimumHeight(need)
+
+
+class _FitScroll(QScrollArea):
+    """A scroll area that asks for its content's height, so the page gives it no more
+    and no less than the rows need; the page's layout may squeeze it, then it scrolls."""
+
+    def sizeHint(self) -> QSize:
+        """Qt: as tall as the rows at the current width."""
+        hint = super().sizeHint()
+        body = self.widget()
+        layout = body.layout() if body is not None else None
+        if layout is None:
+            return hint
+        height = layout.heightForWidth(max(self.viewport().width(), 200))
+        return QSize(hint.width(), max(height, 0) + 2 * self.frameWidth())
+
+    def minimumSizeHint(self) -> QSize:
+        """Qt: a few lines, however many rows there are (the rest scrolls)."""
+        hint = self.sizeHint()
+        return QSize(0, min(hint.height(), self.minimumHeight() or hint.height()))
 
 
 class FindingsPanel(QWidget):
@@ -102,14 +149,21 @@ class FindingsPanel(QWidget):
         self.fix_all.clicked.connect(self._apply_all)
         head.addWidget(self.fix_all)
         outer.addLayout(head)
-        self.scroll_area = QScrollArea(self)
+        self.notes_toggle = QToolButton(self)
+        self.notes_toggle.setObjectName("notes-toggle")
+        self.notes_toggle.setCheckable(True)
+        self.notes_toggle.setAutoRaise(True)
+        self.notes_toggle.setToolTip(tr("Show or hide the notes: background that needs no action"))
+        self.notes_toggle.toggled.connect(self._notes_toggled)
+        self.scroll_area = _FitScroll(self)
         self.scroll_area.setWidgetResizable(True)
         self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
         self.scroll_area.setMinimumHeight(90)
-        self.body = QWidget(self.scroll_area)
+        self.body: _Rows = _Rows(self.scroll_area)
         self.rows_layout = QVBoxLayout(self.body)
         self.rows_layout.setContentsMargins(0, 0, 0, 0)
         self.rows_layout.setSpacing(3)
+        self.rows_layout.addWidget(self.notes_toggle, 0, Qt.AlignmentFlag.AlignLeft)
         self.rows_layout.addStretch(1)
         self.scroll_area.setWidget(self.body)
         outer.addWidget(self.scroll_area, 1)
@@ -135,17 +189,30 @@ class FindingsPanel(QWidget):
         self.rows = []
         kb = self.state.kb
         findings = self.visible_findings()
+        # errors, warnings, then the notes (folded under the toggle), in the core's order
+        findings = [f for f in findings if f.severity != "info"] + \
+            [f for f in findings if f.severity == "info"]
         for i, finding in enumerate(findings):
             titles = [kb.sources[s].title for s in finding.sources if s in kb.sources]
             row = FindingRow(finding, titles, self.body)
             row.fixClicked.connect(self.state.apply_fix)
-            self.rows_layout.insertWidget(i, row)
+            # notes go under the toggle, before the closing stretch
+            at = i if finding.severity != "info" else self.rows_layout.count() - 1
+            self.rows_layout.insertWidget(at, row)
             self.rows.append(row)
+        self._show_notes(self.notes_toggle.isChecked())
+        self._summarise(findings)
+        self.fix_all.setVisible(any(f.fix is not None and f.severity == "error"
+                                    for f in findings))
+
+    def _summarise(self, findings: list[Finding]) -> None:
+        """The line above the rows: what stops Next, never a copy of a row's text."""
         errors = [f for f in findings if f.severity == "error"]
         warnings = [f for f in findings if f.severity == "warning"]
         if errors:
-            self.summary.setText(tr("Next is disabled: {count} error(s) stand. First: {message}")
-                                 .format(count=len(errors), message=errors[0].message))
+            self.summary.setText(tr("Next is disabled: fix the error below.") if len(errors) == 1
+                                 else tr("Next is disabled: fix the {count} errors below.")
+                                 .format(count=len(errors)))
             self.summary.setStyleSheet("color: #b00020; font-weight: bold;")
         elif warnings:
             self.summary.setText(tr("{count} warning(s); the build can go ahead.")
@@ -157,7 +224,24 @@ class FindingsPanel(QWidget):
         else:
             self.summary.setText(tr("No problems found."))
             self.summary.setStyleSheet("")
-        self.fix_all.setVisible(any(f.fix is not None for f in errors))
+
+    def _notes_toggled(self, shown: bool) -> None:
+        self._show_notes(shown)
+
+    def _show_notes(self, shown: bool) -> None:
+        """Show or fold the info rows; the toggle says how many there are."""
+        notes = [row for row in self.rows if row.finding.severity == "info"]
+        for row in notes:
+            row.setVisible(shown)
+        self.body.fit()
+        count = len(notes)
+        if count == 1:
+            label = tr("1 note ▾") if shown else tr("1 note ▸")
+        else:
+            label = (tr("{count} notes ▾") if shown else tr("{count} notes ▸")).format(count=count)
+        self.notes_toggle.setText(label)
+        self.notes_toggle.setVisible(count > 0)
+        self.scroll_area.updateGeometry()
 
     def row(self, code: str) -> FindingRow | None:
         """The row of the finding with this code, or None."""
