@@ -195,6 +195,7 @@ def test_the_runner_refuses_bad_paths_before_touching_docker(tmp_path):
 
 def test_build_cli_refuses_an_output_folder_that_is_a_file_or_a_system_folder(tmp_path):
     (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "configure.py").write_text("")  # a checkout, as check wants one
     recipe = tmp_path / "r.toml"
     recipe.write_text(_doc("tensorflow.source_dir", str(tmp_path / "src"))
                       .replace("[toolchain]", '[build]\nnetwork = "none"\n[toolchain]'))

@@ -65,6 +65,7 @@ def img(tmp_path_factory):
     base = tmp_path_factory.mktemp("preflight")
     src = base / "src"
     src.mkdir()
+    (src / "configure.py").write_text("")  # a checkout, as check wants one
     yield SimpleNamespace(client=client, repo=repo, ref=f"{repo}:llvm17", llvm17=llvm17,
                           other=other, base=base, src=src)
     for tag in ("llvm17", "other", "moving"):
