@@ -119,7 +119,7 @@ def test_only_executor_and_instance_build_the_wheel_remotely_in_the_recipes_imag
     mark = reapi.mark()
     data = tmp_path / "data"
     try:
-        status, out, err = capture(["build", str(recipe), "--out", str(tmp_path / "out")],
+        status, out, err = capture(["build", str(recipe), "--fresh", "--out", str(tmp_path / "out")],
                                    env_vars={**os.environ, "TFWIZARD_DATA_DIR": str(data)})
     finally:
         for kind in ("repo", "disk"):
