@@ -61,9 +61,19 @@ def buildable(ctx: Ctx, token: str) -> bool:
     cv = as_version(ctx.recipe.cuda.version) if ctx.recipe.cuda.version else None
     if arch is None or cv is None:
         return True  # unknown: CC_UNKNOWN warns; nothing to judge it by
-    if cv < Version(arch.min_cuda):
+    return not (_needs_newer_cuda(arch, cv) or _dropped_by_cuda(arch, cv))
+
+
+def _needs_newer_cuda(arch: ArchInfo, cv: Version) -> bool:
+    """The architecture came after this CUDA (CC_TOO_NEW_FOR_CUDA)."""
+    return cv < Version(arch.min_cuda)
+
+
+def _dropped_by_cuda(arch: ArchInfo, cv: Version) -> bool:
+    """This CUDA no longer builds the architecture (CC_DROPPED_BY_CUDA)."""
+    if not arch.max_cuda:
         return False
-    return not (arch.max_cuda and cv > Version(arch.max_cuda + ".99"))
+    return cv > Version(arch.max_cuda + ".99")
 
 
 def rule_compute_capabilities(ctx: Ctx) -> None:
@@ -142,12 +152,12 @@ def _cuda_findings(ctx: Ctx, token: str, t: ccmod.Target, arch: ArchInfo,
     r = ctx.recipe
     key = "cuda.compute_capabilities"
     if cv is not None:
-        if cv < Version(arch.min_cuda):
+        if _needs_newer_cuda(arch, cv):
             ctx.add("CC_TOO_NEW_FOR_CUDA", "error",
                     _("{token} needs CUDA >= {needed}; the recipe uses {cuda}.")
                     .format(token=token, needed=arch.min_cuda, cuda=r.cuda.version),
                     arch.sources, key)
-        if arch.max_cuda and cv > Version(arch.max_cuda + ".99"):
+        if _dropped_by_cuda(arch, cv):
             text = _("{token}: CUDA {cuda} can no longer build sm_{sm} (last in CUDA "
                      "{last}).").format(token=token, cuda=f"{cv.major}.{cv.minor}",
                                         sm=t.sm, last=arch.max_cuda)
