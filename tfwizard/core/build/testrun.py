@@ -184,15 +184,10 @@ def run_tests(box: WarmContainer, targets: Sequence[str], *, gpu: bool,
     token = secrets.token_hex(6)
     bep = f"{RECORD}/bep-{token}.json"
     argv = test_argv(box.plan, targets, bep, tag_filters().for_container(gpu))
-    conf: list[str] = []
-    configure = next(s for s in box.plan.steps if s.name == "configure")
-    if configure.workdir == step.workdir:
-        conf = box._configure_argv(with_env=True)
-    else:
-        first = box.configure(on_output)
-        if first.exit_code != 0 or first.cancelled:
-            return TestRun(first.exit_code, "", first.seconds, cancelled=first.cancelled,
-                           argv=argv, record_dir=record_dir)
+    conf, failed = box.configure_first(step, on_output)
+    if failed is not None:
+        return TestRun(failed.exit_code, "", failed.seconds, cancelled=failed.cancelled,
+                       argv=argv, record_dir=record_dir)
     log = None
     if record_dir is not None:
         from .record import BuildRecord

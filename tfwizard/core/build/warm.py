@@ -490,6 +490,16 @@ class WarmContainer:
             argv = ["env", *[f"{k}={v}" for k, v in sorted(step.env.items())], *argv]
         return argv
 
+    def configure_first(self, step: Step, on_output: OnOutput | None = None
+                        ) -> tuple[list[str], ExecResult | None]:
+        """configure-if-changed before `step` (the build, or `bazel test`): in the same
+        folder, the command to put in front of the step's own exec (one round trip);
+        elsewhere, run now in an exec of its own, with its result when it failed."""
+        if self._step("configure").workdir == step.workdir:
+            return self._configure_argv(with_env=True), None
+        first = self.configure(on_output)
+        return [], (first if first.exit_code != 0 or first.cancelled else None)
+
     def build(self, on_output: OnOutput | None = None, *,
               configure: bool = False) -> ExecResult:
         """The plan's `bazel build`, writing the BEP to a file of this build's own;
@@ -503,12 +513,10 @@ class WarmContainer:
             at = argv.index("build") + 1
             argv.insert(at, BEP_FLAG + bep)
         conf: list[str] = []
-        if configure and self._step("configure").workdir == step.workdir:
-            conf = self._configure_argv(with_env=True)
-        elif configure:  # configure elsewhere: its own exec
-            first = self.configure(on_output)
-            if first.exit_code != 0 or first.cancelled:
-                return first
+        if configure:
+            conf, failed = self.configure_first(step, on_output)
+            if failed is not None:
+                return failed
         result = self.exec(["sh", "-c", BUILD_SCRIPT, "sh", bep, str(len(conf)), *conf,
                             *argv], env=step.env, workdir=step.workdir,
                            on_output=on_output, token=token)
