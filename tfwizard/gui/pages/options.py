@@ -25,6 +25,7 @@ class OptionsPage(RecipePage):
     """Build options: optimisation flags, jobs, caches, extra Bazel flags."""
 
     keys = ("build.", "cache.", "output.", "remote.")
+    scrolls = True  # the build options and Remote execution do not fit 1024x700 unscrolled
 
     def __init__(self, state: WizardState) -> None:
         super().__init__(state, tr("Build options"),

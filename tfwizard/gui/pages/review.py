@@ -48,6 +48,7 @@ class ReviewPage(RecipePage):
     finding."""
 
     keys = None  # every finding: this is the last stop before the build
+    scrolls = True  # the summary, the details and every finding: too tall for 1024x700
 
     def __init__(self, state: WizardState) -> None:
         super().__init__(state, tr("Review"), tr("What the build will make, what it will cost, "
