@@ -5,19 +5,18 @@ from __future__ import annotations
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
-    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QRadioButton,
     QVBoxLayout,
 )
 
 from ..i18n import tr
 from ..state import WizardState
+from ..widgets.browse import FOLDER, browse_button
 from .base import RecipePage
 
 
@@ -87,8 +86,8 @@ class SourcePage(RecipePage):
                                             "knowledge is used for the checks)"))
         self.dir_edit.textEdited.connect(lambda t: self.set({"tensorflow.source_dir": t.strip()}))
         dir_row.addWidget(self.dir_edit, 1)
-        self.browse = QPushButton(tr("Browse…"), box)
-        self.browse.clicked.connect(self._browse)
+        self.browse = browse_button(self.dir_edit, FOLDER, tr("TensorFlow checkout"),
+                                    lambda path: self.set({"tensorflow.source_dir": path}))
         dir_row.addWidget(self.browse)
         grid.addLayout(dir_row)
         self.body.addWidget(box)
@@ -103,12 +102,6 @@ class SourcePage(RecipePage):
             self.set({"tensorflow.source_dir": ""})
         else:
             self.set({"tensorflow.ref": "", "tensorflow.source_dir": self.dir_edit.text().strip()})
-
-    def _browse(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, tr("TensorFlow checkout"))
-        if path:
-            self.dir_edit.setText(path)
-            self.set({"tensorflow.source_dir": path})
 
     def sync(self) -> None:
         """Fill the fields from the recipe."""
