@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 from ..i18n import tr
 from ..state import WizardState
 from ..widgets.browse import FOLDER, browse_button
+from ..widgets.python_note import PythonNote
 from .base import RecipePage
 
 
@@ -59,6 +60,8 @@ class SourcePage(RecipePage):
             lambda _i: self.set({"python.version": self.python_combo.currentData() or ""}))
         form.addRow(tr("Python of the wheel:"), self.python_combo)
         self.body.addLayout(form)
+        self.python_note = PythonNote(state, self.content)
+        self.body.addWidget(self.python_note)
 
         box = QGroupBox(tr("Source"), self.content)
         grid = QVBoxLayout(box)
@@ -126,6 +129,7 @@ class SourcePage(RecipePage):
         self.dir_edit.setEnabled(checkout)
         self.browse.setEnabled(checkout)
         self._mark_dir_field()
+        self.python_note.refresh()
 
     def _mark_dir_field(self) -> None:
         """A red frame and the reason on the folder field while the rules find it wrong."""
