@@ -130,6 +130,10 @@ def probe(lang: str, host_name: str, cc: list[str] | None, width: int, height: i
         if reached.name in report["pages"]:
             continue
         report["pages"][reached.name] = clipped_texts(window)
+        # a page whose minimum is taller than the window grows the wizard past it (and
+        # used to grow the window: then nothing looked clipped)
+        report.setdefault("sizes", {})[reached.name] = [
+            window.width(), window.height(), window.wizard.geometry().bottom() + 1]
     window.close()
     return report
 

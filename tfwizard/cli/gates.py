@@ -18,8 +18,10 @@ from ..core.errors import UsageError
 from ..core.host import HostProfile
 from ..core.i18n import _
 from ..core.recipe import Recipe
+from ..core.vocab import severity_word
 from .context import Environment, ExitStatus, arg_path
-from .render import finding_json, finding_line
+from .render import finding_json
+from .term import finding_lines, terminal
 from .words import NOTE
 
 
@@ -43,12 +45,26 @@ def load_hosts(args: argparse.Namespace, env: Environment,
 
 
 def show_findings(findings: list[Any], args: argparse.Namespace, env: Environment) -> None:
-    """A gate's findings: JSON objects with --json, else lines on standard error."""
+    """A gate's findings: JSON objects with --json, else lines on standard error, wrapped
+    and coloured there as `check` does when it is a terminal (cli/term.py)."""
+    term = terminal(env, stderr=True)
     for f in findings:
         if getattr(args, "json", False):
             env.out(finding_json(f))
         else:
-            env.err(finding_line(f))
+            for line in finding_lines(term, f.severity, severity_word(f.severity), f.code,
+                                      f.message):
+                env.err(line)
+
+
+def show_note(text: str, env: Environment) -> None:
+    """A gate's closing note on standard error, wrapped under its "note:" word."""
+    term = terminal(env, stderr=True)
+    lines = term.wrap(NOTE, text, indent=len(NOTE))
+    if term.width is not None:  # wrap() indents the first line: the word goes there
+        lines[0] = NOTE + lines[0][len(NOTE):]
+    for line in lines:
+        env.err(line)
 
 
 def check_gate(recipe: Recipe, build_host: HostProfile, target_host: HostProfile | None,
@@ -60,9 +76,9 @@ def check_gate(recipe: Recipe, build_host: HostProfile, target_host: HostProfile
     failed = errors(findings)
     show_findings(failed + [f for f in findings if f.severity == "warning"], args, env)
     if failed and not args.force:
-        env.err(NOTE + _("{count} error(s) in the recipe; fix them (`tfwizard check "
-                         "{recipe}`) or pass --force to build anyway.")
-                .format(count=len(failed), recipe=args.recipe))
+        show_note(_("{count} error(s) in the recipe; fix them (`tfwizard check {recipe}`) "
+                    "or pass --force to build anyway.").format(count=len(failed),
+                                                               recipe=args.recipe), env)
         return ExitStatus.ERROR
     return None
 
@@ -115,9 +131,9 @@ def preflight_gate(recipe: Recipe, args: argparse.Namespace, env: Environment,
     show_findings(findings, args, env)
     failed = errors(findings)
     if failed and not getattr(args, "force", False):
-        env.err(NOTE + _("preflight found {count} error(s); fix them (`tfwizard check "
-                         "--preflight RECIPE`) or pass --force to go on anyway.")
-                .format(count=len(failed)))
+        show_note(_("preflight found {count} error(s); fix them (`tfwizard check "
+                    "--preflight RECIPE`) or pass --force to go on anyway.")
+                  .format(count=len(failed)), env)
         return ExitStatus.ERROR
     return None
 

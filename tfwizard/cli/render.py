@@ -13,16 +13,11 @@ from typing import Any
 from ..core.diagnosis_text import diagnosis_block
 from ..core.fixes import fix_text
 from ..core.i18n import _
-from ..core.vocab import build_outcome, severity_word
-
-
-def finding_line(finding: Any) -> str:
-    """"WARNING CODE: message": one finding of check, the build gate or the preflight."""
-    return f"{severity_word(finding.severity)} {finding.code}: {finding.message}"
+from ..core.vocab import build_outcome
 
 
 def finding_json(finding: Any) -> str:
-    """A gate's finding as one JSON object (the `--json` form of `finding_line`)."""
+    """A gate's finding as one JSON object (the `--json` form of term.finding_lines)."""
     return json.dumps({"type": "check", "severity": finding.severity, "code": finding.code,
                        "message": finding.message})
 

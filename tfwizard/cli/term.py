@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import textwrap
 import unicodedata
@@ -36,12 +37,15 @@ class Terminal:
                              break_on_hyphens=False) or [""]
 
 
-def terminal(env: Environment) -> Terminal:
-    """The terminal standard output is, or a plain one when it is not a terminal."""
-    if not env.stdout_isatty:
+def terminal(env: Environment, stderr: bool = False) -> Terminal:
+    """The terminal standard output (standard error with `stderr`: the gates' findings go
+    there) is, or a plain one when it is not a terminal."""
+    stream = env.stderr if stderr else env.stdout
+    isatty = getattr(stream, "isatty", None)
+    if not (isatty and isatty()):
         return Terminal(None, False)
     columns = env.env.get("COLUMNS", "")
-    width = int(columns) if columns.isdigit() else shutil.get_terminal_size((100, 24)).columns
+    width = int(columns) if columns.isdigit() else _columns(stream)
     return Terminal(width, "NO_COLOR" not in env.env and env.env.get("TERM") != "dumb")
 
 
@@ -51,6 +55,15 @@ def finding_lines(term: Terminal, severity: str, word: str, code: str, message: 
     lines = term.wrap(head, message, indent=7)
     first = lines[0][_width(head):] if term.width is not None else message
     return [term.paint(severity, word) + f" {code}: " + first, *lines[1:]]
+
+
+def _columns(stream: object) -> int:
+    """The width of the terminal `stream` is (its own size: standard output may be piped
+    while standard error is the terminal), else shutil's guess."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):
+        return shutil.get_terminal_size((100, 24)).columns
 
 
 def _width(text: str) -> int:

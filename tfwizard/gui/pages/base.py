@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from ..i18n import tr
 from ..state import WizardState
 from ..widgets.findings import FindingsPanel
+from ..widgets.fit import fit_scroll
 
 
 class PageId(IntEnum):
@@ -73,6 +74,9 @@ class RecipePage(QWizardPage):
     #: recipe keys this page owns ("section." = the whole section); None = every key
     keys: tuple[str, ...] | None = ()
     show_findings = True
+    #: the form scrolls (a FitColumn in a scroll area) rather than squeeze its wrapped
+    #: rows when the window is short; for pages whose form is taller than 1024x700 allows
+    scrolls = False
 
     def __init__(self, state: WizardState, title: str, subtitle: str = "") -> None:
         super().__init__()
@@ -84,10 +88,15 @@ class RecipePage(QWizardPage):
         outer = QVBoxLayout(self)
         # the form takes the room it needs; the findings as much as their rows need (their
         # own size hint), scrolling only when the page is too short for both
-        self.content = QWidget(self)
+        self.content: QWidget
+        if self.scrolls:
+            area, self.content = fit_scroll(self, "page-scroll")
+            outer.addWidget(area, 1)
+        else:
+            self.content = QWidget(self)
+            outer.addWidget(self.content, 1)
         self.body = QVBoxLayout(self.content)
         self.body.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(self.content, 1)
         self.findings = FindingsPanel(state, self.keys, self)
         self.findings.setVisible(self.show_findings)
         outer.addWidget(self.findings, 0)

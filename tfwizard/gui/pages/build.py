@@ -42,6 +42,7 @@ from ..state import WizardState
 from ..widgets.bundle import BundleSaver
 from ..widgets.findings import severity_icon
 from ..widgets.logview import LogView
+from ..widgets.rebuild import RebuildGuard
 from .base import RecipePage
 from .build_watch import BuildWatch
 
@@ -100,6 +101,7 @@ class BuildPage(RecipePage):
         self.job: jobs.BuildJob | None = None
         self.task: asyncio.Task[Any] | None = None
         self.result: Any = None
+        self.again = RebuildGuard()
         self.unavailable = None if factory is not None else jobs.missing_core_module("runner")
         if self.unavailable:
             self.body.addWidget(unavailable_banner(self.content, self.unavailable))
@@ -165,6 +167,7 @@ class BuildPage(RecipePage):
         """Before a build: its steps and estimated cost (none while one runs or ended)."""
         if not self.running and self.result is None:
             self.watch.show_plan()
+        self.start_button.setText(self.again.button_text(self.state.recipe))
 
     def isComplete(self) -> bool:
         """Qt: Next once a build made a wheel (and none runs)."""
@@ -176,17 +179,21 @@ class BuildPage(RecipePage):
         """Start the build and show its events until it ends."""
         if self.running or self.unavailable:
             return
+        if not await self.again.confirm(self, self.state.recipe):
+            return
         self.task = asyncio.current_task()
         try:
             await self._run()
         finally:
             self.task = None
             self.start_button.setEnabled(True)
+            self.start_button.setText(self.again.button_text(self.state.recipe))
             self.cancel_button.setEnabled(False)
             self.completeChanged.emit()
 
     async def _run(self) -> None:
         self._reset()
+        self.again.started(self.state.recipe)
         self.start_button.setEnabled(False)
         self.completeChanged.emit()
         try:
@@ -272,6 +279,7 @@ class BuildPage(RecipePage):
         elif isinstance(event, Finished):
             result = event.result
             self.result = result
+            self.again.finished(result)
             self.phase_label.setText(build_title(result.status))
             self.action_label.setText("")  # the last action line is stale now
             if result.ok and result.actions:

@@ -8,7 +8,6 @@ from typing import Any
 
 from PySide6.QtWidgets import (
     QCheckBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -25,6 +24,7 @@ from tfwizard.core.jobs import Job
 from .. import jobs
 from ..i18n import tr
 from ..state import WizardState
+from ..widgets.browse import FILE, FOLDER, browse_button
 from ..widgets.logview import LogView
 from .base import RecipePage
 from .build import unavailable_banner
@@ -53,9 +53,8 @@ class InstallPage(RecipePage):
         self.wheel_edit.setObjectName("wheel")
         self.wheel_edit.setPlaceholderText(tr("the wheel the build made, or one you have"))
         wheel_row.addWidget(self.wheel_edit, 1)
-        pick = QPushButton(tr("Choose wheel…"), self.content)
-        pick.clicked.connect(self._pick_wheel)
-        wheel_row.addWidget(pick)
+        wheel_row.addWidget(browse_button(self.wheel_edit, FILE, tr("Wheel"), lambda _p: None,
+                                          tr("Wheels (*.whl)")))
         self.wheel_edit.setToolTip(tr("A .whl file, or a requirement pip downloads first, "
                                       "e.g. tensorflow-cpu==2.20.0"))
         form.addRow(tr("Wheel:"), wheel_row)
@@ -67,9 +66,8 @@ class InstallPage(RecipePage):
         self.registerField("venv", self.venv_edit)
         self.venv_edit.textEdited.connect(lambda t: self.set({"install.venv": t.strip()}))
         row.addWidget(self.venv_edit, 1)
-        browse = QPushButton(tr("Browse…"), self.content)
-        browse.clicked.connect(self._browse)
-        row.addWidget(browse)
+        row.addWidget(browse_button(self.venv_edit, FOLDER, tr("Virtualenv folder"),
+                                    lambda path: self.set({"install.venv": path})))
         form.addRow(tr("Virtualenv:"), row)
         self.and_cuda = QCheckBox(tr("Install the [and-cuda] extra (NVIDIA's CUDA libraries "
                                      "from pip)"), self.content)
@@ -83,7 +81,11 @@ class InstallPage(RecipePage):
         self.links_edit.setToolTip(tr("A folder of wheels to install from instead of an index "
                                       "(pip --no-index --find-links FOLDER)."))
         self.links_edit.textEdited.connect(self._links)
-        form.addRow(tr("Offline package folder:"), self.links_edit)
+        links_row = QHBoxLayout()
+        links_row.addWidget(self.links_edit, 1)
+        links_row.addWidget(browse_button(self.links_edit, FOLDER, tr("Offline package folder"),
+                                          self._links))
+        form.addRow(tr("Offline package folder:"), links_row)
         self.body.addLayout(form)
         buttons = QHBoxLayout()
         self.install_button = QPushButton(tr("Install"), self.content)
@@ -126,28 +128,9 @@ class InstallPage(RecipePage):
                                        "shown); without a venv, the wheel goes into it"))
         self.python_edit.textEdited.connect(lambda t: self.set({"install.python": t.strip()}))
         row.addWidget(self.python_edit, 1)
-        browse = QPushButton(tr("Browse…"), self.content)
-        browse.setObjectName("browse-install-python")
-        browse.clicked.connect(self._browse_python)
-        row.addWidget(browse)
+        row.addWidget(browse_button(self.python_edit, FILE, tr("Interpreter"),
+                                    lambda path: self.set({"install.python": path})))
         return row
-
-    def _browse_python(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, tr("Interpreter:"))
-        if path:
-            self.python_edit.setText(path)
-            self.set({"install.python": path})
-
-    def _pick_wheel(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, tr("Wheel"), "", tr("Wheels (*.whl)"))
-        if path:
-            self.wheel_edit.setText(path)
-
-    def _browse(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, tr("Virtualenv folder"))
-        if path:
-            self.venv_edit.setText(path)
-            self.set({"install.venv": path})
 
     def _extras(self, on: bool) -> None:
         extras = [e for e in self.state.recipe.install.extras if e != "and-cuda"]

@@ -17,6 +17,7 @@ from tfwizard.core.knowledge import recipe_python
 
 from ..i18n import tr
 from ..state import WizardState
+from ..widgets.browse import FOLDER, browse_button
 from ..widgets.remote import RemoteExecutionSection
 from .base import RecipePage, join_words, split_words
 
@@ -25,6 +26,7 @@ class OptionsPage(RecipePage):
     """Build options: optimisation flags, jobs, caches, extra Bazel flags."""
 
     keys = ("build.", "cache.", "output.", "remote.")
+    scrolls = True  # the build options and Remote execution do not fit 1024x700 unscrolled
 
     def __init__(self, state: WizardState) -> None:
         super().__init__(state, tr("Build options"),
@@ -79,7 +81,11 @@ class OptionsPage(RecipePage):
         self.output_edit.setObjectName("output-dir")
         self.output_edit.setPlaceholderText(tr("empty = the build record folder"))
         self.output_edit.textEdited.connect(lambda t: self.set({"output.dir": t.strip()}))
-        form.addRow(tr("Wheel folder:"), self.output_edit)
+        output_row = QHBoxLayout()
+        output_row.addWidget(self.output_edit, 1)
+        output_row.addWidget(browse_button(self.output_edit, FOLDER, tr("Wheel folder"),
+                                           lambda path: self.set({"output.dir": path})))
+        form.addRow(tr("Wheel folder:"), output_row)
         self.body.addLayout(form)
         self.remote = RemoteExecutionSection(state, self.content)
         self.body.addWidget(self.remote)

@@ -21,10 +21,12 @@ from tfwizard.core.build import history, record
 from tfwizard.core.build.plan import BuildPlan, make_plan
 from tfwizard.core.build.render import render_commands
 from tfwizard.core.errors import TfWizardError
+from tfwizard.core.review_verdict import official_advice, review_verdict
 
 from ..i18n import tr
 from ..state import WizardState
 from ..widgets.summary import Details, PlainSummary
+from ..widgets.verdict import VerdictBanner
 from .base import RecipePage, mono
 
 
@@ -48,6 +50,7 @@ class ReviewPage(RecipePage):
     finding."""
 
     keys = None  # every finding: this is the last stop before the build
+    scrolls = True  # the summary, the details and every finding: too tall for 1024x700
 
     def __init__(self, state: WizardState) -> None:
         super().__init__(state, tr("Review"), tr("What the build will make, what it will cost, "
@@ -57,6 +60,9 @@ class ReviewPage(RecipePage):
         self._add_details()
 
     def _add_summary(self) -> None:
+        self.verdict = VerdictBanner(self.content)
+        self.body.addWidget(self.verdict)
+        self.state.findingsChanged.connect(self._findings_changed)
         self.summary = PlainSummary(self.content, "review-summary")
         self.body.addWidget(self.summary)
 
@@ -89,6 +95,7 @@ class ReviewPage(RecipePage):
     def sync(self) -> None:
         """Show the recipe and its plan's commands as they are now."""
         s = self.state
+        self._show_verdict()
         self.toml_view.setPlainText(s.recipe.to_toml())
         try:
             plan = make_plan(s.recipe, build_host=s.build_host, target_host=s.target_host,
@@ -103,6 +110,17 @@ class ReviewPage(RecipePage):
             text = (tr("# No plan yet: {message}").format(message=exc.message)
                     + f"\n# {exc.hint}").rstrip("# \n") + "\n"
         self.commands_view.setPlainText(text)
+
+    def _findings_changed(self) -> None:
+        wizard = self.wizard()
+        if wizard is not None and wizard.currentPage() is self:  # advise only when seen
+            self._show_verdict()
+
+    def _show_verdict(self) -> None:
+        """The verdict on every finding, and whether the official wheel already serves."""
+        s = self.state
+        self.verdict.show_verdict(review_verdict(
+            s.findings, official_advice(s.kb, s.recipe, s.build_host, s.target_host)))
 
     def _show_summary(self, plan: BuildPlan) -> None:
         if self.state.build_host is None:

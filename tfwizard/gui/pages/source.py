@@ -5,19 +5,19 @@ from __future__ import annotations
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
-    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QRadioButton,
     QVBoxLayout,
 )
 
 from ..i18n import tr
 from ..state import WizardState
+from ..widgets.browse import FOLDER, browse_button
+from ..widgets.python_note import PythonNote
 from .base import RecipePage
 
 
@@ -60,6 +60,8 @@ class SourcePage(RecipePage):
             lambda _i: self.set({"python.version": self.python_combo.currentData() or ""}))
         form.addRow(tr("Python of the wheel:"), self.python_combo)
         self.body.addLayout(form)
+        self.python_note = PythonNote(state, self.content)
+        self.body.addWidget(self.python_note)
 
         box = QGroupBox(tr("Source"), self.content)
         grid = QVBoxLayout(box)
@@ -87,8 +89,8 @@ class SourcePage(RecipePage):
                                             "knowledge is used for the checks)"))
         self.dir_edit.textEdited.connect(lambda t: self.set({"tensorflow.source_dir": t.strip()}))
         dir_row.addWidget(self.dir_edit, 1)
-        self.browse = QPushButton(tr("Browse…"), box)
-        self.browse.clicked.connect(self._browse)
+        self.browse = browse_button(self.dir_edit, FOLDER, tr("TensorFlow checkout"),
+                                    lambda path: self.set({"tensorflow.source_dir": path}))
         dir_row.addWidget(self.browse)
         grid.addLayout(dir_row)
         self.body.addWidget(box)
@@ -103,12 +105,6 @@ class SourcePage(RecipePage):
             self.set({"tensorflow.source_dir": ""})
         else:
             self.set({"tensorflow.ref": "", "tensorflow.source_dir": self.dir_edit.text().strip()})
-
-    def _browse(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, tr("TensorFlow checkout"))
-        if path:
-            self.dir_edit.setText(path)
-            self.set({"tensorflow.source_dir": path})
 
     def sync(self) -> None:
         """Fill the fields from the recipe."""
@@ -133,6 +129,7 @@ class SourcePage(RecipePage):
         self.dir_edit.setEnabled(checkout)
         self.browse.setEnabled(checkout)
         self._mark_dir_field()
+        self.python_note.refresh()
 
     def _mark_dir_field(self) -> None:
         """A red frame and the reason on the folder field while the rules find it wrong."""

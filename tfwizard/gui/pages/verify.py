@@ -22,6 +22,7 @@ from tfwizard.core.jobs import Job
 from .. import jobs
 from ..i18n import tr
 from ..state import WizardState
+from ..widgets.browse import FILE, browse_button
 from ..widgets.bundle import BundleSaver
 from ..widgets.verify_panel import OutputDiagnosis, VerifyPanel
 from .base import RecipePage, mono
@@ -50,7 +51,11 @@ class VerifyPage(RecipePage):
         self.python_edit = QLineEdit(self.content)
         self.python_edit.setObjectName("verify-python")
         self.python_edit.setPlaceholderText(tr("the python of the venv the wheel went into"))
-        form.addRow(tr("Interpreter:"), self.python_edit)
+        python_row = QHBoxLayout()
+        python_row.addWidget(self.python_edit, 1)
+        python_row.addWidget(browse_button(self.python_edit, FILE, tr("Interpreter"),
+                                           lambda _p: None))
+        form.addRow(tr("Interpreter:"), python_row)
         self.body.addLayout(form)
         row = QHBoxLayout()
         self.run_button = QPushButton(tr("Run verification"), self.content)

@@ -35,6 +35,7 @@ class WelcomePage(RecipePage):
     #: recipe can still be prepared on a machine that cannot build it
     keys = ("target.", "host.")
     blocking_keys = ("target.",)
+    scrolls = True  # six checklist rows and the host table do not fit 1024x700 unscrolled
 
     def __init__(self, state: WizardState, detect: Callable[[], HostProfile] | None) -> None:
         super().__init__(state, tr("Welcome to tfwizard"),

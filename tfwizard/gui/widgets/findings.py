@@ -23,6 +23,7 @@ from tfwizard.core.rules import Finding
 
 from ..i18n import tr
 from ..state import WizardState, key_matches
+from .fit import FitColumn
 
 SEVERITY_ICON = {
     "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
@@ -77,29 +78,6 @@ class FindingRow(QFrame):
             button.clicked.connect(lambda: self.fixClicked.emit(self.finding))
             layout.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
             self.fix_button = button
-
-
-class _Rows(QWidget):
-    """The rows' column: never shorter than its wrapped text needs at its width.
-
-    A scroll area gives its widget the viewport's height, and a layout's minimum ignores
-    word-wrapped labels' height-for-width, so rows were squeezed and their text cut off;
-    asking the layout for its height at this width keeps every line whole.
-    """
-
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        """Qt: the width changed; ask for the height the wrapped rows need at it."""
-        super().resizeEvent(event)
-        self.fit()
-
-    def fit(self) -> None:
-        """Set the minimum height to what the rows need at the current width."""
-        layout = self.layout()
-        if layout is not None:
-            layout.activate()
-            need = layout.heightForWidth(self.width())
-            if need > 0 and need != self.minimumHeight():
-                self.setMinimumHeight(need)
 
 
 class _FitScroll(QScrollArea):
@@ -159,7 +137,7 @@ class FindingsPanel(QWidget):
         self.scroll_area.setWidgetResizable(True)
         self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
         self.scroll_area.setMinimumHeight(90)
-        self.body: _Rows = _Rows(self.scroll_area)
+        self.body = FitColumn(self.scroll_area)
         self.rows_layout = QVBoxLayout(self.body)
         self.rows_layout.setContentsMargins(0, 0, 0, 0)
         self.rows_layout.setSpacing(3)
@@ -201,6 +179,7 @@ class FindingsPanel(QWidget):
             self.rows_layout.insertWidget(at, row)
             self.rows.append(row)
         self._show_notes(self.notes_toggle.isChecked())
+        self.scroll_area.setVisible(bool(findings))  # no rows: no 90 px of empty room
         self._summarise(findings)
         self.fix_all.setVisible(any(f.fix is not None and f.severity == "error"
                                     for f in findings))

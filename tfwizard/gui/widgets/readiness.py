@@ -34,7 +34,8 @@ class ReadinessList(QGroupBox):
         while self.grid.count():
             item = self.grid.takeAt(0)
             widget = item.widget() if item is not None else None
-            if widget is not None:
+            if widget is not None:  # hidden now: deleteLater waits for the event loop
+                widget.hide()
                 widget.deleteLater()
         self.checks = list(checks)
         if not checks:
@@ -58,9 +59,12 @@ class ReadinessList(QGroupBox):
             text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             if check.status == FAIL:
                 text.setStyleSheet("color: #b00020;")
-            self.grid.addWidget(icon, row, 0)
-            self.grid.addWidget(title, row, 1)
-            self.grid.addWidget(text, row, 2)
+            for column, widget in enumerate((icon, title, text)):
+                self.grid.addWidget(widget, row, column)
+                # shown now, not by the layout's queued call: a page that fits its height
+                # to its rows (widgets/fit.py) must see them when it measures
+                if self.isVisible():
+                    widget.show()
 
     def status_of(self, key: str) -> str | None:
         """The status shown for a row (tests, and the page's own summary)."""
