@@ -262,3 +262,71 @@ def running_runs(tests_dir: Path) -> list[Path]:
         except (OSError, ValueError):
             continue
     return found
+
+
+class RecipeTestJob:
+    """A test job for a recipe (the GUI's): starts (or reuses) the recipe's warm container
+    first, in a thread, then runs TestJob in it; afterwards `diffstat` holds the source's
+    `git diff --stat` against its ref (the PR summary's "what changed")."""
+
+    def __init__(self, recipe: Any, recipe_id: str, targets: Sequence[str], *,
+                 record_dir: Path, env: dict[str, str] | None = None,
+                 poll_s: float = POLL_S) -> None:
+        """`recipe_id`: the recipe's path (the warm workspace's identity)."""
+        self.recipe = recipe
+        self.recipe_id = recipe_id
+        self.targets = list(targets)
+        self.record_dir = record_dir
+        self.env = env
+        self.poll_s = poll_s
+        self.inner: TestJob | None = None
+        self.diffstat = ""
+        self._cancel = False
+
+    @property
+    def result(self) -> TestJobResult | None:
+        """The run's result (None until it ended, or when cancelled before it started)."""
+        return self.inner.result if self.inner is not None else None
+
+    def cancel(self) -> None:
+        """Stop the run (or keep it from starting)."""
+        self._cancel = True
+        if self.inner is not None:
+            self.inner.cancel()
+
+    async def events(self) -> AsyncIterator[Any]:
+        """LogLines saying the container is being started, then the TestJob's events."""
+        from . import dockerutil
+
+        loop = asyncio.get_running_loop()
+        yield LogLines(TFWIZARD, (_("starting the warm build container…"),), 0)
+        client = await loop.run_in_executor(None, dockerutil.connect, self.env)
+        try:
+            box, gpu = await loop.run_in_executor(None, self._open, client)
+            if self._cancel:
+                return
+            self.inner = TestJob.start(box, self.targets, gpu=gpu, record_dir=self.record_dir,
+                                       poll_s=self.poll_s)
+            async for event in self.inner.events():
+                yield event
+            self.diffstat = await loop.run_in_executor(None, self._diffstat, box)
+        finally:
+            client.close()
+
+    def _open(self, client: Any) -> tuple[WarmContainer, bool]:
+        from .plan import make_plan
+        from .testrun import has_gpu
+        from .warm import workspace_for
+
+        base = Path(self.recipe_id).parent if self.recipe.path else None
+        plan = make_plan(self.recipe, recipe_dir=base)
+        box = WarmContainer(client, plan, workspace_for(plan, self.recipe_id))
+        box.ensure()
+        return box, has_gpu(box)
+
+    def _diffstat(self, box: WarmContainer) -> str:
+        step = next(s for s in box.plan.steps if s.name == "build")
+        ref = getattr(self.recipe.tensorflow, "ref", "") or "HEAD"
+        run = box.exec(["git", "-c", "safe.directory=*", "diff", "--stat", ref],
+                       workdir=step.workdir)
+        return "\n".join(run.output) if run.exit_code == 0 else ""
