@@ -127,6 +127,8 @@ def progress_of(bep_text: str) -> TestProgress:
 class TestJob:
     """One `bazel test` run in the warm container, followed through its files."""
 
+    __test__ = False  # not a pytest test class
+
     def __init__(self, box: WarmContainer, record_dir: Path, *, spec: dict[str, Any],
                  poll_s: float = POLL_S) -> None:
         """Use TestJob.start or TestJob.attach."""
@@ -271,8 +273,10 @@ class RecipeTestJob:
 
     def __init__(self, recipe: Any, recipe_id: str, targets: Sequence[str], *,
                  record_dir: Path, env: dict[str, str] | None = None,
-                 poll_s: float = POLL_S) -> None:
-        """`recipe_id`: the recipe's path (the warm workspace's identity)."""
+                 flags: Sequence[str] = (), poll_s: float = POLL_S) -> None:
+        """`recipe_id`: the recipe's path (the warm workspace's identity); `flags`: more
+        Bazel options for this run only."""
+        self.flags = list(flags)
         self.recipe = recipe
         self.recipe_id = recipe_id
         self.targets = list(targets)
@@ -306,7 +310,7 @@ class RecipeTestJob:
             if self._cancel:
                 return
             self.inner = TestJob.start(box, self.targets, gpu=gpu, record_dir=self.record_dir,
-                                       poll_s=self.poll_s)
+                                       flags=self.flags, poll_s=self.poll_s)
             async for event in self.inner.events():
                 yield event
             self.diffstat = await loop.run_in_executor(None, self._diffstat, box)
