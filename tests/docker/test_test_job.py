@@ -16,7 +16,6 @@ import subprocess
 import sys
 import time
 import uuid
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest

@@ -1,7 +1,7 @@
 """`tfwizard test RECIPE TARGET... [--json]`: `bazel test` in the recipe's warm build
 container as a long job (core/build/testjob.py), followed live (cli/testprint.py): each
-test's result, a failing test's own log tail. `--attach [ID]` follows a run whose
-tfwizard process went away."""
+test's result, a failing test's own log tail. `--attach [--run ID]` follows a run
+whose tfwizard process went away."""
 
 from __future__ import annotations
 
@@ -25,9 +25,11 @@ def register(sub: Any) -> None:
     add_idle_option(p)
     p.add_argument("--json", action="store_true",
                    help=_("print the run as one JSON object (Bazel's output on stderr)"))
-    p.add_argument("--attach", nargs="?", const="", default=None, metavar="ID",
+    p.add_argument("--attach", action="store_true",
                    help=_("follow a test run whose tfwizard process went away (the "
-                          "running one, or the one with this record id)"))
+                          "running one, or the one --run names)"))
+    p.add_argument("--run", default="", metavar="ID",
+                   help=_("with --attach: the test run's record id"))
     p.add_argument("--bazel-opt", action="append", default=[], metavar="OPTION",
                    help=_("one more Bazel option for this run only (repeatable), e.g. "
                           "--runs_per_test=3 or --test_output=all"))
@@ -44,7 +46,7 @@ def cmd_test(args: argparse.Namespace, env: Environment) -> ExitStatus:
     from ..core.recipe import load_recipe
     from .follow import follow
 
-    if args.attach is None and not args.targets:
+    if not args.attach and not args.targets:
         raise UsageError(_("name the tests to run"), _("e.g. `tfwizard test RECIPE "
                                                        "//tensorflow/core:all`"))
     path = arg_path(env, args.recipe)
@@ -54,8 +56,8 @@ def cmd_test(args: argparse.Namespace, env: Environment) -> ExitStatus:
     client = dockerutil.connect(env.env)
     try:
         box = start_warm(env, client, path, recipe, plan, args.idle)
-        if args.attach is not None:
-            job = TestJob.attach(box, _attach_folder(tests_dir, args.attach))
+        if args.attach:
+            job = TestJob.attach(box, _attach_folder(tests_dir, args.run))
         else:
             job = TestJob.start(box, args.targets, gpu=testrun.has_gpu(box),
                                 record_dir=tests_dir / new_build_id(), flags=args.bazel_opt)
