@@ -111,7 +111,7 @@ def test_live_tree_log_rerun_and_summary(qtbot, make_window, fixture_recipe, tmp
     # Run again: only the failed test
     assert page.rerun_button.isEnabled()
     qtbot.mouseClick(page.rerun_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: page.result is not None and not page.running, timeout=600000)
+    qtbot.waitUntil(lambda: len(started) == 2 and not page.running, timeout=600000)
     assert started[-1] == [FAILING]
     assert [t.label for t in page.result.run.tests] == [FAILING]
     assert page.item_for(PASSING) is None and page.item_for(FAILING) is not None
