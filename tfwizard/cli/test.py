@@ -1,5 +1,6 @@
-"""`tfwizard test RECIPE TARGET... [--json]`: `bazel test` in the recipe's warm build
-container (core/build/testrun.py), each test's result, a failing test's own log tail."""
+"""`tfwizard test RECIPE [TARGET...] [--json] [--summary [FILE]]`: `bazel test` in the
+recipe's warm build container (core/build/testrun.py), each test's result, a failing test's
+own log tail; without targets, the tests of the change (cli/testsel.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 from ..core.i18n import _
 from .context import Environment, ExitStatus, arg_path
 from .shell import add_idle_option, start_warm
+from .testsel import add_selection_options, pick, write_summary
 
 #: lines of a failing test's own log shown under it
 TAIL_LINES = 30
@@ -21,11 +23,13 @@ def register(sub: Any) -> None:
         "test", help=_("run TensorFlow's tests (bazel test) in the recipe's warm build "
                        "container, with TensorFlow's tag filters"))
     p.add_argument("recipe", metavar="RECIPE")
-    p.add_argument("targets", nargs="+", metavar="TARGET",
-                   help=_("Bazel test targets or patterns (//tensorflow/core:all)"))
+    p.add_argument("targets", nargs="*", metavar="TARGET",
+                   help=_("Bazel test targets or patterns (//tensorflow/core:all)") + "; "
+                   + _("none: the tests that depend on the changed files"))
     add_idle_option(p)
     p.add_argument("--json", action="store_true",
                    help=_("print the run as one JSON object (Bazel's output on stderr)"))
+    add_selection_options(p)
     p.set_defaults(handler=cmd_test)
 
 
@@ -34,8 +38,12 @@ def cmd_test(args: argparse.Namespace, env: Environment) -> ExitStatus:
     from ..core.build import dockerutil, testrun
     from ..core.build.plan import make_plan
     from ..core.build.record import data_dir, new_build_id
+    from ..core.errors import UsageError
     from ..core.recipe import load_recipe
 
+    if args.json and args.summary == "-":
+        raise UsageError(_("--json and --summary to standard output exclude each other: "
+                           "give --summary a FILE"))
     path = arg_path(env, args.recipe)
     recipe = load_recipe(path)
     plan = make_plan(recipe, recipe_dir=path.parent)
@@ -44,17 +52,22 @@ def cmd_test(args: argparse.Namespace, env: Environment) -> ExitStatus:
     try:
         box = start_warm(env, client, path, recipe, plan, args.idle)
         gpu = testrun.has_gpu(box)
+        targets = args.targets or pick(env, args, box, recipe, gpu)
+        if args.list or not targets:
+            return ExitStatus.OK
         try:
-            run = testrun.run_tests(box, args.targets, gpu=gpu, record_dir=folder,
+            run = testrun.run_tests(box, targets, gpu=gpu, record_dir=folder,
                                     on_output=lambda _c, line: env.err(line))
         except KeyboardInterrupt:
             box.cancel()
             raise
+        if args.summary:
+            write_summary(env, args, box, recipe, run, targets)
     finally:
         client.close()
     if args.json:
         env.out(json.dumps(run.to_json()))
-    else:
+    elif args.summary != "-":
         _print_run(env, run)
     return ExitStatus.OK if run.exit_code == 0 else ExitStatus.ERROR
 
