@@ -1,7 +1,8 @@
-"""`tfwizard test RECIPE TARGET... [--json]`: `bazel test` in the recipe's warm build
-container as a long job (core/build/testjob.py), followed live (cli/testprint.py): each
-test's result, a failing test's own log tail. `--attach [--run ID]` follows a run
-whose tfwizard process went away."""
+"""`tfwizard test RECIPE [TARGET...] [--json] [--summary [FILE]]`: `bazel test` in the
+recipe's warm build container as a long job (core/build/testjob.py), followed live
+(cli/testprint.py): each test's result, a failing test's own log tail; without targets, the
+tests of the change (cli/testsel.py). `--attach [--run ID]` follows a run whose tfwizard
+process went away."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 from ..core.i18n import _
 from .context import Environment, ExitStatus, arg_path
 from .shell import add_idle_option, start_warm
+from .testsel import add_selection_options, pick, write_summary
 
 
 def register(sub: Any) -> None:
@@ -21,7 +23,8 @@ def register(sub: Any) -> None:
                        "container, with TensorFlow's tag filters"))
     p.add_argument("recipe", metavar="RECIPE")
     p.add_argument("targets", nargs="*", metavar="TARGET",
-                   help=_("Bazel test targets or patterns (//tensorflow/core:all)"))
+                   help=_("Bazel test targets or patterns (//tensorflow/core:all)") + "; "
+                   + _("none: the tests that depend on the changed files"))
     add_idle_option(p)
     p.add_argument("--json", action="store_true",
                    help=_("print the run as one JSON object (Bazel's output on stderr)"))
@@ -33,6 +36,7 @@ def register(sub: Any) -> None:
     p.add_argument("--bazel-opt", action="append", default=[], metavar="OPTION",
                    help=_("one more Bazel option for this run only (repeatable), e.g. "
                           "--runs_per_test=3 or --test_output=all"))
+    add_selection_options(p)
     p.set_defaults(handler=cmd_test)
 
 
@@ -46,9 +50,9 @@ def cmd_test(args: argparse.Namespace, env: Environment) -> ExitStatus:
     from ..core.recipe import load_recipe
     from .follow import follow
 
-    if not args.attach and not args.targets:
-        raise UsageError(_("name the tests to run"), _("e.g. `tfwizard test RECIPE "
-                                                       "//tensorflow/core:all`"))
+    if args.json and args.summary == "-":
+        raise UsageError(_("--json and --summary to standard output exclude each other: "
+                           "give --summary a FILE"))
     path = arg_path(env, args.recipe)
     recipe = load_recipe(path)
     plan = make_plan(recipe, recipe_dir=path.parent)
@@ -58,10 +62,18 @@ def cmd_test(args: argparse.Namespace, env: Environment) -> ExitStatus:
         box = start_warm(env, client, path, recipe, plan, args.idle)
         if args.attach:
             job = TestJob.attach(box, _attach_folder(tests_dir, args.run))
+            targets = list(job.spec.get("targets", []))
         else:
-            job = TestJob.start(box, args.targets, gpu=testrun.has_gpu(box),
-                                record_dir=tests_dir / new_build_id(), flags=args.bazel_opt)
-        follow(job, env, as_json=args.json, printer=_printer(env, args.json))
+            gpu = testrun.has_gpu(box)
+            targets = args.targets or pick(env, args, box, recipe, gpu)
+            if args.list or not targets:
+                return ExitStatus.OK
+            job = TestJob.start(box, targets, gpu=gpu, record_dir=tests_dir / new_build_id(),
+                                flags=args.bazel_opt)
+        quiet = args.summary == "-"  # the summary is standard output's
+        follow(job, env, as_json=args.json, printer=_printer(env, args.json, quiet))
+        if args.summary and job.result is not None:
+            write_summary(env, args, box, recipe, job.result.run, targets)
     finally:
         client.close()
     result = job.result
@@ -70,12 +82,12 @@ def cmd_test(args: argparse.Namespace, env: Environment) -> ExitStatus:
     return ExitStatus.OK if result.ok else ExitStatus.ERROR
 
 
-def _printer(env: Environment, as_json: bool) -> Any:
+def _printer(env: Environment, as_json: bool, quiet: bool) -> Any:
     from .testprint import TestBarPrinter, TestLinePrinter
 
-    if not as_json and env.stdout_isatty:
+    if not as_json and not quiet and env.stdout_isatty:
         return TestBarPrinter(env)
-    return TestLinePrinter(env, as_json=as_json)
+    return TestLinePrinter(env, as_json=as_json, results=not quiet)
 
 
 def _attach_folder(tests_dir: Path, wanted: str) -> Path:

@@ -53,9 +53,12 @@ class TestLinePrinter(Printer):
     """Bazel's lines on stderr as they come, a counts line when they change (`--json`:
     no counts; the run as one JSON object at the end)."""
 
-    def __init__(self, env: Environment, *, as_json: bool = False) -> None:
+    def __init__(self, env: Environment, *, as_json: bool = False,
+                 results: bool = True) -> None:
+        """`results`: print the results at the end (not when stdout is the PR summary's)."""
         super().__init__(env)
         self.as_json = as_json
+        self.results = results
 
     def event(self, event: Any) -> None:
         """Log lines to stderr, counts, the results."""
@@ -72,7 +75,7 @@ class TestLinePrinter(Printer):
         """The run's results (or its JSON)."""
         if self.as_json:
             self.env.out(json.dumps(result.run.to_json()))
-        else:
+        elif self.results:
             print_run(self.env, result.run)
 
 
