@@ -1,13 +1,15 @@
 """The Test page against the real engine and the fixture workspace's tests (issue 23): live
 counts while `bazel test` runs, the tree by package with coloured status, duration and
 attempts, a failing test's own test.log on a click, "Run again" with only the failed test,
-"Copy PR summary" naming every test and its result, and Cancel.
+"Copy PR summary" naming every test and its result, Cancel, and an empty targets field
+running the tests that depend on an edited file (the workspace is a git checkout).
 
 Tests are slowed down with Bazel's own `--run_under` (a `sleep` before the test binary).
 """
 
 from __future__ import annotations
 
+import subprocess
 import uuid
 
 import pytest
@@ -39,6 +41,10 @@ def fixture_recipe(tmp_path_factory):
     base = tmp_path_factory.mktemp("testpage")
     prefix = f"tfwizard-test-{uuid.uuid4().hex[:8]}"
     workspace = world.copy_workspace(base)
+    (workspace / ".gitignore").write_text("/bazel-*\n.tf_configure.bazelrc\n")
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "fixture"]):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid",
+                        *args], cwd=workspace, check=True, capture_output=True)
     path = world.fixture_recipe(base / "r.toml", workspace=workspace, prefix=prefix,
                                 bazel_flags=[f"--test_env=TFW_FIXTURE_FAIL={FAILING}"])
     yield path
@@ -128,3 +134,23 @@ def test_cancel_stops_the_run(qtbot, make_window, fixture_recipe, tmp_path):
     assert page.status_label.text() == "Cancelled"
     assert page.result is not None and page.result.status == "cancelled"
     assert page.run_button.isEnabled() and not page.rerun_button.isEnabled()
+
+
+def test_empty_targets_run_the_tests_of_the_change(qtbot, make_window, fixture_recipe,
+                                                    tmp_path):
+    edited = fixture_recipe.parent / "tf_workspace/tensorflow/core/kernels/reduce_sum_op.cc"
+    edited.write_text(edited.read_text() + "// a change\n")
+    try:
+        page, started = _page(make_window, fixture_recipe, tmp_path, sleep_s=0)
+        page.targets_edit.setText("")
+        qtbot.mouseClick(page.run_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: started and not page.running, timeout=600000)
+        assert started == [[]]
+        # the two tests that depend on the file; its benchmark test is left out by its tag
+        assert page.result is not None
+        assert {t.label for t in page.result.run.tests} == {
+            PASSING, "//tensorflow/python/kernel_tests:reduction_ops_test"}
+        qtbot.mouseClick(page.copy_button, Qt.MouseButton.LeftButton)
+        assert "tensorflow/core/kernels/reduce_sum_op.cc" in page.summary
+    finally:
+        subprocess.run(["git", "checkout", "--", "."], cwd=edited.parents[3], check=True)

@@ -307,7 +307,13 @@ class RecipeTestJob:
         client = await loop.run_in_executor(None, dockerutil.connect, self.env)
         try:
             box, gpu = await loop.run_in_executor(None, self._open, client)
-            if self._cancel:
+            if not self.targets and not self._cancel:  # the tests of the change
+                self.targets = await loop.run_in_executor(None, self._select, box, gpu)
+                yield LogLines(TFWIZARD, (_("{count} test(s) depend on the change against "
+                                            "{base}: {labels}").format(
+                    count=len(self.targets), base=self._base(),
+                    labels=" ".join(self.targets) or "-"),), 0)
+            if self._cancel or not self.targets:
                 return
             self.inner = TestJob.start(box, self.targets, gpu=gpu, record_dir=self.record_dir,
                                        flags=self.flags, poll_s=self.poll_s)
@@ -328,9 +334,19 @@ class RecipeTestJob:
         box.ensure()
         return box, has_gpu(box)
 
+    def _base(self) -> str:
+        """The revision the change is measured against (as `tfwizard test` without --base)."""
+        return getattr(self.recipe.tensorflow, "ref", "") or "HEAD"
+
+    def _select(self, box: WarmContainer, gpu: bool) -> list[str]:
+        from .testselect import select_tests
+
+        sel = select_tests(box, base=self._base(), filters=tag_filters().for_container(gpu))
+        return list(sel.labels)
+
     def _diffstat(self, box: WarmContainer) -> str:
         step = next(s for s in box.plan.steps if s.name == "build")
-        ref = getattr(self.recipe.tensorflow, "ref", "") or "HEAD"
+        ref = self._base()
         run = box.exec(["git", "-c", "safe.directory=*", "diff", "--stat", ref],
                        workdir=step.workdir)
         return "\n".join(run.output) if run.exit_code == 0 else ""

@@ -73,7 +73,8 @@ class TestPage(RecipePage):
         row = QHBoxLayout()
         self.targets_edit = QLineEdit(self.content)
         self.targets_edit.setObjectName("test-targets")
-        self.targets_edit.setPlaceholderText(tr("test targets, e.g. //tensorflow/core:all"))
+        self.targets_edit.setPlaceholderText(tr("test targets, e.g. //tensorflow/core:all; "
+                                                 "empty: the tests your change affects"))
         row.addWidget(self.targets_edit, 1)
         self.run_button = self._button(tr("Run tests"), "run-tests", self.run_tests, row)
         self.cancel_button = self._button(tr("Cancel"), "cancel-tests", self.cancel, row)
@@ -129,12 +130,8 @@ class TestPage(RecipePage):
 
     # -- running -------------------------------------------------------------------------
     def run_tests(self) -> None:
-        """Run the targets in the field (required: what to test)."""
-        targets = split_words(self.targets_edit.text())
-        if not targets:
-            self.status_label.setText(tr("Name the tests to run."))
-            return
-        self.start(targets)
+        """Run the targets in the field (empty: the tests of the change)."""
+        self.start(split_words(self.targets_edit.text()))
 
     def rerun_failed(self) -> None:
         """Run only the tests that did not pass last time."""
@@ -170,6 +167,8 @@ class TestPage(RecipePage):
                 self.progress.setRange(0, 1)
                 if self.job is not None and getattr(self.job, "_cancel", False):
                     self.status_label.setText(tr("Cancelled"))
+                elif self.job is not None and not getattr(self.job, "targets", True):
+                    self.status_label.setText(tr("No test depends on the change."))
             self._set_buttons(False)
             self.completeChanged.emit()
             self.testsFinished.emit(self.result)
