@@ -144,7 +144,7 @@ def test_empty_targets_run_the_tests_of_the_change(qtbot, make_window, fixture_r
         page, started = _page(make_window, fixture_recipe, tmp_path, sleep_s=0)
         page.targets_edit.setText("")
         qtbot.mouseClick(page.run_button, Qt.MouseButton.LeftButton)
-        qtbot.waitUntil(lambda: started and not page.running, timeout=600000)
+        qtbot.waitUntil(lambda: bool(started) and not page.running, timeout=600000)
         assert started == [[]]
         # the two tests that depend on the file; its benchmark test is left out by its tag
         assert page.result is not None
