@@ -96,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
                 for event in sample_events():
                     wizard.build.show_event(event)  # type: ignore[arg-type]
                 wizard.build.log.flush_all()
+            if page_id == PageId.TEST:
+                wizard.test.targets_edit.setText("//tensorflow/core:all")
             if page_id == PageId.INSTALL:
                 wizard.state.wheel = "~/.local/share/tfwizard/builds/20250115-120000-a1b2c3/" \
                     "tensorflow-2.18.0-cp311-cp311-linux_x86_64.whl"

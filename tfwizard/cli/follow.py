@@ -26,12 +26,14 @@ from .render import build_summary
 from .words import NOTE, progress_text
 
 
-def follow(job: Job, env: Environment, *, as_json: bool, rich: bool | None = None
-           ) -> ExitStatus:
-    """Drive the job with the printer that suits the output; the exit status its result
-    gives (CANCELLED when it was cancelled or never finished)."""
-    if as_json:
-        printer: Printer = JsonPrinter(env)
+def follow(job: Job, env: Environment, *, as_json: bool, rich: bool | None = None,
+           printer: Printer | None = None) -> ExitStatus:
+    """Drive the job with the printer that suits the output (or `printer`); the exit status
+    its result gives (CANCELLED when it was cancelled or never finished)."""
+    if printer is not None:
+        pass
+    elif as_json:
+        printer = JsonPrinter(env)
     elif env.stdout_isatty if rich is None else rich:
         printer = RichPrinter(env)
     else:

@@ -1,18 +1,19 @@
-"""`tfwizard test RECIPE TARGET... [--json]`: `bazel test` in the recipe's warm build
-container (core/build/testrun.py), each test's result, a failing test's own log tail."""
+"""`tfwizard test RECIPE [TARGET...] [--json] [--summary [FILE]]`: `bazel test` in the
+recipe's warm build container as a long job (core/build/testjob.py), followed live
+(cli/testprint.py): each test's result, a failing test's own log tail; without targets, the
+tests of the change (cli/testsel.py). `--attach [--run ID]` follows a run whose tfwizard
+process went away."""
 
 from __future__ import annotations
 
 import argparse
-import json
+from pathlib import Path
 from typing import Any
 
 from ..core.i18n import _
 from .context import Environment, ExitStatus, arg_path
 from .shell import add_idle_option, start_warm
-
-#: lines of a failing test's own log shown under it
-TAIL_LINES = 30
+from .testsel import add_selection_options, pick, write_summary
 
 
 def register(sub: Any) -> None:
@@ -21,64 +22,82 @@ def register(sub: Any) -> None:
         "test", help=_("run TensorFlow's tests (bazel test) in the recipe's warm build "
                        "container, with TensorFlow's tag filters"))
     p.add_argument("recipe", metavar="RECIPE")
-    p.add_argument("targets", nargs="+", metavar="TARGET",
-                   help=_("Bazel test targets or patterns (//tensorflow/core:all)"))
+    p.add_argument("targets", nargs="*", metavar="TARGET",
+                   help=_("Bazel test targets or patterns (//tensorflow/core:all)") + "; "
+                   + _("none: the tests that depend on the changed files"))
     add_idle_option(p)
     p.add_argument("--json", action="store_true",
                    help=_("print the run as one JSON object (Bazel's output on stderr)"))
+    p.add_argument("--attach", action="store_true",
+                   help=_("follow a test run whose tfwizard process went away (the "
+                          "running one, or the one --run names)"))
+    p.add_argument("--run", default="", metavar="ID",
+                   help=_("with --attach: the test run's record id"))
+    p.add_argument("--bazel-opt", action="append", default=[], metavar="OPTION",
+                   help=_("one more Bazel option for this run only (repeatable), e.g. "
+                          "--runs_per_test=3 or --test_output=all"))
+    add_selection_options(p)
     p.set_defaults(handler=cmd_test)
 
 
 def cmd_test(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    """Start (or reuse) the warm container, run the tests, print their results."""
+    """Start (or reuse) the warm container, run the tests live, print their results."""
     from ..core.build import dockerutil, testrun
     from ..core.build.plan import make_plan
     from ..core.build.record import data_dir, new_build_id
+    from ..core.build.testjob import TestJob
+    from ..core.errors import UsageError
     from ..core.recipe import load_recipe
+    from .follow import follow
 
+    if args.json and args.summary == "-":
+        raise UsageError(_("--json and --summary to standard output exclude each other: "
+                           "give --summary a FILE"))
     path = arg_path(env, args.recipe)
     recipe = load_recipe(path)
     plan = make_plan(recipe, recipe_dir=path.parent)
-    folder = data_dir(env.env) / "tests" / new_build_id()
+    tests_dir = data_dir(env.env) / "tests"
     client = dockerutil.connect(env.env)
     try:
         box = start_warm(env, client, path, recipe, plan, args.idle)
-        gpu = testrun.has_gpu(box)
-        try:
-            run = testrun.run_tests(box, args.targets, gpu=gpu, record_dir=folder,
-                                    on_output=lambda _c, line: env.err(line))
-        except KeyboardInterrupt:
-            box.cancel()
-            raise
+        if args.attach:
+            job = TestJob.attach(box, _attach_folder(tests_dir, args.run))
+            targets = list(job.spec.get("targets", []))
+        else:
+            gpu = testrun.has_gpu(box)
+            targets = args.targets or pick(env, args, box, recipe, gpu)
+            if args.list or not targets:
+                return ExitStatus.OK
+            job = TestJob.start(box, targets, gpu=gpu, record_dir=tests_dir / new_build_id(),
+                                flags=args.bazel_opt)
+        quiet = args.summary == "-"  # the summary is standard output's
+        follow(job, env, as_json=args.json, printer=_printer(env, args.json, quiet))
+        if args.summary and job.result is not None:
+            write_summary(env, args, box, recipe, job.result.run, targets)
     finally:
         client.close()
-    if args.json:
-        env.out(json.dumps(run.to_json()))
-    else:
-        _print_run(env, run)
-    return ExitStatus.OK if run.exit_code == 0 else ExitStatus.ERROR
+    result = job.result
+    if result is None or result.status == "cancelled":
+        return ExitStatus.CANCELLED
+    return ExitStatus.OK if result.ok else ExitStatus.ERROR
 
 
-def _print_run(env: Environment, run: Any) -> None:
-    """Each test's result line, the failing tests' own log tails, the counts."""
-    from ..core.build.testrun import log_tail
+def _printer(env: Environment, as_json: bool, quiet: bool) -> Any:
+    from .testprint import TestBarPrinter, TestLinePrinter
 
-    for test in run.tests:
-        cached = _(" (cached)") if test.cached else ""
-        env.out(_("{status:<8} {label}  {seconds:.1f} s, {attempts} attempt(s){cached}").format(
-            status=test.status, label=test.label, seconds=test.duration_s,
-            attempts=test.attempts, cached=cached))
-    for test in run.failed:
-        log = run.record_dir / "tests" / test.folder() / "test.log"
-        if not log.is_file():
-            continue
-        env.out("")
-        env.out(_("--- {label}: the last lines of its test.log ({path})").format(
-            label=test.label, path=log))
-        for line in log_tail(log.read_text("utf-8", "replace"), TAIL_LINES):
-            env.out(line)
-    passed = len(run.tests) - len(run.failed)
-    env.out("")
-    env.out(_("{passed} of {total} tests passed; Bazel: {exit} (record: {path})").format(
-        passed=passed, total=len(run.tests), exit=run.exit_name or run.exit_code,
-        path=run.record_dir))
+    if not as_json and not quiet and env.stdout_isatty:
+        return TestBarPrinter(env)
+    return TestLinePrinter(env, as_json=as_json, results=not quiet)
+
+
+def _attach_folder(tests_dir: Path, wanted: str) -> Path:
+    """The record folder of the run to follow: the one named, else the one running."""
+    from ..core.build.testjob import running_runs
+    from ..core.errors import UsageError
+
+    if wanted:
+        return tests_dir / wanted
+    running = running_runs(tests_dir)
+    if not running:
+        raise UsageError(_("no tfwizard test run is running"))
+    return running[0]

@@ -50,6 +50,8 @@ class Jobs:
     build: BuildFactory | None = None
     install: InstallFactory | None = None
     verify: VerifyFactory | None = None
+    #: (state, targets) -> a test run as a long job (core/build/testjob.RecipeTestJob)
+    test: Callable[[WizardState, Any], Job] | None = None
 
 
 def missing_core_module(name: str) -> str | None:

@@ -1,4 +1,4 @@
-"""The wizard: ten pages over one shared Recipe."""
+"""The wizard: eleven pages over one shared Recipe."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from .pages import (
     RecipePage,
     ReviewPage,
     SourcePage,
+    TestPage,
     ToolchainPage,
     VerifyPage,
     WelcomePage,
@@ -31,7 +32,7 @@ from .widgets.stepbar import StepBar
 
 class BuildWizard(QWizard):
     """Welcome -> source -> backend -> toolchain -> GPUs -> options -> review -> build ->
-    install -> verify. Hosts are injected (tests, a saved profile) or detected in a thread.
+    test (optional) -> install -> verify. Hosts are injected (tests, a saved profile) or detected in a thread.
     """
 
     def __init__(self, *, host: HostProfile | None = None, target: HostProfile | None = None,
@@ -66,13 +67,14 @@ class BuildWizard(QWizard):
         self.options_page = OptionsPage(self.state)
         self.review = ReviewPage(self.state)
         self.build = BuildPage(self.state, jobs.build)
+        self.test = TestPage(self.state, jobs.test)
         self.install = InstallPage(self.state, jobs.install)
         self.verify = VerifyPage(self.state, jobs.verify)
         for page_id, page in (
             (PageId.WELCOME, self.welcome), (PageId.SOURCE, self.source),
             (PageId.BACKEND, self.backend), (PageId.TOOLCHAIN, self.toolchain),
             (PageId.COMPUTE, self.compute), (PageId.OPTIONS, self.options_page),
-            (PageId.REVIEW, self.review), (PageId.BUILD, self.build),
+            (PageId.REVIEW, self.review), (PageId.BUILD, self.build), (PageId.TEST, self.test),
             (PageId.INSTALL, self.install), (PageId.VERIFY, self.verify),
         ):
             self.setPage(int(page_id), page)

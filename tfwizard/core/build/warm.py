@@ -418,6 +418,35 @@ class WarmContainer:
         return ExecResult(None if code is None else int(code), time.perf_counter() - t0, lines,
                           cancelled=self._cancelled.is_set())
 
+    def start(self, argv: Sequence[str], *, env: dict[str, str] | None = None,
+              workdir: str = SRC, token: str) -> str:
+        """Start argv in the warm container and return at once (a detached exec: it
+        outlives this process); its exec id. cancel() stops it, `exit_code` says how it
+        ended. Its output goes where argv sends it (nobody reads the exec's streams)."""
+        if self.container is None:
+            raise TfWizardError(_("the warm build container is not started"))
+        api = self.client.api
+        wrapped = ["sh", "-c", EXEC_WRAPPER, "sh", RECORD, str(self.idle_s), token, *argv]
+        with dockerutil.docker_errors(_("running a command in the warm build container")):
+            exec_id = api.exec_create(self.container.id, wrapped, stdout=False, stderr=False,
+                                      environment={**self.plan.container_env, **(env or {})},
+                                      workdir=workdir, user=self.plan.user or "")["Id"]
+            api.exec_start(exec_id, detach=True)
+        self.adopt(token, exec_id)
+        return str(exec_id)
+
+    def adopt(self, token: str, exec_id: str) -> None:
+        """Make cancel() stop an exec started detached (by this or an earlier process)."""
+        with self._lock:
+            self._token, self._exec_id = token, exec_id
+
+    def exit_code(self, exec_id: str) -> tuple[bool, int | None]:
+        """(running, exit code) of an exec of this container."""
+        with dockerutil.docker_errors(_("running a command in the warm build container")):
+            info = self.client.api.exec_inspect(exec_id)
+        code = info.get("ExitCode")
+        return bool(info.get("Running")), None if code is None else int(code)
+
     def cancel(self) -> None:
         """Stop the running exec: SIGINT to its process group, SIGKILL after the grace
         period. Thread-safe; returns once the exec has ended (or was never started)."""

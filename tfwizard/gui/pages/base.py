@@ -37,8 +37,9 @@ class PageId(IntEnum):
     OPTIONS = 5
     REVIEW = 6
     BUILD = 7
-    INSTALL = 8
-    VERIFY = 9
+    TEST = 8
+    INSTALL = 9
+    VERIFY = 10
 
 
 PAGE_SLUGS = {
@@ -50,6 +51,7 @@ PAGE_SLUGS = {
     PageId.OPTIONS: "options",
     PageId.REVIEW: "review",
     PageId.BUILD: "build",
+    PageId.TEST: "test",
     PageId.INSTALL: "install",
     PageId.VERIFY: "verify",
 }

@@ -1,4 +1,4 @@
-"""The step bar: a left sidebar of the wizard's ten steps, marking the current one, those
+"""The step bar: a left sidebar of the wizard's eleven steps, marking the current one, those
 done and those skipped (a CPU build skips the GPU step)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ CURRENT, DONE, SKIPPED, AHEAD = "current", "done", "skipped", "ahead"
 def step_names() -> list[str]:
     """The steps' short names, in page order, in the current language."""
     return [tr("Welcome"), tr("Source"), tr("Backend"), tr("Toolchain"), tr("GPUs"),
-            tr("Options"), tr("Review"), tr("Build"), tr("Install"), tr("Verify")]
+            tr("Options"), tr("Review"), tr("Build"), tr("Test"), tr("Install"), tr("Verify")]
 
 
 def step_states(current: int, visited: list[int], count: int) -> list[str]:
@@ -28,7 +28,7 @@ def step_states(current: int, visited: list[int], count: int) -> list[str]:
 
 
 class StepBar(QListWidget):
-    """The ten steps as a list the person reads (not clickable: Back and Next move)."""
+    """The eleven steps as a list the person reads (not clickable: Back and Next move)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -1,0 +1,118 @@
+"""`tfwizard test RECIPE` without targets (issue 23, core/build/testselect.py, cli/testsel.py)
+against the real engine: the fixture workspace as a git checkout, one kernel source edited,
+and exactly the tests that depend on it selected (git diff + `bazel query rdeps` inside the
+warm container), run, and named with their results in the pull-request summary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import uuid
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from tests import world
+from tfwizard.cli import capture
+from tfwizard.core.build import warm
+from tfwizard.core.build.plan import LABEL, make_plan
+from tfwizard.core.recipe import load_recipe
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+EDITED = "tensorflow/core/kernels/reduce_sum_op.cc"
+CC = "//tensorflow/core:reduction_ops_test"
+PY = "//tensorflow/python/kernel_tests:reduction_ops_test"
+BENCH = "//tensorflow/core:reduction_ops_benchmark_test"  # depends on it too: benchmark-test
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid",
+                    *args], cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def tw(tmp_path_factory):
+    world.require_docker()
+    world.ensure_images()
+    import docker
+
+    base = tmp_path_factory.mktemp("testsel")
+    prefix = f"tfwizard-test-{uuid.uuid4().hex[:8]}"
+    workspace = world.copy_workspace(base)
+    (workspace / ".gitignore").write_text("/bazel-*\n.tf_configure.bazelrc\n")
+    _git(workspace, "init", "-q")
+    _git(workspace, "add", "-A")
+    _git(workspace, "commit", "-qm", "fixture")
+    recipe = world.fixture_recipe(base / "r.toml", workspace=workspace, prefix=prefix,
+                                  bazel_flags=[f"--test_env=TFW_FIXTURE_FAIL={PY}"])
+    client = docker.from_env(timeout=300)
+    plan = make_plan(load_recipe(recipe), recipe_dir=recipe.parent)
+    space = warm.workspace_for(plan, str(recipe.resolve()))
+    yield SimpleNamespace(recipe=recipe, data=base / "data", workspace=workspace, base=base)
+    warm.remove_workspace(client, space)
+    for vol in client.volumes.list(filters={"label": LABEL}):
+        if vol.name.startswith(prefix):
+            vol.remove(force=True)
+    client.close()
+
+
+def _test(tw, *args: str) -> tuple[int, str, str]:
+    status, out, err = capture(["test", str(tw.recipe), *args],
+                               env_vars={**os.environ, "TFWIZARD_DATA_DIR": str(tw.data)})
+    return int(status), out, err
+
+
+def _listed(err: str) -> set[str]:
+    return {ln.split()[0] for ln in err.splitlines() if ln.startswith("  //")}
+
+
+def test_nothing_changed_nothing_selected(tw):
+    status, out, err = _test(tw, "--list")
+    assert status == 0, err[-3000:]
+    assert "0 changed file(s) against HEAD; 0 test(s) depend on them" in err, err[-3000:]
+    assert _listed(err) == set()
+
+
+def test_one_edited_kernel_runs_exactly_its_tests(tw):
+    src = tw.workspace / EDITED
+    src.write_text(src.read_text() + "\nextern \"C\" int tfw_edit_marker() { return 1; }\n")
+    status, out, err = _test(tw, "--json")
+    assert status == 1, err[-3000:]  # PY fails on purpose (TFW_FIXTURE_FAIL)
+    assert "1 changed file(s) against HEAD; 3 test(s) depend on them" in err, err[-3000:]
+    assert f"left out by the tag filters: {BENCH} (benchmark-test)" in err
+    assert _listed(err) == {CC, PY}
+    run = json.loads(out)
+    assert run["argv"][-3:] == ["--", CC, PY]
+    assert {t["label"]: t["status"] for t in run["tests"]} == {CC: "PASSED", PY: "FAILED"}
+
+
+def test_filter_max_and_package_narrow_and_widen(tw):
+    _status, _out, err = _test(tw, "--list", "--filter", "python/")
+    assert _listed(err) == {PY} and "1 left out by --filter" in err, err[-3000:]
+    _status, _out, err = _test(tw, "--list", "--max", "1")
+    assert len(_listed(err)) == 1 and "1 left out by --max 1" in err, err[-3000:]
+    _status, _out, err = _test(tw, "--list", "--package")
+    # the whole package tensorflow/core (kernels/ has no BUILD file), after the tag filters
+    wide = _listed(err)
+    assert {CC, PY, "//tensorflow/core:matmul_op_test", "//tensorflow/core:tensor_shape_test"
+            } <= wide, err[-3000:]
+    assert BENCH not in wide and "//tensorflow/core:concat_op_test" not in wide
+
+
+def test_the_summary_names_every_test_and_its_result(tw):
+    path = tw.base / "summary.md"
+    status, out, err = _test(tw, "--summary", str(path))
+    assert status == 1, err[-3000:]
+    text = path.read_text("utf-8")
+    rows = [ln for ln in text.splitlines() if ln.startswith("| `//")]
+    assert len(rows) == 2, text
+    assert any(f"`{CC}`" in r and "PASSED" in r for r in rows), text
+    assert any(f"`{PY}`" in r and "FAILED" in r for r in rows), text
+    assert f"{EDITED} | 2 ++" in text and "1 file changed" in text
+    assert "- **Ref:** `HEAD (" in text and "- **Release:** 2.21.0" in text
+    assert f"tfwizard test {tw.recipe} {CC} {PY}" in text
+    assert "Tests: 1 of 2 passed (Bazel: TESTS_FAILED)" in text
