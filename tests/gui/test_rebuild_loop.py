@@ -31,7 +31,7 @@ from .conftest import host
 pytestmark = [pytest.mark.docker, pytest.mark.slow,
               pytest.mark.qt_log_ignore("This plugin does not support")]
 
-BUILD_MS = 300_000
+BUILD_MS = 540_000
 INSTALL_MS = 180_000
 VERIFY_MS = 180_000
 
@@ -66,8 +66,15 @@ def _rows(verify) -> dict[str, str]:
 
 
 def _wait_build(qtbot, page, count: int, bar) -> None:
-    qtbot.waitUntil(lambda: bar.rebuilds == count and page.result is not None
-                    and not page.running, timeout=BUILD_MS)
+    from pytestqt.exceptions import TimeoutError as QtTimeout
+
+    try:
+        qtbot.waitUntil(lambda: bar.rebuilds == count and page.result is not None
+                        and not page.running, timeout=BUILD_MS)
+    except QtTimeout:
+        page.log.flush_all()
+        raise AssertionError(page.phase_label.text() + "\n"
+                             + page.log.text.toPlainText()[-3000:]) from None
     assert page.result.status == "succeeded", (page.result.message + "\n"
                                                 + page.log.text.toPlainText()[-3000:])
 
@@ -136,7 +143,7 @@ def test_edit_rebuild_reinstall_verify_from_the_pages(qtbot, make_window, engine
                     timeout=VERIFY_MS)
     report1 = verify.report
     rows = _rows(verify)
-    assert verify.panel.verdict.text().startswith("TensorFlow 2.21.0 works here"), rows
+    assert verify.panel.verdict.text().startswith("TensorFlow 2.18.0 works here: every check passed"), rows
     assert rows["import"] == "pass" and "fail" not in rows.values(), rows
     assert any(key.startswith("op:") and "CPU" in key for key in rows), rows
 
@@ -183,7 +190,7 @@ def test_edit_rebuild_reinstall_verify_from_the_pages(qtbot, make_window, engine
     assert pip_line and pip_line[0].endswith(".whl"), install_log[:2000]  # no [and-cuda]
     assert _version_of_library(python) == marker  # the edited library is the installed one
     rows = _rows(verify)
-    assert verify.panel.verdict.text().startswith("TensorFlow 2.21.0 works here"), rows
+    assert verify.panel.verdict.text().startswith("TensorFlow 2.18.0 works here: every check passed"), rows
     assert "fail" not in rows.values(), rows
     assert bar.status.text() == "All checks passed."
     print(f"first build {first_s:.0f} s ({first.actions} actions), rebuild on save "
