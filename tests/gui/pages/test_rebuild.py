@@ -187,3 +187,20 @@ def test_without_a_source_folder_rebuild_is_off_and_a_fix_rebuilds_cold(qtbot, m
     bar = window.wizard.build.rebuilder
     assert not bar.rebuild_button.isEnabled() and not bar.on_save.isEnabled()
     assert "source_dir" in bar.rebuild_button.toolTip()
+
+
+def test_apply_fix_and_rebuild_takes_the_rebuild_path(qtbot, fixture_window):
+    window, made, workspace = fixture_window
+    page = window.wizard.build
+    bar = page.rebuilder
+    page.factory = lambda state: FakeBuild(state, fail=True, fix={"build.jobs": 1})  # cold
+    warm: list[FakeBuild] = []
+    bar.factory = lambda state: warm.append(FakeBuild(state)) or warm[-1]
+    qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(page.diagnoses) == 1 and not page.running, timeout=WAIT)
+    assert not warm and not bar.reinstall_button.isEnabled()  # failed: nothing to install
+    qtbot.mouseClick(page.diagnoses[0].fix_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(warm) == 1 and not page.running, timeout=WAIT)
+    assert bar.rebuilds == 1 and page.result.ok
+    assert window.wizard.state.recipe.build.jobs == 1  # the fix is in the recipe
+    assert bar.reinstall_button.isEnabled()
