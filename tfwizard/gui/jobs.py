@@ -64,9 +64,11 @@ def missing_core_module(name: str) -> str | None:
     return None
 
 
-def default_build_job(state: WizardState) -> BuildJob:
-    """A BuildRunner for the state's recipe; the wheel goes to output.dir or the record."""
-    from tfwizard.core.build import record, runner
+def default_build_job(state: WizardState, *, warm: bool = False) -> BuildJob:
+    """A BuildRunner for the state's recipe; the wheel goes to output.dir or the record.
+    `warm`: the WarmRunner in the recipe's warm workspace, as `tfwizard build` without
+    --fresh (the caller checked that the plan can take that path: warmrun.cold_reason)."""
+    from tfwizard.core.build import record, runner, warmrun
     from tfwizard.core.build.record import new_build_id
 
     recipe = state.recipe
@@ -76,15 +78,21 @@ def default_build_job(state: WizardState) -> BuildJob:
     # relative to the recipe's folder, as `tfwizard build` has it (Recipe.resolve_path);
     # empty = the build record folder (recipe.py), which the runner names by id
     out_dir = recipe.resolve_path("output.dir") or record.record_path(build_id)
+    if warm:  # the same workspace as `tfwizard build` of the saved recipe file
+        return warmrun.WarmRunner(
+            plan, recipe_id=str(recipe.path.resolve()) if recipe.path else recipe.name,
+            idle_s=warmrun.recipe_idle_s(recipe.build.warm_idle_min), out_dir=out_dir,
+            recipe_text=recipe.to_toml(), build_id=build_id)
     job: BuildJob = runner.BuildRunner(plan, out_dir=out_dir, recipe_text=recipe.to_toml(),
                                        build_id=build_id)
     return job
 
 
-def default_install(state: WizardState, wheel: str) -> Job:
+def default_install(state: WizardState, wheel: str, *, wheel_only: bool = False) -> Job:
     """The core installer for `wheel` (a file, or a requirement such as
     `tensorflow-cpu==2.20.0` that pip downloads first) into the recipe's venv (made if
-    missing), created with install.python when one is set."""
+    missing), created with install.python when one is set. `wheel_only`: replace only the
+    TensorFlow wheel (a rebuild into a venv that has its dependencies: core/reinstall.py)."""
     from tfwizard.core import install
     from tfwizard.core.fetch_wheel import RequirementInstallation, parse_requirement
 
@@ -101,7 +109,7 @@ def default_install(state: WizardState, wheel: str) -> Job:
     return install.Installation(wheel, target, inst.extras, index_url=inst.index_url,
                                 trusted_host=inst.trusted_host,
                                 find_links=(links,) if links else (),
-                                no_index=bool(links))
+                                no_index=bool(links), wheel_only=wheel_only)
 
 
 def target_python(state: WizardState) -> str:

@@ -45,6 +45,7 @@ from ..widgets.logview import LogView
 from ..widgets.rebuild import RebuildGuard
 from .base import RecipePage
 from .build_watch import BuildWatch
+from .rebuild import RebuildBar
 
 
 def unavailable_banner(parent: QWidget, reason: str) -> QLabel:
@@ -102,7 +103,7 @@ class BuildPage(RecipePage):
         self.task: asyncio.Task[Any] | None = None
         self.result: Any = None
         self.again = RebuildGuard()
-        self.unavailable = None if factory is not None else jobs.missing_core_module("runner")
+        self.unavailable = None if factory is not None else jobs.missing_core_module("build.runner")
         if self.unavailable:
             self.body.addWidget(unavailable_banner(self.content, self.unavailable))
         top = QHBoxLayout()
@@ -127,6 +128,8 @@ class BuildPage(RecipePage):
         self.cancel_button.clicked.connect(self.cancel)
         top.addWidget(self.cancel_button)
         self.body.addLayout(top)
+        self.rebuilder = RebuildBar(self, self.content)
+        self.body.addWidget(self.rebuilder)
         self.progress = QProgressBar(self.content)
         self.progress.setObjectName("progress")
         self.progress.setRange(0, 1)
@@ -168,6 +171,7 @@ class BuildPage(RecipePage):
         if not self.running and self.result is None:
             self.watch.show_plan()
         self.start_button.setText(self.again.button_text(self.state.recipe))
+        self.rebuilder.sync()
 
     def isComplete(self) -> bool:
         """Qt: Next once a build made a wheel (and none runs)."""
@@ -176,28 +180,37 @@ class BuildPage(RecipePage):
     # -- running ---------------------------------------------------------------------------
     @asyncSlot()
     async def start(self) -> None:
-        """Start the build and show its events until it ends."""
+        """Start the build (asking first when it would repeat a success) and show its
+        events until it ends."""
         if self.running or self.unavailable:
             return
         if not await self.again.confirm(self, self.state.recipe):
             return
+        await self.run_build(self.factory)
+
+    async def run_build(self, factory: jobs.BuildFactory) -> None:
+        """Build with `factory` (the page's own, or the warm one: RebuildBar)."""
+        if self.running or self.unavailable:
+            return
         self.task = asyncio.current_task()
         try:
-            await self._run()
+            await self._run(factory)
         finally:
             self.task = None
             self.start_button.setEnabled(True)
             self.start_button.setText(self.again.button_text(self.state.recipe))
             self.cancel_button.setEnabled(False)
             self.completeChanged.emit()
+            self.rebuilder.sync()
 
-    async def _run(self) -> None:
+    async def _run(self, factory: jobs.BuildFactory) -> None:
         self._reset()
         self.again.started(self.state.recipe)
         self.start_button.setEnabled(False)
         self.completeChanged.emit()
+        self.rebuilder.sync()
         try:
-            self.job = self.factory(self.state)
+            self.job = factory(self.state)
         except TfWizardError as exc:
             self.phase_label.setText(tr("Could not start"))
             self.result_label.setText(str(exc))
@@ -298,11 +311,12 @@ class BuildPage(RecipePage):
 
     def fix_and_rebuild(self, finding: DiagnosisEvent) -> None:
         """Apply the diagnosis's fix (values the core resolved for this build), then build
-        again; a fix that cannot apply leaves the recipe as it was and says why."""
+        again (warm when the recipe can: RebuildBar); a fix that cannot apply leaves the
+        recipe as it was and says why."""
         try:
             self.state.apply_recipe_fix(finding.recipe_fix)
         except TfWizardError as exc:
             self.result_label.setText(tr("The fix was not applied: {why}").format(
                 why=exc.message))
             return
-        self.start()
+        self.rebuilder.rebuild()

@@ -158,6 +158,11 @@ class InstallPage(RecipePage):
     @asyncSlot()
     async def start(self) -> None:
         """Run the core installer and show its events."""
+        await self.run_install()
+
+    async def run_install(self, *, wheel_only: bool = False) -> None:
+        """Install the wheel in the field; `wheel_only` (a rebuild into a venv that has its
+        dependencies): replace only the TensorFlow wheel, resolve nothing."""
         wheel = self.wheel_edit.text().strip()
         if self.running or self.unavailable:
             return
@@ -172,7 +177,13 @@ class InstallPage(RecipePage):
         self.progress.setRange(0, 0)  # pip does not say how much is left: busy
         self.status.setText(tr("Installing…"))
         try:
-            self.job = self.factory(self.state, wheel)
+            if wheel_only and self.factory is jobs.default_install:
+                self.log.append_line(tr("reinstalling only the TensorFlow wheel: {python} has "
+                                        "its dependencies").format(
+                                            python=jobs.target_python(self.state)))
+                self.job = jobs.default_install(self.state, wheel, wheel_only=True)
+            else:
+                self.job = self.factory(self.state, wheel)
             async for event in self.job.events():
                 self.show_event(event)
         except TfWizardError as exc:
