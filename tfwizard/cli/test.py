@@ -51,8 +51,10 @@ def cmd_test(args: argparse.Namespace, env: Environment) -> ExitStatus:
     client = dockerutil.connect(env.env)
     try:
         box = start_warm(env, client, path, recipe, plan, args.idle)
-        gpu = testrun.has_gpu(box)
-        targets = args.targets or pick(env, args, box, recipe, gpu)
+        if args.targets:
+            targets, gpu = list(args.targets), testrun.has_gpu(box)
+        else:
+            targets, gpu = pick(env, args, box, recipe)
         if args.list or not targets:
             return ExitStatus.OK
         try:

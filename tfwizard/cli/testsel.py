@@ -16,10 +16,12 @@ DIFFSTAT_SCRIPT = ("git -c safe.directory='*' rev-parse --short \"$1^{commit}\" 
                    "git -c safe.directory='*' diff --stat --relative \"$1\" --")
 
 
+#: the cap on selected tests when --max is not given
+DEFAULT_MAX = 50
+
+
 def add_selection_options(p: Any) -> None:
     """--base, --max, --filter, --package, --list, --summary on `tfwizard test`."""
-    from ..core.build.testselect import DEFAULT_MAX
-
     p.add_argument("--base", metavar="REV", default=None,
                    help=_("without targets: the revision the change is measured against "
                           "(default: the recipe's tensorflow.ref, else HEAD)"))
@@ -44,20 +46,24 @@ def base_of(args: argparse.Namespace, recipe: Any) -> str:
     return args.base or recipe.tensorflow.ref or "HEAD"
 
 
-def pick(env: Environment, args: argparse.Namespace, box: Any, recipe: Any,
-         gpu: bool) -> list[str]:
-    """The tests of the change, narrowed and capped; the list and the estimate on stderr."""
+def pick(env: Environment, args: argparse.Namespace, box: Any, recipe: Any
+         ) -> tuple[list[str], bool]:
+    """The tests of the change, narrowed and capped, and whether the container sees a GPU;
+    the list and the estimate on stderr."""
+    from ..core.build.record import data_dir
     from ..core.build.testrun import tag_filters
     from ..core.build.testselect import select_tests
 
     base = base_of(args, recipe)
-    sel = select_tests(box, base=base, filters=tag_filters().for_container(gpu),
-                       pattern=args.filter, limit=args.max, whole_packages=args.package)
+    sel = select_tests(box, base=base, filters=tag_filters(), pattern=args.filter,
+                       limit=args.max, whole_packages=args.package,
+                       cache_dir=data_dir(env.env) / "tests" / "query-cache")
     say = env.err
+    how = (_("bazel query: kept answer, the BUILD files are unchanged") if sel.query_cached
+           else _("bazel query: {seconds:.1f} s").format(seconds=sel.query_seconds))
     say(_("{files} changed file(s) against {base}; {found} test(s) depend on them "
-          "(bazel query: {seconds:.1f} s)").format(
-        files=len(sel.changes.owned) + len(sel.changes.unowned), base=base,
-        found=len(sel.found), seconds=sel.query_seconds))
+          "({how})").format(files=len(sel.changes.owned) + len(sel.changes.unowned),
+                            base=base, found=len(sel.found), how=how))
     for path in sel.changes.unowned:
         say("  " + _("not in any Bazel package: {path}").format(path=path))
     for cand in sel.by_tags:
@@ -75,7 +81,7 @@ def pick(env: Environment, args: argparse.Namespace, box: Any, recipe: Any,
                             or "-"))
     for cand in sel.chosen:
         say(f"  {cand.label}  [{cand.kind.removesuffix(' rule')}, {cand.size}]")
-    return sel.labels
+    return sel.labels, sel.changes.gpu
 
 
 def write_summary(env: Environment, args: argparse.Namespace, box: Any, recipe: Any,
