@@ -132,3 +132,5 @@ def test_the_summary_names_every_test_and_its_result(tw):
     assert "- **Ref:** `HEAD (" in text and "- **Release:** 2.21.0" in text
     assert f"tfwizard test {tw.recipe} {CC} {PY}" in text
     assert "Tests: 1 of 2 passed (Bazel: TESTS_FAILED)" in text
+    (record,) = [p for p in (tw.data / "tests").iterdir() if (p / "summary.md").is_file()]
+    assert (record / "summary.md").read_text("utf-8") == text

@@ -44,6 +44,10 @@ def cmd_test(args: argparse.Namespace, env: Environment) -> ExitStatus:
     if args.json and args.summary == "-":
         raise UsageError(_("--json and --summary to standard output exclude each other: "
                            "give --summary a FILE"))
+    if (args.summary or "").endswith(".toml"):  # `--summary RECIPE`: argparse took it as FILE
+        raise UsageError(_("--summary writes Markdown, and {path} looks like the recipe: put "
+                           "--summary after RECIPE, or give it a FILE").format(
+            path=args.summary))
     path = arg_path(env, args.recipe)
     recipe = load_recipe(path)
     plan = make_plan(recipe, recipe_dir=path.parent)

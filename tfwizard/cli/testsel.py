@@ -86,24 +86,27 @@ def pick(env: Environment, args: argparse.Namespace, box: Any, recipe: Any
 
 def write_summary(env: Environment, args: argparse.Namespace, box: Any, recipe: Any,
                   run: Any, targets: list[str]) -> None:
-    """The PR summary of `run` to args.summary (a file, or "-" for standard output)."""
+    """The PR summary of `run` to args.summary (a file, or "-" for standard output), and
+    into the run's record as summary.md."""
+    from ..core.build.record import atomic_write
     from ..core.build.testsummary import markdown_summary
-    from ..core.errors import TfWizardError
 
     base = base_of(args, recipe)
     step = next(s for s in box.plan.steps if s.name == "build")
     lines: list[str] = []
     got = box.exec(["sh", "-c", DIFFSTAT_SCRIPT, "sh", base], workdir=step.workdir,
                    on_output=lambda c, line: lines.append(line) if c == "stdout" else None)
-    if got.exit_code != 0:
-        raise TfWizardError(_("git could not give the diffstat against {base}").format(
-            base=base))
     commit, diffstat = (lines[0], "\n".join(lines[1:])) if lines else ("", "")
+    if got.exit_code != 0:  # the tests ran: say so, and summarize them all the same
+        env.err(_("git could not give the diffstat against {base}").format(base=base))
+        commit, diffstat = "", f"git diff --stat {base}: exit {got.exit_code}"
     bare = [a for a in run.argv if not a.startswith("--build_event_json_file=")]
     commands = [shlex.join(["tfwizard", "test", args.recipe, *targets]),
                 shlex.join(bare)]
     text = markdown_summary(run, recipe_path=args.recipe, recipe=recipe, diffstat=diffstat,
                             ref=f"{base} ({commit})" if commit else base, commands=commands)
+    if run.record_dir is not None:
+        atomic_write(run.record_dir / "summary.md", text.encode("utf-8"))
     if args.summary == "-":
         env.out(text.rstrip("\n"))
     else:
