@@ -27,6 +27,8 @@ EDITED = "tensorflow/core/kernels/reduce_sum_op.cc"
 CC = "//tensorflow/core:reduction_ops_test"
 PY = "//tensorflow/python/kernel_tests:reduction_ops_test"
 BENCH = "//tensorflow/core:reduction_ops_benchmark_test"  # depends on it too: benchmark-test
+#: what configure and Bazel write into the checkout, ignored as TensorFlow's .gitignore does
+IGNORED = "/bazel-*\n.tf_configure.bazelrc\n/tools/python_bin_path.sh\n"
 
 
 def _git(cwd: Path, *args: str) -> None:
@@ -43,7 +45,7 @@ def tw(tmp_path_factory):
     base = tmp_path_factory.mktemp("testsel")
     prefix = f"tfwizard-test-{uuid.uuid4().hex[:8]}"
     workspace = world.copy_workspace(base)
-    (workspace / ".gitignore").write_text("/bazel-*\n.tf_configure.bazelrc\n")
+    (workspace / ".gitignore").write_text(IGNORED)
     _git(workspace, "init", "-q")
     _git(workspace, "add", "-A")
     _git(workspace, "commit", "-qm", "fixture")
@@ -90,6 +92,20 @@ def test_one_edited_kernel_runs_exactly_its_tests(tw):
     assert {t["label"]: t["status"] for t in run["tests"]} == {CC: "PASSED", PY: "FAILED"}
 
 
+def test_the_query_answer_is_kept_until_the_target_graph_changes(tw):
+    src = tw.workspace / EDITED
+    src.write_text(src.read_text() + "\nextern \"C\" int tfw_edit_marker2() { return 2; }\n")
+    _status, _out, err = _test(tw, "--list")
+    assert "(bazel query: kept answer, the BUILD files are unchanged)" in err, err[-3000:]
+    assert _listed(err) == {CC, PY}
+    rc = tw.workspace / ".bazelrc"  # outside every package: the query is the same, the
+    rc.write_text(rc.read_text() + "\n# a comment\n")  # graph's files are not
+    _status, _out, err = _test(tw, "--list")
+    assert "2 changed file(s) against HEAD; 3 test(s) depend on them (bazel query: " in err
+    assert "not in any Bazel package: .bazelrc" in err and "kept answer" not in err
+    assert _listed(err) == {CC, PY}
+
+
 def test_filter_max_and_package_narrow_and_widen(tw):
     _status, _out, err = _test(tw, "--list", "--filter", "python/")
     assert _listed(err) == {PY} and "1 left out by --filter" in err, err[-3000:]
@@ -112,7 +128,9 @@ def test_the_summary_names_every_test_and_its_result(tw):
     assert len(rows) == 2, text
     assert any(f"`{CC}`" in r and "PASSED" in r for r in rows), text
     assert any(f"`{PY}`" in r and "FAILED" in r for r in rows), text
-    assert f"{EDITED} | 2 ++" in text and "1 file changed" in text
+    assert f"{EDITED} | 4 ++++" in text and ".bazelrc" in text and "2 files changed" in text
     assert "- **Ref:** `HEAD (" in text and "- **Release:** 2.21.0" in text
     assert f"tfwizard test {tw.recipe} {CC} {PY}" in text
     assert "Tests: 1 of 2 passed (Bazel: TESTS_FAILED)" in text
+    (record,) = [p for p in (tw.data / "tests").iterdir() if (p / "summary.md").is_file()]
+    assert (record / "summary.md").read_text("utf-8") == text

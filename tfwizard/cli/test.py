@@ -53,6 +53,10 @@ def cmd_test(args: argparse.Namespace, env: Environment) -> ExitStatus:
     if args.json and args.summary == "-":
         raise UsageError(_("--json and --summary to standard output exclude each other: "
                            "give --summary a FILE"))
+    if (args.summary or "").endswith(".toml"):  # `--summary RECIPE`: argparse took it as FILE
+        raise UsageError(_("--summary writes Markdown, and {path} looks like the recipe: put "
+                           "--summary after RECIPE, or give it a FILE").format(
+            path=args.summary))
     path = arg_path(env, args.recipe)
     recipe = load_recipe(path)
     plan = make_plan(recipe, recipe_dir=path.parent)
@@ -64,8 +68,10 @@ def cmd_test(args: argparse.Namespace, env: Environment) -> ExitStatus:
             job = TestJob.attach(box, _attach_folder(tests_dir, args.run))
             targets = list(job.spec.get("targets", []))
         else:
-            gpu = testrun.has_gpu(box)
-            targets = args.targets or pick(env, args, box, recipe, gpu)
+            if args.targets:
+                targets, gpu = list(args.targets), testrun.has_gpu(box)
+            else:
+                targets, gpu = pick(env, args, box, recipe)
             if args.list or not targets:
                 return ExitStatus.OK
             job = TestJob.start(box, targets, gpu=gpu, record_dir=tests_dir / new_build_id(),

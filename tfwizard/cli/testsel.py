@@ -11,15 +11,20 @@ from typing import Any
 from ..core.i18n import _
 from .context import Environment, arg_path
 
+#: the cap on selected tests when --max is not given: core.build.testselect.DEFAULT_MAX,
+#: written out so that building the parser imports no build module
+#: (tests/cli/test_testsel.py checks they agree)
+DEFAULT_MAX = 50
+
 #: $1 the base: its short commit, then git's diffstat of the change against it
 DIFFSTAT_SCRIPT = ("git -c safe.directory='*' rev-parse --short \"$1^{commit}\" && "
                    "git -c safe.directory='*' diff --stat --relative \"$1\" --")
 
 
+
+
 def add_selection_options(p: Any) -> None:
     """--base, --max, --filter, --package, --list, --summary on `tfwizard test`."""
-    from ..core.build.testselect import DEFAULT_MAX
-
     p.add_argument("--base", metavar="REV", default=None,
                    help=_("without targets: the revision the change is measured against "
                           "(default: the recipe's tensorflow.ref, else HEAD)"))
@@ -44,20 +49,24 @@ def base_of(args: argparse.Namespace, recipe: Any) -> str:
     return args.base or recipe.tensorflow.ref or "HEAD"
 
 
-def pick(env: Environment, args: argparse.Namespace, box: Any, recipe: Any,
-         gpu: bool) -> list[str]:
-    """The tests of the change, narrowed and capped; the list and the estimate on stderr."""
+def pick(env: Environment, args: argparse.Namespace, box: Any, recipe: Any
+         ) -> tuple[list[str], bool]:
+    """The tests of the change, narrowed and capped, and whether the container sees a GPU;
+    the list and the estimate on stderr."""
+    from ..core.build.record import data_dir
     from ..core.build.testrun import tag_filters
     from ..core.build.testselect import select_tests
 
     base = base_of(args, recipe)
-    sel = select_tests(box, base=base, filters=tag_filters().for_container(gpu),
-                       pattern=args.filter, limit=args.max, whole_packages=args.package)
+    sel = select_tests(box, base=base, filters=tag_filters(), pattern=args.filter,
+                       limit=args.max, whole_packages=args.package,
+                       cache_dir=data_dir(env.env) / "tests" / "query-cache")
     say = env.err
+    how = (_("bazel query: kept answer, the BUILD files are unchanged") if sel.query_cached
+           else _("bazel query: {seconds:.1f} s").format(seconds=sel.query_seconds))
     say(_("{files} changed file(s) against {base}; {found} test(s) depend on them "
-          "(bazel query: {seconds:.1f} s)").format(
-        files=len(sel.changes.owned) + len(sel.changes.unowned), base=base,
-        found=len(sel.found), seconds=sel.query_seconds))
+          "({how})").format(files=len(sel.changes.owned) + len(sel.changes.unowned),
+                            base=base, found=len(sel.found), how=how))
     for path in sel.changes.unowned:
         say("  " + _("not in any Bazel package: {path}").format(path=path))
     for cand in sel.by_tags:
@@ -75,29 +84,32 @@ def pick(env: Environment, args: argparse.Namespace, box: Any, recipe: Any,
                             or "-"))
     for cand in sel.chosen:
         say(f"  {cand.label}  [{cand.kind.removesuffix(' rule')}, {cand.size}]")
-    return sel.labels
+    return sel.labels, sel.changes.gpu
 
 
 def write_summary(env: Environment, args: argparse.Namespace, box: Any, recipe: Any,
                   run: Any, targets: list[str]) -> None:
-    """The PR summary of `run` to args.summary (a file, or "-" for standard output)."""
+    """The PR summary of `run` to args.summary (a file, or "-" for standard output), and
+    into the run's record as summary.md."""
+    from ..core.build.record import atomic_write
     from ..core.build.testsummary import markdown_summary
-    from ..core.errors import TfWizardError
 
     base = base_of(args, recipe)
     step = next(s for s in box.plan.steps if s.name == "build")
     lines: list[str] = []
     got = box.exec(["sh", "-c", DIFFSTAT_SCRIPT, "sh", base], workdir=step.workdir,
                    on_output=lambda c, line: lines.append(line) if c == "stdout" else None)
-    if got.exit_code != 0:
-        raise TfWizardError(_("git could not give the diffstat against {base}").format(
-            base=base))
     commit, diffstat = (lines[0], "\n".join(lines[1:])) if lines else ("", "")
+    if got.exit_code != 0:  # the tests ran: say so, and summarize them all the same
+        env.err(_("git could not give the diffstat against {base}").format(base=base))
+        commit, diffstat = "", f"git diff --stat {base}: exit {got.exit_code}"
     bare = [a for a in run.argv if not a.startswith("--build_event_json_file=")]
     commands = [shlex.join(["tfwizard", "test", args.recipe, *targets]),
                 shlex.join(bare)]
     text = markdown_summary(run, recipe_path=args.recipe, recipe=recipe, diffstat=diffstat,
                             ref=f"{base} ({commit})" if commit else base, commands=commands)
+    if run.record_dir is not None:
+        atomic_write(run.record_dir / "summary.md", text.encode("utf-8"))
     if args.summary == "-":
         env.out(text.rstrip("\n"))
     else:

@@ -53,11 +53,14 @@ def test_changed_files_go_to_their_packages_and_links_are_skipped():
         "N\t\tREADME.md",
         "N\t\tbazel-bin",
         "garbage",
+        "K\tabc123 9f86d0",
     ])
     assert changes.owned == [("tensorflow/core", "tensorflow/core/kernels/reduce_sum_op.cc"),
                              ("tensorflow/core", "tensorflow/core/BUILD"),
                              ("", "setup_helper.py")]
     assert changes.unowned == ["README.md"] and changes.packages == ["tensorflow/core", ""]
+    assert (changes.graph_key, changes.gpu) == ("abc123 9f86d0", False)
+    assert parse_changes(["G", "G"]).gpu is True
     expr = query_expression(changes)
     assert expr == ('kind(".*_test rule", rdeps(//..., set('
                     '"//tensorflow/core:kernels/reduce_sum_op.cc" "//:setup_helper.py"))'

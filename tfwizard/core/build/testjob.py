@@ -339,9 +339,11 @@ class RecipeTestJob:
         return getattr(self.recipe.tensorflow, "ref", "") or "HEAD"
 
     def _select(self, box: WarmContainer, gpu: bool) -> list[str]:
-        from .testselect import select_tests
+        """The tests of the change (select_tests sees the container's GPU itself)."""
+        from .testselect import DEFAULT_MAX, select_tests
 
-        sel = select_tests(box, base=self._base(), filters=tag_filters().for_container(gpu))
+        del gpu
+        sel = select_tests(box, base=self._base(), filters=tag_filters(), limit=DEFAULT_MAX)
         return list(sel.labels)
 
     def _diffstat(self, box: WarmContainer) -> str:

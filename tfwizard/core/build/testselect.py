@@ -1,6 +1,6 @@
 """Tests picked from the change (issue 23): `tfwizard test RECIPE` without targets.
 
-    sel = select_tests(box, base="HEAD", gpu=False, limit=50)
+    sel = select_tests(box, base="HEAD", filters=tag_filters(), limit=50)
     sel.chosen            # the labels to `bazel test`, after tag filters, --filter, the cap
     sel.estimate()        # sizes and the worst-case time (the sizes' default timeouts)
 
@@ -18,35 +18,56 @@ one `bazel query` with the build's startup options (the same server, no restart)
 changed BUILD file brings its package's tests; `--package` widens to every test of the
 changed files' packages. TensorFlow's tag filters, `--filter REGEX` and the cap (`--max`)
 are applied here, so the list shown before the run is the list that runs.
+
+The query's answer is kept (cache_dir) under a key of the workspace, the image, the base's
+commit, a digest of the diff of every file that shapes the target graph (BUILD files,
+.bzl, WORKSPACE, MODULE.bazel, .bazelrc; untracked ones by content) and the expression: an
+edit-and-test loop that changes only sources asks Bazel once. The git listing and the GPU
+check share one exec.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import xml.etree.ElementTree as ET  # noqa: S405 - our own Bazel's query output
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 
 from ..errors import TfWizardError
 from ..i18n import _
 from ..resources import resource_path
 from .plan import BuildPlan
+from .testrun import GPU_DEVICES, TagFilters
 from .warm import OnOutput, WarmContainer
 
-#: the cap on selected tests when --max is not given
-DEFAULT_MAX = 50
 BUILD_FILES = ("BUILD", "BUILD.bazel")
 
-#: $1 the base revision; prints "P<TAB>package<TAB>file" per changed file owned by a package
-#: ("." the root package), "N<TAB><TAB>file" for one outside every package; exit 5: the base
-#: is no commit here, 6: the folder is no git checkout
+#: files that shape Bazel's target graph: when their diff against the base is the same,
+#: so is every rdeps answer (the query cache's key)
+GRAPH_FILES = (":(glob)**/BUILD", ":(glob)**/BUILD.bazel", ":(glob)**/*.bzl", "WORKSPACE",
+               "WORKSPACE.bazel", "MODULE.bazel", ":(glob)**/.bazelrc")
+
+#: $1 the base revision, $2.. the GPU device files, then "--", then GRAPH_FILES. Prints
+#: "P<TAB>package<TAB>file" per changed file owned by a package ("." the root package),
+#: "N<TAB><TAB>file" for one outside every package, "G" when a GPU device is there, "K<TAB>"
+#: the base's commit and a digest of the graph files' changes; exit 5: the base is no
+#: commit here, 6: the folder is no git checkout. (One exec: each costs a round trip.)
 CHANGED_SCRIPT = r"""
 g() { git -c safe.directory='*' "$@"; }
+base=$1; shift
+while [ "$#" -gt 0 ] && [ "$1" != -- ]; do [ -e "$1" ] && echo G; shift; done; shift
 g rev-parse --is-inside-work-tree >/dev/null 2>&1 || exit 6
-g rev-parse -q --verify "$1^{commit}" >/dev/null || exit 5
-{ g diff --name-only --relative --no-renames --diff-filter=d "$1" -- &&
+commit=$(g rev-parse -q --verify "$base^{commit}") || exit 5
+graph=$({ g diff --no-renames "$base" -- "$@"
+          g ls-files -z --others --exclude-standard -- "$@" | xargs -0 -r sha256sum; } |
+        sha256sum)
+printf 'K\t%s %s\n' "$commit" "${graph%% *}"
+{ g diff --name-only --relative --no-renames --diff-filter=d "$base" -- &&
   g ls-files --others --exclude-standard; } | sort -u | while IFS= read -r f; do
   d=$(dirname "$f")
   while :; do
@@ -56,6 +77,9 @@ g rev-parse -q --verify "$1^{commit}" >/dev/null || exit 5
   done
 done
 """
+
+#: the cap on selected tests when --max is not given
+DEFAULT_MAX = 50
 
 
 @cache
@@ -69,10 +93,14 @@ def size_timeouts() -> dict[str, int]:
 
 @dataclass(frozen=True)
 class Changes:
-    """What changed against the base: (package, file) pairs and files outside packages."""
+    """What changed against the base: (package, file) pairs, files outside packages; the
+    base's commit and the digest of the target graph's files (the query cache's key);
+    whether the container sees a GPU."""
 
     owned: list[tuple[str, str]]
     unowned: list[str]
+    graph_key: str = ""
+    gpu: bool = False
 
     @property
     def packages(self) -> list[str]:
@@ -82,17 +110,21 @@ class Changes:
 
 def parse_changes(lines: Iterable[str]) -> Changes:
     """CHANGED_SCRIPT's output; Bazel's convenience links (bazel-*) are not sources."""
-    owned, unowned = [], []
+    owned, unowned, key, gpu = [], [], "", False
     for line in lines:
         kind, _t, rest = line.partition("\t")
         pkg, _t, path = rest.partition("\t")
-        if not path or path.split("/", 1)[0].startswith("bazel-"):
+        if kind == "G":
+            gpu = True
+        elif kind == "K":
+            key = rest
+        elif not path or path.split("/", 1)[0].startswith("bazel-"):
             continue
-        if kind == "P":
+        elif kind == "P":
             owned.append(("" if pkg == "." else pkg, path))
         elif kind == "N":
             unowned.append(path)
-    return Changes(owned, unowned)
+    return Changes(owned, unowned, key, gpu)
 
 
 def file_label(pkg: str, path: str) -> str:
@@ -175,6 +207,7 @@ class Selection:
     by_filter: list[Candidate] = field(default_factory=list)  # left out by --filter
     over_cap: list[Candidate] = field(default_factory=list)  # left out by --max
     query_seconds: float = 0.0
+    query_cached: bool = False  # the answer was kept from an earlier run
 
     @property
     def labels(self) -> list[str]:
@@ -209,11 +242,13 @@ def narrow(sel: Selection, filters: Sequence[str], pattern: str | None, limit: i
 
 
 def changed_files(box: WarmContainer, base: str) -> Changes:
-    """What changed in the container's source folder against `base` (see the module)."""
+    """What changed in the container's source folder against `base` (see the module), and
+    whether a GPU device is there (the same exec)."""
     step = next(s for s in box.plan.steps if s.name == "build")
     out: list[str] = []
     err: list[str] = []
-    result = box.exec(["sh", "-c", CHANGED_SCRIPT, "sh", base], workdir=step.workdir,
+    result = box.exec(["sh", "-c", CHANGED_SCRIPT, "sh", base, *GPU_DEVICES, "--",
+                       *GRAPH_FILES], workdir=step.workdir,
                       on_output=lambda c, line: (out if c == "stdout" else err).append(line))
     if result.exit_code == 6:
         raise TfWizardError(_("the source folder is no git checkout: tfwizard finds the "
@@ -228,15 +263,37 @@ def changed_files(box: WarmContainer, base: str) -> Changes:
     return parse_changes(out)
 
 
-def select_tests(box: WarmContainer, *, base: str, filters: Sequence[str],
-                 pattern: str | None = None, limit: int = DEFAULT_MAX,
-                 whole_packages: bool = False, on_output: OnOutput | None = None
-                 ) -> Selection:
-    """The tests of the change in the warm container (started by the caller), narrowed."""
-    sel = Selection(changed_files(box, base))
-    expression = query_expression(sel.changes, whole_packages=whole_packages)
-    if not expression:
-        return sel
+#: query answers kept in the cache folder (the newest ones)
+CACHE_KEEP = 32
+
+
+def cache_file(cache_dir: Path, box: WarmContainer, changes: Changes, expression: str
+               ) -> Path:
+    """Where the answer to `expression` is kept: keyed by the workspace, the image, the
+    base's commit, the digest of the target graph's files and the expression itself."""
+    key = json.dumps([box.workspace.container_name, box.plan.image, changes.graph_key,
+                      expression])
+    return cache_dir / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".xml")
+
+
+def _keep(path: Path, text: str) -> None:
+    from .record import atomic_write
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, text.encode("utf-8"))
+    old = sorted(path.parent.glob("*.xml"), key=lambda p: p.stat().st_mtime)[:-CACHE_KEEP]
+    for stale in old:
+        stale.unlink(missing_ok=True)
+
+
+def query_tests(box: WarmContainer, changes: Changes, expression: str, *,
+                cache_dir: Path | None = None, on_output: OnOutput | None = None
+                ) -> tuple[str, float, bool]:
+    """`bazel query --output=xml` of `expression` on the build's Bazel server, or the kept
+    answer when the target graph's files are as they were: (XML, seconds, from the cache)."""
+    kept = cache_file(cache_dir, box, changes, expression) if cache_dir else None
+    if kept is not None and changes.graph_key and kept.is_file():
+        return kept.read_text("utf-8"), 0.0, True
     step = next(s for s in box.plan.steps if s.name == "build")
     xml: list[str] = []
 
@@ -248,10 +305,27 @@ def select_tests(box: WarmContainer, *, base: str, filters: Sequence[str],
 
     result = box.exec(query_argv(box.plan, expression), env=step.env, workdir=step.workdir,
                       on_output=out)
-    sel.query_seconds = result.seconds
     if result.exit_code not in (0, 3):  # 3: --keep_going left out an undeclared file
         raise TfWizardError(_("bazel query could not map the changed files to tests "
                               "(exit {code})").format(code=result.exit_code))
-    sel.found = parse_query_xml("\n".join(xml))
-    narrow(sel, filters, pattern, limit)
+    text = "\n".join(xml)
+    if kept is not None and changes.graph_key and result.exit_code == 0:
+        _keep(kept, text)
+    return text, result.seconds, False
+
+
+def select_tests(box: WarmContainer, *, base: str, filters: TagFilters, limit: int,
+                 pattern: str | None = None, whole_packages: bool = False,
+                 cache_dir: Path | None = None, on_output: OnOutput | None = None
+                 ) -> Selection:
+    """The tests of the change in the warm container (started by the caller), narrowed by
+    the tag filters for a container with or without a GPU, `pattern` and `limit`."""
+    sel = Selection(changed_files(box, base))
+    expression = query_expression(sel.changes, whole_packages=whole_packages)
+    if not expression:
+        return sel
+    text, sel.query_seconds, sel.query_cached = query_tests(
+        box, sel.changes, expression, cache_dir=cache_dir, on_output=on_output)
+    sel.found = parse_query_xml(text)
+    narrow(sel, filters.for_container(sel.changes.gpu), pattern, limit)
     return sel
