@@ -26,7 +26,7 @@ from tfwizard.cli import ExitStatus, capture
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 #: the diagnoses that name a remote service gone mid-build (failures.toml)
-REMOTE_GONE = {"remote-unavailable", "remote-bulk-transfer"}
+REMOTE_GONE = {"remote-unavailable"}
 
 
 def _recipe(tmp_path: Path, reapi, token: str, fallback: bool) -> Path:
