@@ -208,6 +208,13 @@ class RemoteSection:
                                 "execution fails", kind="bool", default=False)
     probe: bool = _key("preflight submits one no-op action to check the platform properties",
                        kind="bool", default=True)
+    tls_certificate: str = _key("--tls_certificate: a CA file (PEM) that signed the service's "
+                                "certificate, mounted read-only", check="path", default="")
+    tls_client_certificate: str = _key("--tls_client_certificate: client certificate (PEM) for "
+                                       "services that want mTLS, mounted read-only",
+                                       check="path", default="")
+    tls_client_key: str = _key("--tls_client_key: the client certificate's key (PEM), "
+                               "mounted read-only", check="path", default="")
 
 
 @dataclass
@@ -252,7 +259,8 @@ TOP_KEYS = ("schema", "name", "description")
 #: install.python without a "/" is a command name, looked up on PATH.
 HOST_PATH_KEYS = ("tensorflow.source_dir", "cuda.local_cuda_path", "cuda.local_cudnn_path",
                   "cuda.local_nccl_path", "target.host_profile", "install.venv",
-                  "install.python", "network.distdir", "output.dir")
+                  "install.python", "network.distdir", "output.dir", "remote.tls_certificate",
+                  "remote.tls_client_certificate", "remote.tls_client_key")
 
 
 @dataclass

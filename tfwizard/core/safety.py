@@ -186,3 +186,12 @@ def check_mount_source(path: str | os.PathLike[str]) -> str | None:
     if not os.path.isdir(real):
         return _("is not a folder")
     return None
+
+
+def check_mount_file(path: str | os.PathLike[str]) -> str | None:
+    """A host file bind-mounted read-only into a build container (a TLS certificate or
+    key): an existing regular file (a socket, a device or a folder is refused)."""
+    real = _real(path)
+    if not os.path.isfile(real):
+        return _("is not a regular file (resolved: {real})").format(real=real)
+    return None

@@ -8,6 +8,7 @@ its page say so ("not available in this build") instead of failing.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -72,8 +73,19 @@ def default_build_job(state: WizardState, *, warm: bool = False) -> BuildJob:
     from tfwizard.core.build.record import new_build_id
 
     recipe = state.recipe
+    recipe_dir = recipe.path.parent if recipe.path else None
     plan = make_plan(recipe, build_host=state.build_host, target_host=state.target_host,
-                     kb=state.kb, recipe_dir=recipe.path.parent if recipe.path else None)
+                     kb=state.kb, recipe_dir=recipe_dir)
+    if recipe.remote.executor:
+        # as `tfwizard build` does: flags for the image's Bazel (no --disk_cache beside an
+        # executor before 5.0), actions pinned to the image's digest (a short container)
+        from tfwizard.core.build.imagefacts import read_image_facts
+
+        facts = read_image_facts(plan.image, os.environ, user=plan.user)
+        if facts is not None:
+            plan = make_plan(recipe, build_host=state.build_host,
+                             target_host=state.target_host, kb=state.kb, recipe_dir=recipe_dir,
+                             image_bazel=facts.bazel, repo_digests=facts.repo_digests)
     build_id = new_build_id()
     # relative to the recipe's folder, as `tfwizard build` has it (Recipe.resolve_path);
     # empty = the build record folder (recipe.py), which the runner names by id

@@ -54,6 +54,11 @@ EXAMPLES: dict[str, str | tuple[str, ...]] = {
                      "tensorflow/core/kernels/matmul_op.cc failed: (Exit 1): gcc failed",
     "build-failed": "FAILED: Build did NOT complete successfully",
     "remote-cache-unusable": "WARNING: Writing to Remote Cache:",
+    "remote-unavailable": "ERROR: /src/tensorflow/core/BUILD:26:11: Compiling "
+                          "tensorflow/core/framework/device.cc failed: (Exit 34): "
+                          "UNAVAILABLE: io exception",
+    "remote-no-runner": "ERROR: /src/x/BUILD:3:10: Compiling x.cc failed: (Exit 34): "
+                        "INVALID_ARGUMENT: No matching action runner found (available: ...)",
     # from tests/data/real-logs (their threads are in the signatures' sources)
     "build-glibc-too-old": "/usr/local/bin/bazel: /usr/lib64/libc.so: version `GLIBC_2.12' "
                            "not found (required by /usr/local/bin/bazel)",

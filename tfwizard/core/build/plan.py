@@ -43,6 +43,7 @@ from .flags import (
     resource_limits,
 )
 from .planflags import plan_flags
+from .remotetls import tls_files
 
 __all__ = ["DISK_CACHE", "DISTDIR", "PROGRESS_FLAGS", "RECORD", "REPO_CACHE", "Flag",
            "JobSizing", "job_sizing", "resource_limits"]
@@ -293,7 +294,8 @@ def source_of(recipe: Recipe, release: Release,
 
 def build_mounts(recipe: Recipe, recipe_dir: Path | None, *, redistributions: list[Mount],
                  volumes: dict[str, str], source_dir: str | None) -> list[Mount]:
-    """Every mount of the steps: checkout, redistributions, caches, distdir, git mirror."""
+    """Every mount of the steps: checkout, redistributions, caches, distdir, git mirror,
+    the remote services' TLS files."""
     mounts = [Mount(source_dir, SRC, "bind")] if source_dir else []
     mounts.extend(redistributions)
     mounts.extend(Mount(volumes[key], target, "volume")
@@ -306,6 +308,8 @@ def build_mounts(recipe: Recipe, recipe_dir: Path | None, *, redistributions: li
         # a local mirror (a bare clone): the same path inside the container, read-only
         mirror = git_url[len("file://"):]
         mounts.append(Mount(mirror, mirror, "bind", read_only=True))
+    mounts.extend(Mount(str(f.host), f.target, "bind", read_only=True)
+                  for f in tls_files(recipe, recipe_dir))
     return mounts
 
 

@@ -11,6 +11,7 @@ from ..recipe import Recipe
 from . import flags as fl
 from . import remoteexec as rx
 from .flags import Flag, resource_limits
+from .remotetls import tls_flags
 
 
 def plan_flags(recipe: Recipe, release: Release, *, kb: KnowledgeBase, python: str,
@@ -38,7 +39,8 @@ def plan_flags(recipe: Recipe, release: Release, *, kb: KnowledgeBase, python: s
         "caches": fl.cache_flags(volumes),
         "resources": fl.resource_flags(release, build_host, jobs, why, ram_mb, kb, bazel),
         "remote": [*fl.remote_flags(recipe.remote),
-                   *rx.execution_flags(recipe.remote, properties or [])],
+                   *rx.execution_flags(recipe.remote, properties or []),
+                   *tls_flags(recipe)],
         "network": fl.network_flags(recipe),
         "user": fl.user_flags(recipe),
     })

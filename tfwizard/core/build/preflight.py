@@ -37,6 +37,7 @@ from . import dockerutil
 from .configure import header_candidates
 from .plan import LABEL, BuildPlan
 from .record import list_records
+from .remotetls import tls_files
 
 #: seconds per TCP connect
 CONNECT_TIMEOUT_S = 2.0
@@ -142,6 +143,7 @@ def preflight(recipe: Recipe, env: Mapping[str, str] | None = None, *,
              ("network.distdir", net.distdir), ("cuda.local_cuda_path", recipe.cuda.local_cuda_path),
              ("cuda.local_cudnn_path", recipe.cuda.local_cudnn_path),
              ("cuda.local_nccl_path", recipe.cuda.local_nccl_path)]
+    paths.extend((f.key, str(f.host)) for f in tls_files(recipe, recipe_dir))
     git_url = recipe.tensorflow.git_url
     if git_url.startswith("file://") and not recipe.tensorflow.source_dir:
         paths.append(("tensorflow.git_url", git_url[len("file://"):]))

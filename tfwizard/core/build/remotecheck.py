@@ -19,6 +19,7 @@ from ..errors import UsageError
 from ..i18n import _
 from ..recipe import Recipe
 from ..rules import Finding
+from .remotetls import tls_settings
 
 #: seconds a capabilities call or the probe may take before it is a finding
 TIMEOUT_S = 5.0
@@ -26,6 +27,8 @@ TIMEOUT_S = 5.0
 SOURCES = ("bazel-server-capabilities", "bazel-remote-module")
 #: the recipe key each error kind is about
 _KEY_OF_KIND = {"instance": "remote.instance_name", "header": "remote.headers",
+                "tls-certificate": "remote.tls_certificate",
+                "tls-client-certificate": "remote.tls_client_certificate",
                 "unauthenticated": "remote.headers", "permission": "remote.headers",
                 "platform": "remote.exec_properties", "execution": "remote.exec_properties"}
 #: Finding codes of the capability problems
@@ -44,11 +47,12 @@ class RemoteCheck:
 
 def target_of(recipe: Recipe, env: Mapping[str, str],
               timeout_s: float = TIMEOUT_S) -> reapi.ReapiTarget:
-    """The recipe's executor as a ReapiTarget (headers resolved from `env`)."""
+    """The recipe's executor as a ReapiTarget (headers resolved from `env`, the TLS files
+    of remotetls.py read on this machine, relative to the recipe's folder)."""
     remote = recipe.remote
     return reapi.ReapiTarget(remote.executor, remote.instance_name,
                              reapi.headers_from_recipe(remote.headers, env),
-                             timeout_s=timeout_s)
+                             tls=tls_settings(recipe), timeout_s=timeout_s)
 
 
 def _error_finding(error: reapi.ReapiError, code: str) -> Finding:

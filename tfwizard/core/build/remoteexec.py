@@ -73,6 +73,12 @@ def execution_flags(remote: RemoteSection, properties: Sequence[str]) -> list[Fl
     if remote.retries != defaults.retries and (remote.executor or remote.cache):
         flags.append(Flag(f"--remote_retries={remote.retries}",
                           _("retries of a transient remote error (remote.retries)")))
+    if remote.executor or remote.cache:
+        # else Bazel uploads the files the BEP file names to the remote cache, and a
+        # service gone mid-build fails a finished build with exit 38 (tfwizard-testing)
+        flags.append(Flag("--nobuild_event_json_file_path_conversion",
+                          _("the BEP file names local files: nothing is uploaded for it, so "
+                            "a remote service that went away cannot fail a finished build")))
     if not remote.executor:
         return flags
     if remote.local_fallback:

@@ -19,10 +19,11 @@ from typing import Any
 
 from ..errors import TfWizardError, UsageError
 from ..i18n import _
-from ..safety import check_mount_source, check_output_dir
+from ..safety import check_mount_file, check_mount_source, check_output_dir
 from .containers import Engine, _uid_gid
 from .flags import RECORD
 from .plan import LABEL, OUTPUT_USER_ROOT, SRC, BuildPlan, Step
+from .remotetls import TLS_DIR
 
 
 def upload_folder(client: Any, image: str, folder: Path, volume: str,
@@ -153,10 +154,15 @@ def check_paths(plan: BuildPlan, out_dir: Path | None) -> None:
                                                                problem=problem),
                 _("Choose another folder with `--out DIR` or output.dir in the recipe."))
     for m in plan.mounts:
-        problem = check_mount_source(m.source) if m.kind == "bind" else None
+        if m.kind != "bind":
+            continue
+        tls_file = m.target.startswith(TLS_DIR + "/")  # a certificate or key, read-only
+        problem = check_mount_file(m.source) if tls_file else check_mount_source(m.source)
         if problem:
             raise UsageError(
                 _("{source} (mounted at {target}) {problem}").format(
                     source=m.source, target=m.target, problem=problem),
+                _("Point remote.tls_certificate, remote.tls_client_certificate and "
+                  "remote.tls_client_key at PEM files of your own.") if tls_file else
                 _("Point tensorflow.source_dir / network.distdir at a folder of your "
                   "own."))
