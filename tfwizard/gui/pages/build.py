@@ -100,7 +100,7 @@ class BuildPage(RecipePage):
         self.job: jobs.BuildJob | None = None
         self.task: asyncio.Task[Any] | None = None
         self.result: Any = None
-        self.unavailable = None if factory is not None else jobs.missing_core_module("runner")
+        self.unavailable = None if factory is not None else jobs.missing_core_module("build.runner")
         if self.unavailable:
             self.body.addWidget(unavailable_banner(self.content, self.unavailable))
         top = QHBoxLayout()
