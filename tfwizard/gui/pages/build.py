@@ -34,7 +34,7 @@ from tfwizard.core.build.progress import CacheSummary, cache_summary_text
 from tfwizard.core.diagnosis_text import diagnosis_lines
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.fixes import fix_text
-from tfwizard.core.vocab import build_title, duration_text, eta_text, phase_name
+from tfwizard.core.vocab import build_title, eta_text, phase_name
 
 from .. import jobs
 from ..i18n import tr
@@ -277,10 +277,12 @@ class BuildPage(RecipePage):
             if result.ok and result.actions:
                 self.progress.setRange(0, result.actions)
                 self.progress.setValue(result.actions)
-            self.eta_label.setText(duration_text(result.elapsed_s))
+            self.eta_label.setText("")  # "Took …" under the chart says how long
+            # a wheel is shown with "Open folder" above; its path is not repeated here
+            said = "" if result.ok and result.wheel else result.message + "\n"
             self.result_label.setText(
-                result.message + ("\n" + tr("Record: {path}").format(path=result.record_dir)
-                                  if result.record_dir else ""))
+                (said + (tr("Record: {path}").format(path=result.record_dir)
+                         if result.record_dir else "")).strip())
             if result.wheel:
                 self.state.wheel = result.wheel
             if result.cache:
