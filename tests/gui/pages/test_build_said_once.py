@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QWizard
 
 from .test_runpages import WAIT, build_window
 
@@ -27,9 +27,12 @@ def test_eta_once_while_running(qtbot, make_window):
         texts = _shown(page)
         assert sum("2 min 05 s" in t for t in texts) == 1, texts
         assert any(t.startswith("Elapsed: ") for t in texts), texts
+        # and no Back while it runs (UX review, Build: "Back is enabled during a build")
+        assert not window.wizard.button(QWizard.WizardButton.BackButton).isEnabled()
     finally:
         qtbot.mouseClick(page.cancel_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: not page.running, timeout=WAIT)
+    assert window.wizard.button(QWizard.WizardButton.BackButton).isEnabled()
 
 
 def test_duration_once_after_the_end(qtbot, make_window):

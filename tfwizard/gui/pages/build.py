@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QVBoxLayout,
     QWidget,
+    QWizard,
 )
 from qasync import asyncSlot
 
@@ -184,11 +185,20 @@ class BuildPage(RecipePage):
             self.start_button.setEnabled(True)
             self.cancel_button.setEnabled(False)
             self.completeChanged.emit()
+            self._hold_back(False)
+
+    def _hold_back(self, hold: bool) -> None:
+        """No Back while a build runs (its events belong to this page); set after Qt's own
+        button update, which completeChanged triggers."""
+        wizard = self.wizard()
+        if wizard is not None:
+            wizard.button(QWizard.WizardButton.BackButton).setEnabled(not hold)
 
     async def _run(self) -> None:
         self._reset()
         self.start_button.setEnabled(False)
         self.completeChanged.emit()
+        self._hold_back(True)
         try:
             self.job = self.factory(self.state)
         except TfWizardError as exc:
