@@ -35,3 +35,22 @@ def test_the_options_flags_field_says_what_it_is(make_window):
 def test_review_is_not_check_in_chinese():
     assert translate("Review", "zh_CN") == "复核"
     assert translate("Review", "zh_CN") != translate("check", "zh_CN")
+
+
+def test_a_recipe_that_stops_before_review_says_why(make_window, tmp_path):
+    from tests.conftest import ROOT
+
+    text = (ROOT / "recipes" / "tf218-cuda-laptop.toml").read_text(encoding="utf-8")
+    bad = tmp_path / "cc35.toml"
+    bad.write_text(text.replace('compute_capabilities = ["8.6"]',
+                                'compute_capabilities = ["3.5"]'), encoding="utf-8")
+    window = make_window()
+    assert window.open_recipe(bad)
+    assert window.wizard.currentId() == PageId.COMPUTE
+    message = window.statusBar().currentMessage()
+    assert "error on this page" in message and window.wizard.compute.title() in message
+    good = tmp_path / "good.toml"
+    good.write_text(text, encoding="utf-8")
+    assert window.open_recipe(good)
+    assert window.wizard.currentId() == PageId.REVIEW
+    assert window.statusBar().currentMessage() == ""
