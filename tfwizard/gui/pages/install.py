@@ -186,14 +186,15 @@ class InstallPage(RecipePage):
         self.cancel_button.setEnabled(True)
         self.completeChanged.emit()
         self.log.clear()
+        self.progress.setFormat("")  # the last run's "[resolve] …" is stale now
         self.progress.setRange(0, 0)  # pip does not say how much is left: busy
-        self.status.setText(tr("Installing…"))
+        self.say(tr("Installing…"))
         try:
             self.job = self.factory(self.state, wheel)
             async for event in self.job.events():
                 self.show_event(event)
         except TfWizardError as exc:
-            self.status.setText(str(exc))
+            self.say(str(exc), error=True)
         except asyncio.CancelledError:
             self.status.setText(tr("Cancelled."))
         finally:
@@ -204,6 +205,12 @@ class InstallPage(RecipePage):
             self.install_button.setEnabled(True)
             self.cancel_button.setEnabled(False)
             self.completeChanged.emit()
+
+    def say(self, text: str, *, error: bool = False) -> None:
+        """The status line; a failure in the error colour."""
+        self.status.setText(text)
+        self.status.setProperty("error", error)
+        self.status.setStyleSheet("color: #b00020;" if error else "")
 
     def cancel(self) -> None:
         """Stop pip (the job's cancel()); the result then says "cancelled"."""
@@ -231,6 +238,6 @@ class InstallPage(RecipePage):
             self.result = result
             self.progress.setRange(0, 1)
             self.progress.setValue(1 if result.ok else 0)
-            self.status.setText(result.message)
+            self.say(result.message, error=result.status == "failed")
             if result.ok:
                 self.state.installed_python = result.python
