@@ -38,3 +38,16 @@ def test_the_recipe_line_is_toml(make_window):
     assert "'" not in text, text
     value = text.split(" = ", 1)[1]
     assert tomllib.loads(f"x = {value}")["x"] == list(wizard.state.recipe.cuda.compute_capabilities)
+
+
+def test_ptx_only_rows_say_so(make_window):
+    wizard = make_window().wizard
+    assert wizard.go_to(PageId.COMPUTE) == PageId.COMPUTE
+    page = wizard.compute
+    page.state.set_recipe(page.state.recipe.with_changes(
+        {"cuda.compute_capabilities": ["sm_80", "compute_90"]}))
+    page.sync()
+    items = page.items()
+    assert "PTX only" in items["9.0"].text()
+    assert "PTX only" not in items["8.0"].text()
+    assert items["9.0"].checkState() == items["8.0"].checkState()  # both ticked

@@ -106,8 +106,9 @@ class ComputePage(RecipePage):
         expanded = [t for t in (ccmod.parse_target(x) for x in resolved or []) if t]
         shown = {t.cc for t in expanded}
         ctx = Ctx(r, self.state.kb, None, None, None, True)
+        ptx_only = {t.cc for t in expanded if t.ptx} - {t.cc for t in expanded if t.cubin}
         for cc, item in self.items().items():
-            self._mark(item, cc, buildable(ctx, cc))
+            self._mark(item, cc, buildable(ctx, cc), cc in ptx_only)
             item.setCheckState(Qt.CheckState.Checked if cc in shown else Qt.CheckState.Unchecked)
         self.auto_check.setChecked("auto" in tokens)
         self.ptx_check.setChecked(any(t.ptx for t in expanded))
@@ -116,9 +117,12 @@ class ComputePage(RecipePage):
                                   + (f"  →  {', '.join(resolved)}"
                                      if "auto" in tokens and resolved else ""))
 
-    def _mark(self, item: QListWidgetItem, cc: str, can_build: bool) -> None:
-        """The CC's label; greyed, with why, when the recipe's CUDA cannot build it."""
+    def _mark(self, item: QListWidgetItem, cc: str, can_build: bool, ptx_only: bool) -> None:
+        """The CC's label, "(PTX only)" when the recipe has no cubin for it; greyed, with
+        why, when the recipe's CUDA cannot build it."""
         text, tip = self._label(cc), ""
+        if ptx_only:
+            text += "   " + tr("(PTX only: compiled on the GPU at first use)")
         if not can_build:
             why = tr("CUDA {cuda} cannot build it").format(cuda=self.state.recipe.cuda.version)
             text, tip = f"{text}   ({why})", why
