@@ -54,3 +54,14 @@ def test_a_recipe_that_stops_before_review_says_why(make_window, tmp_path):
     assert window.open_recipe(good)
     assert window.wizard.currentId() == PageId.REVIEW
     assert window.statusBar().currentMessage() == ""
+
+
+def test_auto_jobs_say_how_many_at_once_first(make_window):
+    wizard = make_window().wizard  # the ada host: 24 CPUs, 31 GiB
+    assert wizard.go_to(PageId.OPTIONS) == PageId.OPTIONS
+    page = wizard.options_page
+    page.jobs_spin.setValue(0)
+    assert wizard.state.recipe.build.jobs == 0
+    hint = page.jobs_hint.text()
+    assert hint.startswith("auto: Bazel runs 12 compile jobs at once ("), hint
+    assert "--jobs=12" in hint  # the reasoning stays, in brackets

@@ -100,7 +100,8 @@ class OptionsPage(RecipePage):
         if r.build.jobs:
             self.jobs_hint.setText(tr("set by hand"))
         elif jobs:
-            self.jobs_hint.setText(tr("auto: {why}").format(why=why))
+            self.jobs_hint.setText(tr("auto: Bazel runs {jobs} compile jobs at once ({why})")
+                                   .format(jobs=jobs, why=why))
         else:
             self.jobs_hint.setText(tr("auto: Bazel decides (this machine's RAM is unknown)"))
         self.disk_cache.setChecked(r.cache.disk_cache)
