@@ -50,7 +50,8 @@ def test_every_example_parses(example):
 
 def test_every_wizard_page_has_its_screenshot():
     shots = sorted(p.name for p in (ROOT / "docs" / "screenshots").glob("*.png"))
-    assert len(shots) == 11
+    assert len(shots) == 12  # eleven pages, the Build page twice: running and finished
+    assert "08-build-done.png" in shots
     for name in shots:
         assert f"(screenshots/{name})" in GUIDE, name
     assert len(re.findall(r"^### \d+\. ", GUIDE, re.M)) == 11

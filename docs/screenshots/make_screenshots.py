@@ -3,27 +3,49 @@
     python docs/screenshots/make_screenshots.py               # English
     python docs/screenshots/make_screenshots.py --lang zh_CN  # docs/screenshots/zh_CN/
 
-Chinese needs a CJK font (Debian: fonts-noto-cjk).
+Needs what the test world needs (tests/world.py): a Docker engine and the local test image
+tfwizard-test/bazel:bookworm (tests/images/build_images.sh), and <repo>/.venv-tf with the
+real tensorflow-cpu (made by the tests' `tf_python` fixture, or
+`python -m venv .venv-tf && .venv-tf/bin/pip install tensorflow-cpu`). Chinese needs a CJK
+font (Debian: fonts-noto-cjk).
 
-Starts `Xvfb :99` when DISPLAY is unset and uses Qt's xcb platform, so the pictures show
-the real window decorations-free rendering, not the offscreen plugin's. The host is a
-saved profile (tests/data/hosts) and the recipe a shipped example; the Build, Install and
-Verify pages are fed sample events, nothing runs.
+Starts `Xvfb :99` when DISPLAY is unset and uses Qt's xcb platform. Pages 1-7 show the
+choices for a saved host profile (tests/data/hosts) and a shipped example recipe. Pages
+8-10 show real states, nothing staged: this machine (detected), the TF-shaped fixture
+workspace copied to a temporary folder and built for real in Docker (08-build.png while it
+runs, with progress and the actions chart; 08-build-done.png when it has finished, with
+the wheel's path), the Test page as it opens (09-test.png), that wheel installed into a
+new venv (10-install.png), and the verification of the real tensorflow-cpu in .venv-tf
+(11-verify.png). The build's cache
+volumes and the temporary folder are removed at the end.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
+import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
+
+TF_PYTHON = ROOT / ".venv-tf" / "bin" / "python"
+#: the Install page's interpreter when it exists (Debian's)
+SYSTEM_PYTHON = "/usr/bin/python3"
+#: how long a real step may take on a loaded 2-core machine
+BUILD_TIMEOUT_S = 900
+INSTALL_TIMEOUT_S = 300
+VERIFY_TIMEOUT_S = 300
 
 
 def start_display() -> subprocess.Popen[bytes] | None:
@@ -42,75 +64,190 @@ def start_display() -> subprocess.Popen[bytes] | None:
     return proc
 
 
-def sample_events() -> list[object]:
-    from tfwizard.core.build.events import LogLines, PhaseChanged, Progress
+async def settle(seconds: float = 0.4) -> None:
+    """Let Qt lay out and paint (the qasync loop runs Qt's events while we sleep)."""
+    await asyncio.sleep(seconds)
 
-    lines = tuple(
-        f"[{1200 + i:,} / 23,456] Compiling tensorflow/core/kernels/"
-        f"{['cwise_op_add', 'matmul_op', 'conv_ops', 'reduction_ops'][i % 4]}_{i}.cc; "
-        f"{i % 7 + 1}s processwrapper-sandbox ... ({8} actions running)"
-        for i in range(60))
-    return [PhaseChanged("compile", "build"), LogLines("stdout", lines, 1),
-            Progress("compile", done=12_345, total=23_456, eta_s=4_520.0,
-                     message="Compiling tensorflow/core/kernels/matmul_op_fused.cc; 41s "
-                             "processwrapper-sandbox")]
+
+async def wait_for(what: str, ready: Callable[[], bool], timeout_s: float,
+                   status: Callable[[], str] = lambda: "") -> None:
+    t0 = last = time.monotonic()
+    while not ready():
+        now = time.monotonic()
+        if now - t0 > timeout_s:
+            raise SystemExit(f"timed out after {timeout_s:.0f} s waiting for {what}: {status()}")
+        if now - last > 15:
+            print(f"  waiting for {what}: {status()}", flush=True)
+            last = now
+        await asyncio.sleep(0.1)
+
+
+def type_into(edit: Any, text: str) -> None:
+    """As if typed: the field's text and its textEdited signal, which the pages follow."""
+    edit.setText(text)
+    edit.textEdited.emit(text)
+
+
+def describe(build: Any) -> str:
+    return (f"{build.phase_label.text()} {build.progress.value()}/{build.progress.maximum()} "
+            f"{build.result_label.text()}")
+
+
+def save(window: Any, path: Path, written: list[Path]) -> None:
+    window.grab().save(str(path))
+    print(path.relative_to(ROOT), flush=True)
+    written.append(path)
+
+
+async def choice_pages(out_dir: Path, written: list[Path]) -> None:
+    """Pages 1-7: a saved host profile and a shipped example recipe."""
+    from tfwizard.core.host import HostProfile
+    from tfwizard.core.recipe import load_recipe
+    from tfwizard.gui.main_window import MainWindow
+    from tfwizard.gui.pages import PAGE_SLUGS, PageId
+
+    host = HostProfile.load(ROOT / "tests" / "data" / "hosts" / "ada-8.9-driver550.json")
+    recipe = load_recipe(ROOT / "recipes" / "tf218-cuda-laptop.toml")
+    window = MainWindow(host=host, recipe=recipe)
+    window.resize(1100, 860)
+    window.show()
+    for page_id in PageId:
+        if page_id > PageId.REVIEW:
+            break
+        reached = window.wizard.go_to(page_id)
+        if reached != page_id:
+            print(f"stopped at {reached.name} on the way to {page_id.name}")
+        await settle()
+        save(window, out_dir / f"{int(page_id) + 1:02d}-{PAGE_SLUGS[page_id]}.png", written)
+    window.close()
+
+
+def fixture_recipe(tmp: Path, prefix: str) -> Path:
+    """The test world's recipe for the fixture workspace, copied into `tmp`."""
+    from tests import world
+
+    world.require_docker()
+    world.ensure_images()
+    return world.fixture_recipe(tmp / "fixture.toml", workspace=world.copy_workspace(tmp),
+                                prefix=prefix, name="fixture")
+
+
+async def real_pages(out_dir: Path, tmp: Path, prefix: str, written: list[Path]) -> None:
+    """Pages 8-11: a real fixture build, the Test page, a real install, the real tensorflow-cpu verified."""
+    from tests import world
+    from tfwizard.core.detect import detect_host
+    from tfwizard.core.recipe import load_recipe
+    from tfwizard.gui.main_window import CLOSE_CANCEL, MainWindow
+    from tfwizard.gui.pages import PageId
+
+    recipe = load_recipe(fixture_recipe(tmp, prefix))
+    window = MainWindow(host=detect_host(), recipe=recipe, ask_close=lambda: CLOSE_CANCEL)
+    window.resize(1100, 860)
+    window.show()
+    wizard = window.wizard
+    if wizard.go_to(PageId.BUILD) != PageId.BUILD:
+        raise SystemExit("the fixture recipe does not reach the Build page")
+    build = wizard.build
+    build.start()
+    # mid-build: some actions done, more to come, a few points on the chart
+    await wait_for("the build's middle", lambda: build.result is not None or (
+        build.progress.maximum() > 4
+        and build.progress.maximum() * 0.4 <= build.progress.value()
+        < build.progress.maximum() * 0.8), BUILD_TIMEOUT_S, lambda: describe(build))
+    await settle()
+    save(window, out_dir / "08-build.png", written)
+    await wait_for("the build's end", lambda: build.result is not None and not build.running,
+                   BUILD_TIMEOUT_S)
+    if build.result.status != "succeeded":
+        raise SystemExit(f"the fixture build {build.result.status}: {build.result.message}")
+    await settle()
+    save(window, out_dir / "08-build-done.png", written)
+
+    wizard.next()  # the Test page, as it opens: its tests run in the warm container, not here
+    type_into(wizard.test.targets_edit, "//tensorflow/core/kernels:all")
+    await settle()
+    save(window, out_dir / "09-test.png", written)
+
+    wizard.next()
+    install = wizard.install
+    if Path(SYSTEM_PYTHON).is_file():  # an interpreter path that is the same everywhere
+        type_into(install.python_edit, SYSTEM_PYTHON)
+    type_into(install.venv_edit, str(tmp / "venv"))
+    type_into(install.links_edit, str(world.build_cuda_stub_wheel(tmp / "links").parent))
+    install.start()
+    await wait_for("the install", lambda: install.result is not None and not install.running,
+                   INSTALL_TIMEOUT_S)
+    if not install.result.ok:
+        raise SystemExit("the install failed: " + install.status.text())
+    await settle()
+    save(window, out_dir / "10-install.png", written)
+
+    wizard.next()
+    verify = wizard.verify
+    venv_tf = tmp / "venv-tf"  # .venv-tf under a neutral name: no checkout path shown
+    venv_tf.symlink_to(TF_PYTHON.parent.parent, target_is_directory=True)
+    type_into(verify.python_edit, str(venv_tf / "bin" / "python"))
+    verify.run_verify()
+    await wait_for("the verification", lambda: verify.report is not None and not verify.running,
+                   VERIFY_TIMEOUT_S)
+    await settle()
+    save(window, out_dir / "11-verify.png", written)
+    window.close()
+
+
+def remove_volumes(prefix: str) -> None:
+    import docker
+
+    client = docker.from_env(timeout=120)
+    for vol in client.volumes.list():
+        if vol.name.startswith(prefix):
+            vol.remove(force=True)
+    client.close()
+
+
+async def shoot(out_dir: Path) -> list[Path]:
+    written: list[Path] = []
+    # pages 1-7 show where builds would go: the data folder of the saved profile's user
+    # (nothing is written there), not this machine's
+    os.environ["TFWIZARD_DATA_DIR"] = "/home/user/.local/share/tfwizard"
+    await choice_pages(out_dir, written)
+    prefix = f"tfwizard-shots-{uuid.uuid4().hex[:8]}"
+    with tempfile.TemporaryDirectory(prefix="tfwizard-shots-") as tmp:
+        os.environ["TFWIZARD_DATA_DIR"] = str(Path(tmp) / "data")
+        try:
+            await real_pages(out_dir, Path(tmp), prefix, written)
+        finally:
+            remove_volumes(prefix)
+    return written
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Screenshots of every wizard page.")
     parser.add_argument("--lang", default="en", help="en (default) or zh_CN")
     args = parser.parse_args(argv)
+    if not TF_PYTHON.exists():
+        sys.exit(f"no {TF_PYTHON.relative_to(ROOT)}: see this script's docstring")
     out_dir = HERE if args.lang == "en" else HERE / args.lang
     out_dir.mkdir(exist_ok=True)
     display = start_display()
     os.environ["QT_QPA_PLATFORM"] = "xcb"
+    os.environ["TFWIZARD_LANG"] = args.lang
+    for name in [n for n in os.environ if n.startswith("PIP_")]:
+        del os.environ[name]  # pip as it comes: no local find-links in the pictures
+    os.environ["PIP_CONFIG_FILE"] = os.devnull  # nor from this machine's pip.conf
     try:
+        import qasync
         from PySide6.QtWidgets import QApplication
 
         app = QApplication(sys.argv[:1])
         from tfwizard.gui import i18n
 
         i18n.install(args.lang)
-        from tfwizard.core.host import HostProfile
-        from tfwizard.core.recipe import load_recipe
-        from tfwizard.gui.main_window import MainWindow
-        from tfwizard.gui.pages import PAGE_SLUGS, PageId
-
-        host = HostProfile.load(ROOT / "tests" / "data" / "hosts" / "ada-8.9-driver550.json")
-        recipe = load_recipe(ROOT / "recipes" / "tf218-cuda-laptop.toml")
-        window = MainWindow(host=host, recipe=recipe)
-        window.resize(1100, 860)
-        window.show()
-        wizard = window.wizard
-        written = []
-        for page_id in PageId:
-            if page_id <= PageId.REVIEW:
-                wizard.setStartId(int(PageId.WELCOME))
-                reached = wizard.go_to(page_id)
-                if reached != page_id:
-                    print(f"stopped at {reached.name} on the way to {page_id.name}")
-            else:
-                wizard.setStartId(int(page_id))
-                wizard.restart()
-            if page_id == PageId.BUILD:
-                for event in sample_events():
-                    wizard.build.show_event(event)  # type: ignore[arg-type]
-                wizard.build.log.flush_all()
-            if page_id == PageId.TEST:
-                wizard.test.targets_edit.setText("//tensorflow/core:all")
-            if page_id == PageId.INSTALL:
-                wizard.state.wheel = "~/.local/share/tfwizard/builds/20250115-120000-a1b2c3/" \
-                    "tensorflow-2.18.0-cp311-cp311-linux_x86_64.whl"
-                wizard.install.initializePage()
-            for _ in range(20):
-                app.processEvents()
-                time.sleep(0.02)
-            path = out_dir / f"{int(page_id) + 1:02d}-{PAGE_SLUGS[page_id]}.png"
-            window.grab().save(str(path))
-            written.append(path)
-        for path in written:
-            print(path.relative_to(ROOT))
-        window.close()
+        loop = qasync.QEventLoop(app)
+        asyncio.set_event_loop(loop)
+        with loop:
+            written = loop.run_until_complete(shoot(out_dir))
+        print(f"{len(written)} screenshots")
         return 0
     finally:
         if display is not None:

@@ -477,9 +477,9 @@ def render_report(report: VerifyReport, *, show_log: bool = True) -> str:
     py = data.get("python") or {}
     if py:
         out.append(_row("Python", f"{py.get('version')}  ({py.get('executable')})"))
-    kind = _wheel_kind(data) if tf else "-"
-    out.append(_row(_("Build"), _("{kind} build (is_built_with_cuda = {value})").format(
-        kind=kind, value=data.get("built_with_cuda"))))
+    if tf:  # without TensorFlow there is no build to speak of
+        out.append(_row(_("Build"), _("{kind} build (is_built_with_cuda = {value})").format(
+            kind=_wheel_kind(data), value=data.get("built_with_cuda"))))
     for key in ("cuda_version", "cudnn_version"):
         if info.get(key):
             out.append(_row(key, str(info[key])))
@@ -536,9 +536,28 @@ def render_report(report: VerifyReport, *, show_log: bool = True) -> str:
             out.append(_("TensorFlow log (fd 2 during the probe):"))
             out.extend(f"  | {line[:300]}" for line in lines)
     out.append("")
-    if report.status == "cancelled":
-        out.append(_("RESULT: CANCELLED, the probe was stopped before it finished."))
-    else:
-        out.append(_("RESULT: OK, everything the expectation promised works.") if report.ok
-                   else _("RESULT: FAILED, see the checks and diagnosis above."))
+    out.append(_result_line(report))
     return "\n".join(out)
+
+
+def missing_interpreter(report: VerifyReport) -> str | None:
+    """Why the probe could not start when the interpreter does not exist, else None."""
+    if report.probe.status != "not_started" or Path(report.python).exists():
+        return None
+    return _("{python} does not exist: install the wheel first (that creates the venv), or "
+             "choose the interpreter of a venv that has TensorFlow.").format(
+        python=report.python)
+
+
+def _result_line(report: VerifyReport) -> str:
+    """The last line; an interpreter that does not exist says why it may not."""
+    if report.status == "cancelled":
+        return _("RESULT: CANCELLED, the probe was stopped before it finished.")
+    if report.ok:
+        return _("RESULT: OK, everything the expectation promised works.")
+    missing = missing_interpreter(report)
+    if missing:
+        return _("RESULT: FAILED, {why}").format(why=missing)
+    if not report.diagnoses:
+        return _("RESULT: FAILED, see the checks above.")
+    return _("RESULT: FAILED, see the checks and diagnosis above.")

@@ -12,7 +12,7 @@ from typing import Any
 
 from .i18n import _
 from .runtime_diagnosis import gpu_devices, op_error
-from .verify import VerifyReport, _wheel_kind
+from .verify import VerifyReport, _wheel_kind, missing_interpreter
 
 #: a row's status: passed, failed, or a fact that is neither (e.g. a CPU wheel's CUDA)
 ROW_STATUSES = ("pass", "fail", "info")
@@ -126,7 +126,13 @@ def verdict_text(report: VerifyReport) -> str:
     if report.ok:
         return _("TensorFlow {version} works here: every check passed ({expect}).").format(
             version=version, expect=report.expect)
+    missing = missing_interpreter(report)
+    if missing:
+        return missing
     failed = sum(1 for c in report.checks if not c.ok)
+    if not report.diagnoses:
+        return _("TensorFlow does not work as expected here: {count} of {total} checks "
+                 "failed.").format(count=failed, total=len(report.checks))
     return _("TensorFlow does not work as expected here: {count} of {total} checks failed; "
              "the diagnosis below says why and what to do.").format(
         count=failed, total=len(report.checks))

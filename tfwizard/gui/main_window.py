@@ -193,7 +193,13 @@ class MainWindow(QMainWindow):
             self.state.set_target(None)
         self.wizard.set_recipe(recipe)
         self.setWindowTitle(f"tfwizard: {recipe.path}")
-        self.wizard.go_to(PageId.REVIEW)
+        reached = self.wizard.go_to(PageId.REVIEW)
+        if reached != PageId.REVIEW:  # say why this page and not Review
+            self.statusBar().showMessage(tr("The recipe has an error on this page ({page}): "
+                                            "fix it to go on to Review.").format(
+                page=self.wizard.page(int(reached)).title()))
+        else:
+            self.statusBar().clearMessage()
         return True
 
     def save_recipe(self) -> bool:

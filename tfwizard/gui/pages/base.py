@@ -147,6 +147,12 @@ class RecipePage(QWizardPage):
         self.block_reason.hide()
         self._run_sync()
 
+    def cleanupPage(self) -> None:
+        """Qt: Back (or a restart) leaves the page. Qt's default resets the registered
+        fields to their first values, and their change signals then wrote those into the
+        recipe (Back from Source, or opening a recipe, silently made a 2.18.0 recipe
+        2.21.0); the recipe holds the choices, so nothing is reset."""
+
     def isComplete(self) -> bool:
         """Qt: Next is enabled while none of the page's keys has an error."""
         return super().isComplete() and not self.state.errors_for(self.keys)

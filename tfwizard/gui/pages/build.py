@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QVBoxLayout,
     QWidget,
+    QWizard,
 )
 from qasync import asyncSlot
 
@@ -34,7 +35,7 @@ from tfwizard.core.build.progress import CacheSummary, cache_summary_text
 from tfwizard.core.diagnosis_text import diagnosis_lines
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.fixes import fix_text
-from tfwizard.core.vocab import build_title, duration_text, eta_text, phase_name
+from tfwizard.core.vocab import build_title, eta_text, phase_name
 
 from .. import jobs
 from ..i18n import tr
@@ -202,6 +203,14 @@ class BuildPage(RecipePage):
             self.cancel_button.setEnabled(False)
             self.completeChanged.emit()
             self.rebuilder.sync()
+            self._hold_back(False)
+
+    def _hold_back(self, hold: bool) -> None:
+        """No Back while a build runs (its events belong to this page); set after Qt's own
+        button update, which completeChanged triggers."""
+        wizard = self.wizard()
+        if wizard is not None:
+            wizard.button(QWizard.WizardButton.BackButton).setEnabled(not hold)
 
     async def _run(self, factory: jobs.BuildFactory) -> None:
         self._reset()
@@ -209,6 +218,7 @@ class BuildPage(RecipePage):
         self.start_button.setEnabled(False)
         self.completeChanged.emit()
         self.rebuilder.sync()
+        self._hold_back(True)
         try:
             self.job = factory(self.state)
         except TfWizardError as exc:
@@ -298,10 +308,12 @@ class BuildPage(RecipePage):
             if result.ok and result.actions:
                 self.progress.setRange(0, result.actions)
                 self.progress.setValue(result.actions)
-            self.eta_label.setText(duration_text(result.elapsed_s))
+            self.eta_label.setText("")  # "Took …" under the chart says how long
+            # a wheel is shown with "Open folder" above; its path is not repeated here
+            said = "" if result.ok and result.wheel else result.message + "\n"
             self.result_label.setText(
-                result.message + ("\n" + tr("Record: {path}").format(path=result.record_dir)
-                                  if result.record_dir else ""))
+                (said + (tr("Record: {path}").format(path=result.record_dir)
+                         if result.record_dir else "")).strip())
             if result.wheel:
                 self.state.wheel = result.wheel
             if result.cache:

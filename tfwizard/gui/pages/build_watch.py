@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 from tfwizard.core.build.events import BuildResult, Progress
 from tfwizard.core.build.plan import make_plan
 from tfwizard.core.errors import TfWizardError
-from tfwizard.core.vocab import build_title, duration_text, eta_text
+from tfwizard.core.vocab import build_title, duration_text
 
 from ..i18n import tr
 from ..state import WizardState
@@ -61,7 +61,6 @@ class BuildWatch(QWidget):
         row.addWidget(self.open_folder)
         layout.addLayout(row)
         self.started_at: float | None = None
-        self.eta_s: float | None = None
         self.wheel: str | None = None
         self.notified: tuple[str, str] | None = None  # the last notification's title, text
         self.opened: list[str] = []  # what was handed to the desktop (files, folders)
@@ -89,7 +88,6 @@ class BuildWatch(QWidget):
     def started(self) -> None:
         """A build began: the chart and the clock start from zero."""
         self.started_at = time.monotonic()
-        self.eta_s = None
         self.wheel = None
         self.chart.clear()
         self.chart.setVisible(True)
@@ -105,17 +103,14 @@ class BuildWatch(QWidget):
         return time.monotonic() - self.started_at if self.started_at is not None else 0.0
 
     def progress(self, event: Progress) -> None:
-        """One progress report: a chart point and the ETA."""
+        """One progress report: a chart point."""
         if event.total:
             self.chart.add(self.elapsed(), event.done or 0, event.total)
-            self.eta_s = event.eta_s
         self.show_elapsed()
 
     def show_elapsed(self) -> None:
-        """"Elapsed: 1 h 27 min · ETA: 2 h 05 min"."""
+        """"Elapsed: 1 h 27 min" (the ETA is beside the phase, above)."""
         text = tr("Elapsed: {time}").format(time=duration_text(self.elapsed()))
-        if self.chart.points:
-            text += " · " + eta_text(self.eta_s)
         stalled = self.chart.stalled_for()
         if stalled >= 600:
             text += " · " + tr("no action finished for {time}").format(

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -15,6 +17,8 @@ from PySide6.QtWidgets import (
 )
 
 from tfwizard.core import cc as ccmod
+from tfwizard.core.rules.capabilities import buildable
+from tfwizard.core.rules.context import Ctx
 
 from ..i18n import tr
 from ..state import WizardState
@@ -101,15 +105,31 @@ class ComputePage(RecipePage):
         resolved = self.state.compute_capabilities()  # as the plan resolves "auto"
         expanded = [t for t in (ccmod.parse_target(x) for x in resolved or []) if t]
         shown = {t.cc for t in expanded}
+        ctx = Ctx(r, self.state.kb, None, None, None, True)
+        ptx_only = {t.cc for t in expanded if t.ptx} - {t.cc for t in expanded if t.cubin}
         for cc, item in self.items().items():
-            item.setText(self._label(cc))
+            self._mark(item, cc, buildable(ctx, cc), cc in ptx_only)
             item.setCheckState(Qt.CheckState.Checked if cc in shown else Qt.CheckState.Unchecked)
         self.auto_check.setChecked("auto" in tokens)
         self.ptx_check.setChecked(any(t.ptx for t in expanded))
         self.tokens_label.setText(tr("Recipe: cuda.compute_capabilities = {tokens}").format(
-                                  tokens=repr(tokens) if tokens else tr("[] (none)"))
+                                  tokens=json.dumps(tokens) if tokens else tr("[] (none)"))
                                   + (f"  →  {', '.join(resolved)}"
                                      if "auto" in tokens and resolved else ""))
+
+    def _mark(self, item: QListWidgetItem, cc: str, can_build: bool, ptx_only: bool) -> None:
+        """The CC's label, "(PTX only)" when the recipe has no cubin for it; greyed, with
+        why, when the recipe's CUDA cannot build it."""
+        text, tip = self._label(cc), ""
+        if ptx_only:
+            text += "   " + tr("(PTX only: compiled on the GPU at first use)")
+        if not can_build:
+            why = tr("CUDA {cuda} cannot build it").format(cuda=self.state.recipe.cuda.version)
+            text, tip = f"{text}   ({why})", why
+        item.setText(text)
+        item.setToolTip(tip)
+        role = QPalette.ColorRole.PlaceholderText if not can_build else QPalette.ColorRole.Text
+        item.setForeground(QBrush(self.list.palette().color(role)))
 
     def _sorted(self, ccs: Iterable[str]) -> list[str]:
         return sorted(set(ccs), key=lambda c: tuple(int(x) for x in c.split(".")))

@@ -174,8 +174,9 @@ class InstallPage(RecipePage):
         self.cancel_button.setEnabled(True)
         self.completeChanged.emit()
         self.log.clear()
+        self.progress.setFormat("")  # the last run's "[resolve] …" is stale now
         self.progress.setRange(0, 0)  # pip does not say how much is left: busy
-        self.status.setText(tr("Installing…"))
+        self.say(tr("Installing…"))
         try:
             if wheel_only and self.factory is jobs.default_install:
                 self.log.append_line(tr("reinstalling only the TensorFlow wheel: {python} has "
@@ -187,7 +188,7 @@ class InstallPage(RecipePage):
             async for event in self.job.events():
                 self.show_event(event)
         except TfWizardError as exc:
-            self.status.setText(str(exc))
+            self.say(str(exc), error=True)
         except asyncio.CancelledError:
             self.status.setText(tr("Cancelled."))
         finally:
@@ -198,6 +199,12 @@ class InstallPage(RecipePage):
             self.install_button.setEnabled(True)
             self.cancel_button.setEnabled(False)
             self.completeChanged.emit()
+
+    def say(self, text: str, *, error: bool = False) -> None:
+        """The status line; a failure in the error colour."""
+        self.status.setText(text)
+        self.status.setProperty("error", error)
+        self.status.setStyleSheet("color: #b00020;" if error else "")
 
     def cancel(self) -> None:
         """Stop pip (the job's cancel()); the result then says "cancelled"."""
@@ -225,6 +232,6 @@ class InstallPage(RecipePage):
             self.result = result
             self.progress.setRange(0, 1)
             self.progress.setValue(1 if result.ok else 0)
-            self.status.setText(result.message)
+            self.say(result.message, error=result.status == "failed")
             if result.ok:
                 self.state.installed_python = result.python

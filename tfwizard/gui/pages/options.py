@@ -36,7 +36,10 @@ class OptionsPage(RecipePage):
         self.opt_edit.setObjectName("opt-flags")
         self.opt_edit.setPlaceholderText("-march=native -Wno-sign-compare")
         self.opt_edit.textEdited.connect(lambda t: self.set({"build.opt_flags": split_words(t)}))
-        form.addRow(tr("Optimisation flags:"), self.opt_edit)
+        self.opt_edit.setToolTip(tr("The compiler flags configure.py asks for "
+                                    "(CC_OPT_FLAGS): -march=native optimises for this CPU, "
+                                    "and the wheel then needs a CPU like it."))
+        form.addRow(tr("Compiler flags (CC_OPT_FLAGS):"), self.opt_edit)
         self.xla_check = QCheckBox(tr("Build with XLA"), self.content)
         self.xla_check.setObjectName("xla")
         self.xla_check.toggled.connect(lambda on: self.set({"build.xla": on}))
@@ -103,7 +106,8 @@ class OptionsPage(RecipePage):
         if r.build.jobs:
             self.jobs_hint.setText(tr("set by hand"))
         elif jobs:
-            self.jobs_hint.setText(tr("auto: {why}").format(why=why))
+            self.jobs_hint.setText(tr("auto: Bazel runs {jobs} compile jobs at once ({why})")
+                                   .format(jobs=jobs, why=why))
         else:
             self.jobs_hint.setText(tr("auto: Bazel decides (this machine's RAM is unknown)"))
         self.disk_cache.setChecked(r.cache.disk_cache)

@@ -55,7 +55,7 @@ class ReviewPage(RecipePage):
     def __init__(self, state: WizardState) -> None:
         super().__init__(state, tr("Review"), tr("What the build will make, what it will cost, "
                                                  "and where it goes. Nothing has run yet."))
-        self.setButtonText(QWizard.WizardButton.NextButton, tr("To the build >"))
+        self.setButtonText(QWizard.WizardButton.NextButton, tr("&Next: the build >"))
         self._add_summary()
         self._add_details()
 

@@ -160,7 +160,7 @@ class VerifyPage(RecipePage):
             self.status.setText(tr("Verification cancelled."))
         else:
             self.status.setText(tr("All checks passed.") if getattr(report, "ok", False)
-                                else tr("Some checks failed: see the diagnosis below."))
+                                else tr("Some checks failed."))
         self.copy_button.setEnabled(True)
 
     def copy_report(self) -> None:

@@ -86,5 +86,14 @@ class ActionsChart(QWidget):
         if self.points:
             painter.setPen(pal.text().color())
             painter.drawText(inner, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
-                             duration_text(self.points[-1][0]))
+                             self.caption())
         painter.end()
+
+    def caption(self) -> str:
+        """What the last point says: "13 / 30 actions after 1 min 45 s" (the time the count
+        was reached, which is not the build's whole duration)."""
+        if not self.points:
+            return ""
+        t, done = self.points[-1]
+        return tr("{done} / {total} actions after {time}").format(
+            done=done, total=self.total, time=duration_text(t))

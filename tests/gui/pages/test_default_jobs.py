@@ -1,0 +1,18 @@
+"""The wizard as the app starts it (no jobs injected): the Build, Install and Verify pages
+find their core modules, so the real build, install and verification can start."""
+
+from __future__ import annotations
+
+import pytest
+
+from tfwizard.gui.pages import PageId
+
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
+
+
+def test_the_default_jobs_are_available(make_window):
+    wizard = make_window().wizard  # Jobs() as run_gui makes it: the real core modules
+    for page in (wizard.build, wizard.install, wizard.verify):
+        assert page.unavailable is None, (type(page).__name__, page.unavailable)
+    assert wizard.go_to(PageId.BUILD) == PageId.BUILD
+    assert wizard.build.start_button.isEnabled()
