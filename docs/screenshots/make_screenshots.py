@@ -11,7 +11,7 @@ font (Debian: fonts-noto-cjk).
 
 Starts `Xvfb :99` when DISPLAY is unset and uses Qt's xcb platform. Pages 1-7 show the
 choices for a saved host profile (tests/data/hosts) and a shipped example recipe. Pages
-8-10 show real states, nothing staged: this machine (detected), the TF-shaped fixture
+8-11 show real states, nothing staged: this machine (detected), the TF-shaped fixture
 workspace copied to a temporary folder and built for real in Docker (08-build.png while it
 runs, with progress and the actions chart; 08-build-done.png when it has finished, with
 the wheel's path), the Test page as it opens (09-test.png), that wheel installed into a
