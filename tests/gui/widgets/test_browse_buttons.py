@@ -17,7 +17,7 @@ from ..conftest import open_file_dialog, type_file_name
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
 
 #: fields that hold no path: names, versions, flags, a URL, header names, log search
-NOT_PATHS = {"recipe-name", "git-ref", "rocm-version", "rocm-targets", "gcc-version",
+NOT_PATHS = {"recipe-name", "test-targets", "git-ref", "rocm-version", "rocm-targets", "gcc-version",
              "opt-flags", "image", "bazel-flags", "log-search", "remote-executor",
              "remote-instance", "remote-exec-properties"}
 #: the path fields, by recipe key where they have one (HOST_PATH_KEYS the GUI shows)
