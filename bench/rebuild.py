@@ -1,13 +1,16 @@
 """Benchmark for issue 17: tfwizard's warm rebuild loop against bare Bazel, as ratios.
 
 For each workspace (the fixture; bench/bigws.py's TF-shaped one with @big_external in
-distdir), in ONE run: bench/rebuild_baseline.measure_bare() (bare Bazel in a long-lived
-container, the same image and flags), then tfwizard's warm path (core/warm.py) on the same
-workspace with its own volumes: a first build, ROUNDS no-op rebuilds, ROUNDS rebuilds after
-a one-line kernel edit. A tfwizard rebuild is timed as `tfwizard build` on a warm
-workspace runs it: ensure the container (reused), configure-if-changed (skipped), the
-`bazel build` exec, the BEP read and the wheel copied out. Each is checked: it passed, an
-edit changed the wheel, a no-op did not.
+distdir), in ONE run and interleaved (measure_interleaved): bare Bazel in a long-lived
+container with the same image and flags (bench/rebuild_baseline.WarmContainer) and
+tfwizard's warm workspace (core/build/warm.py, its own volumes) are both up; after a first
+build of each, every round times one bare and one tfwizard rebuild on the same state of the
+source, in alternating order, so load from elsewhere falls on both sides: ROUNDS no-op
+rounds, then ROUNDS rounds after a one-line kernel edit. tfwizard is timed twice:
+its warm path in this process (ensure the container, configure-if-changed, the build exec
+with its BEP report, the wheel), and `tfwizard build RECIPE` as a person runs it (a new
+process: Python's start, the recipe, the gates, the record; after its own edit in the edit
+rounds). Each is checked: it passed, an edit changed the wheel, a no-op did not.
 
 (c) reinstall: the fixture's wheel installed with its [and-cuda] extra into a new venv
 (offline, the stub dependency from a --find-links folder), then the rebuilt wheel
@@ -16,7 +19,7 @@ reinstalled with `wheel_only` (pip --no-deps --force-reinstall, no index, no lin
     .venv/bin/python bench/rebuild.py [--rounds N] [--only fixture|big|reinstall]
         [--files N] [--packages N] [--external-mb N] [--json PATH]
 
-Prints a table of seconds and ratios (warm tfwizard / bare Bazel); writes JSON (default
+Prints seconds and ratios (warm tfwizard / bare Bazel, medians); writes JSON (default
 bench/out/rebuild.json). The issue's bar: every ratio at most 1.25.
 """
 
@@ -27,6 +30,7 @@ import hashlib
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -71,53 +75,86 @@ def _rebuild(box: warm.WarmContainer, out: Path) -> tuple[float, Path]:
     return time.perf_counter() - t, wheel
 
 
-def measure_warm(subject: rb.Subject, recipe: Path, rounds: int) -> dict[str, Any]:
-    """tfwizard's warm figures for one workspace (its own volumes, removed at the end)."""
+def _cli_rebuild(recipe: Path, out: Path, data: Path) -> float:
+    """One warm `tfwizard build` as a person runs it (a new process): seconds."""
+    t = time.perf_counter()
+    run = subprocess.run([sys.executable, "-m", "tfwizard", "build", str(recipe), "--out",
+                          str(out)], capture_output=True, text=True, check=False,
+                         env={**os.environ, "TFWIZARD_DATA_DIR": str(data)})
+    seconds = time.perf_counter() - t
+    if run.returncode != 0 or "warm build container" not in run.stdout + run.stderr:
+        raise RuntimeError(f"tfwizard build exited {run.returncode}:\n{run.stderr[-3000:]}")
+    return seconds
+
+
+def measure_interleaved(subject: rb.Subject, bare_recipe: Path, recipe: Path,
+                        rounds: int) -> dict[str, Any]:
+    """Bare Bazel's and tfwizard's figures for one workspace, interleaved: both long-lived
+    containers are up, and each round times one of each (in alternating order) on the same
+    state of the source, so load from elsewhere falls on both sides alike. tfwizard is
+    timed twice: its warm path in this process (`_rebuild`) and the `tfwizard build`
+    command (a new process: Python's start, the recipe, the gates, the record)."""
     import docker
 
-    plan = rb.plan_of(recipe)
+    bare_plan, plan = rb.plan_of(bare_recipe), rb.plan_of(recipe)
     client = docker.from_env(timeout=900)
-    space = warm.workspace_for(plan, str(recipe))
+    space = warm.workspace_for(plan, str(recipe.resolve()))
     box = warm.WarmContainer(client, plan, space)
     edit = subject.workspace / subject.edit_file
     value = (bigws.edit_value(edit) or 0) + 100
-    out_dir = recipe.parent / f"wheels-{subject.name}"
-    res: dict[str, Any] = {}
+    out_dir, data = recipe.parent / f"wheels-{subject.name}", recipe.parent / "data"
+    res: dict[str, Any] = {"bare": {}, "tfwizard": {}}
+    prefix = f"{load_recipe(bare_recipe).cache.volume_prefix}-{uuid.uuid4().hex[:6]}"
     try:
-        t = time.perf_counter()
-        box.ensure()
-        conf = box.configure()
-        built = box.build()
-        if conf.exit_code != 0 or built.exit_code != 0:
-            raise RuntimeError("first warm build failed:\n" + "\n".join(built.output[-40:]))
-        wheel = box.copy_wheel(built, out_dir)
-        assert wheel is not None
-        res["first_build_s"] = round(time.perf_counter() - t, 2)
-        keep = recipe.parent / f"first-{subject.name}"  # for the reinstall figure
-        keep.mkdir(exist_ok=True)
-        res["first_wheel"] = str(keep / wheel.name)
-        (keep / wheel.name).write_bytes(wheel.read_bytes())
-        sha = _sha(wheel)
-        noops = []
-        for _ in range(rounds):
-            s, wheel = _rebuild(box, out_dir)
-            if _sha(wheel) != sha:
-                raise RuntimeError("a no-op rebuild changed the wheel")
-            noops.append(s)
-        edits = []
-        for _ in range(rounds):
-            value += 1
-            bigws.edit_kernel(edit, value)
-            s, wheel = _rebuild(box, out_dir)
-            if _sha(wheel) == sha:
-                raise RuntimeError("an edit did not change the wheel")
-            sha = _sha(wheel)
-            edits.append(s)
-        res["noop_s"] = [round(x, 2) for x in noops]
-        res["edit_s"] = [round(x, 2) for x in edits]
-        res["noop_median_s"] = round(statistics.median(noops), 2)
-        res["edit_median_s"] = round(statistics.median(edits), 2)
-        res["wheel"] = str(wheel)
+        with rb._bench(prefix) as bench:
+            bare = rb.WarmContainer(bench, bare_plan, subject.name,
+                                    bare_recipe.parent / f"record-{subject.name}")
+            bare.start()
+            for run, what in ((bare.configure(), "configure"), (bare.build(), "first build")):
+                rb._check(run, what)
+            t = time.perf_counter()
+            box.ensure()
+            conf, built = box.configure(), box.build()
+            wheel = box.copy_wheel(built, out_dir)
+            if conf.exit_code != 0 or wheel is None:
+                raise RuntimeError("first warm build failed:\n" + "\n".join(built.output[-40:]))
+            res["tfwizard"]["first_build_s"] = round(time.perf_counter() - t, 2)
+            keep = recipe.parent / f"first-{subject.name}"  # for the reinstall figure
+            keep.mkdir(exist_ok=True)
+            res["tfwizard"]["first_wheel"] = str(keep / wheel.name)
+            (keep / wheel.name).write_bytes(wheel.read_bytes())
+            times: dict[str, list[float]] = {k: [] for k in (
+                "bare_noop", "tfw_noop", "cli_noop", "bare_edit", "tfw_edit", "cli_edit")}
+            sha, bare_sha = _sha(wheel), bare.wheel_sha256()
+            _cli_rebuild(recipe, out_dir, data)  # its first run looks inside the image
+            for kind in ("noop", "edit"):
+                for i in range(rounds):
+                    if kind == "edit":
+                        value += 1
+                        bigws.edit_kernel(edit, value)
+                    sides = ["bare", "tfw"] if i % 2 == 0 else ["tfw", "bare"]
+                    for side in sides:
+                        if side == "bare":
+                            run = bare.build()
+                            rb._check(run, f"bare {kind}")
+                            times[f"bare_{kind}"].append(run.seconds)
+                            now = bare.wheel_sha256()
+                            if (now == bare_sha) != (kind == "noop"):
+                                raise RuntimeError(f"bare {kind}: the wheel did not behave")
+                            bare_sha = now
+                        else:
+                            s, wheel = _rebuild(box, out_dir)
+                            times[f"tfw_{kind}"].append(s)
+                            if (_sha(wheel) == sha) != (kind == "noop"):
+                                raise RuntimeError(f"tfwizard {kind}: the wheel did not behave")
+                            sha = _sha(wheel)
+                    if kind == "edit":  # the command rebuilds its own edit
+                        value += 1
+                        bigws.edit_kernel(edit, value)
+                    times[f"cli_{kind}"].append(_cli_rebuild(recipe, out_dir, data))
+            box_now = box.copy_wheel(box.build(configure=True), out_dir)
+            assert box_now is not None
+            res["tfwizard"]["wheel"] = str(box_now)
     finally:
         warm.remove_workspace(client, space)
         for vol in plan.cache_volumes.values():
@@ -126,6 +163,10 @@ def measure_warm(subject: rb.Subject, recipe: Path, rounds: int) -> dict[str, An
             except docker.errors.APIError:
                 pass
         client.close()
+    for key, vals in times.items():
+        side = "bare" if key.startswith("bare") else "tfwizard"
+        res[side][f"{key}_s"] = [round(x, 3) for x in vals]
+        res[side][f"{key}_median_s"] = round(statistics.median(vals), 3)
     return res
 
 
@@ -177,18 +218,14 @@ def main(argv: list[str] | None = None) -> int:
             tfw_recipe = rb.write_recipe(subject, base / "tfw.toml",
                                          prefix=f"tfwizard-bench-warm-{uuid.uuid4().hex[:6]}")
             assert load_recipe(tfw_recipe).name == load_recipe(bare_recipe).name
-            fig: dict[str, Any] = {}
-            if args.only != "reinstall":
-                fig["bare"] = rb.measure_bare(subject, bare_recipe, rounds=args.rounds,
-                                              cold=False)
-            tfw = measure_warm(subject, tfw_recipe, args.rounds)
-            fig["tfwizard"] = tfw
+            fig = measure_interleaved(subject, bare_recipe, tfw_recipe, args.rounds)
+            tfw, bare = fig["tfwizard"], fig["bare"]
             wheels.append((Path(tfw["first_wheel"]), Path(tfw["wheel"])))
-            if "bare" in fig:
-                fig["ratio_noop"] = round(tfw["noop_median_s"]
-                                          / fig["bare"]["noop_warm_median_s"], 2)
-                fig["ratio_edit"] = round(tfw["edit_median_s"]
-                                          / fig["bare"]["edit_warm_median_s"], 2)
+            for kind in ("noop", "edit"):
+                fig[f"ratio_{kind}"] = round(tfw[f"tfw_{kind}_median_s"]
+                                             / bare[f"bare_{kind}_median_s"], 2)
+                fig[f"ratio_cli_{kind}"] = round(tfw[f"cli_{kind}_median_s"]
+                                                 / bare[f"bare_{kind}_median_s"], 2)
             report["workspaces"][name] = fig
         if "reinstall" in names and wheels:
             # the first and the last wheel of the fixture: the same version, rebuilt
@@ -201,11 +238,12 @@ def main(argv: list[str] | None = None) -> int:
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     for name, fig in report["workspaces"].items():
-        bare, tfw = fig.get("bare", {}), fig["tfwizard"]
-        print(f"{name}: no-op bare {bare.get('noop_warm_median_s', '-')} s, tfwizard "
-              f"{tfw['noop_median_s']} s, ratio {fig.get('ratio_noop', '-')}; edit bare "
-              f"{bare.get('edit_warm_median_s', '-')} s, tfwizard {tfw['edit_median_s']} s, "
-              f"ratio {fig.get('ratio_edit', '-')} (bar {BAR})")
+        bare, tfw = fig["bare"], fig["tfwizard"]
+        for kind in ("noop", "edit"):
+            print(f"{name} {kind}: bare {bare[f'bare_{kind}_median_s']} s, tfwizard warm "
+                  f"path {tfw[f'tfw_{kind}_median_s']} s (ratio {fig[f'ratio_{kind}']}), "
+                  f"`tfwizard build` {tfw[f'cli_{kind}_median_s']} s (ratio "
+                  f"{fig[f'ratio_cli_{kind}']}); bar {BAR}")
     if "reinstall" in report:
         r = report["reinstall"]
         print(f"reinstall: full install {r['full_install_s']} s, wheel-only "

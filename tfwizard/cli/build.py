@@ -101,11 +101,27 @@ def cmd_attach(args: argparse.Namespace, env: Environment) -> ExitStatus:
 
     out_dir = arg_path(env, args.out) if args.out else None
     check_out(out_dir)
-    runner = BuildRunner.attach(args.attach or None, env=env.env, out_dir=out_dir)
+    runner = attach_warm(args.attach or None, env, out_dir) or BuildRunner.attach(
+        args.attach or None, env=env.env, out_dir=out_dir)
     if not args.json and runner.record is not None:
         env.err("tfwizard: " + _("attaching to build {id} (record: {path})").format(
             id=runner.build_id, path=runner.record.path))
     return follow(runner, env, as_json=args.json)
+
+
+def attach_warm(build_id: str | None, env: Environment, out_dir: Path | None) -> Any:
+    """A runner following the warm build `build_id` (None: the one running), or None when
+    no warm build's exec matches (then the cold builds' containers are looked at)."""
+    from ..core.build import dockerutil, warmattach
+    from ..core.build.warmrun import WarmRunner
+
+    client = dockerutil.connect(env.env)
+    found = warmattach.choose(warmattach.find_warm_builds(client, build_id), build_id,
+                              env=env.env)
+    if found is None:
+        client.close()
+        return None
+    return WarmRunner.attach_warm(found, client=client, env=env.env, out_dir=out_dir)
 
 
 def install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any, wheel: Path,
@@ -113,7 +129,7 @@ def install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any, 
     """`build --install [--verify]`: chain into install (and verify) with the recipe's
     [install] section; their reports are saved in the build record. After a `warm` build
     into a venv that has the wheel's dependencies, only the wheel is reinstalled."""
-    from ..core.install import InstallProgress, install_wheel, resolve_target
+    from ..core.install import InstallProgress, InstallStarted, install_wheel, resolve_target
 
     inst = recipe.install
     # --venv is relative to where the command runs; the recipe's paths to the recipe
@@ -124,8 +140,11 @@ def install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any, 
                            "the recipe, or pass --venv DIR"))
     target = resolve_target(venv=venv, python=python, create=venv is not None)
     last = [""]
+    argv: list[str] = []  # pip's, kept in install.json
 
     def report(event: Any) -> None:
+        if isinstance(event, InstallStarted):
+            argv[:] = event.argv
         if args.json:
             env.out(json.dumps(event.to_dict()))
         elif isinstance(event, InstallProgress) and event.summary() != last[0]:
@@ -146,8 +165,8 @@ def install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any, 
                               find_links=[str(arg_path(env, p)) for p in args.find_links],
                               no_index=args.no_index, env=env.env, reporter=report,
                               wheel_only=alone)
-    (record / "install.json").write_text(json.dumps(installed.to_dict(), indent=2) + "\n",
-                                         encoding="utf-8")
+    (record / "install.json").write_text(json.dumps({**installed.to_dict(), "argv": argv},
+                                                    indent=2) + "\n", encoding="utf-8")
     if not installed.ok:
         env.out(install_outcome(installed.status, installed.message))
         return ExitStatus.ERROR

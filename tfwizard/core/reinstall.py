@@ -17,6 +17,7 @@ import zipfile
 from collections.abc import Sequence
 from email.parser import Parser
 from pathlib import Path
+from typing import Any
 
 #: run by the target interpreter: its marker environment and installed distributions
 _PROBE = """
@@ -77,3 +78,28 @@ def deps_present(wheel: Path, python: Path | str, extras: Sequence[str] = (),
                 version, prereleases=True)):
             return False
     return True
+
+
+#: run by the target interpreter: `Name==version` of each installed distribution
+_LIST = """
+import importlib.metadata as m
+print("\\n".join(sorted({f"{d.metadata['Name']}=={d.version}" for d in m.distributions()
+                         if d.metadata['Name']})))
+"""
+
+
+def dist_list(python: Path | str, env: Any = None, timeout: float = 60) -> list[str]:
+    """`Name==version` of every distribution in `python`, sorted: what `pip freeze --all`
+    says for a venv without editable or URL installs, in a tenth of its time (no pip
+    start-up). The wheel-only reinstall compares it before and after pip; raises
+    InstallFailed when the interpreter cannot run it."""
+    from .errors import InstallFailed
+    from .i18n import _
+
+    try:
+        done = subprocess.run([str(python), "-I", "-c", _LIST], capture_output=True, text=True,
+                              timeout=timeout, check=True, env=env)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise InstallFailed(_("{python} could not list its packages: {error}").format(
+            python=python, error=exc)) from None
+    return sorted(line for line in done.stdout.splitlines() if line.strip())

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -143,9 +143,9 @@ def _choose(builds: list[FoundBuild], build_id: str | None, data_root: Path | No
     return builds[0]
 
 
-def _verified_plan(found: FoundBuild, path: Path) -> tuple[BuildPlan, str]:
-    """The plan.json in the record `path`, only if it has the digest the labels carry."""
-    text = (path / "plan.json").read_text("utf-8")
+def _verified_digest(found: FoundBuild, text: str, path: Path) -> str:
+    """The digest of plan.json's `text` (in the record `path`), only if it is the one the
+    labels carry; else UsageError."""
     digest = found.label(PLAN_DIGEST_LABEL)
     if digest is None:
         raise UsageError(
@@ -162,7 +162,31 @@ def _verified_plan(found: FoundBuild, path: Path) -> tuple[BuildPlan, str]:
             _("Something wrote into the build record {path}. Stop the build with "
               "`tfwizard clean`, look at what changed, and build again.").format(
                 path=path))
-    return BuildPlan.from_dict(json.loads(text)), digest
+    return digest
+
+
+def locked_plan(build_id: str, path: Path, verify: Callable[[str], str]
+                ) -> tuple[BuildRecord, BuildPlan, str]:
+    """Reopen and lock the record `path` of build `build_id` and read its plan, when
+    `verify(plan.json's text)` gives the digest it trusts (it raises UsageError when not).
+    UsageError too when another live tfwizard holds the record or the plan is unreadable."""
+    record = BuildRecord.reopen(path)
+    if not record.lock():
+        raise UsageError(
+            _("build {id} is still followed by another tfwizard process").format(id=build_id),
+            _("Use that window or terminal, or stop it first."))
+    try:
+        text = (path / "plan.json").read_text("utf-8")
+        digest = verify(text)
+        plan = BuildPlan.from_dict(json.loads(text))
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        record.unlock()
+        raise UsageError(_("{path}: the build's plan cannot be read ({error})").format(
+            path=path, error=exc)) from None
+    except UsageError:
+        record.unlock()
+        raise
+    return record, plan, digest
 
 
 def open_build(client: Any, build_id: str | None = None, *,
@@ -179,21 +203,8 @@ def open_build(client: Any, build_id: str | None = None, *,
                 id=found.build_id),
             _("Set TFWIZARD_DATA_DIR as the build had it, or follow the container with "
               "`docker logs -f {container}`.").format(container=found.current.name))
-    record = BuildRecord.reopen(path)
-    if not record.lock():
-        raise UsageError(
-            _("build {id} is still followed by another tfwizard process").format(
-                id=found.build_id),
-            _("Use that window or terminal, or stop it first."))
-    try:
-        plan, digest = _verified_plan(found, path)
-    except (OSError, ValueError, TypeError, KeyError) as exc:
-        record.unlock()
-        raise UsageError(_("{path}: the build's plan cannot be read ({error})").format(
-            path=path, error=exc)) from None
-    except UsageError:
-        record.unlock()
-        raise
+    record, plan, digest = locked_plan(found.build_id, path,
+                                       lambda text: _verified_digest(found, text, path))
     labelled_out = found.label(OUT_LABEL)  # the label, not a file in the record
     if out_dir is None and labelled_out:
         out_dir = Path(labelled_out)

@@ -36,6 +36,7 @@ from ..secrets import env_reference
 from . import dockerutil
 from .configure import header_candidates
 from .plan import LABEL, BuildPlan
+from .probecache import cached_probe
 from .record import list_records
 from .remotetls import tls_files
 
@@ -253,17 +254,26 @@ def image_needs(plan: BuildPlan) -> list[ImageNeed]:
 
 
 def probe_image(client: Any, image: str, needs: list[ImageNeed], *, user: str | None = None,
-                timeout_s: float = PROBE_TIMEOUT_S) -> list[str | None]:
+                timeout_s: float = PROBE_TIMEOUT_S, image_id: str | None = None,
+                env: Mapping[str, str] | None = None) -> list[str | None]:
     """For each need, what one short container found in `image` (None: none of them).
 
     argv only, no network, no capabilities, no privileges; the container is removed.
-    Raises TfWizardError when the look inside could not be done (no /bin/sh, a timeout).
+    With the image's `image_id`, what an earlier probe of that image found for the same
+    needs and user (probecache.py), without a container. Raises TfWizardError when the
+    look inside could not be done (no /bin/sh, a timeout).
     """
-    import requests.exceptions
-
     if not needs:
         return []
     args = [("c:" if n.command else "p:") + "|".join(n.candidates) for n in needs]
+    return cached_probe(image_id, user, args, _PROBE_SCRIPT,
+                        lambda: _probe(client, image, args, user, timeout_s), env=env)
+
+
+def _probe(client: Any, image: str, args: list[str], user: str | None,
+           timeout_s: float) -> list[str | None]:
+    import requests.exceptions
+
     with dockerutil.docker_errors(_("looking inside image {image}").format(image=image)):
         container = client.containers.create(
             image, entrypoint=["/bin/sh", "-c", _PROBE_SCRIPT, "tfwizard-probe"], command=args,
@@ -281,18 +291,18 @@ def probe_image(client: Any, image: str, needs: list[ImageNeed], *, user: str | 
         finally:
             container.remove(force=True)
     lines = [line for line in out.splitlines() if line.startswith((_FOUND, _MISSING))]
-    if code != 0 or len(lines) != len(needs):
+    if code != 0 or len(lines) != len(args):
         raise TfWizardError(_("looking inside image {image} failed (exit {code}): "
                               "{output}").format(image=image, code=code,
                                                  output=out.strip()[-300:]))
     return [line[len(_FOUND) + 1:] if line.startswith(_FOUND) else None for line in lines]
 
 
-def image_line(client: Any, plan: BuildPlan) -> str:
+def image_line(client: Any, plan: BuildPlan, env: Mapping[str, str] | None = None) -> str:
     """The build's look inside its image, as the line its log shows; raises TfWizardError
     naming what is missing (a build stops there, in seconds, not hours)."""
     try:
-        missing = missing_in_image(client, plan)
+        missing = missing_in_image(client, plan, env=env)
     except TfWizardError as exc:  # no /bin/sh to look with: the steps themselves will tell
         return _("image {id}: not looked inside ({error})").format(
             id=plan.image_digest or plan.image_id, error=exc.message)
@@ -304,11 +314,14 @@ def image_line(client: Any, plan: BuildPlan) -> str:
         id=plan.image_digest or plan.image_id)
 
 
-def missing_in_image(client: Any, plan: BuildPlan, *,
-                     timeout_s: float = PROBE_TIMEOUT_S) -> list[Finding]:
-    """PATH_NOT_IN_IMAGE errors for what the plan needs and the image lacks (local image)."""
+def missing_in_image(client: Any, plan: BuildPlan, *, timeout_s: float = PROBE_TIMEOUT_S,
+                     image_id: str | None = None,
+                     env: Mapping[str, str] | None = None) -> list[Finding]:
+    """PATH_NOT_IN_IMAGE errors for what the plan needs and the image lacks (local image);
+    `image_id` (default: the plan's): the probe of that image is kept (probecache.py)."""
     needs = image_needs(plan)
-    found = probe_image(client, plan.image, needs, user=plan.user, timeout_s=timeout_s)
+    found = probe_image(client, plan.image, needs, user=plan.user, timeout_s=timeout_s,
+                        image_id=image_id or plan.image_id or None, env=env)
     out = []
     for need, hit in zip(needs, found, strict=True):
         if hit is None:
@@ -400,7 +413,7 @@ def check_image(plan: BuildPlan, *, client: Any = None, env: Mapping[str, str] |
             if image is None:
                 return _not_here(client, plan, data_root, env)
         image_id, digest = image_identity(image, plan.image)
-        out = missing_in_image(client, plan, timeout_s=timeout_s)
+        out = missing_in_image(client, plan, timeout_s=timeout_s, image_id=image_id, env=env)
     except TfWizardError as exc:
         return [_not_checked(plan, exc)]
     return out + _changed(plan, image_id, digest, data_root, env)

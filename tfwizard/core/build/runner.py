@@ -314,7 +314,7 @@ class BuildRunner:
         self._plan_json = plan.to_json()
         self._labels[PLAN_DIGEST_LABEL] = plan_digest(self._plan_json)
         self.record.write_plan(self._plan_json)
-        return preflight.image_line(self.engine.client, plan)
+        return preflight.image_line(self.engine.client, plan, self.env)
 
     async def _steps(self, steps: list[Step], mounts: list[Any]) -> AsyncIterator[BuildEvent]:
         """Run `steps` in order until one fails; then the package phase."""

@@ -43,16 +43,18 @@ import secrets
 import tarfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 from ..errors import TfWizardError, UsageError
 from ..i18n import _
 from . import dockerutil
 from .plan import LABEL, OUTPUT_USER_ROOT, RECORD, SRC, BuildPlan, Step, secret_references
+from .warmbep import BuildReport, bep_wheels, new_mark, report_script, same_file
+
+__all__ = ["bep_wheels"]  # moved to warmbep.py; tests and testrun still find it here
 
 #: the idle timeout of a warm container when neither recipe nor command line says otherwise
 DEFAULT_IDLE_S = 30 * 60
@@ -186,54 +188,6 @@ def configure_digest(plan: BuildPlan, step: Step) -> str:
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
 
 
-def bep_wheels(lines: Iterable[str], target: str) -> list[str]:
-    """Container paths of the .whl files the BEP names as outputs of `target`, only when
-    the target completed with success in a build that succeeded; else []."""
-    sets: dict[str, dict[str, Any]] = {}
-    groups: list[str] = []
-    success = False
-    finished_ok = False
-    for raw in lines:
-        try:
-            event = json.loads(raw)
-        except ValueError:
-            continue
-        ident = event.get("id", {})
-        if "namedSet" in ident and "namedSetOfFiles" in event:
-            sets[ident["namedSet"].get("id", "")] = event["namedSetOfFiles"]
-        done = ident.get("targetCompleted")
-        if done and done.get("label") == target and "completed" in event:
-            comp = event["completed"]
-            success = bool(comp.get("success", False))  # proto3 JSON omits false
-            for group in comp.get("outputGroup", []):
-                groups += [fs.get("id", "") for fs in group.get("fileSets", [])]
-        if "finished" in event:
-            fin = event["finished"]
-            finished_ok = bool(fin.get("overallSuccess")) or (
-                fin.get("exitCode", {}).get("name") == "SUCCESS")
-    if not (success and finished_ok):
-        return []
-    out: list[str] = []
-    seen: set[str] = set()
-
-    def walk(set_id: str) -> None:
-        if set_id in seen or set_id not in sets:
-            return
-        seen.add(set_id)
-        for f in sets[set_id].get("files", []):
-            uri = f.get("uri", "")
-            if uri.startswith("file://") and uri.endswith(".whl"):
-                path = unquote(urlparse(uri).path)
-                if path not in out:
-                    out.append(path)
-        for child in sets[set_id].get("fileSets", []):
-            walk(child.get("id", ""))
-
-    for set_id in groups:
-        walk(set_id)
-    return out
-
-
 @dataclass
 class ExecResult:
     """How one command in the warm container ended: exit code, time, output lines."""
@@ -243,6 +197,8 @@ class ExecResult:
     output: list[str]
     cancelled: bool = False
     bep_lines: list[str] | None = None  # the build's own BEP file (build() only)
+    report: list[str] | None = None  # stdout from the report mark on (exec(report_mark=))
+    wheel_sha256: dict[str, str] = field(default_factory=dict)  # build() only
 
     @property
     def skipped(self) -> bool:
@@ -376,9 +332,10 @@ class WarmContainer:
     # -- commands ----------------------------------------------------------------------------
     def exec(self, argv: Sequence[str], *, env: dict[str, str] | None = None,
              workdir: str = SRC, on_output: OnOutput | None = None,
-             token: str | None = None) -> ExecResult:
+             token: str | None = None, report_mark: str | None = None) -> ExecResult:
         """Run argv in the warm container (blocking), streaming lines to on_output;
-        `token` names the exec's busy file (default: a new one)."""
+        `token` names the exec's busy file (default: a new one); stdout from a line with
+        `report_mark` on goes to the result's `report`, not to on_output."""
         from .events import LineSplitter
 
         if self.container is None:
@@ -397,8 +354,21 @@ class WarmContainer:
                 return ExecResult(None, 0.0, [], cancelled=True)
             splitters = {0: LineSplitter(), 1: LineSplitter()}
             lines: list[str] = []
+            report: list[str] | None = None
 
             def emit(channel: str, got: list[str]) -> None:
+                nonlocal report
+                if report_mark and channel == "stdout":
+                    if report is None:
+                        at = next((i for i, line in enumerate(got) if report_mark in line),
+                                  None)
+                        if at is not None:
+                            report, got = got[at:], got[:at]
+                            head = report[0][:report[0].find(report_mark)]
+                            got = got + ([head] if head else [])
+                    else:
+                        report.extend(got)
+                        return
                 lines.extend(got)
                 if on_output is not None:
                     for line in got:
@@ -416,7 +386,7 @@ class WarmContainer:
             self._token = self._exec_id = None
         code = info.get("ExitCode")
         return ExecResult(None if code is None else int(code), time.perf_counter() - t0, lines,
-                          cancelled=self._cancelled.is_set())
+                          cancelled=self._cancelled.is_set(), report=report)
 
     def start(self, argv: Sequence[str], *, env: dict[str, str] | None = None,
               workdir: str = SRC, token: str) -> str:
@@ -530,10 +500,11 @@ class WarmContainer:
         return [], (first if first.exit_code != 0 or first.cancelled else None)
 
     def build(self, on_output: OnOutput | None = None, *,
-              configure: bool = False) -> ExecResult:
+              configure: bool = False, tag: str = "") -> ExecResult:
         """The plan's `bazel build`, writing the BEP to a file of this build's own;
-        `configure`: configure-if-changed first, in the same exec (one round trip). The
-        BEP file is removed by the next build's exec, not by an exec of its own."""
+        `configure`: configure-if-changed first, in the same exec (one round trip); `tag`:
+        an argument the exec carries for `--attach` (warmattach.build_tag). The BEP file
+        is removed by the next build's exec, not by an exec of its own."""
         step = self._step("build")
         token = secrets.token_hex(6)
         bep = f"{RECORD}/bep-{token}.json"
@@ -546,11 +517,17 @@ class WarmContainer:
             conf, failed = self.configure_first(step, on_output)
             if failed is not None:
                 return failed
-        result = self.exec(["sh", "-c", BUILD_SCRIPT, "sh", bep, str(len(conf)), *conf,
-                            *argv], env=step.env, workdir=step.workdir,
-                           on_output=on_output, token=token)
-        data = self.read_file(bep)
-        result.bep_lines = data.decode("utf-8", "replace").splitlines() if data else []
+        mark = new_mark()
+        result = self.exec(["sh", "-c", report_script(BUILD_SCRIPT), "sh", mark, tag or "-",
+                            bep, str(len(conf)), *conf, *argv], env=step.env,
+                           workdir=step.workdir, on_output=on_output, token=token,
+                           report_mark=mark)
+        if result.report is not None:  # the BEP came with the output: no archive call
+            got = BuildReport.parse(result.report, mark)
+            result.bep_lines, result.wheel_sha256 = got.bep_lines, got.sha256
+        else:  # configure failed, or the exec was killed before its report
+            data = self.read_file(bep)
+            result.bep_lines = data.decode("utf-8", "replace").splitlines() if data else []
         return result
 
     def read_file(self, path: str) -> bytes | None:
@@ -578,6 +555,9 @@ class WarmContainer:
         paths = bep_wheels(result.bep_lines, self.plan.bazel_target)
         if not paths:
             return None
+        kept = out_dir / Path(paths[-1]).name
+        if same_file(kept, result.wheel_sha256.get(paths[-1])):
+            return kept  # this build's wheel has these very bytes (a no-op rebuild)
         import docker.errors
 
         try:

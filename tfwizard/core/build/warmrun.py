@@ -22,11 +22,13 @@ from typing import Any
 from ..errors import BuildCancelled, TfWizardError
 from ..i18n import _
 from . import artifacts
+from .attach import PLAN_DIGEST_LABEL
 from .events import STDERR, STDOUT, BuildEvent, PhaseChanged, ThreadFeed
 from .plan import BuildPlan, secret_references
 from .runner import BuildRunner
 from .steps import StepOutcome
-from .warm import DEFAULT_IDLE_S, ExecResult, WarmContainer, workspace_for
+from .warm import DEFAULT_IDLE_S, ExecResult, WarmContainer, Workspace, workspace_for
+from .warmattach import build_tag
 
 _DONE = object()
 
@@ -82,22 +84,70 @@ class WarmRunner(BuildRunner):
             (_("warm build container {name} reused (Bazel server and caches warm)") if reused
              else _("warm build container {name} started (idle timeout {minutes} min)")
              ).format(name=self.workspace.container_name, minutes=self.idle_s // 60))
+        if self.plan.source_kind != "dir":
+            async for event in self._watched(self._exec_step("fetch", "fetch", box.fetch)):
+                yield event
+            if self.stepper.last is not None and self.stepper.last.exit_code != 0:
+                return
+        tag = build_tag(self.build_id, self._labels[PLAN_DIGEST_LABEL], self.out_dir)
+        async for event in self._watched(self._exec_step(
+                "build", "configure", lambda out: box.build(out, configure=True, tag=tag)),
+                package=True):
+            yield event
+
+    async def _watched(self, events: AsyncIterator[BuildEvent], *,
+                       package: bool = False) -> AsyncIterator[BuildEvent]:
+        """`events` with cancel watched (SIGINT to the exec); `package`: then the package
+        phase when the step succeeded."""
         watcher = self._loop.create_task(self._watch_cancel()) if self._loop else None
         try:
-            if self.plan.source_kind != "dir":
-                async for event in self._exec_step("fetch", "fetch", box.fetch):
-                    yield event
-                if self.stepper.last is not None and self.stepper.last.exit_code != 0:
-                    return
-            async for event in self._exec_step(
-                    "build", "configure", lambda out: box.build(out, configure=True)):
+            async for event in events:
                 yield event
         finally:
             if watcher is not None:
                 watcher.cancel()
-        if self.stepper.last is not None and self.stepper.last.exit_code == 0 and \
-                self.parser.enter("package"):
+        if package and self.stepper.last is not None and self.stepper.last.exit_code == 0 \
+                and self.parser.enter("package"):
             yield PhaseChanged("package", "copy")
+
+    @classmethod
+    def attach_warm(cls, found: Any, *, client: Any, env: Any = None,
+                    data_root: Path | None = None, out_dir: Path | None = None,
+                    **kwargs: Any) -> WarmRunner:
+        """A runner that follows the warm build `found` (warmattach.WarmBuild) its front end
+        left: its record reopened, its plan verified (warmattach.open_warm)."""
+        from .warmattach import open_warm
+
+        left = open_warm(found, env=env, data_root=data_root, out_dir=out_dir)
+        runner = cls(left.plan, recipe_id="", out_dir=left.out_dir, client=client, env=env,
+                     data_root=data_root, build_id=found.build_id, **kwargs)
+        ws = runner.workspace
+        runner.workspace = Workspace(found.workspace_key, ws.recipe, ws.release, ws.ref,
+                                     ws.backend)
+        runner._labels[PLAN_DIGEST_LABEL] = left.digest
+        runner.log.record = left.record
+        runner._attached = left
+        return runner
+
+    async def _resume_steps(self) -> AsyncIterator[BuildEvent]:
+        """Follow a warm build that was left: a second `bazel build` of the plan waits on
+        the server for the running one, then names the (up to date) wheel in its BEP."""
+        await self._setup_engine()
+        self.engine.connected = True
+        box = WarmContainer(self.engine.client, self.plan, self.workspace, idle_s=self.idle_s,
+                            cancel_grace_s=self.cancel_grace_s)
+        self.warm = box
+        box.container = await self.engine.call(_("looking for the warm build container"),
+                                               box.find)
+        if box.container is None or box.container.status != "running":
+            raise TfWizardError(_("the warm build container of build {id} is gone").format(
+                id=self.build_id), _("Build again."))
+        yield self.log.say(_("re-attached to build {id} in the warm container {name}: "
+                             "waiting for its Bazel command to end").format(
+            id=self.build_id, name=box.container.name))
+        async for event in self._watched(self._exec_step("build", "analyse", box.build),
+                                         package=True):
+            yield event
 
     async def _watch_cancel(self) -> None:
         await self._cancel.wait()
