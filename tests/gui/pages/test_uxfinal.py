@@ -1,0 +1,73 @@
+"""The UX review's last defects: after a failed verification Enter does not finish and
+"Start over" goes back to Welcome with the recipe; the Source lists say what each release
+builds with and which Pythons it supports; the CUDA list marks TensorFlow's default and
+what the target's driver runs natively."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWizard
+
+from tests.gui.conftest import host
+from tests.gui.pages.test_verify_page import fake_python, open_verify_page
+from tfwizard.gui.pages import PageId
+
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
+
+
+def test_a_failed_verification_is_not_finished_by_enter_and_can_start_over(qtbot, make_window,
+                                                                          tmp_path):
+    broken = fake_python(tmp_path, "broken", "import sys\nsys.exit(3)")  # a real failing probe
+    window, page = open_verify_page(make_window)
+    wizard = window.wizard
+    recipe = wizard.state.recipe
+    page.python_edit.setText(str(broken))
+    qtbot.mouseClick(page.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.report is not None and not page.running, timeout=30000)
+    assert page.report.status == "failed"
+    assert not wizard.button(QWizard.WizardButton.FinishButton).isDefault()
+    assert page.run_button.isDefault()  # Enter runs it again
+    qtbot.mouseClick(page.start_over_button, Qt.MouseButton.LeftButton)
+    assert wizard.currentId() == int(PageId.WELCOME)
+    assert wizard.state.recipe == recipe  # the recipe is kept, to change and build again
+
+
+def _source_page(make_window, version: str):
+    window = make_window()
+    wizard = window.wizard
+    wizard.state.update({"tensorflow.version": version})
+    wizard.go_to(PageId.SOURCE)
+    return window, wizard.source
+
+
+def test_the_release_list_says_what_each_release_builds_with(make_window):
+    _window, page = _source_page(make_window, "2.18.0")
+    combo = page.version_combo
+    texts = [combo.itemText(i) for i in range(combo.count())]
+    newest = page.state.kb.latest_release()
+    assert texts[0].startswith(f"{newest.version}  (newest; CUDA ")
+    assert "2.18.0  (CUDA 12.5.1; Python 3.9–3.12)" in texts
+    assert combo.currentData() == "2.18.0" and page.state.recipe.tensorflow.version == "2.18.0"
+
+
+def test_pythons_the_release_supports_are_said_and_the_others_marked(make_window):
+    _window, page = _source_page(make_window, "2.18.0")
+    combo = page.python_combo
+    text = {combo.itemData(i): combo.itemText(i) for i in range(combo.count())}
+    assert text["3.11"] == "Python 3.11  (supported by 2.18.0)"
+    assert text["3.7"].startswith("Python 3.7  ✖ "), text["3.7"]
+    assert text["3.13"].startswith("Python 3.13  ✖ "), text["3.13"]
+    assert combo.itemData(combo.currentIndex()) == page.state.recipe.python.version
+
+
+def test_the_cuda_list_marks_the_default_and_the_drivers_range(make_window):
+    window = make_window(host=host("ada-8.9-driver550"))  # driver 550: CUDA up to 12.4
+    wizard = window.wizard
+    wizard.state.update({"tensorflow.version": "2.18.0", "backend.kind": "cuda"})
+    wizard.go_to(PageId.TOOLCHAIN)
+    combo = wizard.toolchain.cuda_combo
+    text = {combo.itemData(i): combo.itemText(i) for i in range(combo.count())}
+    assert text["12.4.1"] == "12.4.1  (the driver runs it natively (up to CUDA 12.4))"
+    assert text["12.5.1"].startswith("12.5.1  (TensorFlow's default; newer than the driver's "
+                                     "CUDA 12.4: minor-version compatibility only)"), text
