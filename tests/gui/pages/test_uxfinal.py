@@ -5,10 +5,13 @@ what the target's driver runs natively."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWizard
 
+from tests.core.test_install import make_wheel
 from tests.gui.conftest import host
 from tests.gui.pages.test_verify_page import fake_python, open_verify_page
 from tfwizard.gui.pages import PageId
@@ -71,3 +74,43 @@ def test_the_cuda_list_marks_the_default_and_the_drivers_range(make_window):
     assert text["12.4.1"] == "12.4.1  (the driver runs it natively (up to CUDA 12.4))"
     assert text["12.5.1"].startswith("12.5.1  (TensorFlow's default; newer than the driver's "
                                      "CUDA 12.4: minor-version compatibility only)"), text
+
+
+def test_install_says_the_download_and_refuses_in_the_wizards_words(qtbot, make_window,
+                                                                    tmp_path):
+    # a real wheel for another Python, refused by the real installer's tag check
+    wheel = make_wheel(tmp_path, "tensorflow", "2.18.0", "cp310-cp310-linux_x86_64")
+    window = make_window()
+    wizard = window.wizard
+    wizard.state.wheel = str(wheel)
+    wizard.state.update({"install.python": sys.executable, "install.venv": ""})
+    wizard.setStartId(int(PageId.INSTALL))
+    wizard.restart()
+    page = wizard.install
+    try:
+        assert page.download.text().startswith("The wheel is here (0 MiB); pip downloads")
+        assert page.progress.format() == "pip's progress"
+        qtbot.mouseClick(page.install_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: page.status.property("error") is True, timeout=30000)
+        text = page.status.text()
+        assert text.startswith("refusing to install"), (text, page.log.text.toPlainText(), page.result)
+        assert "--python" not in text and "--venv" not in text
+        assert "Interpreter field" in text
+    finally:
+        wizard.setStartId(int(PageId.WELCOME))
+
+
+def test_hermetic_is_explained_where_it_is_said(make_window):
+    window = make_window()
+    window.wizard.go_to(PageId.BACKEND)
+    page = window.wizard.backend
+    assert "Hermetic" in page.reasons["cuda"].text()
+    for widget in (page.radios["cuda"], page.reasons["cuda"]):
+        assert "nothing of CUDA is installed on this machine" in widget.toolTip()
+
+
+def test_source_titles_speak_of_documents_not_of_the_projects_workshop(make_window):
+    kb = make_window().wizard.state.kb
+    words = ("golden", "made by the project", "fixture")
+    assert [s.title for s in kb.sources.values()
+            if any(w in s.title.lower() for w in words)] == []
