@@ -25,6 +25,7 @@ from tfwizard.core.recipe import Recipe, load_recipe, save_recipe
 
 from . import i18n
 from .attach import follow_build
+from .file_menu import RecentRecipes, mark_clean, new_action, recent_menu, watch_recipe
 from .help import add_help_menu
 from .history import HistoryDialog
 from .i18n import tr
@@ -58,7 +59,9 @@ class MainWindow(QMainWindow):
                                   recipe=recipe, jobs=self.jobs, parent=self)
         self.wizard.setWindowFlags(Qt.WindowType.Widget)
         self.setCentralWidget(self.wizard)
-        self.setWindowTitle("tfwizard")
+        self.recent = RecentRecipes(i18n.settings() if remember_language else None)
+        mark_clean(self)
+        watch_recipe(self)
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
         self.ask_close = ask_close or self._ask_close
@@ -76,6 +79,7 @@ class MainWindow(QMainWindow):
     def _menus(self) -> None:
         self.menuBar().clear()
         menu = self.menuBar().addMenu(tr("&File"))
+        menu.addAction(new_action(self))
         for text, shortcut, slot in (
             (tr("&Open recipe…"), QKeySequence.StandardKey.Open, self.open_recipe_dialog),
             (tr("&Save recipe"), QKeySequence.StandardKey.Save, self.save_recipe),
@@ -85,6 +89,8 @@ class MainWindow(QMainWindow):
             action.setShortcut(shortcut)
             action.triggered.connect(slot)
             menu.addAction(action)
+            if slot == self.open_recipe_dialog:
+                menu.addMenu(recent_menu(self, menu))
         menu.addSeparator()
         target = QAction(tr("Import &target machine profile…"), self)
         target.triggered.connect(lambda: self.wizard.welcome.choose_target())
@@ -159,6 +165,7 @@ class MainWindow(QMainWindow):
         wizard.setWindowFlags(Qt.WindowType.Widget)
         self.setCentralWidget(wizard)  # deletes the old one
         self.wizard = wizard
+        watch_recipe(self)
         if page <= PageId.REVIEW:
             wizard.go_to(page)
         else:
@@ -192,7 +199,8 @@ class MainWindow(QMainWindow):
         else:
             self.state.set_target(None)
         self.wizard.set_recipe(recipe)
-        self.setWindowTitle(f"tfwizard: {recipe.path}")
+        self.recent.add(path)
+        mark_clean(self)
         reached = self.wizard.go_to(PageId.REVIEW)
         if reached != PageId.REVIEW:  # say why this page and not Review
             self.statusBar().showMessage(tr("The recipe has an error on this page ({page}): "
@@ -224,9 +232,14 @@ class MainWindow(QMainWindow):
             self._error(tr("Cannot save the recipe"), str(exc))
             return False
         self.wizard.mark_user_changed()
-        self.setWindowTitle(f"tfwizard: {saved}")
+        self.recent.add(saved)
+        mark_clean(self)
         self.statusBar().showMessage(tr("Saved {path}").format(path=saved), 5000)
         return True
+
+    def show_error(self, title: str, text: str) -> None:
+        """A warning box, window-modal (asyncio keeps running)."""
+        self._error(title, text)
 
     def _error(self, title: str, text: str) -> None:
         box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok,

@@ -6,6 +6,7 @@ what the target's driver runs natively."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
@@ -17,6 +18,7 @@ from tests.gui.pages.test_verify_page import fake_python, open_verify_page
 from tfwizard.gui.pages import PageId
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
+RECIPES = Path(__file__).resolve().parents[3] / "recipes"
 
 
 def test_a_failed_verification_is_not_finished_by_enter_and_can_start_over(qtbot, make_window,
@@ -114,3 +116,28 @@ def test_source_titles_speak_of_documents_not_of_the_projects_workshop(make_wind
     words = ("golden", "made by the project", "fixture")
     assert [s.title for s in kb.sources.values()
             if any(w in s.title.lower() for w in words)] == []
+
+
+def test_file_menu_new_recent_and_the_modified_mark(qtbot, make_window, tmp_path):
+    window = make_window()
+    wizard = window.wizard
+    shipped = sorted(RECIPES.glob("*.toml"))[0]
+    assert window.open_recipe(shipped)
+    assert window.windowTitle() == f"tfwizard: {shipped}[*]" and not window.isWindowModified()
+    wizard.state.update({"name": "changed"})
+    assert window.isWindowModified()  # "*" in the title while unsaved
+    saved = tmp_path / "mine.toml"
+    assert window.save_to(saved)
+    assert window.windowTitle() == f"tfwizard: {saved}[*]" and not window.isWindowModified()
+    assert window.recent.paths[:2] == [str(saved), str(shipped)]
+    file_menu = window.menuBar().actions()[0].menu()
+    recent = next(a.menu() for a in file_menu.actions() if a.menu() is not None)
+    recent.aboutToShow.emit()
+    assert [a.text() for a in recent.actions()] == [f"&1 {saved}", f"&2 {shipped}"]
+    new = next(a for a in file_menu.actions() if a.objectName() == "new-recipe")
+    new.trigger()
+    assert wizard.currentId() == int(PageId.WELCOME)
+    assert wizard.state.recipe.name != "changed" and wizard.state.recipe.path is None
+    assert window.windowTitle() == "tfwizard[*]" and not window.isWindowModified()
+    recent.actions()[0].trigger()  # reopen the saved one from the list
+    assert wizard.state.recipe.name == "changed"
