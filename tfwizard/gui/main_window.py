@@ -32,6 +32,7 @@ from .i18n import tr
 from .icons import app_icon
 from .jobs import Jobs
 from .pages import PageId
+from .recipe_excerpt import excerpt_html, toml_excerpt
 from .wizard import BuildWizard
 
 #: what the user chose when closing during a build
@@ -188,7 +189,7 @@ class MainWindow(QMainWindow):
         try:
             recipe = load_recipe(path)
         except TfWizardError as exc:
-            self._error(tr("Cannot open the recipe"), str(exc))
+            self._error(tr("Cannot open the recipe"), str(exc), toml_excerpt(path))
             return False
         profile = recipe.resolve_path("target.host_profile")
         if profile is not None:
@@ -241,10 +242,11 @@ class MainWindow(QMainWindow):
         """A warning box, window-modal (asyncio keeps running)."""
         self._error(title, text)
 
-    def _error(self, title: str, text: str) -> None:
+    def _error(self, title: str, text: str, excerpt: str = "") -> None:
         box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok,
                           self)
         box.setObjectName("error-box")
+        box.setInformativeText(excerpt_html(excerpt))  # the line and a caret, monospace
         box.open()  # window-modal without a nested loop: asyncio keeps running
 
     # -- drag and drop ----------------------------------------------------------------------

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QWizard
+from PySide6.QtWidgets import QMessageBox, QWizard
 
 from tests.core.test_install import make_wheel
 from tests.gui.conftest import host
@@ -141,3 +141,15 @@ def test_file_menu_new_recent_and_the_modified_mark(qtbot, make_window, tmp_path
     assert window.windowTitle() == "tfwizard[*]" and not window.isWindowModified()
     recent.actions()[0].trigger()  # reopen the saved one from the list
     assert wizard.state.recipe.name == "changed"
+
+
+def test_a_recipe_that_does_not_parse_shows_its_line_and_a_caret(make_window, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\n[tensorflow\nversion = "2.18.0"\n', encoding="utf-8")
+    window = make_window()
+    assert not window.open_recipe(bad)
+    box = window.findChild(QMessageBox, "error-box")
+    assert "line 2" in box.text()
+    # the line, then the caret under the column where TOML stopped (end of "[tensorflow")
+    assert box.informativeText() == "<pre>2: [tensorflow\n             ^</pre>"
+    box.close()
