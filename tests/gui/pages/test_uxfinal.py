@@ -16,6 +16,7 @@ from tests.core.test_install import make_wheel
 from tests.gui.conftest import host
 from tests.gui.pages.test_verify_page import fake_python, open_verify_page
 from tfwizard.gui.pages import PageId
+from tfwizard.gui.pages.hostview import host_html
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
 RECIPES = Path(__file__).resolve().parents[3] / "recipes"
@@ -153,3 +154,10 @@ def test_a_recipe_that_does_not_parse_shows_its_line_and_a_caret(make_window, tm
     # the line, then the caret under the column where TOML stopped (end of "[tensorflow")
     assert box.informativeText() == "<pre>2: [tensorflow\n             ^</pre>"
     box.close()
+
+
+def test_the_welcome_host_table_has_no_faux_italic_and_shares_a_baseline(make_window):
+    window = make_window()
+    html = host_html(host("ada-8.9-driver550"), window.wizard.state, "This machine")
+    assert "<i>" not in html  # Chinese has no italic: Qt slanted it, on another baseline
+    assert html.count("<td valign='top'") == 2 * html.count("<tr>")
