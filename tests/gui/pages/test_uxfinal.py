@@ -91,7 +91,10 @@ def test_install_says_the_download_and_refuses_in_the_wizards_words(qtbot, make_
     wizard.restart()
     page = wizard.install
     try:
-        assert page.download.text().startswith("The wheel is here (0 MiB); pip downloads")
+        assert page.download.text().startswith("The wheel is here (1 KiB); pip downloads")
+        page.links_edit.setText(str(tmp_path))
+        assert "nothing is downloaded" in page.download.text()
+        page.links_edit.setText("")
         assert page.progress.format() == "pip's progress"
         qtbot.mouseClick(page.install_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: page.status.property("error") is True, timeout=30000)

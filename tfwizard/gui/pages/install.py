@@ -149,10 +149,12 @@ class InstallPage(RecipePage):
         self.body.addWidget(self.download)
         self.wheel_edit.textChanged.connect(self._say_download)
         self.and_cuda.toggled.connect(self._say_download)
+        self.links_edit.textChanged.connect(self._say_download)
 
     def _say_download(self, *_args: object) -> None:
         self.download.setText(download_note(self.wheel_edit.text().strip(),
-                                            self.and_cuda.isChecked()))
+                                            self.and_cuda.isChecked(),
+                                            bool(self.links_edit.text().strip())))
 
     def sync(self) -> None:
         """Fill the fields from the recipe and the wheel the build made."""

@@ -12,16 +12,25 @@ from ..i18n import tr
 
 def _size_text(size: int) -> str:
     mib = size / 2**20
-    return tr("{size} GiB").format(size=f"{mib / 1024:.1f}") if mib >= 1024 else \
-        tr("{size} MiB").format(size=f"{mib:.0f}")
+    if mib >= 1024:
+        return tr("{size} GiB").format(size=f"{mib / 1024:.1f}")
+    if mib >= 1:
+        return tr("{size} MiB").format(size=f"{mib:.0f}")
+    return tr("{size} KiB").format(size=f"{max(1.0, size / 1024):.0f}")
 
 
-def download_note(wheel: str, and_cuda: bool) -> str:
-    """One line: the wheel's own size when it is a file here, and what pip fetches."""
+def download_note(wheel: str, and_cuda: bool, offline: bool = False) -> str:
+    """One line: the wheel's own size when it is a file here, and what pip fetches (nothing
+    from an offline package folder)."""
     path = Path(wheel).expanduser() if wheel else None
-    if path is not None and path.suffix == ".whl" and path.is_file():
+    size = _size_text(path.stat().st_size) if path is not None and path.suffix == ".whl" \
+        and path.is_file() else ""
+    if size and offline:
+        return tr("The wheel is here ({size}); its dependencies come from the offline "
+                  "package folder: nothing is downloaded.").format(size=size)
+    if size:
         first = tr("The wheel is here ({size}); pip downloads its dependencies").format(
-            size=_size_text(path.stat().st_size))
+            size=size)
     elif wheel:
         first = tr("pip downloads {wheel} and its dependencies").format(wheel=wheel)
     else:
