@@ -164,3 +164,13 @@ def test_the_welcome_host_table_has_no_faux_italic_and_shares_a_baseline(make_wi
     html = host_html(host("ada-8.9-driver550"), window.wizard.state, "This machine")
     assert "<i>" not in html  # Chinese has no italic: Qt slanted it, on another baseline
     assert html.count("<td valign='top'") == 2 * html.count("<tr>")
+
+
+def test_a_skipped_step_is_not_faux_italic(make_window):
+    window = make_window(host=host("no-gpu-server"))  # a CPU build: GPUs is skipped
+    wizard = window.wizard
+    assert wizard.go_to(PageId.REVIEW) == PageId.REVIEW
+    bar = wizard.step_bar
+    skipped = bar.item(int(PageId.COMPUTE))
+    assert skipped.text().endswith("(skipped)")
+    assert not skipped.font().italic()
