@@ -10,6 +10,15 @@ from .knowledge import KnowledgeBase, Release
 from .rules.context import major_minor
 
 
+def with_note(value: str, note: str) -> str:
+    """A list entry: the value, then its note in parentheses (the language's own)."""
+    return _("{value}  ({note})").format(value=value, note=note) if note else value
+
+
+def _joined(parts: list[str]) -> str:
+    return _("; ").join(parts)
+
+
 def release_note(kb: KnowledgeBase, rel: Release) -> str:
     """"newest; CUDA 12.5.1, Python 3.9–3.12" for one release of the list."""
     parts = []
@@ -22,14 +31,14 @@ def release_note(kb: KnowledgeBase, rel: Release) -> str:
         parts.append(_("CUDA {version}").format(version=cuda))
     if rel.pythons:
         parts.append(_("Python {low}–{high}").format(low=rel.pythons[0], high=rel.pythons[-1]))
-    return "; ".join(parts)
+    return _joined(parts)
 
 
 def release_label(kb: KnowledgeBase, version: str) -> str:
     """The release list's entry: the version, then its note in parentheses."""
     rel = kb.release(version)
     note = release_note(kb, rel) if rel is not None and rel.version == version else ""
-    return f"{version}  ({note})" if note else version
+    return with_note(version, note)
 
 
 def cuda_notes(rel: Release | None, target: HostProfile | None, cudas: list[str]) -> dict[str, str]:
@@ -53,5 +62,5 @@ def cuda_notes(rel: Release | None, target: HostProfile | None, cudas: list[str]
                 parts.append(_("newer than the driver's CUDA {driver}: minor-version "
                                "compatibility only").format(driver=driver))
         if parts:
-            notes[cuda] = "; ".join(parts)
+            notes[cuda] = _joined(parts)
     return notes

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (
     QStyle,
 )
 
-from tfwizard.core.choice_notes import cuda_notes
+from tfwizard.core.choice_notes import cuda_notes, with_note
 from tfwizard.core.recipe import Recipe
 from tfwizard.core.rules import Finding
 
@@ -50,7 +50,7 @@ def fill_choices(combo: QComboBox, state: WizardState, key: str, values: list[st
             combo.setItemData(index, QBrush(QColor(160, 0, 32)), Qt.ItemDataRole.ForegroundRole)
         else:
             note = (notes or {}).get(value, "")
-            combo.addItem(f"{label}  ({note})" if note else label, value)
+            combo.addItem(with_note(label, note), value)
             if note:
                 combo.setItemData(combo.count() - 1, note, Qt.ItemDataRole.ToolTipRole)
     combo.setCurrentIndex(combo.findData(current))
