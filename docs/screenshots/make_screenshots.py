@@ -108,6 +108,8 @@ async def choice_pages(out_dir: Path, written: list[Path]) -> None:
 
     host = HostProfile.load(ROOT / "tests" / "data" / "hosts" / "ada-8.9-driver550.json")
     recipe = load_recipe(ROOT / "recipes" / "tf218-cuda-laptop.toml")
+    if Path(SYSTEM_PYTHON).is_file():  # Source names the venv's interpreter: not this
+        recipe = recipe.with_changes({"install.python": SYSTEM_PYTHON})  # machine's own
     window = MainWindow(host=host, recipe=recipe)
     window.resize(1100, 860)
     window.show()

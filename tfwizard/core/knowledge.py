@@ -571,6 +571,8 @@ _DISPLAY_KEYS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
 )
 #: single platform texts shown by the checks (platforms.toml)
 _DISPLAY_PLATFORM = (("windows", "message"), ("wsl2", "advice"), ("aarch64", "note"))
+#: single texts of other tables, by path: the build estimate's assumptions (build/cost)
+_DISPLAY_TEXTS = (("advise", "build_time", "unverified"), ("advise", "build_size", "unverified"))
 
 
 def display_texts(kb: KnowledgeBase | None = None) -> set[str]:
@@ -579,8 +581,8 @@ def display_texts(kb: KnowledgeBase | None = None) -> set[str]:
     failures.toml's title/cause/next_step (build diagnosis), runtime.toml's
     title/cause/next_step/next_step_wsl (and a check's log_cause/log_next_step: runtime
     diagnosis), platforms.toml's Windows,
-    WSL2 and aarch64 texts, and the note of a GPU architecture a CUDA dropped (the check
-    CC_DROPPED_BY_CUDA quotes it). Source titles are document names and stay English.
+    WSL2 and aarch64 texts, the note of a GPU architecture a CUDA dropped (the check
+    CC_DROPPED_BY_CUDA quotes it), and advise.toml's estimate caveats (Review). Source titles are document names and stay English.
     """
     kb = kb or load_knowledge()
     texts: set[str] = set()
@@ -595,6 +597,13 @@ def display_texts(kb: KnowledgeBase | None = None) -> set[str]:
         if text:
             texts.add(str(text))
     texts.update(a.note for a in kb.archs.values() if a.note and a.max_cuda)
+    for text_path in _DISPLAY_TEXTS:
+        node: Any = kb.raw
+        *parts, key = text_path
+        for part in parts:
+            node = node.get(part, {}) if isinstance(node, Mapping) else {}
+        if isinstance(node, Mapping) and node.get(key):
+            texts.add(str(node[key]))
     return texts
 
 

@@ -49,6 +49,11 @@ def _settings() -> QSettings:
     return QSettings("tfwizard", "tfwizard")
 
 
+def settings() -> QSettings:
+    """The app's saved settings (the language, the recent recipes)."""
+    return _settings()
+
+
 def initial_language() -> str:
     """TFWIZARD_LANG, else the language chosen in the menu earlier, else the system's."""
     if os.environ.get("TFWIZARD_LANG"):

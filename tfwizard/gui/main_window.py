@@ -25,12 +25,14 @@ from tfwizard.core.recipe import Recipe, load_recipe, save_recipe
 
 from . import i18n
 from .attach import follow_build
+from .file_menu import RecentRecipes, mark_clean, new_action, recent_menu, watch_recipe
 from .help import add_help_menu
 from .history import HistoryDialog
 from .i18n import tr
 from .icons import app_icon
 from .jobs import Jobs
 from .pages import PageId
+from .recipe_excerpt import excerpt_html, toml_excerpt
 from .wizard import BuildWizard
 
 #: what the user chose when closing during a build
@@ -58,7 +60,9 @@ class MainWindow(QMainWindow):
                                   recipe=recipe, jobs=self.jobs, parent=self)
         self.wizard.setWindowFlags(Qt.WindowType.Widget)
         self.setCentralWidget(self.wizard)
-        self.setWindowTitle("tfwizard")
+        self.recent = RecentRecipes(i18n.settings() if remember_language else None)
+        mark_clean(self)
+        watch_recipe(self)
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
         self.ask_close = ask_close or self._ask_close
@@ -76,6 +80,7 @@ class MainWindow(QMainWindow):
     def _menus(self) -> None:
         self.menuBar().clear()
         menu = self.menuBar().addMenu(tr("&File"))
+        menu.addAction(new_action(self))
         for text, shortcut, slot in (
             (tr("&Open recipe…"), QKeySequence.StandardKey.Open, self.open_recipe_dialog),
             (tr("&Save recipe"), QKeySequence.StandardKey.Save, self.save_recipe),
@@ -85,6 +90,8 @@ class MainWindow(QMainWindow):
             action.setShortcut(shortcut)
             action.triggered.connect(slot)
             menu.addAction(action)
+            if slot == self.open_recipe_dialog:
+                menu.addMenu(recent_menu(self, menu))
         menu.addSeparator()
         target = QAction(tr("Import &target machine profile…"), self)
         target.triggered.connect(lambda: self.wizard.welcome.choose_target())
@@ -159,6 +166,7 @@ class MainWindow(QMainWindow):
         wizard.setWindowFlags(Qt.WindowType.Widget)
         self.setCentralWidget(wizard)  # deletes the old one
         self.wizard = wizard
+        watch_recipe(self)
         if page <= PageId.REVIEW:
             wizard.go_to(page)
         else:
@@ -181,7 +189,7 @@ class MainWindow(QMainWindow):
         try:
             recipe = load_recipe(path)
         except TfWizardError as exc:
-            self._error(tr("Cannot open the recipe"), str(exc))
+            self._error(tr("Cannot open the recipe"), str(exc), toml_excerpt(path))
             return False
         profile = recipe.resolve_path("target.host_profile")
         if profile is not None:
@@ -192,7 +200,8 @@ class MainWindow(QMainWindow):
         else:
             self.state.set_target(None)
         self.wizard.set_recipe(recipe)
-        self.setWindowTitle(f"tfwizard: {recipe.path}")
+        self.recent.add(path)
+        mark_clean(self)
         reached = self.wizard.go_to(PageId.REVIEW)
         if reached != PageId.REVIEW:  # say why this page and not Review
             self.statusBar().showMessage(tr("The recipe has an error on this page ({page}): "
@@ -224,14 +233,20 @@ class MainWindow(QMainWindow):
             self._error(tr("Cannot save the recipe"), str(exc))
             return False
         self.wizard.mark_user_changed()
-        self.setWindowTitle(f"tfwizard: {saved}")
+        self.recent.add(saved)
+        mark_clean(self)
         self.statusBar().showMessage(tr("Saved {path}").format(path=saved), 5000)
         return True
 
-    def _error(self, title: str, text: str) -> None:
+    def show_error(self, title: str, text: str) -> None:
+        """A warning box, window-modal (asyncio keeps running)."""
+        self._error(title, text)
+
+    def _error(self, title: str, text: str, excerpt: str = "") -> None:
         box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok,
                           self)
         box.setObjectName("error-box")
+        box.setInformativeText(excerpt_html(excerpt))  # the line and a caret, monospace
         box.open()  # window-modal without a nested loop: asyncio keeps running
 
     # -- drag and drop ----------------------------------------------------------------------

@@ -88,14 +88,14 @@ def build_cost(kb: KnowledgeBase, host: HostProfile, plan: BuildPlan,
         work = float(model.get("gpu_thread_hours" if gpu else "cpu_thread_hours", 20.0))
         work *= factor
         assumptions.append(_("UNVERIFIED: {why}").format(
-            why=base.unverified))
+            why=_(base.unverified)))  # knowledge text: translated (knowledge.display_texts)
         if gpu:
             assumptions.append(_("{count} GPU target(s): each one after the first adds "
                                  "{share} % of the GPU work").format(
                                      count=targets, share=round(share * 100)))
     assumptions.append(_("no cache hits: a rebuild with the disk cache is much faster"))
     assumptions.append(_("UNVERIFIED: download and disk: {why}").format(
-        why=str(size.get("unverified", ""))))
+        why=_(str(size.get("unverified", "")))))
     hours = overhead + work / max(1, jobs)
     return BuildCost(
         hours=round(hours, 2), low=round(hours * float(model.get("low", 0.6)), 2),

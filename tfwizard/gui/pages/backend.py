@@ -47,6 +47,11 @@ class BackendPage(RecipePage):
             self.reasons[kind] = reason
             self.body.addWidget(reason)
             radio.toggled.connect(lambda on, k=kind: self._chosen(k) if on else None)
+        self.hermetic_tip = tr("Hermetic CUDA: Bazel downloads the CUDA, cuDNN and NCCL the "
+                               "release names into the build itself, so nothing of CUDA is "
+                               "installed on this machine and it needs no GPU.")
+        for widget in (self.radios["cuda"], self.reasons["cuda"]):
+            widget.setToolTip(self.hermetic_tip)
         self.body.addStretch(1)
 
     def _chosen(self, kind: str) -> None:

@@ -84,6 +84,8 @@ def host_html(host: HostProfile | None, state: WizardState, title: str) -> str:
     os_text = " ".join(x for x in (host.os.distro, host.os.distro_version) if x) or host.os.system
     rows.append((tr("OS"), os_text + (f", glibc {host.os.glibc}" if host.os.glibc else "")
                  + (" (WSL2)" if host.os.wsl2 else "")))
-    cells = "".join(f"<tr><td style='padding-right:12px'><i>{e(k)}</i></td><td>{e(v)}</td></tr>"
-                    for k, v in rows)
+    # labels in grey, not italic: CJK has no italic (Qt slants it), and the slanted fallback
+    # font sat on another baseline than the values (UX review, zh_CN Welcome)
+    cells = "".join(f"<tr><td valign='top' style='padding-right:12px; color:#555'>{e(k)}</td>"
+                    f"<td valign='top'>{e(v)}</td></tr>" for k, v in rows)
     return f"<b>{e(title)}</b><table>{cells}</table>"

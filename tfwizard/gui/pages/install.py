@@ -25,6 +25,7 @@ from .. import jobs
 from ..i18n import tr
 from ..state import WizardState
 from ..widgets.browse import FILE, FOLDER, browse_button
+from ..widgets.install_words import download_note, error_text
 from ..widgets.logview import LogView
 from .base import RecipePage
 from .build import unavailable_banner
@@ -87,6 +88,7 @@ class InstallPage(RecipePage):
                                           self._links))
         form.addRow(tr("Offline package folder:"), links_row)
         self.body.addLayout(form)
+        self._download_line()
         buttons = QHBoxLayout()
         self.install_button = QPushButton(tr("Install"), self.content)
         self.install_button.setObjectName("install")
@@ -107,7 +109,7 @@ class InstallPage(RecipePage):
         self.progress.setObjectName("pip-progress")
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
-        self.progress.setFormat("")
+        self.progress.setFormat(tr("pip's progress"))  # labelled: not a text field
         self.body.addWidget(self.progress)
         self.log = LogView(self.content, max_blocks=2000)
         self.body.addWidget(self.log, 1)
@@ -139,6 +141,21 @@ class InstallPage(RecipePage):
     def _links(self, text: str) -> None:
         self.state.install_find_links = text.strip()
 
+    def _download_line(self) -> None:
+        """What Install will download, said before it is pressed (UX review)."""
+        self.download = QLabel("", self.content)
+        self.download.setObjectName("install-download")
+        self.download.setWordWrap(True)
+        self.body.addWidget(self.download)
+        self.wheel_edit.textChanged.connect(self._say_download)
+        self.and_cuda.toggled.connect(self._say_download)
+        self.links_edit.textChanged.connect(self._say_download)
+
+    def _say_download(self, *_args: object) -> None:
+        self.download.setText(download_note(self.wheel_edit.text().strip(),
+                                            self.and_cuda.isChecked(),
+                                            bool(self.links_edit.text().strip())))
+
     def sync(self) -> None:
         """Fill the fields from the recipe and the wheel the build made."""
         r = self.state.recipe
@@ -149,6 +166,7 @@ class InstallPage(RecipePage):
         self.python_edit.setText(r.install.python)
         self.and_cuda.setChecked("and-cuda" in r.install.extras)
         self.and_cuda.setEnabled(r.backend.kind == "cuda")
+        self._say_download()
 
     def isComplete(self) -> bool:
         # installing is optional: an existing venv can be verified too
@@ -188,7 +206,7 @@ class InstallPage(RecipePage):
             async for event in self.job.events():
                 self.show_event(event)
         except TfWizardError as exc:
-            self.say(str(exc), error=True)
+            self.say(error_text(exc), error=True)
         except asyncio.CancelledError:
             self.status.setText(tr("Cancelled."))
         finally:

@@ -14,11 +14,14 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from tfwizard.core.choice_notes import release_label
+
 from ..i18n import tr
 from ..state import WizardState
 from ..widgets.browse import FOLDER, browse_button
 from ..widgets.python_note import PythonNote
 from .base import RecipePage
+from .toolchain import fill_choices
 
 
 class SourcePage(RecipePage):
@@ -42,20 +45,20 @@ class SourcePage(RecipePage):
         self.version_combo = QComboBox(self.content)
         self.version_combo.setObjectName("tf-version")
         releases = kb.release_versions()
-        self.version_combo.addItems([v for v in reversed(releases) if v != "master"]
-                                    + [v for v in releases if v == "master"])
-        self.registerField("tfVersion", self.version_combo, "currentText",
-                           self.version_combo.currentTextChanged)
-        self.version_combo.currentTextChanged.connect(
-            lambda t: self.set({"tensorflow.version": t}))
+        for version in ([v for v in reversed(releases) if v != "master"]
+                        + [v for v in releases if v == "master"]):
+            self.version_combo.addItem(release_label(kb, version), version)
+        self.version_combo.setToolTip(tr("Each release with the CUDA and the Pythons it "
+                                         "builds with"))
+        self.registerField("tfVersion", self.version_combo, "currentIndex",
+                           self.version_combo.currentIndexChanged)
+        self.version_combo.currentIndexChanged.connect(
+            lambda _i: self.set({"tensorflow.version": self.version_combo.currentData()}))
         form.addRow(tr("TensorFlow release:"), self.version_combo)
         self.python_combo = QComboBox(self.content)
         self.python_combo.setObjectName("python-version")
-        pythons = sorted({p for r in kb.releases for p in r.pythons},
-                         key=lambda p: tuple(int(x) for x in p.split(".")))
-        self.python_combo.addItem(tr("newest the release supports"), "")
-        for p in pythons:
-            self.python_combo.addItem(f"Python {p}", p)
+        self.pythons = [""] + sorted({p for r in kb.releases for p in r.pythons},
+                                     key=lambda p: tuple(int(x) for x in p.split(".")))
         self.python_combo.currentIndexChanged.connect(
             lambda _i: self.set({"python.version": self.python_combo.currentData() or ""}))
         form.addRow(tr("Python of the wheel:"), self.python_combo)
@@ -112,14 +115,10 @@ class SourcePage(RecipePage):
         if self.name_edit.text() != r.name:
             self.name_edit.setText(r.name)
         version = r.tensorflow.version or "master"
-        if self.version_combo.findText(version) < 0:
-            self.version_combo.addItem(version)
-        self.version_combo.setCurrentText(version)
-        index = self.python_combo.findData(r.python.version)
-        if index < 0:
-            self.python_combo.addItem(f"Python {r.python.version}", r.python.version)
-            index = self.python_combo.count() - 1
-        self.python_combo.setCurrentIndex(index)
+        if self.version_combo.findData(version) < 0:
+            self.version_combo.addItem(version, version)
+        self.version_combo.setCurrentIndex(self.version_combo.findData(version))
+        self._fill_pythons()
         checkout = bool(r.tensorflow.source_dir)
         self.checkout_radio.setChecked(checkout)
         self.release_radio.setChecked(not checkout)
@@ -130,6 +129,22 @@ class SourcePage(RecipePage):
         self.browse.setEnabled(checkout)
         self._mark_dir_field()
         self.python_note.refresh()
+
+    def _fill_pythons(self) -> None:
+        """Every Python, the ones the release cannot build marked with why, the ones it
+        supports said so."""
+        rel = self.state.kb.release_for(self.state.recipe)
+        supported = set(rel.pythons) if rel is not None else set()
+        note = tr("supported by {release}").format(release=rel.version) if rel else ""
+        combo = self.python_combo
+        combo.blockSignals(True)
+        fill_choices(combo, self.state, "python.version", self.pythons,
+                     self.state.recipe.python.version, tr("newest the release supports"),
+                     {p: note for p in supported})
+        for index in range(combo.count()):
+            if combo.itemData(index) and not combo.itemText(index).startswith("Python"):
+                combo.setItemText(index, f"Python {combo.itemText(index)}")
+        combo.blockSignals(False)
 
     def _mark_dir_field(self) -> None:
         """A red frame and the reason on the folder field while the rules find it wrong."""

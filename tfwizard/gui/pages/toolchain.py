@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QStyle,
 )
 
+from tfwizard.core.choice_notes import cuda_notes, with_note
 from tfwizard.core.recipe import Recipe
 from tfwizard.core.rules import Finding
 
@@ -28,8 +29,10 @@ def new_errors(state: WizardState, candidate: Recipe, key: str) -> list[Finding]
 
 
 def fill_choices(combo: QComboBox, state: WizardState, key: str, values: list[str],
-                 current: str, empty_label: str = "") -> None:
-    """Put every choice in the combo; the ones that bring an error are marked, with why."""
+                 current: str, empty_label: str = "",
+                 notes: dict[str, str] | None = None) -> None:
+    """Put every choice in the combo; the ones that bring an error are marked, with why;
+    `notes` are said beside the others (the release's default, what the driver runs)."""
     combo.clear()
     error_icon = combo.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxCritical)
     if current not in values:
@@ -46,7 +49,10 @@ def fill_choices(combo: QComboBox, state: WizardState, key: str, values: list[st
                               Qt.ItemDataRole.ToolTipRole)
             combo.setItemData(index, QBrush(QColor(160, 0, 32)), Qt.ItemDataRole.ForegroundRole)
         else:
-            combo.addItem(label, value)
+            note = (notes or {}).get(value, "")
+            combo.addItem(with_note(label, note), value)
+            if note:
+                combo.setItemData(combo.count() - 1, note, Qt.ItemDataRole.ToolTipRole)
     combo.setCurrentIndex(combo.findData(current))
 
 
@@ -123,7 +129,8 @@ class ToolchainPage(RecipePage):
                 cudas, cudnns = list(redist.cuda), list(redist.cudnn)
             else:
                 cudas, cudnns = [rel.tested_cuda], [rel.tested_cudnn]
-            fill_choices(self.cuda_combo, s, "cuda.version", cudas, r.cuda.version, tr("(none)"))
+            fill_choices(self.cuda_combo, s, "cuda.version", cudas, r.cuda.version, tr("(none)"),
+                         cuda_notes(rel, s.effective_target, cudas))
             fill_choices(self.cudnn_combo, s, "cuda.cudnn", cudnns, r.cuda.cudnn, tr("(none)"))
             self.compiler_combo.setCurrentIndex(self.compiler_combo.findData(r.cuda.compiler))
         clangs = [str(c) for c in sorted(s.kb.clangs)]

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QWizard,
 )
 from qasync import asyncSlot
 
@@ -25,7 +26,7 @@ from ..state import WizardState
 from ..widgets.browse import FILE, browse_button
 from ..widgets.bundle import BundleSaver
 from ..widgets.verify_panel import OutputDiagnosis, VerifyPanel
-from .base import RecipePage, mono
+from .base import PageId, RecipePage, mono
 from .build import unavailable_banner
 
 
@@ -73,6 +74,12 @@ class VerifyPage(RecipePage):
         self.copy_button.setEnabled(False)
         self.copy_button.clicked.connect(self.copy_report)
         row.addWidget(self.copy_button)
+        self.start_over_button = QPushButton(tr("Start &over"), self.content)
+        self.start_over_button.setObjectName("start-over")
+        self.start_over_button.setToolTip(tr("Back to the first page with this recipe, to "
+                                             "change it and build another wheel"))
+        self.start_over_button.clicked.connect(self.start_over)
+        row.addWidget(self.start_over_button)
         self.status = QLabel("", self.content)
         self.status.setObjectName("verify-status")
         row.addWidget(self.status, 1)
@@ -156,12 +163,39 @@ class VerifyPage(RecipePage):
         self.report_view.setPlainText(text)
         if hasattr(report, "probe"):  # a core VerifyReport (not a stand-in's text)
             self.panel.show_report(report)
-        if getattr(report, "status", "") == "cancelled":
+        ok = bool(getattr(report, "ok", False))
+        if hasattr(report, "probe"):
+            self.status.setText("")  # the panel's verdict says how it went, once
+        elif getattr(report, "status", "") == "cancelled":
             self.status.setText(tr("Verification cancelled."))
         else:
-            self.status.setText(tr("All checks passed.") if getattr(report, "ok", False)
-                                else tr("Some checks failed."))
+            self.status.setText(tr("All checks passed.") if ok else tr("Some checks failed."))
         self.copy_button.setEnabled(True)
+        self._default_button(ok)
+
+    def _default_button(self, ok: bool) -> None:
+        """Enter finishes after a pass; after a failure it runs the verification again
+        (Finish is no longer the default: the work is not done)."""
+        wizard = self.wizard()
+        if wizard is None:
+            return
+        finish = wizard.button(QWizard.WizardButton.FinishButton)
+        if not isinstance(finish, QPushButton):
+            return
+        if ok:
+            self.run_button.setDefault(False)
+            finish.setDefault(True)
+        else:
+            finish.setDefault(False)
+            self.run_button.setDefault(True)
+
+    def start_over(self) -> None:
+        """Back to Welcome, the recipe kept, to change it and build again."""
+        wizard = self.wizard()
+        if wizard is None or self.running:
+            return
+        wizard.setStartId(int(PageId.WELCOME))
+        wizard.restart()
 
     def copy_report(self) -> None:
         """Put the report's text on the clipboard."""

@@ -53,7 +53,7 @@ class StepBar(QListWidget):
             item.setToolTip(words.get(state, ""))
             font = QFont(self.font())
             font.setBold(state == CURRENT)
-            font.setItalic(state == SKIPPED)
+            # no italic for skipped: the word and the grey say it, and CJK has no italic
             item.setFont(font)
             role = QPalette.ColorRole.PlaceholderText if state in (SKIPPED, AHEAD) \
                 else QPalette.ColorRole.Text
