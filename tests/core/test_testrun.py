@@ -52,3 +52,20 @@ def test_the_tag_filters_follow_the_gpu():
     assert f.for_container(False)[0] == "-gpu" and f.for_container(True)[0] == "-no_gpu"
     assert {"-no_oss", "-oss_excluded", "-benchmark-test", "-manual"} <= set(
         f.for_container(False))
+
+
+# TensorFlow's .bazelrc @ 0071ad1d (sources.toml: tf-bazelrc-test-suites), as written there
+TF_CPU_PYCPP = "-no_oss,-oss_excluded,-oss_serial,-gpu,-tpu,-benchmark-test,-v1only"
+TF_CUDA_PYCPP = ("-no_oss,-oss_excluded,-oss_serial,-benchmark-test,-v1only,gpu,-no_gpu,"
+                 "-no_gpu_presubmit,-no_cuda11")
+
+
+def test_the_tag_filters_are_tfs_ci_filters():
+    f = tag_filters()
+    cpu = f.for_container(False)
+    assert set(TF_CPU_PYCPP.split(",")) | {"-manual"} == set(cpu) and len(set(cpu)) == len(cpu)
+    # the CUDA job's exclusions; its `gpu` (only GPU-tagged tests) is not applied: one run
+    # here holds the CPU and the GPU tests
+    gpu = f.for_container(True)
+    assert {t for t in TF_CUDA_PYCPP.split(",") if t.startswith("-")} | {"-manual"} == set(gpu)
+    assert "gpu" not in gpu and "tf-bazelrc-test-suites" in f.sources

@@ -64,7 +64,8 @@ def test_results_filters_and_the_failing_tests_own_log(tw):
     by_label = {t["label"]: t for t in run["tests"]}
     # the named manual test and the gpu test (no GPU in the container) are not run
     assert set(by_label) == {PASSING, FAILING}, (by_label, err[-3000:])
-    assert "--test_tag_filters=-gpu,-no_oss,-oss_excluded,-benchmark-test,-manual" in run["argv"]
+    assert ("--test_tag_filters=-gpu,-tpu,-no_oss,-oss_excluded,-oss_serial,-benchmark-test,"
+            "-v1only,-manual") in run["argv"]
     assert run["exit_name"] == "TESTS_FAILED" and run["exit_code"] == 3
     assert by_label[PASSING]["status"] == "PASSED" and by_label[PASSING]["attempts"] == 1
     assert by_label[FAILING]["status"] == "FAILED"

@@ -73,6 +73,8 @@ def test_attach_opens_the_build_page_following_that_build(make_window, monkeypat
                                                       "20980101-000000-000000"]))
     assert seen and chosen == "20990101-000000-abcdef"
     assert window.wizard.currentId() == PageId.BUILD
+    # the page makes the job off the GUI thread: let that followed build end before close
+    qtbot.waitUntil(lambda: not window.wizard.build.running, timeout=5000)
     window.wizard.build.factory(window.wizard.state)
     assert calls[-1] == "20990101-000000-abcdef"
 

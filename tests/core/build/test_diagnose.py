@@ -59,6 +59,13 @@ EXAMPLES: dict[str, str | tuple[str, ...]] = {
                           "UNAVAILABLE: io exception",
     "remote-no-runner": "ERROR: /src/x/BUILD:3:10: Compiling x.cc failed: (Exit 34): "
                         "INVALID_ARGUMENT: No matching action runner found (available: ...)",
+    "remote-deadline-exceeded": "ERROR: /src/x/BUILD:3:10: Compiling x.cc failed: (Exit 34): "
+                                "DEADLINE_EXCEEDED: deadline exceeded after 59999888533ns",
+    "remote-unknown-instance": "ERROR: Failed to query remote execution capabilities: "
+                               "INVALID_ARGUMENT: Invalid instance name: [x]",
+    "remote-unknown-platform-property": "ERROR: /src/x/BUILD:3:10: Compiling x.cc failed: "
+                                        "(Exit 34): FAILED_PRECONDITION: Unregistered platform "
+                                        "property [gpu={'nvidia'}]. Known properties are: []",
     # from tests/data/real-logs (their threads are in the signatures' sources)
     "build-glibc-too-old": "/usr/local/bin/bazel: /usr/lib64/libc.so: version `GLIBC_2.12' "
                            "not found (required by /usr/local/bin/bazel)",

@@ -272,3 +272,18 @@ def build_diagnoses(record: BuildRecord, exit_code: int | None, *, plan: BuildPl
     for d in found:
         record.append(TFWIZARD, diagnosis_block(d))
     return events
+
+
+def guarded_diagnoses(record: BuildRecord, exit_code: int | None, *, plan: BuildPlan,
+                      recipe_text: str | None, warnings_only: bool
+                      ) -> tuple[list[DiagnosisEvent], str | None]:
+    """build_diagnoses that never loses the build: when the diagnosis itself fails (a
+    broken catalogue, a log nobody foresaw), no diagnoses and the line that says why, for
+    the log; the outcome, the wheel and the record stand."""
+    try:
+        return build_diagnoses(record, exit_code, plan=plan, recipe_text=recipe_text,
+                               warnings_only=warnings_only), None
+    except Exception as exc:  # any failure of the diagnosis; the build's result matters more
+        return [], _("the log's diagnosis failed ({kind}: {error}); the build's result "
+                     "stands, `tfwizard diagnose` can read the log again").format(
+            kind=type(exc).__name__, error=exc)

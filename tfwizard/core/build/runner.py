@@ -32,7 +32,7 @@ from ..vocab import build_outcome
 from . import artifacts, attach, dockerutil, outcome, preflight
 from .attach import OUT_LABEL, PLAN_DIGEST_LABEL, RECORD_LABEL, plan_digest
 from .containers import ROOT, Engine, StepSecrets
-from .diagnose import build_diagnoses
+from .diagnose import guarded_diagnoses
 from .events import (
     STDERR,
     STDOUT,
@@ -173,9 +173,11 @@ class BuildRunner:
             if found.status != "cancelled":
                 # a build that succeeded is looked at for warnings (a remote cache Bazel
                 # could not use), one that failed for everything
-                diagnoses = build_diagnoses(record, exit_code, plan=self.plan,
-                                            recipe_text=self.recipe_text,
-                                            warnings_only=found.status == "succeeded")
+                diagnoses, failed = guarded_diagnoses(
+                    record, exit_code, plan=self.plan, recipe_text=self.recipe_text,
+                    warnings_only=found.status == "succeeded")
+                if failed:
+                    yield self.log.say(failed)
                 for d in diagnoses:
                     yield d
             await asyncio.get_running_loop().run_in_executor(None, self._cleanup_sync)

@@ -101,6 +101,7 @@ class BuildPage(RecipePage):
                                                 "to cancel the build."))
         self.factory = factory or jobs.default_build_job
         self.job: jobs.BuildJob | None = None
+        self.stop_asked = False  # cancel() before the job existed (its image was probed)
         self.task: asyncio.Task[Any] | None = None
         self.result: Any = None
         self.again = RebuildGuard()
@@ -219,15 +220,21 @@ class BuildPage(RecipePage):
         self.completeChanged.emit()
         self.rebuilder.sync()
         self._hold_back(True)
-        try:
-            self.job = factory(self.state)
+        self.phase_label.setText(tr("Starting…"))
+        self.stop_asked, self.job = False, None
+        try:  # off the GUI thread: a remote build asks its image first (a short container)
+            job = await asyncio.get_running_loop().run_in_executor(None, factory, self.state)
         except TfWizardError as exc:
             self.phase_label.setText(tr("Could not start"))
             self.result_label.setText(str(exc))
             self.buildFinished.emit(None)
             return
+        if self.stop_asked:  # cancelled (or the window closed) while it was being made
+            self.phase_label.setText(tr("Cancelled"))
+            self.buildFinished.emit(None)
+            return
+        self.job = job
         self.cancel_button.setEnabled(True)
-        self.phase_label.setText(tr("Starting…"))
         self.watch.started()
         try:
             async for event in self.job.events():
@@ -242,6 +249,7 @@ class BuildPage(RecipePage):
 
     def cancel(self) -> None:
         """Ask the build to stop (its containers are removed); the page shows it ending."""
+        self.stop_asked = True
         if self.job is not None and self.running:
             self.phase_label.setText(tr("Cancelling…"))
             self.cancel_button.setEnabled(False)
