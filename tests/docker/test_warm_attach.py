@@ -1,6 +1,7 @@
 """`tfwizard build --attach` on the warm path against the real engine (issue 17): the
 `tfwizard build` process is killed (SIGKILL) while Bazel builds in the warm container; the
-attach finds the build by its exec, follows it to the end and gives the wheel and record."""
+attach finds the build by its exec, follows it to the end and gives the wheel and record.
+The GUI's list of running builds (its start-up question, Build history > Attach) has it too."""
 
 from __future__ import annotations
 
@@ -19,8 +20,10 @@ from tests import world
 from tfwizard.cli import capture
 from tfwizard.cli.context import ExitStatus
 from tfwizard.core.build import warm, warmattach
+from tfwizard.core.build.attachany import running_build_ids
 from tfwizard.core.build.plan import LABEL, make_plan
 from tfwizard.core.recipe import load_recipe
+from tfwizard.gui.attach import running_builds
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -66,6 +69,9 @@ def test_attach_after_sigkill_follows_the_warm_build_to_its_wheel(tmp_path):
         assert left and left[0].running, "the build should outlive its front end"
         assert left[0].build_id == record.name and left[0].workspace_key == space.key
         assert json.loads((record / "result.json").read_text())["status"] == "running"
+        # the GUI's start-up question and Build history > Attach find it too (by its exec)
+        assert record.name in running_build_ids(client, env=env)
+        assert record.name in running_builds(env)
 
         status, stdout, err = capture(["build", "--attach", "--json"], env)
         assert status == ExitStatus.OK, stdout + err

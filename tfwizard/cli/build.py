@@ -96,32 +96,17 @@ def make_runner(args: argparse.Namespace, env: Environment, prepared: Prepared,
 
 
 def cmd_attach(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    """`tfwizard build --attach [BUILD_ID]`: follow a build its front end left."""
-    from ..core.build.runner import BuildRunner
+    """`tfwizard build --attach [BUILD_ID]`: follow a build its front end left (a warm
+    build's exec first, else a cold build's containers)."""
+    from ..core.build.attachany import attach_runner
 
     out_dir = arg_path(env, args.out) if args.out else None
     check_out(out_dir)
-    runner = attach_warm(args.attach or None, env, out_dir) or BuildRunner.attach(
-        args.attach or None, env=env.env, out_dir=out_dir)
+    runner = attach_runner(args.attach or None, env=env.env, out_dir=out_dir)
     if not args.json and runner.record is not None:
         env.err("tfwizard: " + _("attaching to build {id} (record: {path})").format(
             id=runner.build_id, path=runner.record.path))
     return follow(runner, env, as_json=args.json)
-
-
-def attach_warm(build_id: str | None, env: Environment, out_dir: Path | None) -> Any:
-    """A runner following the warm build `build_id` (None: the one running), or None when
-    no warm build's exec matches (then the cold builds' containers are looked at)."""
-    from ..core.build import dockerutil, warmattach
-    from ..core.build.warmrun import WarmRunner
-
-    client = dockerutil.connect(env.env)
-    found = warmattach.choose(warmattach.find_warm_builds(client, build_id), build_id,
-                              env=env.env)
-    if found is None:
-        client.close()
-        return None
-    return WarmRunner.attach_warm(found, client=client, env=env.env, out_dir=out_dir)
 
 
 def install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any, wheel: Path,

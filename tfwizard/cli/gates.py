@@ -32,9 +32,9 @@ def load_hosts(args: argparse.Namespace, env: Environment,
     if getattr(args, "host", None):
         build = HostProfile.load(arg_path(env, args.host))
     else:
-        from ..core.detect import detect_host
+        from ..core.build.hostcache import cached_host
 
-        build = detect_host(env=env.env)
+        build = cached_host(env.env)  # detected, or kept from the last TTL_S seconds
     target: HostProfile | None = None
     if getattr(args, "target", None):
         target = HostProfile.load(arg_path(env, args.target))

@@ -1,7 +1,8 @@
 """On start, offer to re-attach to a build whose window went away (closed, crashed).
 
-The core finds the builds (`find_builds`: containers labelled `io.tfwizard.build`, with a
-record in this data folder) and follows one (`BuildRunner.attach`); this module only asks.
+The core finds the builds (`attachany.running_build_ids`: cold builds' containers labelled
+`io.tfwizard.build` and warm builds' execs, with a record in this data folder) and follows
+one (`attachany.attach_runner`); this module only asks.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from .pages import PageId
 
 def running_builds(env: Mapping[str, str] | None = None) -> list[str]:
     """Ids of the builds running on the engine with a record here ([] without Docker)."""
-    from tfwizard.core.build import attach, dockerutil, record
+    from tfwizard.core.build import dockerutil
+    from tfwizard.core.build.attachany import running_build_ids
     from tfwizard.core.errors import TfWizardError
 
     try:
@@ -27,9 +29,7 @@ def running_builds(env: Mapping[str, str] | None = None) -> list[str]:
     except TfWizardError:
         return []
     try:
-        base = record.builds_dir(env=env)
-        return [b.build_id for b in attach.find_builds(client)
-                if b.running and (base / b.build_id).is_dir()]
+        return running_build_ids(client, env=env)  # cold builds and warm ones
     except TfWizardError:
         return []
     finally:
@@ -75,9 +75,9 @@ def follow_build(window: Any, build_id: str) -> None:
     """Open the Build page following build `build_id` (its log so far, then live)."""
 
     def follow(_state: Any) -> Any:
-        from tfwizard.core.build.runner import BuildRunner
+        from tfwizard.core.build.attachany import attach_runner
 
-        return BuildRunner.attach(build_id)
+        return attach_runner(build_id)  # a warm build's exec, else its containers
 
     wizard = window.wizard
     wizard.build.factory = follow
