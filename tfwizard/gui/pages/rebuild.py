@@ -176,7 +176,8 @@ class RebuildBar(QWidget):
         wizard.next()
         verify.python_edit.setText(self.state.installed_python or python)
         await verify.run_verify()
-        self.status.setText(verify.status.text())
+        # the panel's verdict (the status beside Verify's buttons is empty after a report)
+        self.status.setText(verify.panel.verdict.text() or verify.status.text())
 
     async def _deps_present(self, wheel: str, python: str) -> bool:
         """The venv has every dependency of `wheel` (core/reinstall.py; in a thread)."""
