@@ -26,12 +26,18 @@ def _broken_scanner(stream, *, exit_code=None):
     raise ValueError("catalogue entry 'x' has no patterns")
 
 
+def _broken_matcher():
+    raise ValueError("catalogue entry 'x' has no patterns")
+
+
 @pytest.mark.parametrize(("script", "status"), [
     (kit.make_wheel_script(), "succeeded"),
     ("echo 'ERROR: compiling failed'; exit 1", "failed"),
 ])
 def test_a_failing_diagnosis_keeps_the_result(fw, tmp_path, monkeypatch, script, status):
+    # a failed build's scan, and a succeeded build's (the warnings' patterns only)
     monkeypatch.setattr(diagnose, "diagnose_stream", _broken_scanner)
+    monkeypatch.setattr(diagnose, "_warning_matcher", _broken_matcher)
     plan = kit.busybox_plan(tmp_path, script, prefix=fw.prefix)
     out = tmp_path / "out"
     runner = BuildRunner(plan, out_dir=out, data_root=tmp_path, client=fw.client)
