@@ -11,9 +11,10 @@ import json
 import re
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 from ..i18n import _
 from ..vocab import PHASES, Phase
@@ -359,3 +360,18 @@ def parse_bep(lines: Iterable[str]) -> BepSummary:
             if "actionsExecuted" in summary:
                 out.actions_executed = int(summary["actionsExecuted"])
     return out
+
+
+def bep_events(lines: Iterable[str]) -> Iterator[dict]:
+    """The events of a BEP JSON file's lines; a line that is not JSON (one Bazel is still
+    writing) is skipped."""
+    for raw in lines:
+        try:
+            yield json.loads(raw)
+        except ValueError:
+            continue
+
+
+def file_uri_path(uri: str) -> str:
+    """The path of a BEP `file://` URI ("" for any other scheme)."""
+    return unquote(urlparse(uri).path) if uri.startswith("file://") else ""

@@ -21,12 +21,12 @@ from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 from ..errors import KnowledgeError
 from ..i18n import _
 from ..resources import resource_path
 from .plan import RECORD, BuildPlan
+from .progress import bep_events, file_uri_path
 from .warm import BEP_FLAG, BUILD_SCRIPT, OnOutput, WarmContainer, bep_flag
 
 #: statuses that count as a pass (Bazel's exit code is 0 with a FLAKY test)
@@ -110,12 +110,8 @@ class TestRun:
                 "tests": [asdict(t) for t in self.tests]}
 
 
-def _path(uri: str) -> str:
-    return unquote(urlparse(uri).path) if uri.startswith("file://") else ""
-
-
 def _outputs(result: dict[str, Any]) -> dict[str, str]:
-    return {o.get("name", ""): _path(o.get("uri", ""))
+    return {o.get("name", ""): file_uri_path(o.get("uri", ""))
             for o in result.get("testActionOutput", [])}
 
 
@@ -125,11 +121,7 @@ def parse_test_events(lines: Iterable[str]) -> tuple[list[TestResult], str]:
     attempts: dict[str, list[dict[str, Any]]] = {}
     summaries: dict[str, dict[str, Any]] = {}
     exit_name = ""
-    for raw in lines:
-        try:
-            event = json.loads(raw)
-        except ValueError:
-            continue
+    for event in bep_events(lines):
         ident = event.get("id", {})
         if "testResult" in ident and "testResult" in event:
             attempts.setdefault(ident["testResult"].get("label", ""), []).append(

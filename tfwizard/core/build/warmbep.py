@@ -17,13 +17,13 @@ folder has the very bytes of this build's wheel (a no-op rebuild), so it is not 
 from __future__ import annotations
 
 import hashlib
-import json
 import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
+
+from .progress import bep_events, file_uri_path
 
 #: BUILD_SCRIPT's arguments after $1 the mark; runs the build without exec, then reports
 REPORT_TAIL = r"""
@@ -107,11 +107,7 @@ def bep_wheels(lines: Iterable[str], target: str) -> list[str]:
     groups: list[str] = []
     success = False
     finished_ok = False
-    for raw in lines:
-        try:
-            event = json.loads(raw)
-        except ValueError:
-            continue
+    for event in bep_events(lines):
         ident = event.get("id", {})
         if "namedSet" in ident and "namedSetOfFiles" in event:
             sets[ident["namedSet"].get("id", "")] = event["namedSetOfFiles"]
@@ -136,10 +132,9 @@ def bep_wheels(lines: Iterable[str], target: str) -> list[str]:
         seen.add(set_id)
         for f in sets[set_id].get("files", []):
             uri = f.get("uri", "")
-            if uri.startswith("file://") and uri.endswith(".whl"):
-                path = unquote(urlparse(uri).path)
-                if path not in out:
-                    out.append(path)
+            path = file_uri_path(uri) if uri.endswith(".whl") else ""
+            if path and path not in out:
+                out.append(path)
         for child in sets[set_id].get("fileSets", []):
             walk(child.get("id", ""))
 
