@@ -11,7 +11,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -164,7 +166,8 @@ def test_warm_build_on_a_remote_engine(engine, tmp_path):
     """Issue 17: the warm path on the second engine. The source comes from a git daemon
     on loopback (a warm build refuses a bind-mounted source_dir on a remote engine): the
     container and the workspace volumes live there and not on the main engine, a no-op
-    rebuild reuses the container with configure skipped, `tfwizard clean --workspaces`
+    rebuild reuses the container with configure skipped, `build --attach` follows a build
+    whose front end was SIGKILLed, `tfwizard clean --workspaces`
     (DOCKER_HOST) removes them there."""
     import docker
 
@@ -192,8 +195,32 @@ def test_warm_build_on_a_remote_engine(engine, tmp_path):
     flt = {"label": warm.WORKSPACE_LABEL}
     try:
         wait_for_port(port, timeout_s=20, proc=daemon)
-        logs = []
-        for n in (1, 2):
+        # build 1: its front end is SIGKILLed mid-build, `build --attach` follows it there
+        proc = subprocess.Popen([sys.executable, "-m", "tfwizard", "build", str(recipe),
+                                 "--out", str(tmp_path / "out1")], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        t0 = time.monotonic()
+        record = None
+        while record is None and time.monotonic() - t0 < 300 and proc.poll() is None:
+            for found in (tmp_path / "data" / "builds").glob("*/log.txt"):
+                if "step build: warm exec" in found.read_text("utf-8", "replace"):
+                    record = found.parent
+            time.sleep(0.2)
+        assert record is not None, "the warm build never reached its build step"
+        time.sleep(2)  # Bazel is under way (a first build takes tens of seconds)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        status, stdout, stderr = capture(["build", "--attach", "--json"], env)
+        assert status == ExitStatus.OK, stderr + stdout[-3000:]
+        events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+        result = [e for e in events if e["type"] == "finished"][-1]["result"]
+        assert result["status"] == "succeeded" and result["record_dir"] == str(record)
+        assert Path(result["wheel"]).is_file()
+        logs = [(record / "log.txt").read_text()]
+        assert "re-attached to build" in logs[0], logs[0][-3000:]
+        print(f"warm build 1 on the second engine, killed and attached: "
+              f"{time.monotonic() - t0:.1f} s")
+        for n in (2,):
             t0 = time.monotonic()
             status, stdout, stderr = capture(["build", str(recipe), "--out",
                                               str(tmp_path / f"out{n}"), "--json"], env)
