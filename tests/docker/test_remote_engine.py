@@ -11,6 +11,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -21,7 +24,7 @@ import pytest
 
 from tests import world
 from tests.docker import kit
-from tests.net.servers import SecondDockerd
+from tests.net.servers import SecondDockerd, free_port, wait_for_port
 from tfwizard.cli import ExitStatus, capture
 from tfwizard.core.build import dockerutil
 from tfwizard.core.build.plan import LABEL
@@ -149,3 +152,103 @@ volume_prefix = "tfwizard-test-remote"
         assert local.containers.list(all=True, filters={"label": f"{LABEL}.recipe={name}"}) == []
     finally:
         local.close()
+
+
+def _git(*args: str, cwd: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(cwd), "GIT_AUTHOR_NAME": "tfwizard",
+           "GIT_AUTHOR_EMAIL": "tests@tfwizard.invalid", "GIT_COMMITTER_NAME": "tfwizard",
+           "GIT_COMMITTER_EMAIL": "tests@tfwizard.invalid"}
+    subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True,
+                   timeout=120)
+
+
+def test_warm_build_on_a_remote_engine(engine, tmp_path):
+    """Issue 17: the warm path on the second engine. The source comes from a git daemon
+    on loopback (a warm build refuses a bind-mounted source_dir on a remote engine): the
+    container and the workspace volumes live there and not on the main engine, a no-op
+    rebuild reuses the container with configure skipped, `build --attach` follows a build
+    whose front end was SIGKILLed, `tfwizard clean --workspaces`
+    (DOCKER_HOST) removes them there."""
+    import docker
+
+    from tfwizard.core.build import warm
+
+    work = world.copy_workspace(tmp_path)
+    _git("init", "-q", "-b", "main", cwd=work)
+    _git("add", "-A", cwd=work)
+    _git("commit", "-q", "-m", "fixture", cwd=work)
+    _git("tag", "v2.21.0", cwd=work)
+    served = tmp_path / "served"
+    _git("clone", "-q", "--bare", str(work), str(served / "tensorflow.git"), cwd=tmp_path)
+    port = free_port()
+    daemon = subprocess.Popen(["git", "daemon", "--export-all", "--reuseaddr",
+                               f"--base-path={served}", "--listen=127.0.0.1", f"--port={port}",
+                               str(served)], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    prefix = f"tfwizard-test-rw-{uuid.uuid4().hex[:6]}"
+    recipe = world.fixture_recipe(tmp_path / "warm-remote.toml", workspace=None, prefix=prefix,
+                                  name=f"warm-remote-{prefix[-6:]}", network="host",
+                                  git_url=f"git://127.0.0.1:{port}/tensorflow.git")
+    env = {**os.environ, "DOCKER_HOST": engine.host,
+           "TFWIZARD_DATA_DIR": str(tmp_path / "data")}
+    main = docker.from_env()
+    flt = {"label": warm.WORKSPACE_LABEL}
+    try:
+        wait_for_port(port, timeout_s=20, proc=daemon)
+        # build 1: its front end is SIGKILLed mid-build, `build --attach` follows it there
+        proc = subprocess.Popen([sys.executable, "-m", "tfwizard", "build", str(recipe),
+                                 "--out", str(tmp_path / "out1")], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        t0 = time.monotonic()
+        record = None
+        while record is None and time.monotonic() - t0 < 300 and proc.poll() is None:
+            for found in (tmp_path / "data" / "builds").glob("*/log.txt"):
+                if "step build: warm exec" in found.read_text("utf-8", "replace"):
+                    record = found.parent
+            time.sleep(0.2)
+        assert record is not None, "the warm build never reached its build step"
+        time.sleep(2)  # Bazel is under way (a first build takes tens of seconds)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        status, stdout, stderr = capture(["build", "--attach", "--json"], env)
+        assert status == ExitStatus.OK, stderr + stdout[-3000:]
+        events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+        result = [e for e in events if e["type"] == "finished"][-1]["result"]
+        assert result["status"] == "succeeded" and result["record_dir"] == str(record)
+        assert Path(result["wheel"]).is_file()
+        logs = [(record / "log.txt").read_text()]
+        assert "re-attached to build" in logs[0], logs[0][-3000:]
+        print(f"warm build 1 on the second engine, killed and attached: "
+              f"{time.monotonic() - t0:.1f} s")
+        for n in (2,):
+            t0 = time.monotonic()
+            status, stdout, stderr = capture(["build", str(recipe), "--out",
+                                              str(tmp_path / f"out{n}"), "--json"], env)
+            events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+            assert status == ExitStatus.OK, stderr + stdout[-3000:]
+            result = [e for e in events if e["type"] == "finished"][-1]["result"]
+            assert Path(result["wheel"]).is_file()
+            logs.append((Path(result["record_dir"]) / "log.txt").read_text())
+            print(f"warm build {n} on the second engine: {time.monotonic() - t0:.1f} s")
+        assert "warm build container" in logs[0] and "step fetch" in logs[0]
+        assert "reused" in logs[1] and warm.SKIP_LINE in logs[1], logs[1][-3000:]
+        boxes = engine.client.containers.list(filters=flt)
+        assert len(boxes) == 1 and boxes[0].status == "running"
+        key = boxes[0].labels[warm.WORKSPACE_LABEL]
+        vols = engine.client.volumes.list(filters={"label": f"{warm.WORKSPACE_LABEL}={key}"})
+        assert {v.name.rsplit("-", 1)[-1] for v in vols} == {"src", "out", "state"}
+        mine = {"label": f"{warm.WORKSPACE_LABEL}={key}"}
+        assert main.containers.list(all=True, filters=mine) == []
+        assert main.volumes.list(filters=mine) == []
+
+        status, stdout, stderr = capture(["clean", "--workspaces", "--json"], env)
+        assert status == ExitStatus.OK, stderr + stdout[-2000:]
+        assert engine.client.containers.list(all=True, filters=mine) == []
+        assert engine.client.volumes.list(filters=mine) == []
+    finally:
+        daemon.terminate()
+        daemon.wait(10)
+        for c in engine.client.containers.list(all=True, filters=flt):
+            c.remove(force=True)
+        kit.remove_caches(engine.client, prefix)
+        main.close()

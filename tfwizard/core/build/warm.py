@@ -43,7 +43,7 @@ import secrets
 import tarfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,6 +53,7 @@ from ..i18n import _
 from . import dockerutil
 from .plan import LABEL, OUTPUT_USER_ROOT, RECORD, SRC, BuildPlan, Step, secret_references
 from .warmbep import BuildReport, bep_wheels, new_mark, report_script, same_file
+from .warmsecrets import WarmSecrets
 
 __all__ = ["bep_wheels"]  # moved to warmbep.py; tests and testrun still find it here
 
@@ -213,8 +214,11 @@ class WarmContainer:
     """A workspace's long-lived build container and the commands run in it."""
 
     def __init__(self, client: Any, plan: BuildPlan, workspace: Workspace, *,
-                 idle_s: int = DEFAULT_IDLE_S, cancel_grace_s: float = CANCEL_GRACE_S) -> None:
-        if secret_references(plan):
+                 idle_s: int = DEFAULT_IDLE_S, cancel_grace_s: float = CANCEL_GRACE_S,
+                 secrets: Mapping[str, str] | None = None) -> None:
+        """`secrets`: the values of the plan's ${ENV} references (warmsecrets.py: they go
+        into each exec's environment only); a plan with references needs them."""
+        if secrets is None and secret_references(plan):
             raise UsageError(
                 _("warm builds do not pass ${{ENV}} secrets yet: the recipe refers to {names}"
                   ).format(names=", ".join(secret_references(plan))),
@@ -224,6 +228,7 @@ class WarmContainer:
         self.workspace = workspace
         self.idle_s = int(idle_s)
         self.cancel_grace_s = cancel_grace_s
+        self.secrets = WarmSecrets(plan, secrets or {})
         self.container: Any = None
         self._token: str | None = None
         self._exec_id: str | None = None
@@ -281,7 +286,7 @@ class WarmContainer:
                 name=self.workspace.container_name, detach=True,
                 labels=self.workspace.labels(**{SPEC_LABEL: digest,
                                                 f"{LABEL}.step": "warm"}),
-                environment=dict(plan.container_env), working_dir=SRC, user=plan.user or "",
+                environment=self.secrets.container_env(), working_dir=SRC, user=plan.user or "",
                 mounts=self.mounts(), network_mode=plan.network_mode, stdin_open=False,
                 tty=False, privileged=False, cap_drop=["ALL"],
                 security_opt=["no-new-privileges"], init=True)
@@ -346,7 +351,7 @@ class WarmContainer:
         t0 = time.perf_counter()
         with dockerutil.docker_errors(_("running a command in the warm build container")):
             exec_id = api.exec_create(self.container.id, wrapped, stdout=True, stderr=True,
-                                      environment={**self.plan.container_env, **(env or {})},
+                                      environment=self.secrets.exec_env(env),
                                       workdir=workdir, user=self.plan.user or "")["Id"]
             with self._lock:
                 self._token, self._exec_id = token, exec_id
@@ -399,7 +404,7 @@ class WarmContainer:
         wrapped = ["sh", "-c", EXEC_WRAPPER, "sh", RECORD, str(self.idle_s), token, *argv]
         with dockerutil.docker_errors(_("running a command in the warm build container")):
             exec_id = api.exec_create(self.container.id, wrapped, stdout=False, stderr=False,
-                                      environment={**self.plan.container_env, **(env or {})},
+                                      environment=self.secrets.exec_env(env),
                                       workdir=workdir, user=self.plan.user or "")["Id"]
             api.exec_start(exec_id, detach=True)
         self.adopt(token, exec_id)
@@ -517,9 +522,10 @@ class WarmContainer:
             conf, failed = self.configure_first(step, on_output)
             if failed is not None:
                 return failed
+        argv, secret_env = self.secrets.build(argv)
         mark = new_mark()
         result = self.exec(["sh", "-c", report_script(BUILD_SCRIPT), "sh", mark, tag or "-",
-                            bep, str(len(conf)), *conf, *argv], env=step.env,
+                            bep, str(len(conf)), *conf, *argv], env={**step.env, **secret_env},
                            workdir=step.workdir, on_output=on_output, token=token,
                            report_mark=mark)
         if result.report is not None:  # the BEP came with the output: no archive call

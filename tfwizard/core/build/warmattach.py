@@ -66,7 +66,15 @@ class WarmBuild:
 
 
 def find_warm_builds(client: Any, build_id: str | None = None) -> list[WarmBuild]:
-    """Warm builds whose exec the engine still knows (all, or the one with `build_id`)."""
+    """Warm builds whose exec still runs (all, or the one with `build_id`).
+
+    A container's ExecIDs lists only running execs: the engine drops an exec from it when
+    the process exits (moby daemon/monitor.go @ 67ee61ca, "c.ExecCommands only contains
+    execs that have not exited"; seen on Docker 20.10.24). `exec inspect` by id answers
+    for 5 to 10 minutes more (daemon/exec.go @ 65a289dc, execCommandGC: a 5-minute tick
+    marks an exec no container lists, the next tick deletes it), but nothing lists the id:
+    a warm build that ended while no front end followed it is not found here at all.
+    """
     out: list[WarmBuild] = []
     with dockerutil.docker_errors(_("listing tfwizard's warm build containers")):
         containers = client.containers.list(filters={"label": WORKSPACE_LABEL})

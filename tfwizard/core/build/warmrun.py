@@ -24,7 +24,7 @@ from ..i18n import _
 from . import artifacts
 from .attach import PLAN_DIGEST_LABEL
 from .events import STDERR, STDOUT, BuildEvent, PhaseChanged, ThreadFeed
-from .plan import BuildPlan, secret_references
+from .plan import BuildPlan
 from .runner import BuildRunner
 from .steps import StepOutcome
 from .warm import DEFAULT_IDLE_S, ExecResult, WarmContainer, Workspace, workspace_for
@@ -35,10 +35,6 @@ _DONE = object()
 
 def cold_reason(plan: BuildPlan) -> str | None:
     """Why `plan` must be built cold (a sentence), or None when the warm path can take it."""
-    names = secret_references(plan)
-    if names:
-        return _("the recipe passes ${{ENV}} secrets ({names}), which warm builds do not "
-                 "pass yet").format(names=", ".join(names))
     if any(step.role == "package" for step in plan.steps):
         return _("TensorFlow {release} packages its wheel in a separate step").format(
             release=plan.release)
@@ -71,7 +67,7 @@ class WarmRunner(BuildRunner):
                   "cannot see"), _("Build with `--fresh` (uploads the source)."))
         yield PhaseChanged("prepare")
         box = WarmContainer(self.engine.client, self.plan, self.workspace, idle_s=self.idle_s,
-                            cancel_grace_s=self.cancel_grace_s)
+                            cancel_grace_s=self.cancel_grace_s, secrets=self.secrets.values)
         self.warm = box
         if box.cancelled or self.cancelled:
             raise BuildCancelled(_("cancelled by the user"))
@@ -135,7 +131,7 @@ class WarmRunner(BuildRunner):
         await self._setup_engine()
         self.engine.connected = True
         box = WarmContainer(self.engine.client, self.plan, self.workspace, idle_s=self.idle_s,
-                            cancel_grace_s=self.cancel_grace_s)
+                            cancel_grace_s=self.cancel_grace_s, secrets=self.secrets.values)
         self.warm = box
         box.container = await self.engine.call(_("looking for the warm build container"),
                                                box.find)
