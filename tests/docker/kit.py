@@ -1,4 +1,6 @@
-"""Small helpers for the Docker fault, crash and privilege tests (not a test module).
+"""Small helpers for the Docker tests (not a test module): the fault, crash and privilege
+tests' plumbing, and the warm `tfwizard test` world the test-command, test-job and
+test-select modules share (make_test_world, via tests/docker/conftest.py).
 
 Busybox plans exercise the runner's plumbing in seconds; fixture recipes (the TF-shaped
 Bazel workspace in the offline Bazel image) the real thing.

@@ -10,7 +10,7 @@ and attach after the front end died (issue 23).
 
 The run is a detached exec of the warm container (`WarmContainer.start`): `bazel test`
 writes its output to a file of the state volume, the BEP to another, and the job follows
-both by reading them as they grow. So the run does not depend on the process that started
+both by reading what they gained since the last poll (filetail.py; RunFiles). So the run does not depend on the process that started
 it: `job.json` in the record folder names the exec, its files and the targets, and
 `TestJob.attach` follows the same files from where they are. The record folder
 (<data>/tests/<id>/) holds job.json (with its `status`: running, succeeded, failed or
@@ -140,7 +140,7 @@ class RunFiles:
         if final and self._partial:
             head, self._partial = head + b"\n" + self._partial, b""
         if head:
-            self.events.feed(bep_events(head.decode("utf-8", "replace").splitlines()))
+            self.events.feed(bep_events(head.decode("utf-8", "replace").split("\n")))
         if self.skip:
             dropped = lines[:self.skip]
             self.skip -= len(dropped)
