@@ -23,3 +23,19 @@ def remove_volumes(client, prefix: str) -> None:
     for vol in client.volumes.list():
         if vol.name.startswith(prefix + "-"):
             vol.remove(force=True)
+
+
+def remove_warm(client, space, plan) -> None:
+    """A benchmark's warm workspace (its container and volumes) and its plan's cache
+    volumes removed, then the client closed."""
+    import docker.errors
+
+    from tfwizard.core.build import warm
+
+    warm.remove_workspace(client, space)
+    for vol in plan.cache_volumes.values():
+        try:
+            client.volumes.get(vol).remove(force=True)
+        except docker.errors.APIError:
+            pass
+    client.close()

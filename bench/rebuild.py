@@ -43,11 +43,11 @@ from typing import Any
 if __package__:
     from . import bigws
     from . import rebuild_baseline as rb
-    from ._common import ROOT, world
+    from ._common import ROOT, remove_warm, world
 else:
     import bigws
     import rebuild_baseline as rb
-    from _common import ROOT, world
+    from _common import ROOT, remove_warm, world
 
 from tfwizard.core.build import warm  # noqa: E402
 from tfwizard.core.install import install_wheel, resolve_target  # noqa: E402
@@ -157,13 +157,7 @@ def measure_interleaved(subject: rb.Subject, bare_recipe: Path, recipe: Path,
             assert box_now is not None
             res["tfwizard"]["wheel"] = str(box_now)
     finally:
-        warm.remove_workspace(client, space)
-        for vol in plan.cache_volumes.values():
-            try:
-                client.volumes.get(vol).remove(force=True)
-            except docker.errors.APIError:
-                pass
-        client.close()
+        remove_warm(client, space, plan)
     for key, vals in times.items():
         side = "bare" if key.startswith("bare") else "tfwizard"
         res[side][f"{key}_s"] = [round(x, 3) for x in vals]

@@ -37,10 +37,10 @@ from typing import Any
 
 if __package__:
     from . import rebuild_baseline as rb
-    from ._common import ROOT, world
+    from ._common import ROOT, remove_warm, world
 else:
     import rebuild_baseline as rb
-    from _common import ROOT, world
+    from _common import ROOT, remove_warm, world
 
 from tfwizard.core.build import warm  # noqa: E402
 from tfwizard.core.build.testrun import tag_filters, test_argv  # noqa: E402
@@ -142,13 +142,7 @@ def measure(tmp: Path, rounds: int, say: Any = print) -> dict[str, Any]:
                         exec_s.append(run["seconds"])
                 say(f"round {n}: bare {bare_s[-1]:.2f} s, tfwizard {tfw_s[-1]:.2f} s")
     finally:
-        warm.remove_workspace(client, space)
-        for vol in tfw_plan.cache_volumes.values():
-            try:
-                client.volumes.get(vol).remove(force=True)
-            except docker.errors.APIError:
-                pass
-        client.close()
+        remove_warm(client, space, tfw_plan)
     out["bare_s"] = [round(x, 2) for x in bare_s]
     out["tfwizard_s"] = [round(x, 2) for x in tfw_s]
     out["tfwizard_bazel_exec_s"] = [round(x, 2) for x in exec_s]

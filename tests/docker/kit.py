@@ -1,4 +1,6 @@
-"""Small helpers for the Docker fault, crash and privilege tests (not a test module).
+"""Small helpers for the Docker tests (not a test module): the fault, crash and privilege
+tests' plumbing, and the warm `tfwizard test` world the test-command, test-job and
+test-select modules share (make_test_world, via tests/docker/conftest.py).
 
 Busybox plans exercise the runner's plumbing in seconds; fixture recipes (the TF-shaped
 Bazel workspace in the offline Bazel image) the real thing.
@@ -156,3 +158,57 @@ def docker_world(tmp_path_factory: Any, kind: str) -> Iterator[SimpleNamespace]:
         remove_build(ns.client, build_id)
     remove_caches(ns.client, ns.prefix)
     ns.client.close()
+
+
+#: the fixture workspace's tests that fail on purpose in the shared `tfwizard test` world
+FAILING_TESTS = ("//tensorflow/python/kernel_tests:matmul_op_test",
+                 "//tensorflow/python/kernel_tests:reduction_ops_test")
+#: what configure and Bazel write into the checkout, ignored as TensorFlow's .gitignore does
+GIT_IGNORED = "/bazel-*\n.tf_configure.bazelrc\n/tools/python_bin_path.sh\n"
+
+
+def git(cwd: Path, *args: str) -> None:
+    """git in `cwd` with a throwaway identity (output captured, failure raises)."""
+    import subprocess
+
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid",
+                    *args], cwd=cwd, check=True, capture_output=True)
+
+
+def make_test_world(tmp_path_factory: Any) -> Iterator[SimpleNamespace]:
+    """One warm `tfwizard test` world for the test-command, test-job and test-select
+    modules (the body of tests/docker/conftest.py's session fixture): the fixture workspace
+    as a git checkout, a recipe whose FAILING_TESTS fail, its warm container started (so
+    Bazel's server and outputs are built once for all three modules); removed at the end.
+    Each module keeps its own data folder (`data_dir`)."""
+    world.require_docker()
+    world.ensure_images()
+    import docker
+
+    from tfwizard.core.build import warm
+
+    base = tmp_path_factory.mktemp("testworld")
+    prefix = f"tfwizard-test-{uuid.uuid4().hex[:8]}"
+    workspace = world.copy_workspace(base)
+    (workspace / ".gitignore").write_text(GIT_IGNORED)
+    git(workspace, "init", "-q")
+    git(workspace, "add", "-A")
+    git(workspace, "commit", "-qm", "fixture")
+    recipe = world.fixture_recipe(base / "r.toml", workspace=workspace, prefix=prefix,
+                                  bazel_flags=["--test_env=TFW_FIXTURE_FAIL="
+                                               + ",".join(FAILING_TESTS)])
+    client = docker.from_env(timeout=300)
+    plan = make_plan(load_recipe(recipe), recipe_dir=recipe.parent)
+    space = warm.workspace_for(plan, str(recipe.resolve()))
+    warm.WarmContainer(client, plan, space, idle_s=900).ensure()
+    yield SimpleNamespace(recipe=recipe, base=base, workspace=workspace, client=client,
+                          plan=plan, space=space)
+    warm.remove_workspace(client, space)
+    remove_caches(client, prefix)
+    client.close()
+
+
+
+def data_dir(shared: SimpleNamespace, tmp_path_factory: Any, name: str) -> SimpleNamespace:
+    """The shared test world with a data folder (TFWIZARD_DATA_DIR) of a module's own."""
+    return SimpleNamespace(**vars(shared), data=tmp_path_factory.mktemp(name) / "data")

@@ -15,23 +15,20 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
-from types import SimpleNamespace
 
 import pytest
 
-from tests import world
+from tests.docker import kit
 from tfwizard.cli import capture
 from tfwizard.core.build import warm
-from tfwizard.core.build.plan import LABEL, make_plan
 from tfwizard.core.build.testjob import TestJob
-from tfwizard.core.recipe import load_recipe
+from tfwizard.core.build.testrun import parse_test_events
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 PASSING = "//tensorflow/core:reduction_ops_test"
 FLAKY = "//tensorflow/core:random_uniform_op_test"
-FAILING = "//tensorflow/python/kernel_tests:matmul_op_test"
+FAILING = kit.FAILING_TESTS[0]
 
 
 def sleepy(seconds: int) -> str:
@@ -40,28 +37,8 @@ def sleepy(seconds: int) -> str:
 
 
 @pytest.fixture(scope="module")
-def tj(tmp_path_factory):
-    world.require_docker()
-    world.ensure_images()
-    import docker
-
-    base = tmp_path_factory.mktemp("testjob")
-    prefix = f"tfwizard-test-{uuid.uuid4().hex[:8]}"
-    workspace = world.copy_workspace(base)
-    recipe = world.fixture_recipe(base / "r.toml", workspace=workspace, prefix=prefix,
-                                  bazel_flags=[f"--test_env=TFW_FIXTURE_FAIL={FAILING}"])
-    client = docker.from_env(timeout=300)
-    plan = make_plan(load_recipe(recipe), recipe_dir=recipe.parent)
-    space = warm.workspace_for(plan, str(recipe.resolve()))
-    box = warm.WarmContainer(client, plan, space, idle_s=900)
-    box.ensure()
-    yield SimpleNamespace(recipe=recipe, data=base / "data", client=client, plan=plan,
-                          space=space)
-    warm.remove_workspace(client, space)
-    for vol in client.volumes.list(filters={"label": LABEL}):
-        if vol.name.startswith(prefix):
-            vol.remove(force=True)
-    client.close()
+def tj(warm_test_world, tmp_path_factory):
+    return kit.data_dir(warm_test_world, tmp_path_factory, "testjob")
 
 
 def _box(tj) -> warm.WarmContainer:
@@ -109,6 +86,15 @@ def test_live_log_and_counts_come_while_bazel_test_runs(tj):
     assert "AssertionError" in (
         folder / "tests/tensorflow/python/kernel_tests/matmul_op_test/test.log").read_text()
     assert "Found 3 test targets" in (folder / "log.txt").read_text("utf-8")
+    # followed incrementally: the same results as a parse of the whole BEP file, and each
+    # byte of the output and BEP read once (plus a size line per file and poll), not at
+    # every 0.25 s poll as before
+    bep = (folder / "bep.json").read_bytes()
+    assert parse_test_events(bep.decode("utf-8").splitlines()) == (
+        result.run.tests, result.run.exit_name)
+    polls = sum(1 for _t, e in events if e.type != "finished")
+    log_bytes = len((folder / "log.txt").read_bytes())  # tagged: more than Bazel's output
+    assert len(bep) < job.bytes_read < len(bep) + log_bytes + 40 * (polls + 100)
 
 
 def test_cancel_stops_bazel_test_and_keeps_the_server(tj):

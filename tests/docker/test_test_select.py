@@ -8,58 +8,23 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import uuid
-from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
-from tests import world
+from tests.docker import kit
 from tfwizard.cli import capture
-from tfwizard.core.build import warm
-from tfwizard.core.build.plan import LABEL, make_plan
-from tfwizard.core.recipe import load_recipe
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 EDITED = "tensorflow/core/kernels/reduce_sum_op.cc"
 CC = "//tensorflow/core:reduction_ops_test"
-PY = "//tensorflow/python/kernel_tests:reduction_ops_test"
+PY = kit.FAILING_TESTS[1]
 BENCH = "//tensorflow/core:reduction_ops_benchmark_test"  # depends on it too: benchmark-test
-#: what configure and Bazel write into the checkout, ignored as TensorFlow's .gitignore does
-IGNORED = "/bazel-*\n.tf_configure.bazelrc\n/tools/python_bin_path.sh\n"
-
-
-def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid",
-                    *args], cwd=cwd, check=True, capture_output=True)
 
 
 @pytest.fixture(scope="module")
-def tw(tmp_path_factory):
-    world.require_docker()
-    world.ensure_images()
-    import docker
-
-    base = tmp_path_factory.mktemp("testsel")
-    prefix = f"tfwizard-test-{uuid.uuid4().hex[:8]}"
-    workspace = world.copy_workspace(base)
-    (workspace / ".gitignore").write_text(IGNORED)
-    _git(workspace, "init", "-q")
-    _git(workspace, "add", "-A")
-    _git(workspace, "commit", "-qm", "fixture")
-    recipe = world.fixture_recipe(base / "r.toml", workspace=workspace, prefix=prefix,
-                                  bazel_flags=[f"--test_env=TFW_FIXTURE_FAIL={PY}"])
-    client = docker.from_env(timeout=300)
-    plan = make_plan(load_recipe(recipe), recipe_dir=recipe.parent)
-    space = warm.workspace_for(plan, str(recipe.resolve()))
-    yield SimpleNamespace(recipe=recipe, data=base / "data", workspace=workspace, base=base)
-    warm.remove_workspace(client, space)
-    for vol in client.volumes.list(filters={"label": LABEL}):
-        if vol.name.startswith(prefix):
-            vol.remove(force=True)
-    client.close()
+def tw(warm_test_world, tmp_path_factory):
+    return kit.data_dir(warm_test_world, tmp_path_factory, "testsel")
 
 
 def _test(tw, *args: str) -> tuple[int, str, str]:

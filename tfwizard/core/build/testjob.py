@@ -10,7 +10,7 @@ and attach after the front end died (issue 23).
 
 The run is a detached exec of the warm container (`WarmContainer.start`): `bazel test`
 writes its output to a file of the state volume, the BEP to another, and the job follows
-both by reading them as they grow. So the run does not depend on the process that started
+both by reading what they gained since the last poll (filetail.py; RunFiles). So the run does not depend on the process that started
 it: `job.json` in the record folder names the exec, its files and the targets, and
 `TestJob.attach` follows the same files from where they are. The record folder
 (<data>/tests/<id>/) holds job.json (with its `status`: running, succeeded, failed or
@@ -32,10 +32,12 @@ from typing import Any, ClassVar
 from ..errors import UsageError
 from ..i18n import _
 from ..jobs import Event
-from .events import STDOUT, TFWIZARD, LogLines
+from .events import STDOUT, TFWIZARD, LineSplitter, LogLines
+from .filetail import FileTail, container_runner
 from .plan import RECORD
+from .progress import bep_events
 from .record import atomic_write
-from .testrun import TestResult, TestRun, keep_record, parse_test_events, tag_filters, test_argv
+from .testrun import TestEvents, TestResult, TestRun, keep_record, tag_filters, test_argv
 from .warm import BUILD_SCRIPT, WarmContainer
 
 #: how often the job reads the growing log and BEP files (seconds)
@@ -101,27 +103,50 @@ class TestFinished(Event):
                 "run": self.result.run.to_json()}
 
 
-def progress_of(bep_text: str) -> TestProgress:
-    """The counts in a (partial) BEP file: results so far, the test targets configured."""
-    lines = bep_text.splitlines()
-    tests, _exit = parse_test_events(lines)
-    done = [t for t in tests if t.status != "NO_STATUS"]
-    total = 0
-    for raw in lines:
-        if '"targetConfigured"' not in raw:
-            continue
-        try:
-            configured = json.loads(raw).get("configured", {})
-        except ValueError:
-            continue
-        if configured.get("testSize") or configured.get("targetKind", "").endswith(
-                "_test rule"):
-            total += 1
+def progress_of(seen: TestEvents) -> TestProgress:
+    """The counts of a (partial) BEP file's events: results so far, the test targets
+    configured."""
+    done = [t for t in seen.tests() if t.status != "NO_STATUS"]
     return TestProgress(
         passed=sum(t.status == "PASSED" for t in done),
         failed=sum(t.status not in ("PASSED", "FLAKY") for t in done),
         flaky=sum(t.status == "FLAKY" for t in done),
-        cached=sum(t.cached for t in done), total=max(total, len(done)), tests=tuple(done))
+        cached=sum(t.cached for t in done), total=max(seen.configured, len(done)),
+        tests=tuple(done))
+
+
+class RunFiles:
+    """A run's output and BEP files read as they grow (`tail`: those two, in that order):
+    each byte read once, each BEP line decoded once (testrun.TestEvents keeps the results).
+    """
+
+    def __init__(self, tail: FileTail, skip: int = 0) -> None:
+        """`skip`: output lines already logged (by a process that was killed)."""
+        self.tail = tail
+        self.out = LineSplitter()
+        self.skip = skip
+        self.seen = skip
+        self.bep: list[bytes] = []  # the BEP file's bytes, for the record
+        self._partial = b""  # a BEP line still being written
+        self.events = TestEvents()
+
+    def poll(self, final: bool) -> list[str]:
+        """The output's new complete lines (all of them when `final`: the run ended); the
+        BEP's new complete events into `events`."""
+        out, bep = self.tail.poll()
+        lines = self.out.feed(out) + (self.out.flush() if final else [])
+        self.bep.append(bep)
+        head, _nl, self._partial = (self._partial + bep).rpartition(b"\n")
+        if final and self._partial:
+            head, self._partial = head + b"\n" + self._partial, b""
+        if head:
+            self.events.feed(bep_events(head.decode("utf-8", "replace").split("\n")))
+        if self.skip:
+            dropped = lines[:self.skip]
+            self.skip -= len(dropped)
+            lines = lines[len(dropped):]
+        self.seen += len(lines)
+        return lines
 
 
 class TestJob:
@@ -139,6 +164,7 @@ class TestJob:
         self.result: TestJobResult | None = None
         self._cancel = False
         self._started = spec.get("started", time.time())
+        self.bytes_read = 0  # of the output and BEP files, once the run ended
 
     # -- making one ----------------------------------------------------------------------------
     @classmethod
@@ -198,24 +224,23 @@ class TestJob:
         from .record import BuildRecord
 
         log = BuildRecord.reopen(self.record_dir)  # after attach: the lines it holds
-        seen = sum(1 for channel, _line in log.replay() if channel == STDOUT) \
+        skip = sum(1 for channel, _line in log.replay() if channel == STDOUT) \
             if log.log_path.is_file() else 0
+        box = self.box
+        follow = RunFiles(FileTail(container_runner(box.client, box.container.id,
+                                                    box.plan.user or ""),
+                                   [self.spec["out"], self.spec["bep"]]), skip)
         last: TestProgress | None = None
         code: int | None = None
-        bep = ""
         try:
             while True:
                 running, code = await call(None, self.box.exit_code, self.spec["exec_id"])
-                text, bep = await call(None, self._read_files)
-                lines = text.splitlines()
-                if running and text and not text.endswith("\n"):
-                    lines = lines[:-1]  # a line still being written
-                if len(lines) > seen:
-                    new = lines[seen:]
+                at = follow.seen + 1
+                new = await call(None, follow.poll, not running)
+                if new:
                     log.append(STDOUT, new)
-                    yield LogLines(STDOUT, tuple(new), seen + 1)
-                    seen = len(lines)
-                progress = progress_of(bep)
+                    yield LogLines(STDOUT, tuple(new), at)
+                progress = progress_of(follow.events)
                 if progress != last:
                     last = progress
                     yield progress
@@ -224,7 +249,8 @@ class TestJob:
                 await asyncio.sleep(self.poll_s)
         finally:
             log.close()
-        yield TestFinished(await call(None, self._finish, code, bep))
+        self.bytes_read = follow.tail.bytes_read
+        yield TestFinished(await call(None, self._finish, code, follow))
 
     def _launch(self) -> str:
         step = next(s for s in self.box.plan.steps if s.name == "build")
@@ -236,17 +262,12 @@ class TestJob:
         return self.box.start(argv, env=step.env, workdir=step.workdir,
                               token=self.spec["token"])
 
-    def _read_files(self) -> tuple[str, str]:
-        out = self.box.read_file(self.spec["out"]) or b""
-        bep = self.box.read_file(self.spec["bep"]) or b""
-        return out.decode("utf-8", "replace"), bep.decode("utf-8", "replace")
-
-    def _finish(self, code: int | None, bep: str) -> TestJobResult:
-        tests, exit_name = parse_test_events(bep.splitlines())
-        run = TestRun(code, exit_name, time.time() - float(self._started), tests,
+    def _finish(self, code: int | None, follow: RunFiles) -> TestJobResult:
+        run = TestRun(code, follow.events.exit_name, time.time() - float(self._started),
+                      follow.events.tests(),
                       cancelled=self._cancel or self.box.cancelled, argv=self.spec["argv"],
                       record_dir=self.record_dir)
-        keep_record(self.box, run, bep.encode("utf-8"))
+        keep_record(self.box, run, b"".join(follow.bep))
         self.result = TestJobResult(run)
         self.spec["status"] = self.result.status
         self._save_spec()

@@ -1,12 +1,12 @@
-"""`tfwizard test` (issue 23): `bazel test` in the recipe's warm container (warm.py), with
-the build's flags, configure answers and caches, and TensorFlow's own tag filters.
+"""`tfwizard test` (issue 23): what a `bazel test` run in the recipe's warm container
+(warm.py) is made of -- the build's flags, configure answers and caches with TensorFlow's
+own tag filters (test_argv, tag_filters), and what it left (parse_test_events, keep_record).
+The run itself is testjob.TestJob.
 
-    box = WarmContainer(client, plan, workspace); box.ensure()
-    run = run_tests(box, ["//tensorflow/core:reduction_ops_test"], gpu=False,
-                    record_dir=folder, on_output=print)
-    for test in run.tests: test.label, test.status, test.duration_s, test.attempts
+    tests, exit_name = parse_test_events(bep_lines)
+    for test in tests: test.label, test.status, test.duration_s, test.attempts
 
-The per-test results come from this run's own BEP file (`testResult` per attempt,
+The per-test results come from the run's own BEP file (`testResult` per attempt,
 `testSummary` per test; keyed by label, the configuration id changes with test options).
 The record folder keeps log.txt, the BEP file, every test's `test.xml` and each failing
 test's own `test.log` under tests/<package>/<name>/, and result.json.
@@ -15,7 +15,6 @@ test's own `test.log` under tests/<package>/<name>/, and result.json.
 from __future__ import annotations
 
 import json
-import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cache
@@ -25,9 +24,9 @@ from typing import Any
 from ..errors import KnowledgeError
 from ..i18n import _
 from ..resources import resource_path
-from .plan import RECORD, BuildPlan
+from .plan import BuildPlan
 from .progress import bep_events, file_uri_path
-from .warm import BEP_FLAG, BUILD_SCRIPT, OnOutput, WarmContainer, bep_flag
+from .warm import BEP_FLAG, WarmContainer, bep_flag
 
 #: statuses that count as a pass (Bazel's exit code is 0 with a FLAKY test)
 PASSING = frozenset({"PASSED", "FLAKY"})
@@ -115,39 +114,65 @@ def _outputs(result: dict[str, Any]) -> dict[str, str]:
             for o in result.get("testActionOutput", [])}
 
 
+class TestEvents:
+    """The per-test results of a BEP file fed event by event (each line decoded once, as it
+    arrives): `tests()` and `exit_name` at any point, `configured` test targets so far."""
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self) -> None:
+        """Nothing seen yet."""
+        self._attempts: dict[str, list[dict[str, Any]]] = {}
+        self._summaries: dict[str, dict[str, Any]] = {}
+        self.exit_name = ""
+        self.configured = 0  # test targets Bazel configured (its targetConfigured events)
+
+    def feed(self, events: Iterable[dict[str, Any]]) -> TestEvents:
+        """Take more events (in the file's order); returns self."""
+        for event in events:
+            ident = event.get("id", {})
+            if "testResult" in ident and "testResult" in event:
+                self._attempts.setdefault(ident["testResult"].get("label", ""), []).append(
+                    {**event["testResult"], "_attempt": ident["testResult"].get("attempt", 1)})
+            elif "testSummary" in ident and "testSummary" in event:
+                label = ident["testSummary"].get("label", "")
+                self._attempts.setdefault(label, [])
+                self._summaries[label] = event["testSummary"]
+            elif "finished" in event:
+                self.exit_name = event["finished"].get("exitCode", {}).get("name", "")
+                if not self.exit_name and event["finished"].get("overallSuccess"):
+                    self.exit_name = "SUCCESS"
+            elif "targetConfigured" in ident and isinstance(event.get("configured"), dict):
+                configured = event["configured"]
+                if configured.get("testSize") or str(configured.get("targetKind", "")
+                                                     ).endswith("_test rule"):
+                    self.configured += 1
+        return self
+
+    def tests(self) -> list[TestResult]:
+        """The results so far, in the order Bazel finished them."""
+        out: list[TestResult] = []
+        for label, runs in self._attempts.items():
+            runs = sorted(runs, key=lambda r: int(r.get("_attempt", 1)))
+            last = runs[-1] if runs else {}
+            summary = self._summaries.get(label, {})
+            files = _outputs(last)
+            status = summary.get("overallStatus") or last.get("status") or "NO_STATUS"
+            millis = summary.get("totalRunDurationMillis",
+                                 last.get("testAttemptDurationMillis", 0))
+            count = int(summary.get("totalRunCount", 0) or len(runs))
+            cached = bool(int(summary.get("totalNumCached", 0) or 0)) or any(
+                r.get("cachedLocally") for r in runs)
+            out.append(TestResult(label, str(status), int(millis or 0) / 1000.0, count,
+                                  cached, files.get("test.log", ""), files.get("test.xml", "")))
+        return out
+
+
 def parse_test_events(lines: Iterable[str]) -> tuple[list[TestResult], str]:
     """The per-test results of a BEP file (in the order Bazel finished them) and Bazel's
     exit name (`SUCCESS`, `TESTS_FAILED`, `NO_TESTS_FOUND`, ...; "" when unfinished)."""
-    attempts: dict[str, list[dict[str, Any]]] = {}
-    summaries: dict[str, dict[str, Any]] = {}
-    exit_name = ""
-    for event in bep_events(lines):
-        ident = event.get("id", {})
-        if "testResult" in ident and "testResult" in event:
-            attempts.setdefault(ident["testResult"].get("label", ""), []).append(
-                {**event["testResult"], "_attempt": ident["testResult"].get("attempt", 1)})
-        elif "testSummary" in ident and "testSummary" in event:
-            label = ident["testSummary"].get("label", "")
-            attempts.setdefault(label, [])
-            summaries[label] = event["testSummary"]
-        elif "finished" in event:
-            exit_name = event["finished"].get("exitCode", {}).get("name", "")
-            if not exit_name and event["finished"].get("overallSuccess"):
-                exit_name = "SUCCESS"
-    out: list[TestResult] = []
-    for label, runs in attempts.items():
-        runs.sort(key=lambda r: int(r.get("_attempt", 1)))
-        last = runs[-1] if runs else {}
-        summary = summaries.get(label, {})
-        files = _outputs(last)
-        status = summary.get("overallStatus") or last.get("status") or "NO_STATUS"
-        millis = summary.get("totalRunDurationMillis", last.get("testAttemptDurationMillis", 0))
-        count = int(summary.get("totalRunCount", 0) or len(runs))
-        cached = bool(int(summary.get("totalNumCached", 0) or 0)) or any(
-            r.get("cachedLocally") for r in runs)
-        out.append(TestResult(label, str(status), int(millis or 0) / 1000.0, count, cached,
-                              files.get("test.log", ""), files.get("test.xml", "")))
-    return out, exit_name
+    seen = TestEvents().feed(bep_events(lines))
+    return seen.tests(), seen.exit_name
 
 
 def test_argv(plan: BuildPlan, targets: Sequence[str], bep: str, filters: Sequence[str],
@@ -166,44 +191,6 @@ def test_argv(plan: BuildPlan, targets: Sequence[str], bep: str, filters: Sequen
     if not any(a.startswith(BEP_FLAG) for a in argv):
         extra.append(BEP_FLAG + bep)
     return [*argv[:at + 1], *extra, *argv[at + 1:], "--", *targets]
-
-
-def run_tests(box: WarmContainer, targets: Sequence[str], *, gpu: bool,
-              record_dir: Path | None = None, on_output: OnOutput | None = None) -> TestRun:
-    """configure-if-changed and `bazel test` in one exec of the warm container (started by
-    the caller); the results from this run's BEP; the record written when `record_dir`."""
-    step = next(s for s in box.plan.steps if s.name == "build")
-    token = secrets.token_hex(6)
-    bep = f"{RECORD}/bep-{token}.json"
-    argv = test_argv(box.plan, targets, bep, tag_filters().for_container(gpu))
-    conf, failed = box.configure_first(step, on_output)
-    if failed is not None:
-        return TestRun(failed.exit_code, "", failed.seconds, cancelled=failed.cancelled,
-                       argv=argv, record_dir=record_dir)
-    log = None
-    if record_dir is not None:
-        from .record import BuildRecord
-
-        record_dir.mkdir(parents=True, exist_ok=True)
-        log = BuildRecord(record_dir)
-
-    def out(channel: str, line: str) -> None:
-        if log is not None:
-            log.append("stderr" if channel == "stderr" else "stdout", [line])
-        if on_output is not None:
-            on_output(channel, line)
-
-    result = box.exec(["sh", "-c", BUILD_SCRIPT, "sh", bep, str(len(conf)), *conf, *argv],
-                      env=step.env, workdir=step.workdir, on_output=out, token=token)
-    if log is not None:
-        log.close()
-    data = box.read_file(bep) or b""
-    tests, exit_name = parse_test_events(data.decode("utf-8", "replace").splitlines())
-    run = TestRun(result.exit_code, exit_name, result.seconds, tests,
-                  cancelled=result.cancelled, argv=argv, record_dir=record_dir)
-    if record_dir is not None:
-        keep_record(box, run, data)
-    return run
 
 
 def keep_record(box: WarmContainer, run: TestRun, bep: bytes) -> None:

@@ -8,6 +8,7 @@ from tfwizard.core.host import HostProfile
 
 from ..i18n import tr
 from ..state import WizardState
+from ..widgets.one_family import fallback_family
 
 
 def _gib(value: int | None) -> str:
@@ -88,4 +89,6 @@ def host_html(host: HostProfile | None, state: WizardState, title: str) -> str:
     # font sat on another baseline than the values (UX review, zh_CN Welcome)
     cells = "".join(f"<tr><td valign='top' style='padding-right:12px; color:#555'>{e(k)}</td>"
                     f"<td valign='top'>{e(v)}</td></tr>" for k, v in rows)
-    return f"<b>{e(title)}</b><table>{cells}</table>"
+    family = fallback_family(t for row in rows for t in row)  # one baseline a row (zh_CN)
+    style = f" style=\"font-family:'{e(family)}'\"" if family else ""
+    return f"<b>{e(title)}</b><table{style}>{cells}</table>"

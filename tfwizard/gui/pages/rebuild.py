@@ -141,6 +141,11 @@ class RebuildBar(QWidget):
         count = self.watcher.start(source)
         self.status.setText(tr("Watching {count} files and folders in {path}").format(
             count=count, path=source))
+        self.status.setToolTip("")
+        if self.watcher.skipped:
+            from .rebuild_limit import say_watch_limit
+
+            say_watch_limit(self.status, self.watcher, source)
 
     def _saved(self, path: str) -> None:
         if not self.on_save.isChecked() or self._queued():

@@ -9,7 +9,10 @@ editor swap and backup files).
 
 Files are watched one by one (an in-place write changes no folder), folders for files
 that appear, vanish or are replaced by a rename (how many editors save). A tree larger
-than `max_paths` is watched in part; `watched` says how much.
+than `max_paths` (a whole TensorFlow checkout: about 30,000 files) is watched in part:
+every folder first (so a save by rename is seen anywhere), then the files under
+`tensorflow/` (where kernels and ops live), then the others; `watched` says how many
+paths are watched and `skipped` how many were left out.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ IGNORED_NAMES = frozenset({".git", ".tf_configure.bazelrc", "__pycache__", ".cac
 IGNORED_SUFFIXES = ("~", ".swp", ".swo", ".swx", ".tmp", ".bak", ".orig", ".pyc")
 #: at most this many paths (inotify watches are a per-user resource)
 MAX_PATHS = 8000
+#: the top folder whose files are watched before the others' when not all fit
+FIRST_FOLDER = "tensorflow"
 
 
 def ignored(name: str) -> bool:
@@ -62,6 +67,7 @@ class SourceWatcher(QObject):
         self.root: Path | None = None
         self.max_paths = max_paths
         self.watched = 0
+        self.skipped = 0  # paths left out at the max_paths cap
         self.last_changed = ""
         self._fs: QFileSystemWatcher | None = None
         self._listings: dict[str, dict[str, int]] = {}
@@ -82,8 +88,8 @@ class SourceWatcher(QObject):
         self._fs = QFileSystemWatcher(self)
         self._fs.fileChanged.connect(self._file_changed)
         self._fs.directoryChanged.connect(self._dir_changed)
-        self.watched = 0
-        self._add_tree(str(root))
+        self.watched = self.skipped = 0
+        self._add_tree(str(root), first=os.path.join(str(root), FIRST_FOLDER))
         return self.watched
 
     def stop(self) -> None:
@@ -93,23 +99,30 @@ class SourceWatcher(QObject):
             self._fs.deleteLater()
         self._fs = None
         self._listings = {}
-        self.watched = 0
+        self.watched = self.skipped = 0
 
     def _add(self, path: str) -> None:
-        if self._fs is not None and self.watched < self.max_paths and self._fs.addPath(path):
+        if self._fs is None:
+            return
+        if self.watched >= self.max_paths:
+            self.skipped += 1
+        elif self._fs.addPath(path):
             self.watched += 1
 
-    def _add_tree(self, top: str) -> None:
-        for folder, dirs, files in os.walk(top):
+    def _add_tree(self, top: str, first: str = "") -> None:
+        """Every folder under `top`, then its files: those under `first` before the rest."""
+        files: list[str] = []
+        for folder, dirs, names in os.walk(top):
             dirs[:] = sorted(d for d in dirs if not ignored(d)
                              and not os.path.islink(os.path.join(folder, d)))
             self._add(folder)
             self._listings[folder] = _listing(folder)
-            for name in sorted(files):
-                if not ignored(name):
-                    self._add(os.path.join(folder, name))
-            if self.watched >= self.max_paths:
-                return
+            files.extend(os.path.join(folder, n) for n in sorted(names) if not ignored(n))
+        if first:
+            inside = first + os.sep
+            files.sort(key=lambda path: not path.startswith(inside))  # stable: tree order
+        for path in files:
+            self._add(path)
 
     def _changed(self, path: str) -> None:
         self.last_changed = path
