@@ -231,9 +231,10 @@ class TestJob:
         conf, failed = self.box.configure_first(step)
         if failed is not None:  # configure in a folder of its own failed: say so in the log
             conf = ["sh", "-c", f"echo 'configure exited {failed.exit_code}'; exit 1"]
+        test, secret_env = self.box.secrets.build(self.spec["argv"])  # this exec's only
         argv = ["sh", "-c", TO_FILE, "sh", self.spec["out"], "sh", "-c", BUILD_SCRIPT, "sh",
-                self.spec["bep"], str(len(conf)), *conf, *self.spec["argv"]]
-        return self.box.start(argv, env=step.env, workdir=step.workdir,
+                self.spec["bep"], str(len(conf)), *conf, *test]
+        return self.box.start(argv, env={**step.env, **secret_env}, workdir=step.workdir,
                               token=self.spec["token"])
 
     def _read_files(self) -> tuple[str, str]:

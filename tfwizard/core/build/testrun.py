@@ -25,6 +25,7 @@ from typing import Any
 from ..errors import KnowledgeError
 from ..i18n import _
 from ..resources import resource_path
+from ..secrets import redact
 from .plan import RECORD, BuildPlan
 from .progress import bep_events, file_uri_path
 from .warm import BEP_FLAG, BUILD_SCRIPT, OnOutput, WarmContainer, bep_flag
@@ -193,8 +194,10 @@ def run_tests(box: WarmContainer, targets: Sequence[str], *, gpu: bool,
         if on_output is not None:
             on_output(channel, line)
 
-    result = box.exec(["sh", "-c", BUILD_SCRIPT, "sh", bep, str(len(conf)), *conf, *argv],
-                      env=step.env, workdir=step.workdir, on_output=out, token=token)
+    run_argv, secret_env = box.secrets.build(argv)  # ${ENV} secrets: this exec's only
+    result = box.exec(["sh", "-c", BUILD_SCRIPT, "sh", bep, str(len(conf)), *conf, *run_argv],
+                      env={**step.env, **secret_env}, workdir=step.workdir, on_output=out,
+                      token=token)
     if log is not None:
         log.close()
     data = box.read_file(bep) or b""
@@ -208,11 +211,20 @@ def run_tests(box: WarmContainer, targets: Sequence[str], *, gpu: bool,
 
 def keep_record(box: WarmContainer, run: TestRun, bep: bytes) -> None:
     """Into run.record_dir: bep.json, every test's test.xml and each failing test's own
-    test.log (tests/<package>/<name>/), and result.json."""
+    test.log (tests/<package>/<name>/), and result.json; the ${ENV} secrets' values masked
+    (the BEP repeats the client's environment and the rc files' flags)."""
     from .record import atomic_write
 
     assert run.record_dir is not None
-    atomic_write(run.record_dir / "bep.json", bep)
+    values = tuple(box.secrets.step.values.values())
+
+    def masked(data: bytes) -> bytes:
+        if not values:
+            return data
+        text = data.decode("utf-8", "replace")
+        return "\n".join(redact(line, values) for line in text.split("\n")).encode("utf-8")
+
+    atomic_write(run.record_dir / "bep.json", masked(bep))
     for test in run.tests:
         wanted = [test.xml] + ([test.log] if not test.passed else [])
         for path in wanted:
@@ -221,7 +233,7 @@ def keep_record(box: WarmContainer, run: TestRun, bep: bytes) -> None:
                 continue
             dest = run.record_dir / "tests" / test.folder() / Path(path).name
             dest.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(dest, data)
+            atomic_write(dest, masked(data))
     atomic_write(run.record_dir / "result.json", json.dumps(run.to_json(), indent=2) + "\n")
 
 
