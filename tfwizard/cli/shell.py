@@ -38,14 +38,12 @@ def start_warm(env: Environment, client: Any, path: Any, recipe: Any, plan: Any,
     """The recipe's warm container (a WarmContainer), reused or started (said on stderr);
     the recipe's ${ENV} secrets from this environment, passed per exec (warmsecrets.py)."""
     from ..core.build import warm
-    from ..core.build.containers import StepSecrets
     from ..core.build.warmrun import recipe_idle_s
+    from ..core.build.warmsecrets import secret_values
 
     idle = recipe_idle_s(recipe.build.warm_idle_min) if idle_min is None else int(idle_min * 60)
-    found = StepSecrets(plan, env.env)
-    found.check()  # UsageError naming an unset one
     box = warm.WarmContainer(client, plan, warm.workspace_for(plan, str(path.resolve())),
-                             idle_s=idle, secrets=found.values)
+                             idle_s=idle, secrets=secret_values(plan, env.env))
     if not box.ensure():
         env.err(_("started the warm build container {name} (idle timeout {minutes} min)"
                   ).format(name=box.workspace.container_name, minutes=idle // 60))

@@ -4,8 +4,8 @@ test` that `tfwizard test` derives from it leave the argv for the exec's rc vari
 from __future__ import annotations
 
 from tests import world
-from tfwizard.core.build.plan import make_plan
 from tfwizard.core.build import testrun
+from tfwizard.core.build.plan import make_plan
 from tfwizard.core.build.warmsecrets import NAMES_VAR, RC_VAR, SECRET_BUILD, WarmSecrets
 from tfwizard.core.recipe import load_recipe
 

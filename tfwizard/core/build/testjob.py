@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import secrets
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -328,10 +329,13 @@ class RecipeTestJob:
         from .plan import make_plan
         from .testrun import has_gpu
         from .warm import workspace_for
+        from .warmsecrets import secret_values
 
         base = Path(self.recipe_id).parent if self.recipe.path else None
         plan = make_plan(self.recipe, recipe_dir=base)
-        box = WarmContainer(client, plan, workspace_for(plan, self.recipe_id))
+        box = WarmContainer(client, plan, workspace_for(plan, self.recipe_id),
+                            secrets=secret_values(plan, os.environ if self.env is None
+                                                  else self.env))
         box.ensure()
         return box, has_gpu(box)
 

@@ -73,6 +73,14 @@ fi
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+def secret_values(plan: BuildPlan, env: Mapping[str, str]) -> dict[str, str]:
+    """The values in `env` of the plan's ${ENV} references, for WarmContainer(secrets=)
+    (`tfwizard shell`, `tfwizard test`, the Test page); UsageError naming an unset one."""
+    found = StepSecrets(plan, env)
+    found.check()
+    return found.values
+
+
 class WarmSecrets:
     """A plan's secrets for the warm container: its environment without them, each exec's
     environment with them, and the build's argv without secret flags."""
