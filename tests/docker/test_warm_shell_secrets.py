@@ -128,3 +128,45 @@ def test_test_command_passes_the_secret_header_per_exec(sw, spy):
     record = "".join(p.read_text("utf-8", "replace")
                      for p in Path(run["record_dir"]).rglob("*") if p.is_file())
     _nothing_shows(sw, spy, out, err, record)
+
+
+def test_interactive_shell_on_a_terminal_sees_the_secret_variable(sw, tmp_path):
+    """`tfwizard shell RECIPE` on a pseudo-terminal: bash -l in an exec with a TTY, the
+    secret variable resolved in that exec's environment."""
+    import pty
+    import select
+    import subprocess
+    import sys
+    import time
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "tfwizard", "shell", str(sw.recipe)],
+                            stdin=slave, stdout=slave, stderr=slave, env=sw.env,
+                            close_fds=True)
+    os.close(slave)
+    out, sent = b"", False
+    deadline = time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline:
+            ready, _w, _x = select.select([master], [], [], 1.0)
+            if not ready:
+                if proc.poll() is not None:
+                    break
+                continue
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # the other side closed
+                break
+            out += data
+            # type only once bash prompts: the raw mode switch discards earlier input
+            if not sent and out.rstrip().endswith((b"$", b"#")):
+                os.write(master, b'echo "len=${#HTTP_PROXY}"; exit\n')
+                sent = True
+        assert proc.wait(timeout=30) == 0, out[-2000:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+    text = out.decode("utf-8", "replace")
+    assert sent and f"len={len(sw.proxy_url)}" in text, text[-2000:]
+    assert PROXY_PASS not in text
