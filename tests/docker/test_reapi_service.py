@@ -13,6 +13,7 @@ address only while it exists (`reapi.bridge_endpoint`); one test builds over the
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import time
@@ -29,7 +30,7 @@ from tests.reapi.service import ReapiService, bridge_address
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 SMALL_TARGET = "//tensorflow/core:platform"  # four compiles and an archive
-_PROCESSES = re.compile(r"^INFO: \d+ processes?: (.*)$", re.M)
+_PROCESSES = re.compile(r"^INFO: \d+ process(?:es)?: (.*)$", re.M)  # "1 process: ..."
 
 
 def _counts(output: str) -> dict[str, int]:
@@ -363,3 +364,96 @@ def test_worker_ends_an_action_past_its_timeout(reapi):
                         properties={"container-image": f"docker://{world.IMAGE}"})
     assert res["status"]["code"] == "DEADLINE_EXCEEDED", res
     assert time.monotonic() - t0 < 30  # the sleep was killed, not waited for
+
+
+# -- the warm path (issue 17): `tfwizard build` without --fresh, the recipe's executor --------
+_HOST = Path(__file__).resolve().parents[1] / "data/hosts/no-gpu-server.json"
+_KERNEL = "tensorflow/core/kernels/add_op.cc"
+
+
+def _warm_build(recipe: Path, env: dict[str, str]) -> SimpleNamespace:
+    """`tfwizard build RECIPE` (warm); its record folder, log and Bazel's process counts."""
+    from tfwizard.cli import capture
+
+    t0 = time.monotonic()
+    status, out, err = capture(["build", str(recipe), "--host", str(_HOST)], env)
+    wall = time.monotonic() - t0
+    assert int(status) == 0, (out + err)[-5000:]
+    record = Path(next(x for x in out.splitlines()[::-1] if x.startswith("Record: ")).split()[1])
+    log = (record / "log.txt").read_text("utf-8")
+    bazel = re.sub(r"^\w+ \| ", "", log, flags=re.M)  # the record's "err | " channel marks
+    return SimpleNamespace(out=out + err, record=record, log=log, counts=_counts(bazel),
+                           wall=wall)
+
+
+def _bazel_actions(actions: list[dict]) -> list[dict]:
+    """The worker's records less tfwizard's preflight probe (a no-op action of its own)."""
+    from tfwizard.core.reapi import PROBE_ARGV
+
+    return [a for a in actions if a.get("argv") != list(PROBE_ARGV)]
+
+
+def test_warm_build_with_the_recipes_executor_runs_remotely_and_reuses_its_container(
+        reapi, rx, tmp_path):
+    import docker
+
+    from tests.docker import kit
+    from tfwizard.core.build import warm
+    from tfwizard.core.build.plan import make_plan
+    from tfwizard.core.recipe import load_recipe
+
+    token = uuid.uuid4().hex[:8]
+    prefix = f"tfwizard-test-rxw-{token}"
+    ws = world.copy_workspace(tmp_path)
+    recipe = world.fixture_recipe(
+        tmp_path / "r.toml", workspace=ws, prefix=prefix, network="host",
+        name=f"rxw-{token}", bazel_flags=[_run_copt(token)],
+        extra=(f'[remote]\nexecutor = "{reapi.endpoint}"\n'
+               f'instance_name = "{reapi.instance_name}"\n'))
+    env = {**os.environ, "TFWIZARD_DATA_DIR": str(tmp_path / "data")}
+    client = docker.from_env(timeout=300)
+    space = warm.workspace_for(make_plan(load_recipe(recipe), recipe_dir=tmp_path),
+                               str(recipe.resolve()))
+    try:
+        mark = reapi.mark()
+        first = _warm_build(recipe, env)
+        assert "warm build container" in first.out and "started" in first.out
+        ran = _bazel_actions(reapi.actions(mark))
+        assert first.counts.get("remote", 0) >= 20, first.counts
+        assert len(ran) >= first.counts["remote"], (first.counts, len(ran))
+        assert {a["image"] for a in ran} == {world.IMAGE}
+        assert len(_compiles_of(ran, token)) >= 20
+        wheel = Path(next(x for x in first.out.splitlines() if x.startswith("Wheel: "))[7:])
+        with zipfile.ZipFile(wheel) as zf:
+            assert any(n.endswith("libtensorflow_framework.so") for n in zf.namelist())
+        box = client.containers.get(space.container_name)
+        assert box.labels.get(warm.WORKSPACE_LABEL) == space.key
+
+        # one file edited: the same container, configure not run again, that one compile
+        # (and what depends on it) executed remotely
+        kernel = ws / _KERNEL
+        kernel.write_text(kernel.read_text("utf-8")
+                          + '\nextern "C" int tfw_rx_edit(void) { return 17; }\n', "utf-8")
+        mark = reapi.mark()
+        second = _warm_build(recipe, env)
+        assert "reused" in second.out, second.out[-2000:]
+        assert client.containers.get(space.container_name).id == box.id
+        assert warm.SKIP_LINE in second.log
+        ran = _bazel_actions(reapi.actions(mark))
+        assert 0 < second.counts.get("remote", 0) < first.counts["remote"], second.counts
+        assert any(a["argv"][-1].endswith("add_op.cc") or _KERNEL in a["argv"] for a in ran), \
+            [a["argv"][-1] for a in ran]
+
+        # nothing changed: nothing executes, remotely or here
+        mark = reapi.mark()
+        third = _warm_build(recipe, env)
+        assert client.containers.get(space.container_name).id == box.id
+        assert _bazel_actions(reapi.actions(mark)) == []
+        assert "remote" not in third.counts and "linux-sandbox" not in third.counts, third.counts
+        print(f"\nwarm + remote executor: first {first.wall:.1f} s ({first.counts}), "
+              f"one-file edit {second.wall:.1f} s ({second.counts}), "
+              f"no-op {third.wall:.1f} s ({third.counts})")
+    finally:
+        warm.remove_workspace(client, space)
+        kit.remove_caches(client, prefix)
+        client.close()

@@ -51,6 +51,21 @@ class ExecSpy:
         return getattr(self._api, name)
 
 
+#: what the workspace's configure.py prints about RC_VAR in its environment
+CONFIGURE_SAYS = "tfw-test: configure's environment: rc lines"
+
+
+def _say_whether_configure_sees_the_rc(ws: Path) -> None:
+    """Make the fixture's configure.py print whether RC_VAR is in its environment."""
+    script = ws / "configure.py"
+    text = script.read_text("utf-8")
+    probe = (f'import os\nprint("{CONFIGURE_SAYS}", "set" if "{RC_VAR}" in os.environ '
+             'else "unset", flush=True)\n')
+    script.write_text(text.replace("\nimport argparse\n", "\n" + probe + "import argparse\n", 1),
+                      "utf-8")
+    assert CONFIGURE_SAYS in script.read_text("utf-8")
+
+
 def _server_environ(client, container: str) -> str:
     """The running Bazel server's environment, read in the container (NUL -> newline)."""
     box = client.containers.get(container)
@@ -96,6 +111,7 @@ def test_warm_build_passes_secrets_per_exec_and_a_changed_one_restarts_the_serve
             NginxServer(tmp_path / "cache") as cache:
         (cache.root / "warm-secret-probe.bin").write_bytes(payload)
         ws = _workspace_with_download(tmp_path, f"{cache.url}warm-secret-probe.bin", payload)
+        _say_whether_configure_sees_the_rc(ws)
         extra = ('[network]\nhttp_proxy = "${TFWS_PROXY}"\n'
                  f'[remote]\ncache = "{cache.url}"\nupload = true\n'
                  'headers = ["x-api-key=${TFWS_API_KEY}"]\n')
@@ -112,6 +128,8 @@ def test_warm_build_passes_secrets_per_exec_and_a_changed_one_restarts_the_serve
             runner, log = _run(client, plan, recipe, tmp_path, env, "1")
             space = runner.workspace
             assert "warm build container" in log and "step build: warm exec" in log
+            # ./configure ran in the build's exec, without the rc lines meant for Bazel
+            assert f"{CONFIGURE_SAYS} unset" in log and f"{CONFIGURE_SAYS} set" not in log
             # the values did their work: the download went through the proxy (407 without
             # them) and each cache PUT carried the header
             assert any("warm-secret-probe.bin" in r for r in proxy.requests())

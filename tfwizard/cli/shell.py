@@ -35,13 +35,15 @@ def add_idle_option(p: Any) -> None:
 
 def start_warm(env: Environment, client: Any, path: Any, recipe: Any, plan: Any,
                idle_min: float | None) -> Any:
-    """The recipe's warm container (a WarmContainer), reused or started (said on stderr)."""
+    """The recipe's warm container (a WarmContainer), reused or started (said on stderr);
+    the recipe's ${ENV} secrets from this environment, passed per exec (warmsecrets.py)."""
     from ..core.build import warm
     from ..core.build.warmrun import recipe_idle_s
+    from ..core.build.warmsecrets import secret_values
 
     idle = recipe_idle_s(recipe.build.warm_idle_min) if idle_min is None else int(idle_min * 60)
     box = warm.WarmContainer(client, plan, warm.workspace_for(plan, str(path.resolve())),
-                             idle_s=idle)
+                             idle_s=idle, secrets=secret_values(plan, env.env))
     if not box.ensure():
         env.err(_("started the warm build container {name} (idle timeout {minutes} min)"
                   ).format(name=box.workspace.container_name, minutes=idle // 60))
@@ -93,7 +95,7 @@ def _interactive(box: Any) -> int:
     exec_id = api.exec_create(
         box.container.id, ["sh", "-c", warm.EXEC_WRAPPER, "sh", warm.RECORD, str(box.idle_s),
                            "shell-" + os.urandom(4).hex(), "bash", "-l"],
-        stdin=True, tty=True, environment=dict(box.plan.container_env), workdir=warm.SRC,
+        stdin=True, tty=True, environment=box.secrets.exec_env(), workdir=warm.SRC,
         user=box.plan.user or "")["Id"]
     sock = api.exec_start(exec_id, tty=True, socket=True)
     raw = getattr(sock, "_sock", sock)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import secrets
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -257,9 +258,10 @@ class TestJob:
         conf, failed = self.box.configure_first(step)
         if failed is not None:  # configure in a folder of its own failed: say so in the log
             conf = ["sh", "-c", f"echo 'configure exited {failed.exit_code}'; exit 1"]
+        test, secret_env = self.box.secrets.build(self.spec["argv"])  # this exec's only
         argv = ["sh", "-c", TO_FILE, "sh", self.spec["out"], "sh", "-c", BUILD_SCRIPT, "sh",
-                self.spec["bep"], str(len(conf)), *conf, *self.spec["argv"]]
-        return self.box.start(argv, env=step.env, workdir=step.workdir,
+                self.spec["bep"], str(len(conf)), *conf, *test]
+        return self.box.start(argv, env={**step.env, **secret_env}, workdir=step.workdir,
                               token=self.spec["token"])
 
     def _finish(self, code: int | None, follow: RunFiles) -> TestJobResult:
@@ -348,10 +350,13 @@ class RecipeTestJob:
         from .plan import make_plan
         from .testrun import has_gpu
         from .warm import workspace_for
+        from .warmsecrets import secret_values
 
         base = Path(self.recipe_id).parent if self.recipe.path else None
         plan = make_plan(self.recipe, recipe_dir=base)
-        box = WarmContainer(client, plan, workspace_for(plan, self.recipe_id))
+        box = WarmContainer(client, plan, workspace_for(plan, self.recipe_id),
+                            secrets=secret_values(plan, os.environ if self.env is None
+                                                  else self.env))
         box.ensure()
         return box, has_gpu(box)
 

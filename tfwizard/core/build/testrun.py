@@ -24,6 +24,7 @@ from typing import Any
 from ..errors import KnowledgeError
 from ..i18n import _
 from ..resources import resource_path
+from ..secrets import redact
 from .plan import BuildPlan
 from .progress import bep_events, file_uri_path
 from .warm import BEP_FLAG, WarmContainer, bep_flag
@@ -195,11 +196,20 @@ def test_argv(plan: BuildPlan, targets: Sequence[str], bep: str, filters: Sequen
 
 def keep_record(box: WarmContainer, run: TestRun, bep: bytes) -> None:
     """Into run.record_dir: bep.json, every test's test.xml and each failing test's own
-    test.log (tests/<package>/<name>/), and result.json."""
+    test.log (tests/<package>/<name>/), and result.json; the ${ENV} secrets' values masked
+    (the BEP repeats the client's environment and the rc files' flags)."""
     from .record import atomic_write
 
     assert run.record_dir is not None
-    atomic_write(run.record_dir / "bep.json", bep)
+    values = tuple(box.secrets.step.values.values())
+
+    def masked(data: bytes) -> bytes:
+        if not values:
+            return data
+        text = data.decode("utf-8", "replace")
+        return "\n".join(redact(line, values) for line in text.split("\n")).encode("utf-8")
+
+    atomic_write(run.record_dir / "bep.json", masked(bep))
     for test in run.tests:
         wanted = [test.xml] + ([test.log] if not test.passed else [])
         for path in wanted:
@@ -208,7 +218,7 @@ def keep_record(box: WarmContainer, run: TestRun, bep: bytes) -> None:
                 continue
             dest = run.record_dir / "tests" / test.folder() / Path(path).name
             dest.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(dest, data)
+            atomic_write(dest, masked(data))
     atomic_write(run.record_dir / "result.json", json.dumps(run.to_json(), indent=2) + "\n")
 
 

@@ -53,7 +53,7 @@ from ..i18n import _
 from . import dockerutil
 from .plan import LABEL, OUTPUT_USER_ROOT, RECORD, SRC, BuildPlan, Step, secret_references
 from .warmbep import BuildReport, bep_wheels, new_mark, report_script, same_file
-from .warmsecrets import WarmSecrets
+from .warmsecrets import RC_VAR, WarmSecrets
 
 __all__ = ["bep_wheels"]  # moved to warmbep.py; tests and testrun still find it here
 
@@ -484,14 +484,16 @@ class WarmContainer:
                          workdir=self._step("configure").workdir, on_output=on_output)
 
     def _configure_argv(self, *, with_env: bool = False) -> list[str]:
-        """The configure-if-changed command; `with_env`: behind `env K=V...`, for an exec
-        whose own environment is the build step's."""
+        """The configure-if-changed command; `with_env`: behind `env -u RC_VAR K=V...`, for
+        an exec whose own environment is the build step's (its secret rc lines are Bazel's,
+        not configure's)."""
         step = self._step("configure")
         argv = ["sh", "-c", CONFIGURE_IF_CHANGED, "sh", f"{RECORD}/{CONFIGURE_HASH}",
                 configure_digest(self.plan, step), f"{step.workdir}/{CONFIGURE_OUTPUT}",
                 *step.argv]
         if with_env:
-            argv = ["env", *[f"{k}={v}" for k, v in sorted(step.env.items())], *argv]
+            argv = ["env", "-u", RC_VAR, *[f"{k}={v}" for k, v in sorted(step.env.items())],
+                    *argv]
         return argv
 
     def configure_first(self, step: Step, on_output: OnOutput | None = None

@@ -73,6 +73,14 @@ fi
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+def secret_values(plan: BuildPlan, env: Mapping[str, str]) -> dict[str, str]:
+    """The values in `env` of the plan's ${ENV} references, for WarmContainer(secrets=)
+    (`tfwizard shell`, `tfwizard test`, the Test page); UsageError naming an unset one."""
+    found = StepSecrets(plan, env)
+    found.check()
+    return found.values
+
+
 class WarmSecrets:
     """A plan's secrets for the warm container: its environment without them, each exec's
     environment with them, and the build's argv without secret flags."""
@@ -94,13 +102,14 @@ class WarmSecrets:
         return {**self.container_env(), **resolved, **(env or {})}
 
     def build(self, argv: Sequence[str]) -> tuple[list[str], dict[str, str]]:
-        """(argv, extra exec environment) for a `bazel ... build` argv: the secret flags
-        moved into RC_VAR and the command behind SECRET_BUILD; argv as it is when it
-        holds no secret and no variable does."""
+        """(argv, extra exec environment) for a `bazel ... build` (or `test`: `tfwizard
+        test`, which inherits the rc file's build lines) argv: the secret flags moved into
+        RC_VAR and the command behind SECRET_BUILD; argv as it is when it holds no secret
+        and no variable does."""
         argv = list(argv)
-        if "build" not in argv or argv[:1] != ["bazel"]:
+        at = next((i for i, a in enumerate(argv) if i and not a.startswith("-")), 0)
+        if argv[:1] != ["bazel"] or not at or argv[at] not in ("build", "test"):
             return argv, {}
-        at = argv.index("build")
         flags = [self.step.resolve(a) for a in argv[at + 1:] if self.step.is_secret(a)]
         if not flags and not self.secret_env:
             return argv, {}
