@@ -22,7 +22,9 @@ import random
 import signal
 import sys
 import threading
+import time
 import traceback
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 #: the handlers the server may have changed, back to what a new Python process has
@@ -35,18 +37,36 @@ _DEFAULT_HANDLERS = ((signal.SIGINT, signal.default_int_handler),
 
 def run_command(request: dict[str, Any], fds: list[int]) -> NoReturn:
     """Run the request's command in this (forked) process and exit with its status."""
-    status = 1
+    status, forked, known = 1, time.time(), set(sys.modules)
+    log_fd = os.dup(2)  # the server's log, for this child's one line of figures
+    times: list[float] = []
     try:
         os.setpgid(0, 0)  # its own group: the server relays Ctrl-C to it and its children
         _become_caller(request, fds)
         from tfwizard.cli import main
 
+        times.append(time.time())
         status = int(main(list(request["argv"])))
     except SystemExit as exc:
         status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except BaseException:  # noqa: B036 - the child must exit with a status, whatever happened
         traceback.print_exc()
-    _exit(status)
+    times.append(time.time())
+    _exit(status, lambda: _figures(log_fd, request, forked, times, known))
+
+
+def _figures(log_fd: int, request: dict[str, Any], forked: float, times: list[float],
+             known: set[str]) -> None:
+    """One line in the server's log: where this command's time went (bench/rebuild.py
+    reads it), and the modules it imported that the server had not (PRELOAD's worklist)."""
+    sent = float(request.get("sent_at", forked))
+    new = sorted(set(sys.modules) - known)
+    ready = times[0] if len(times) > 1 else times[-1]
+    line = (f"child {os.getpid()} figures: request-to-fork {forked - sent:.4f} s, "
+            f"setup {ready - forked:.4f} s, main {times[-1] - ready:.4f} s, "
+            f"exit {time.time() - times[-1]:.4f} s, {len(new)} new modules: "
+            f"{' '.join(new[:40])}\n")
+    os.write(log_fd, line.encode())
 
 
 def _become_caller(request: dict[str, Any], fds: list[int]) -> None:
@@ -89,7 +109,7 @@ def _new_streams() -> None:
         setattr(sys, f"__{name}__", stream)
 
 
-def _exit(status: int) -> NoReturn:
+def _exit(status: int, last: Callable[[], None]) -> NoReturn:
     """Leave as the interpreter would at the end of `tfwizard`, without unwinding into the
     server's code: wait for non-daemon threads, run atexit handlers, flush, _exit."""
     try:
@@ -104,4 +124,8 @@ def _exit(status: int) -> NoReturn:
             stream.flush()
         except (OSError, ValueError):
             pass
+    try:
+        last()
+    except Exception:  # noqa: BLE001 - figures are never worth a failed command
+        pass
     os._exit(status & 0xFF)

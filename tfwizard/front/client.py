@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -64,7 +65,8 @@ def _request(path: Path, argv: list[str], env: dict[str, str]) -> socket.socket 
         for fd in (0, 1, 2):
             os.fstat(fd)  # a closed one: run here, where Python copes as it always did
         wire.send_message(sock, {"argv": argv, "argv0": sys.argv[0], "cwd": os.getcwd(),
-                                 "env": env, "umask": umask}, [0, 1, 2])
+                                 "env": env, "umask": umask, "sent_at": time.time()},
+                          [0, 1, 2])
         answer, _fds = wire.recv_message(sock)
         if answer is None or answer.get("started") is None:
             raise OSError(f"server answered {answer}")

@@ -145,18 +145,11 @@ class Server:
 
     def _handle(self, conn: socket.socket, request: dict[str, Any], fds: list[int]) -> None:
         if request.get("stop"):
-            log("stop requested")
-            wire.send_message(conn, {"stopping": True})
-            conn.close()
-            self.stopping = True
-            self._retire()
+            self._last_answer(conn, {"stopping": True}, "stop requested")
             return
         if wire.code_snapshot() != self.snapshot:
-            log("the code changed since start: stale, exiting")
-            wire.send_message(conn, {"stale": True})
-            conn.close()
-            self.stopping = True
-            self._retire()
+            self._last_answer(conn, {"stale": True}, "the code changed since start: stale, "
+                              "exiting")
             return
         if len(fds) != 3 or self.stopping:
             raise OSError("a request needs stdin, stdout and stderr")
@@ -174,6 +167,14 @@ class Server:
         self.served += 1
         log(f"served {request.get('argv')} in child {pid} (#{self.served})")
         wire.send_message(conn, {"started": pid})
+
+    def _last_answer(self, conn: socket.socket, answer: dict[str, Any], why: str) -> None:
+        """Answer, then take no more requests (exit once the running commands ended)."""
+        log(why)
+        wire.send_message(conn, answer)
+        conn.close()
+        self.stopping = True
+        self._retire()
 
     def _close_in_child(self, conn: socket.socket) -> None:
         """The child keeps none of the server's descriptors (the client must see the end
