@@ -16,7 +16,7 @@ import pytest
 from tests import world
 from tests.front.front_world import TFWIZARD, Front
 from tfwizard.core.build import warm
-from tfwizard.core.build.plan import LABEL, make_plan
+from tfwizard.core.build.plan import make_plan
 from tfwizard.core.recipe import load_recipe
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -70,8 +70,4 @@ def test_a_warm_noop_through_the_front_end_is_the_in_process_one(tmp_path):
             {p.name for p in Path(own["record_dir"]).iterdir()}
     finally:
         front.stop()
-        warm.remove_workspace(client, space)
-        for vol in client.volumes.list(filters={"label": LABEL}):
-            if vol.name.startswith(prefix):
-                vol.remove(force=True)
-        client.close()
+        world.remove_warm(client, space, prefix)

@@ -21,7 +21,7 @@ from tfwizard.cli import capture
 from tfwizard.cli.context import ExitStatus
 from tfwizard.core.build import warm, warmattach
 from tfwizard.core.build.attachany import running_build_ids
-from tfwizard.core.build.plan import LABEL, make_plan
+from tfwizard.core.build.plan import make_plan
 from tfwizard.core.recipe import load_recipe
 from tfwizard.gui.attach import running_builds
 
@@ -102,9 +102,5 @@ def test_attach_after_sigkill_follows_the_warm_build_to_its_wheel(tmp_path, thro
         if proc.poll() is None:
             proc.kill()
         front.stop()
-        warm.remove_workspace(client, space)
-        for vol in client.volumes.list(filters={"label": LABEL}):
-            if vol.name.startswith(prefix):
-                vol.remove(force=True)
-        client.close()
+        world.remove_warm(client, space, prefix)
 
