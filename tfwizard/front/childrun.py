@@ -46,13 +46,28 @@ def run_command(request: dict[str, Any], fds: list[int]) -> NoReturn:
         from tfwizard.cli import main
 
         times.append(time.time())
-        status = int(main(list(request["argv"])))
+        status = _main(main, list(request["argv"]))
     except SystemExit as exc:
         status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except BaseException:  # noqa: B036 - the child must exit with a status, whatever happened
         traceback.print_exc()
     times.append(time.time())
     _exit(status, lambda: _figures(log_fd, request, forked, times, known))
+
+
+def _main(main: Callable[[list[str]], int], argv: list[str]) -> int:
+    """main(argv); under cProfile into $TFWIZARD_FRONTEND_PROFILE/child-PID.prof when that
+    names a folder (bench/frontprofile.py: where a served command's time goes)."""
+    folder = os.environ.get("TFWIZARD_FRONTEND_PROFILE", "")
+    if not folder:
+        return int(main(argv))
+    import cProfile
+
+    profiler = cProfile.Profile()
+    try:
+        return int(profiler.runcall(main, argv))
+    finally:
+        profiler.dump_stats(os.path.join(folder, f"child-{os.getpid()}.prof"))
 
 
 def _figures(log_fd: int, request: dict[str, Any], forked: float, times: list[float],
