@@ -130,8 +130,11 @@ def spawn_server(folder: Path, path: Path, env: dict[str, str]) -> None:
 
 def stop_server(env: Mapping[str, str] | None = None) -> bool:
     """Ask this tfwizard's server to exit once its commands ended (`tfwizard clean`).
-    True when one answered."""
+    True when one answered; nothing with TFWIZARD_FRONTEND=0 (the test suite's default:
+    its `clean` tests never stop a server of the person running them)."""
     env = dict(os.environ) if env is None else dict(env)
+    if not wire.enabled(env):
+        return False
     try:
         path = wire.run_dir(env) / (wire.socket_name() + ".sock")
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:

@@ -50,6 +50,29 @@ PRELOAD = (
     "tfwizard.core.recipe",
     "tfwizard.cli.follow",
     "tfwizard.cli.gates",
+    # what a warm no-op child still imported (its "new modules" in server.log, bench/rebuild.py)
+    "tfwizard.core.detect",
+    "tfwizard.core.detect.amd",
+    "tfwizard.core.detect.cpu",
+    "tfwizard.core.detect.docker_probe",
+    "tfwizard.core.detect.nvidia",
+    "tfwizard.core.detect.osinfo",
+    "tfwizard.core.detect.process",
+    "tfwizard.core.detect.pythons",
+    "tfwizard.core.detect.resources",
+    "tfwizard.core.build.remotecheck",
+    "tfwizard.core.build.render",
+    "concurrent.futures.thread",
+    "netrc",
+)
+#: (module, function): caches of the shipped data that every command fills the same way,
+#: filled once here. They depend on files only (never the environment), and a change to
+#: those files makes the server stale (wire.code_snapshot), so a child never sees old data.
+PREFILL = (
+    ("tfwizard.core.knowledge", "load_knowledge"),
+    ("tfwizard.core.bazelfacts", "load_bazel_facts"),
+    ("tfwizard.core.build.diagnose", "load_failures"),
+    ("tfwizard.core.build.diagnose", "_warning_matcher"),  # the success path's log scan
 )
 _PEERCRED = struct.Struct("3i")
 
@@ -61,12 +84,22 @@ def log(text: str) -> None:
 
 
 def preload() -> None:
-    """Import PRELOAD (a missing optional module is logged, not fatal)."""
+    """Import PRELOAD, fill PREFILL's caches and the catalogs (what fails is logged, not
+    fatal: the child does it itself)."""
     for name in PRELOAD:
         try:
             importlib.import_module(name)
         except ImportError as exc:
             log(f"preload {name}: {exc}")
+    for module, function in PREFILL:
+        try:
+            getattr(importlib.import_module(module), function)()
+        except Exception as exc:  # noqa: BLE001 - the child then fills it itself
+            log(f"prefill {module}.{function}: {type(exc).__name__}: {exc}")
+    from tfwizard.core import i18n
+
+    for lang in i18n.LANGUAGES:
+        i18n.catalog(lang)
 
 
 @dataclass
