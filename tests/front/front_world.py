@@ -56,7 +56,7 @@ class Front:
     @property
     def socket(self) -> Path:
         """The server's socket."""
-        return self.folder / (wire.socket_name() + ".sock")
+        return self.folder / (wire.socket_name(self.env) + ".sock")
 
     def log(self) -> str:
         """The server log so far."""

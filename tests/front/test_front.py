@@ -202,3 +202,15 @@ def test_a_stop_request_ends_the_server(front):
     assert stop_server(front.env)
     wait_for(lambda: not alive(pid), timeout=10)
     assert "stop requested" in front.log() and not front.socket.exists()
+
+
+def test_another_python_setting_gets_another_server(front):
+    front.up()
+    done = front.run("recipe", "validate", str(RECIPE), env={"PYTHONHASHSEED": "7"})
+    assert done.returncode == 0
+    socks = wait_for(lambda: len(list(front.folder.glob("*.sock"))) == 2 and
+                     list(front.folder.glob("*.sock")))
+    assert front.socket in socks  # the first server still serves the first setting
+    from tfwizard.front.client import stop_server
+
+    stop_server({**front.env, "PYTHONHASHSEED": "7"})

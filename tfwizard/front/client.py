@@ -44,7 +44,7 @@ def _served(argv: list[str], env: dict[str, str]) -> int | None:
     None when it did not start there (then a new server is on its way)."""
     try:
         folder = wire.run_dir(env)
-        path = folder / (wire.socket_name() + ".sock")
+        path = folder / (wire.socket_name(env) + ".sock")
     except OSError:
         return None
     sock = _request(path, argv, env)
@@ -136,7 +136,7 @@ def stop_server(env: Mapping[str, str] | None = None) -> bool:
     if not wire.enabled(env):
         return False
     try:
-        path = wire.run_dir(env) / (wire.socket_name() + ".sock")
+        path = wire.run_dir(env) / (wire.socket_name(env) + ".sock")
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(START_TIMEOUT_S)
             sock.connect(str(path))

@@ -154,6 +154,9 @@ class Server:
             if os.stat(self.path).st_ino == self.ino:
                 os.unlink(self.path)
         self.listener.close()
+        if LOCK_FD[0] >= 0:  # a new server may start while this one's commands end
+            os.close(LOCK_FD[0])
+            LOCK_FD[0] = -1
 
     def _accept(self) -> None:
         conn, _addr = self.listener.accept()
@@ -188,10 +191,13 @@ class Server:
             raise OSError("a request needs stdin, stdout and stderr")
         pid = os.fork()
         if pid == 0:
-            from .childrun import run_command
+            try:
+                from .childrun import run_command
 
-            self._close_in_child(conn)
-            run_command(request, fds)  # never returns
+                self._close_in_child(conn)
+                run_command(request, fds)  # never returns
+            finally:
+                os._exit(1)  # never back into the server's loop
         conn.settimeout(None)
         job = Job(conn, pid, os.pidfd_open(pid))
         self.jobs[pid] = job
@@ -218,7 +224,8 @@ class Server:
         for job in self.jobs.values():
             job.conn.close()
             os.close(job.pidfd)
-        os.close(LOCK_FD[0])
+        if LOCK_FD[0] >= 0:
+            os.close(LOCK_FD[0])
 
     def _from_client(self, job: Job) -> None:
         try:

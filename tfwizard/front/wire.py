@@ -57,11 +57,14 @@ def run_dir(env: Mapping[str, str]) -> Path:
     return folder
 
 
-def socket_name() -> str:
+def socket_name(env: Mapping[str, str]) -> str:
     """The socket's name: a hash of this Python (the interpreter and the environment:
-    `python` and `python3` of one venv are one) and this tfwizard, so another venv or
-    checkout never talks to this one's server."""
-    key = f"{os.path.realpath(sys.executable)}\0{sys.prefix}\0{PACKAGE}".encode()
+    `python` and `python3` of one venv are one), its PYTHON* variables (PYTHONPATH,
+    PYTHONHASHSEED, ... shape the interpreter at its start, which a forked child cannot
+    change) and this tfwizard, so another venv, checkout or Python setting never talks to
+    this one's server."""
+    python = sorted((k, v) for k, v in env.items() if k.startswith("PYTHON"))
+    key = f"{os.path.realpath(sys.executable)}\0{sys.prefix}\0{PACKAGE}\0{python}".encode()
     return "front-" + hashlib.sha256(key).hexdigest()[:16]
 
 
