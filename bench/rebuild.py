@@ -6,11 +6,15 @@ container with the same image and flags (bench/rebuild_baseline.WarmContainer) a
 tfwizard's warm workspace (core/build/warm.py, its own volumes) are both up; after a first
 build of each, every round times one bare and one tfwizard rebuild on the same state of the
 source, in alternating order, so load from elsewhere falls on both sides: ROUNDS no-op
-rounds, then ROUNDS rounds after a one-line kernel edit. tfwizard is timed twice:
+rounds, then ROUNDS rounds after a one-line kernel edit. tfwizard is timed three times:
 its warm path in this process (ensure the container, configure-if-changed, the build exec
-with its BEP report, the wheel), and `tfwizard build RECIPE` as a person runs it (a new
-process: Python's start, the recipe, the gates, the record; after its own edit in the edit
-rounds). Each is checked: it passed, an edit changed the wheel, a no-op did not.
+with its BEP report, the wheel), and `tfwizard build RECIPE` as a person runs it (the
+console script: the recipe, the gates, the record; after its own edit in the edit rounds),
+once through the front end (tfwizard/front/: its server up since the first command) and
+once in its own process (TFWIZARD_FRONTEND=0: Python's start and imports too), in
+alternating order. Each is checked: it passed, an edit changed the wheel, a no-op did not,
+the front end served its command. At the end one served no-op is profiled
+(bench/frontprofile.py: client, fork, child setup, and the gates, plan, exec and record).
 
 (c) reinstall: the fixture's wheel installed with its [and-cuda] extra into a new venv
 (offline, the stub dependency from a --find-links folder), then the rebuilt wheel
@@ -20,7 +24,8 @@ reinstalled with `wheel_only` (pip --no-deps --force-reinstall, no index, no lin
         [--files N] [--packages N] [--external-mb N] [--json PATH]
 
 Prints seconds and ratios (warm tfwizard / bare Bazel, medians); writes JSON (default
-bench/out/rebuild.json). The issue's bar: every ratio at most 1.25.
+bench/out/rebuild.json). The issue's bar: every ratio at most 1.25 (for the command: through
+the front end, as `tfwizard` runs by default).
 """
 
 from __future__ import annotations
@@ -44,10 +49,12 @@ if __package__:
     from . import bigws
     from . import rebuild_baseline as rb
     from ._common import ROOT, remove_warm, world
+    from .frontprofile import TFWIZARD, Front
 else:
     import bigws
     import rebuild_baseline as rb
     from _common import ROOT, remove_warm, world
+    from frontprofile import TFWIZARD, Front
 
 from tfwizard.core.build import warm  # noqa: E402
 from tfwizard.core.install import install_wheel, resolve_target  # noqa: E402
@@ -76,15 +83,25 @@ def _rebuild(box: warm.WarmContainer, out: Path) -> tuple[float, Path]:
     return time.perf_counter() - t, wheel
 
 
-def _cli_rebuild(recipe: Path, out: Path, data: Path) -> float:
-    """One warm `tfwizard build` as a person runs it (a new process): seconds."""
+def _cli_rebuild(recipe: Path, out: Path, data: Path, front: Front | None = None, *,
+                 first: bool = False) -> float:
+    """One warm `tfwizard build` as a person runs it (the console script): seconds. With
+    `front`, through its front-end server (TFWIZARD_FRONTEND=1; the bench checks the server
+    served it: a command that fell back to its own process would hide in the figure);
+    without, in its own process (TFWIZARD_FRONTEND=0). The `first` command through a front
+    end finds no server: it runs in its own process and starts one."""
+    env = {**os.environ, "TFWIZARD_DATA_DIR": str(data), "TFWIZARD_FRONTEND": "0"}
+    if front is not None:
+        env.update(front.env)
+        served = front.served()
     t = time.perf_counter()
-    run = subprocess.run([sys.executable, "-m", "tfwizard", "build", str(recipe), "--out",
-                          str(out)], capture_output=True, text=True, check=False,
-                         env={**os.environ, "TFWIZARD_DATA_DIR": str(data)})
+    run = subprocess.run([TFWIZARD, "build", str(recipe), "--out", str(out)],
+                         capture_output=True, text=True, check=False, env=env)
     seconds = time.perf_counter() - t
     if run.returncode != 0 or "warm build container" not in run.stdout + run.stderr:
         raise RuntimeError(f"tfwizard build exited {run.returncode}:\n{run.stderr[-3000:]}")
+    if front is not None and not first and front.served() != served + 1:
+        raise RuntimeError("the front end did not serve the command:\n" + front.log()[-3000:])
     return seconds
 
 
@@ -104,6 +121,7 @@ def measure_interleaved(subject: rb.Subject, bare_recipe: Path, recipe: Path,
     edit = subject.workspace / subject.edit_file
     value = (bigws.edit_value(edit) or 0) + 100
     out_dir, data = recipe.parent / f"wheels-{subject.name}", recipe.parent / "data"
+    front = Front(recipe.parent / f"front-{subject.name}")
     res: dict[str, Any] = {"bare": {}, "tfwizard": {}}
     prefix = f"{load_recipe(bare_recipe).cache.volume_prefix}-{uuid.uuid4().hex[:6]}"
     try:
@@ -125,9 +143,13 @@ def measure_interleaved(subject: rb.Subject, bare_recipe: Path, recipe: Path,
             res["tfwizard"]["first_wheel"] = str(keep / wheel.name)
             (keep / wheel.name).write_bytes(wheel.read_bytes())
             times: dict[str, list[float]] = {k: [] for k in (
-                "bare_noop", "tfw_noop", "cli_noop", "bare_edit", "tfw_edit", "cli_edit")}
+                "bare_noop", "tfw_noop", "cli_noop", "front_noop", "bare_edit", "tfw_edit",
+                "cli_edit", "front_edit")}
             sha, bare_sha = _sha(wheel), bare.wheel_sha256()
-            _cli_rebuild(recipe, out_dir, data)  # its first run looks inside the image
+            # its first run looks inside the image, runs in its own process and starts the
+            # front end's server for the next
+            _cli_rebuild(recipe, out_dir, data, front, first=True)
+            front.start()
             for kind in ("noop", "edit"):
                 for i in range(rounds):
                     if kind == "edit":
@@ -149,14 +171,20 @@ def measure_interleaved(subject: rb.Subject, bare_recipe: Path, recipe: Path,
                             if (_sha(wheel) == sha) != (kind == "noop"):
                                 raise RuntimeError(f"tfwizard {kind}: the wheel did not behave")
                             sha = _sha(wheel)
-                    if kind == "edit":  # the command rebuilds its own edit
-                        value += 1
-                        bigws.edit_kernel(edit, value)
-                    times[f"cli_{kind}"].append(_cli_rebuild(recipe, out_dir, data))
+                    # the command, in its own process and through the front end, each on
+                    # its own edit in the edit rounds; alternating which goes first
+                    for way in (["cli", "front"] if i % 2 == 0 else ["front", "cli"]):
+                        if kind == "edit":
+                            value += 1
+                            bigws.edit_kernel(edit, value)
+                        times[f"{way}_{kind}"].append(_cli_rebuild(
+                            recipe, out_dir, data, front if way == "front" else None))
+            res["tfwizard"]["profile"] = front.profile(recipe, out_dir, data)
             box_now = box.copy_wheel(box.build(configure=True), out_dir)
             assert box_now is not None
             res["tfwizard"]["wheel"] = str(box_now)
     finally:
+        front.stop()
         remove_warm(client, space, plan)
     for key, vals in times.items():
         side = "bare" if key.startswith("bare") else "tfwizard"
@@ -221,9 +249,9 @@ def main(argv: list[str] | None = None) -> int:
             tfw, bare = fig["tfwizard"], fig["bare"]
             wheels.append((Path(tfw["first_wheel"]), Path(tfw["wheel"])))
             for kind in ("noop", "edit"):
-                fig[f"ratio_{kind}"] = round(tfw[f"tfw_{kind}_median_s"]
-                                             / bare[f"bare_{kind}_median_s"], 2)
-                fig[f"ratio_cli_{kind}"] = round(tfw[f"cli_{kind}_median_s"]
+                for way, key in (("tfw", "ratio"), ("cli", "ratio_cli"),
+                                 ("front", "ratio_front")):
+                    fig[f"{key}_{kind}"] = round(tfw[f"{way}_{kind}_median_s"]
                                                  / bare[f"bare_{kind}_median_s"], 2)
             report["workspaces"][name] = fig
         if "reinstall" in names and wheels:
@@ -241,8 +269,12 @@ def main(argv: list[str] | None = None) -> int:
         for kind in ("noop", "edit"):
             print(f"{name} {kind}: bare {bare[f'bare_{kind}_median_s']} s, tfwizard warm "
                   f"path {tfw[f'tfw_{kind}_median_s']} s (ratio {fig[f'ratio_{kind}']}), "
-                  f"`tfwizard build` {tfw[f'cli_{kind}_median_s']} s (ratio "
-                  f"{fig[f'ratio_cli_{kind}']}); bar {BAR}")
+                  f"`tfwizard build` through the front end {tfw[f'front_{kind}_median_s']} s "
+                  f"(ratio {fig[f'ratio_front_{kind}']}), in its own process "
+                  f"{tfw[f'cli_{kind}_median_s']} s (ratio {fig[f'ratio_cli_{kind}']}); "
+                  f"bar {BAR}")
+        print(f"{name}: a served no-op, where the time went: "
+              + json.dumps(fig["tfwizard"]["profile"]))
     if "reinstall" in report:
         r = report["reinstall"]
         print(f"reinstall: full install {r['full_install_s']} s, wheel-only "

@@ -13,6 +13,12 @@ import pytest
 # Tests assert on English texts whatever the machine's locale; the i18n tests switch
 # languages explicitly.
 os.environ.setdefault("TFWIZARD_LANG", "en")
+# The suite's many `tfwizard` subprocesses run in their own process (the path every command
+# falls back to, and what their assertions on pids and signals were written against), so no
+# server started from one test's environment can outlive the suite or serve another test.
+# The front end (the default for people) has its own tests: tests/front/ and
+# tests/docker/test_front_build.py turn it on, each with its own run folder and idle time.
+os.environ.setdefault("TFWIZARD_FRONTEND", "0")
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT.parent / "shared" / "reference"

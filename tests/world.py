@@ -376,6 +376,21 @@ def new_volume_name(prefix: str = "tfwizard-test-cache") -> str:
     return f"{prefix}-{uuid.uuid4().hex[:12]}"
 
 
+def remove_warm(client: Any, space: Any, prefix: str) -> None:
+    """Remove a test's warm workspace (core/build/warm.py) and its volumes named PREFIX-*,
+    then close the client."""
+    from tfwizard.core.build import warm
+    from tfwizard.core.build.plan import LABEL
+
+    try:
+        warm.remove_workspace(client, space)
+        for vol in client.volumes.list(filters={"label": LABEL}):
+            if vol.name.startswith(prefix):
+                vol.remove(force=True)
+    finally:
+        client.close()
+
+
 def remove_volume(name: str) -> None:
     import docker
 

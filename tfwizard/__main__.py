@@ -1,5 +1,6 @@
-"""`python -m tfwizard`: the command line (the desktop wizard is `tfwizard-gui`)."""
+"""`python -m tfwizard`: the command line, as `tfwizard` runs it (through the front end,
+tfwizard/front/); the desktop wizard is `tfwizard-gui`."""
 
-from tfwizard.cli import run
+from tfwizard.front.client import run
 
 run()

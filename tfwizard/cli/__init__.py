@@ -60,7 +60,9 @@ def build_parser() -> Parser:
         description=_("Build TensorFlow from source without the ordeal: detect the host, check "
         "a recipe, build the wheel in Docker, install it and verify the GPU."),
         epilog=_("Run `tfwizard COMMAND --help` for a command's options. "
-        "The desktop wizard is `tfwizard-gui`."),
+        "The desktop wizard is `tfwizard-gui`.") + " " + _(
+            "A server keeps tfwizard loaded between commands (started by the first; "
+            "TFWIZARD_FRONTEND=0 turns it off)."),
     )
     parser.add_argument("--version", action="version", version=f"tfwizard {__version__}",
                         help=_("show the version and exit"))
