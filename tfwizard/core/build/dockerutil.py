@@ -143,13 +143,15 @@ def output_error(exc: OSError, path: os.PathLike[str] | str) -> TfWizardError:
 
 
 def connect(env: Mapping[str, str] | None = None, *, timeout: int = 60) -> Any:
-    """A docker.DockerClient for DOCKER_HOST (or the default socket), checked with ping."""
+    """A docker.DockerClient for DOCKER_HOST (or the default socket), checked: the SDK asks
+    the engine its API version (GET /version) when it is made, so an engine that does not
+    answer (or a socket this user may not open) fails here, with no ping after it."""
     import docker
 
     environment = dict(os.environ if env is None else env)
     with docker_errors(_("connecting to Docker")):
-        client = docker.DockerClient.from_env(environment=environment, timeout=timeout)
-        client.ping()
+        client = docker.DockerClient.from_env(environment=environment, timeout=timeout,
+                                              version="auto")
     return client
 
 

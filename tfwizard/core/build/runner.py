@@ -48,6 +48,7 @@ from .flags import RECORD
 from .plan import LABEL, BuildPlan, Step
 from .progress import BepSummary, ProgressParser, cache_summary
 from .record import BuildRecord, new_build_id, record_path
+from .sharedclient import shared_client
 from .steps import BuildLog, Stepper
 from .volumes import Volumes, check_paths
 
@@ -274,8 +275,9 @@ class BuildRunner:
             # resolved values reach only the step's own files; the record masks them
             self.record.secrets = tuple(self.secrets.values.values())
         if self.engine.client is None:
+            # one client per process and engine: no new version + ping round trips
             self.engine.client = await self.engine.call(_("connecting to Docker"),
-                                                        dockerutil.connect, self.env)
+                                                        shared_client, self.env)
         self.volumes.local = dockerutil.is_local_engine(self.engine.client)
 
     async def _run_steps(self) -> AsyncIterator[BuildEvent]:

@@ -229,6 +229,7 @@ class WarmContainer:
         self._exec_id: str | None = None
         self._cancelled = threading.Event()
         self._lock = threading.Lock()
+        self._found: list[Any] = []  # what find() saw, for the ensure() that follows
 
     # -- the container -----------------------------------------------------------------------
     def mounts(self) -> list[Any]:
@@ -255,17 +256,27 @@ class WarmContainer:
         return hashlib.sha256(data.encode("utf-8")).hexdigest()[:16]
 
     def find(self) -> Any | None:
-        """The workspace's container on the engine (any state), or None."""
+        """The workspace's container on the engine (any state), or None: one inspect by
+        its name (no list), kept for the ensure() that follows."""
+        import docker.errors
+
         with dockerutil.docker_errors(_("looking for the warm build container")):
-            found = self.client.containers.list(
-                all=True, filters={"label": f"{WORKSPACE_LABEL}={self.workspace.key}"})
-        return found[0] if found else None
+            try:
+                found = self.client.containers.get(self.workspace.container_name)
+            except docker.errors.NotFound:
+                found = None
+        if found is not None and found.labels.get(WORKSPACE_LABEL) != self.workspace.key:
+            found = None  # a container of that name that is not this workspace's
+        self._found = [found]
+        return found
 
     def ensure(self) -> bool:
         """The running warm container, reused when it is up with the same spec; True when
-        it was reused, False when it was (re)made. The volumes are kept either way."""
+        it was reused, False when it was (re)made. The volumes are kept either way. Uses
+        what find() just saw when it was called before (one inspect per build)."""
         digest = self.spec_digest()
-        current = self.find()
+        current = self._found.pop() if self._found else self.find()
+        self._found = []
         if current is not None:
             if current.status == "running" and current.labels.get(SPEC_LABEL) == digest:
                 self.container = current
