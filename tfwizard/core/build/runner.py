@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import threading
 import time
@@ -142,8 +143,6 @@ class BuildRunner:
         record = self._open_record()
         clean = False
         try:  # from the first yield on: a consumer that leaves anywhere frees the record
-            if self._attached is None:
-                self._write_start(record)
             yield Artifact("record", str(record.path))
             for event in self._greeting():
                 yield event
@@ -194,20 +193,22 @@ class BuildRunner:
         """The record: reopened (and locked) by `attach`, else made and locked."""
         if self._attached is not None:
             return self._attached.record
-        record = BuildRecord.create(self.build_id, root=self.data_root, env=self.env)
+        record = BuildRecord.create(self.build_id, root=self.data_root, env=self.env,
+                                    files=self._start_files())
         record.lock()  # held while this process follows the build (see --attach)
         self.log.record = record
         return record
 
-    def _write_start(self, record: BuildRecord) -> None:
-        """The recipe, the plan, and a "running" result.json with what `tfwizard build
-        --attach` needs if this process dies."""
-        if self.recipe_text is not None:
-            record.write_recipe(self.recipe_text)
-        record.write_plan(self._plan_json)
-        record.write_result({"build_id": self.build_id, "status": "running",
-                             "out_dir": str(self.out_dir) if self.out_dir else None,
-                             "pid": os.getpid()})
+    def _start_files(self) -> dict[str, str]:
+        """A new record's files: the recipe, the plan, and a "running" result.json with
+        what `tfwizard build --attach` needs if this process dies (written at once)."""
+        files = {} if self.recipe_text is None else {"recipe.toml": self.recipe_text}
+        files["plan.json"] = self._plan_json
+        files["result.json"] = json.dumps(
+            {"build_id": self.build_id, "status": "running",
+             "out_dir": str(self.out_dir) if self.out_dir else None, "pid": os.getpid()},
+            indent=2) + "\n"
+        return files
 
     def _greeting(self) -> list[BuildEvent]:
         """The record's history (attach), then what this build is."""

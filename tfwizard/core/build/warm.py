@@ -52,7 +52,7 @@ from ..errors import TfWizardError, UsageError
 from ..i18n import _
 from . import dockerutil
 from .plan import LABEL, OUTPUT_USER_ROOT, RECORD, SRC, BuildPlan, Step, secret_references
-from .warmbep import BuildReport, bep_wheels, new_mark, report_script, same_file
+from .warmbep import BuildReport, bep_wheels, new_mark, report_script
 
 __all__ = ["bep_wheels"]  # moved to warmbep.py; tests and testrun still find it here
 
@@ -270,6 +270,12 @@ class WarmContainer:
         self._found = [found]
         return found
 
+    def reusable(self, current: Any, digest: str | None = None) -> bool:
+        """Whether `current` (what find() returned) is running with this spec: then
+        ensure() reuses it without another engine call."""
+        return current is not None and current.status == "running" and \
+            current.labels.get(SPEC_LABEL) == (digest or self.spec_digest())
+
     def ensure(self) -> bool:
         """The running warm container, reused when it is up with the same spec; True when
         it was reused, False when it was (re)made. The volumes are kept either way. Uses
@@ -278,7 +284,7 @@ class WarmContainer:
         current = self._found.pop() if self._found else self.find()
         self._found = []
         if current is not None:
-            if current.status == "running" and current.labels.get(SPEC_LABEL) == digest:
+            if self.reusable(current, digest):
                 self.container = current
                 return True
             with dockerutil.docker_errors(_("removing the stopped warm build container")):
@@ -556,10 +562,14 @@ class WarmContainer:
                     return fh.read() if fh else None
         return None
 
-    def copy_wheel(self, result: ExecResult, out_dir: Path) -> Path | None:
+    def copy_wheel(self, result: ExecResult, out_dir: Path, *,
+                   sums: Path | None = None) -> Path | None:
         """The wheel this build named in its BEP, copied to out_dir; None when the build
-        failed or named none (never an older file that bazel-bin still holds)."""
+        failed or named none (never an older file that bazel-bin still holds). `sums`:
+        the kept sha256 of output wheels (wheelsums.py), so an unchanged one is not hashed
+        again."""
         from .artifacts import wheel_member_name
+        from .wheelsums import remember, same_wheel
 
         if result.exit_code != 0 or not result.bep_lines:
             return None
@@ -567,7 +577,7 @@ class WarmContainer:
         if not paths:
             return None
         kept = out_dir / Path(paths[-1]).name
-        if same_file(kept, result.wheel_sha256.get(paths[-1])):
+        if same_wheel(kept, result.wheel_sha256.get(paths[-1]), sums):
             return kept  # this build's wheel has these very bytes (a no-op rebuild)
         import docker.errors
 
@@ -584,8 +594,11 @@ class WarmContainer:
                     continue
                 target = out_dir / name
                 tmp = out_dir / f".{name}.{secrets.token_hex(4)}.tmp"
-                tmp.write_bytes(fh.read())
+                data = fh.read()
+                tmp.write_bytes(data)
                 tmp.replace(target)
+                if sums is not None:
+                    remember(target, hashlib.sha256(data).hexdigest(), sums)
                 return target
         return None
 
