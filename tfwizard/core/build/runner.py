@@ -203,12 +203,9 @@ class BuildRunner:
         """A new record's files: the recipe, the plan, and a "running" result.json with
         what `tfwizard build --attach` needs if this process dies (written at once)."""
         files = {} if self.recipe_text is None else {"recipe.toml": self.recipe_text}
-        files["plan.json"] = self._plan_json
-        files["result.json"] = json.dumps(
-            {"build_id": self.build_id, "status": "running",
-             "out_dir": str(self.out_dir) if self.out_dir else None, "pid": os.getpid()},
-            indent=2) + "\n"
-        return files
+        return {**files, "plan.json": self._plan_json, "result.json": json.dumps(
+            {"build_id": self.build_id, "status": "running", "pid": os.getpid(),
+             "out_dir": str(self.out_dir) if self.out_dir else None}, indent=2) + "\n"}
 
     def _greeting(self) -> list[BuildEvent]:
         """The record's history (attach), then what this build is."""
@@ -276,7 +273,6 @@ class BuildRunner:
             # resolved values reach only the step's own files; the record masks them
             self.record.secrets = tuple(self.secrets.values.values())
         if self.engine.client is None:
-            # one client per process and engine: no new version + ping round trips
             self.engine.client = await self.engine.call(_("connecting to Docker"),
                                                         shared_client, self.env)
         self.volumes.local = dockerutil.is_local_engine(self.engine.client)
