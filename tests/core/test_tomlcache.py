@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import tomllib
-
 import pytest
+import tomllib
 
 from tfwizard.core import tomlcache
 from tfwizard.core.knowledge import load_knowledge_from

@@ -1,7 +1,8 @@
 """Issue 17's no-op bar, the engine side: a warm `tfwizard build` no-op asks the engine only
-what it must (the API version once per process, the build image for the preflight, the
-warm container by its name, the exec's create, start and exit), hashes no unchanged
-wheel again, and still delivers this build's wheel and a complete record."""
+what it must (a ping once per process, whose header gives the API version; the build image
+for the preflight; the warm container by its name; the exec's create, start and exit),
+hashes no unchanged wheel again, and still delivers this build's wheel and a complete
+record."""
 
 from __future__ import annotations
 
@@ -65,11 +66,11 @@ def test_a_warm_noop_build_makes_six_engine_round_trips(tmp_path, monkeypatch):
         assert "reused" in out + err
         paths = [t.split("/", 2)[-1] for t in trips]
         assert len(trips) == 6, trips
-        assert trips[0] == "GET /version"
+        assert trips[0] == "GET /_ping"  # the API version from its header, no /version
         assert paths[1].startswith("images/") and paths[2] == \
             f"containers/{space.container_name}/json", trips
         assert [t.split()[0] for t in trips[3:]] == ["POST", "POST", "GET"], trips
-        assert not any("/_ping" in t or "containers/json" in t for t in trips), trips
+        assert not any("/version" in t or "containers/json" in t for t in trips), trips
 
         record = _record(out)
         again = json.loads((record / "result.json").read_text())
