@@ -7,6 +7,7 @@ machine that will *run* the wheel can be used as the target on a GPU-less build 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -230,6 +231,7 @@ T = TypeVar("T")
 _NESTED: dict[tuple[type, str], type] = {}
 
 
+@functools.cache  # a class's annotations do not change: resolve them once per process
 def _field_types(cls: type) -> dict[str, Any]:
     import typing
 
@@ -241,7 +243,7 @@ def _build(cls: type[T], data: dict[str, Any], where: str) -> T:
     import types
     import typing
 
-    hints = _field_types(cls)
+    hints = _field_types(cls)  # type: ignore[arg-type]  # a class is hashable
     kwargs: dict[str, Any] = {}
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
         if f.name not in data:

@@ -370,9 +370,10 @@ def _spec(text: str, where: str) -> SpecifierSet:
 
 
 def _read(path: Path) -> dict[str, Any]:
+    from .tomlcache import load_toml
+
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
+        return load_toml(path)  # parsed once per content (tomlcache.py)
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise KnowledgeError(_("{file}: cannot load knowledge file: {error}").format(
             file=path.name, error=exc)) from None

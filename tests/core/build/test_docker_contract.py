@@ -24,6 +24,10 @@ PRIVATE = {
 }
 
 
+#: instance attributes dockerutil.py sets: connect() negotiates the API version on a ping
+ATTRIBUTES = ("_version",)
+
+
 def test_docker_is_pinned_below_the_next_major():
     text = (ROOT / "pyproject.toml").read_text()
     spec = SpecifierSet(re.search(r'"docker([^"]+)"', text).group(1).split(";")[0])
@@ -38,5 +42,8 @@ def test_the_private_calls_exist_with_the_parameters_used():
     # the one used by name in dockerutil.py, and nothing private beyond the list
     source = (ROOT / "tfwizard" / "core" / "build" / "dockerutil.py").read_text()
     used = set(re.findall(r"api\.(_\w+)", source))
-    assert used == set(PRIVATE), used
+    assert used == set(PRIVATE) | set(ATTRIBUTES), used
+    client = APIClient(base_url="unix:///nonexistent.sock", version="1.41")
+    for name in ATTRIBUTES:  # set on the instance by __init__
+        assert hasattr(client, name), name
     assert "._sock" in source  # raw_socket: attach_socket's SocketIO wraps a socket here

@@ -85,9 +85,10 @@ class Diagnosis:
 def load_failures_from(path: Path, known_sources: Iterable[str] | None = None
                        ) -> tuple[FailureSignature, ...]:
     """Load and check a failures.toml (bad regexes and unknown sources are errors)."""
+    from ..tomlcache import load_toml
+
     try:
-        with path.open("rb") as fh:
-            raw = tomllib.load(fh)
+        raw = load_toml(path)  # parsed once per content (tomlcache.py)
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise KnowledgeError(_("{file}: cannot load failure signatures: {error}").format(
             file=path.name, error=exc)) from None

@@ -146,9 +146,7 @@ class BuildPlan:
 
     def to_dict(self) -> dict[str, Any]:
         """The plan as JSON-ready data (plan.json)."""
-        data = asdict(self)
-        data["steps"] = [asdict(s) for s in self.steps]
-        return data
+        return asdict(self)  # the steps too: asdict recurses into dataclasses in lists
 
     def to_json(self) -> str:
         """plan.json's text."""

@@ -395,15 +395,12 @@ def check_image(plan: BuildPlan, *, client: Any = None, env: Mapping[str, str] |
 
     env = os.environ if env is None else env
     if client is None:
-        try:
-            own = dockerutil.connect(env, timeout=30)
+        from .sharedclient import shared_client
+
+        try:  # the client the build uses next (sharedclient.py): no second connect
+            client = shared_client(env)
         except TfWizardError as exc:
             return [_not_checked(plan, exc)]
-        try:
-            return check_image(plan, client=own, env=env, data_root=data_root,
-                               timeout_s=timeout_s)
-        finally:
-            own.close()
     try:
         with dockerutil.docker_errors(_("looking up image {image}").format(image=plan.image)):
             try:

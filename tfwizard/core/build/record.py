@@ -177,15 +177,35 @@ class BuildRecord:
 
     @classmethod
     def create(cls, build_id: str, *, root: Path | None = None,
-               env: Mapping[str, str] | None = None) -> BuildRecord:
-        """A new record folder for `build_id` with a "running" result.json."""
+               env: Mapping[str, str] | None = None,
+               files: Mapping[str, str] | None = None) -> BuildRecord:
+        """A new record folder for `build_id` with a "running" result.json; `files`: its
+        first files by name instead (result.json among them), written into a hidden
+        folder that is then renamed into place: one rename, and nobody sees a record
+        that lacks one of them."""
         base = builds_dir(root, env)
         base.mkdir(parents=True, exist_ok=True)
         path = base / build_id
-        path.mkdir()
-        record = cls(path)
-        record.write_result({"build_id": build_id, "status": "running"})
-        return record
+        if files is None:
+            path.mkdir()
+            record = cls(path)
+            record.write_result({"build_id": build_id, "status": "running"})
+            return record
+        if path.exists():
+            raise FileExistsError(str(path))
+        tmp = base / f".{build_id}.{secrets.token_hex(4)}.tmp"
+        tmp.mkdir()
+        try:
+            for name, text in files.items():
+                (tmp / name).write_text(text, encoding="utf-8")
+            os.rename(tmp, path)
+        except BaseException:
+            for child in tmp.iterdir() if tmp.is_dir() else ():
+                child.unlink(missing_ok=True)
+            if tmp.is_dir():
+                tmp.rmdir()
+            raise
+        return cls(path)
 
     # -- files -------------------------------------------------------------------------
     @property

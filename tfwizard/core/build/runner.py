@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import threading
 import time
@@ -48,6 +49,7 @@ from .flags import RECORD
 from .plan import LABEL, BuildPlan, Step
 from .progress import BepSummary, ProgressParser, cache_summary
 from .record import BuildRecord, new_build_id, record_path
+from .sharedclient import shared_client
 from .steps import BuildLog, Stepper
 from .volumes import Volumes, check_paths
 
@@ -141,8 +143,6 @@ class BuildRunner:
         record = self._open_record()
         clean = False
         try:  # from the first yield on: a consumer that leaves anywhere frees the record
-            if self._attached is None:
-                self._write_start(record)
             yield Artifact("record", str(record.path))
             for event in self._greeting():
                 yield event
@@ -193,20 +193,19 @@ class BuildRunner:
         """The record: reopened (and locked) by `attach`, else made and locked."""
         if self._attached is not None:
             return self._attached.record
-        record = BuildRecord.create(self.build_id, root=self.data_root, env=self.env)
+        record = BuildRecord.create(self.build_id, root=self.data_root, env=self.env,
+                                    files=self._start_files())
         record.lock()  # held while this process follows the build (see --attach)
         self.log.record = record
         return record
 
-    def _write_start(self, record: BuildRecord) -> None:
-        """The recipe, the plan, and a "running" result.json with what `tfwizard build
-        --attach` needs if this process dies."""
-        if self.recipe_text is not None:
-            record.write_recipe(self.recipe_text)
-        record.write_plan(self._plan_json)
-        record.write_result({"build_id": self.build_id, "status": "running",
-                             "out_dir": str(self.out_dir) if self.out_dir else None,
-                             "pid": os.getpid()})
+    def _start_files(self) -> dict[str, str]:
+        """A new record's files: the recipe, the plan, and a "running" result.json with
+        what `tfwizard build --attach` needs if this process dies (written at once)."""
+        files = {} if self.recipe_text is None else {"recipe.toml": self.recipe_text}
+        return {**files, "plan.json": self._plan_json, "result.json": json.dumps(
+            {"build_id": self.build_id, "status": "running", "pid": os.getpid(),
+             "out_dir": str(self.out_dir) if self.out_dir else None}, indent=2) + "\n"}
 
     def _greeting(self) -> list[BuildEvent]:
         """The record's history (attach), then what this build is."""
@@ -275,7 +274,7 @@ class BuildRunner:
             self.record.secrets = tuple(self.secrets.values.values())
         if self.engine.client is None:
             self.engine.client = await self.engine.call(_("connecting to Docker"),
-                                                        dockerutil.connect, self.env)
+                                                        shared_client, self.env)
         self.volumes.local = dockerutil.is_local_engine(self.engine.client)
 
     async def _run_steps(self) -> AsyncIterator[BuildEvent]:

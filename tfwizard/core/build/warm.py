@@ -52,7 +52,7 @@ from ..errors import TfWizardError, UsageError
 from ..i18n import _
 from . import dockerutil
 from .plan import LABEL, OUTPUT_USER_ROOT, RECORD, SRC, BuildPlan, Step, secret_references
-from .warmbep import BuildReport, bep_wheels, new_mark, report_script, same_file
+from .warmbep import BuildReport, bep_wheels, new_mark, report_script
 from .warmsecrets import RC_VAR, WarmSecrets
 
 __all__ = ["bep_wheels"]  # moved to warmbep.py; tests and testrun still find it here
@@ -234,6 +234,7 @@ class WarmContainer:
         self._exec_id: str | None = None
         self._cancelled = threading.Event()
         self._lock = threading.Lock()
+        self._found: list[Any] = []  # what find() saw, for the ensure() that follows
 
     # -- the container -----------------------------------------------------------------------
     def mounts(self) -> list[Any]:
@@ -260,19 +261,35 @@ class WarmContainer:
         return hashlib.sha256(data.encode("utf-8")).hexdigest()[:16]
 
     def find(self) -> Any | None:
-        """The workspace's container on the engine (any state), or None."""
+        """The workspace's container on the engine (any state), or None: one inspect by
+        its name (no list), kept for the ensure() that follows."""
+        import docker.errors
+
         with dockerutil.docker_errors(_("looking for the warm build container")):
-            found = self.client.containers.list(
-                all=True, filters={"label": f"{WORKSPACE_LABEL}={self.workspace.key}"})
-        return found[0] if found else None
+            try:
+                found = self.client.containers.get(self.workspace.container_name)
+            except docker.errors.NotFound:
+                found = None
+        if found is not None and found.labels.get(WORKSPACE_LABEL) != self.workspace.key:
+            found = None  # a container of that name that is not this workspace's
+        self._found = [found]
+        return found
+
+    def reusable(self, current: Any, digest: str | None = None) -> bool:
+        """Whether `current` (what find() returned) is running with this spec: then
+        ensure() reuses it without another engine call."""
+        return current is not None and current.status == "running" and \
+            current.labels.get(SPEC_LABEL) == (digest or self.spec_digest())
 
     def ensure(self) -> bool:
         """The running warm container, reused when it is up with the same spec; True when
-        it was reused, False when it was (re)made. The volumes are kept either way."""
+        it was reused, False when it was (re)made. The volumes are kept either way. Uses
+        what find() just saw when it was called before (one inspect per build)."""
         digest = self.spec_digest()
-        current = self.find()
+        current = self._found.pop() if self._found else self.find()
+        self._found = []
         if current is not None:
-            if current.status == "running" and current.labels.get(SPEC_LABEL) == digest:
+            if self.reusable(current, digest):
                 self.container = current
                 return True
             with dockerutil.docker_errors(_("removing the stopped warm build container")):
@@ -553,10 +570,14 @@ class WarmContainer:
                     return fh.read() if fh else None
         return None
 
-    def copy_wheel(self, result: ExecResult, out_dir: Path) -> Path | None:
+    def copy_wheel(self, result: ExecResult, out_dir: Path, *,
+                   sums: Path | None = None) -> Path | None:
         """The wheel this build named in its BEP, copied to out_dir; None when the build
-        failed or named none (never an older file that bazel-bin still holds)."""
+        failed or named none (never an older file that bazel-bin still holds). `sums`:
+        the kept sha256 of output wheels (wheelsums.py), so an unchanged one is not hashed
+        again."""
         from .artifacts import wheel_member_name
+        from .wheelsums import remember, same_wheel
 
         if result.exit_code != 0 or not result.bep_lines:
             return None
@@ -564,7 +585,7 @@ class WarmContainer:
         if not paths:
             return None
         kept = out_dir / Path(paths[-1]).name
-        if same_file(kept, result.wheel_sha256.get(paths[-1])):
+        if same_wheel(kept, result.wheel_sha256.get(paths[-1]), sums):
             return kept  # this build's wheel has these very bytes (a no-op rebuild)
         import docker.errors
 
@@ -581,8 +602,11 @@ class WarmContainer:
                     continue
                 target = out_dir / name
                 tmp = out_dir / f".{name}.{secrets.token_hex(4)}.tmp"
-                tmp.write_bytes(fh.read())
+                data = fh.read()
+                tmp.write_bytes(data)
                 tmp.replace(target)
+                if sums is not None:
+                    remember(target, hashlib.sha256(data).hexdigest(), sums)
                 return target
         return None
 

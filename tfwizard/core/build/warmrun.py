@@ -21,10 +21,11 @@ from typing import Any
 
 from ..errors import BuildCancelled, TfWizardError
 from ..i18n import _
-from . import artifacts
+from . import artifacts, wheelsums
 from .attach import PLAN_DIGEST_LABEL
 from .events import STDERR, STDOUT, BuildEvent, PhaseChanged, ThreadFeed
 from .plan import BuildPlan
+from .record import data_dir
 from .runner import BuildRunner
 from .steps import StepOutcome
 from .warm import DEFAULT_IDLE_S, ExecResult, WarmContainer, Workspace, workspace_for
@@ -75,7 +76,11 @@ class WarmRunner(BuildRunner):
         if current is None or current.status != "running":
             async for event in self._image_events():  # a new container: check the image
                 yield event
-        reused = await self.engine.call(_("starting the warm build container"), box.ensure)
+        if box.reusable(current):  # up with this spec: ensure() makes no engine call
+            reused = box.ensure()
+        else:
+            reused = await self.engine.call(_("starting the warm build container"),
+                                            box.ensure)
         yield self.log.say(
             (_("warm build container {name} reused (Bazel server and caches warm)") if reused
              else _("warm build container {name} started (idle timeout {minutes} min)")
@@ -193,8 +198,9 @@ class WarmRunner(BuildRunner):
         if self._built is None:
             return []
         out_dir = self.out_dir if self.out_dir is not None else self.record.path
+        sums = (self.data_root or data_dir(self.env)) / wheelsums.FILE
         wheel = await self.engine.call(_("copying the wheel out of the warm container"),
-                                       self.warm.copy_wheel, self._built, out_dir)
+                                       self.warm.copy_wheel, self._built, out_dir, sums=sums)
         return [wheel] if wheel is not None else []
 
     def _cleanup_sync(self) -> None:
