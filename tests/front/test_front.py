@@ -8,6 +8,7 @@ import signal
 import stat
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -218,3 +219,38 @@ def test_another_python_setting_gets_another_server(front):
     from tfwizard.front.client import stop_server
 
     stop_server({**front.env, "PYTHONHASHSEED": "7"})
+
+
+def test_a_command_runs_only_after_its_clients_go(front, tmp_path):
+    """A client that gave up after "started" (it then runs the command itself) or vanished
+    before its "go" never has the command run by the server too."""
+    import socket as socketlib
+
+    from tfwizard.front import wire
+
+    front.up()
+    made = tmp_path / "sub" / "r.toml"
+    (tmp_path / "sub").mkdir()
+    request = {"argv": ["recipe", "new", "r.toml"], "argv0": TFWIZARD,
+               "cwd": str(tmp_path / "sub"), "env": front.env, "umask": 0o022}
+    n = len(front.child_pids())
+    with socketlib.socket(socketlib.AF_UNIX, socketlib.SOCK_STREAM) as sock:
+        sock.settimeout(10)
+        sock.connect(str(front.socket))
+        wire.send_message(sock, request, [0, 1, 2])
+        answer, _fds = wire.recv_message(sock)
+        assert answer and answer.get("started"), answer
+        time.sleep(2.0)  # a client that is slow to say "go": the command waits for it
+        assert not made.exists()
+    child = wait_for(lambda: front.child_pids()[n:] and front.child_pids()[n])
+    wait_for(lambda: not alive(child), timeout=10)
+    assert not made.exists()  # it never ran
+    with socketlib.socket(socketlib.AF_UNIX, socketlib.SOCK_STREAM) as sock:  # with "go": runs
+        sock.settimeout(30)
+        sock.connect(str(front.socket))
+        wire.send_message(sock, request, [0, 1, 2])
+        assert wire.recv_message(sock)[0].get("started")
+        wire.send_message(sock, {"go": True})
+        answer, _fds = wire.recv_message(sock)
+        assert answer == {"exit": 0}, answer
+    assert made.is_file()

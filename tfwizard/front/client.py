@@ -71,7 +71,8 @@ def _request(path: Path, argv: list[str], env: dict[str, str]) -> socket.socket 
         if answer is None or answer.get("started") is None:
             raise OSError(f"server answered {answer}")
         sock.settimeout(None)
-        return sock
+        return sock  # the command waits for _follow's "go"
+
     except (OSError, ValueError):
         sock.close()
         return None
@@ -87,6 +88,10 @@ def _follow(sock: socket.socket) -> int:
 
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, forward)
+    try:
+        wire.send_message(sock, {"go": True})
+    except OSError:
+        pass  # the server went: the loop below says so
     while True:
         try:
             answer, _fds = wire.recv_message(sock)

@@ -109,7 +109,19 @@ class Job:
     conn: socket.socket
     pid: int
     pidfd: int
+    go: int = -1  # the pipe the child waits on until its client says "go"
     done: bool = False
+
+    def release(self, start: bool) -> None:
+        """Let the waiting child start its command (a byte), or not (the pipe closed: it
+        exits without running anything)."""
+        if self.go < 0:
+            return
+        with contextlib.suppress(OSError):
+            if start:
+                os.write(self.go, b"g")
+            os.close(self.go)
+        self.go = -1
 
 
 @dataclass
@@ -189,17 +201,26 @@ class Server:
             return
         if len(fds) != 3 or self.stopping:
             raise OSError("a request needs stdin, stdout and stderr")
+        # The child waits for its client's "go", sent once the client knows the command
+        # started here: a client that gave up waiting for "started" (and runs the command
+        # itself) or vanished before it never has the command run twice
+        go_read, go_write = os.pipe()
         pid = os.fork()
         if pid == 0:
             try:
                 from .childrun import run_command
 
+                os.close(go_write)
                 self._close_in_child(conn)
+                if os.read(go_read, 1) != b"g":
+                    os._exit(1)
+                os.close(go_read)
                 run_command(request, fds)  # never returns
             finally:
                 os._exit(1)  # never back into the server's loop
+        os.close(go_read)
         conn.settimeout(None)
-        job = Job(conn, pid, os.pidfd_open(pid))
+        job = Job(conn, pid, os.pidfd_open(pid), go_write)
         self.jobs[pid] = job
         self.selector.register(conn, selectors.EVENT_READ, ("conn", job))
         self.selector.register(job.pidfd, selectors.EVENT_READ, ("child", job))
@@ -224,6 +245,8 @@ class Server:
         for job in self.jobs.values():
             job.conn.close()
             os.close(job.pidfd)
+            if job.go >= 0:
+                os.close(job.go)
         if LOCK_FD[0] >= 0:
             os.close(LOCK_FD[0])
 
@@ -233,12 +256,16 @@ class Server:
         except (OSError, ValueError):
             message = None
         if message is None:  # the client is gone (SIGKILL): end the command as killing it would
+            job.release(start=False)
             self.selector.unregister(job.conn)
             job.conn.close()
             if not job.done:
                 log(f"client of child {job.pid} vanished: SIGKILL")
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(job.pid, signal.SIGKILL)
+            return
+        if message.get("go"):
+            job.release(start=True)
             return
         signum = int(message.get("signal", 0))
         if signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
@@ -254,6 +281,7 @@ class Server:
         _pid, status = os.waitpid(job.pid, 0)
         code = os.waitstatus_to_exitcode(status)
         job.done = True
+        job.release(start=False)
         self.selector.unregister(job.pidfd)
         os.close(job.pidfd)
         del self.jobs[job.pid]
