@@ -50,7 +50,7 @@ say "mypy"
 say "pytest"
 export QT_QPA_PLATFORM=offscreen
 set +e
-.venv-test/bin/python -m pytest -q -rs -p no:cacheprovider "$@"
+.venv-test/bin/python -m pytest -q -rs -p no:cacheprovider --durations=30 "$@"
 rc=$?
 set -e
 if [ "$rc" = 5 ]; then echo "pytest collected no tests: that is a failure" >&2; exit 1; fi
