@@ -3,7 +3,7 @@ exec round trip.
 
 In a throwaway container of the test image, a loop runs the warm build's exec command as
 WarmContainer.build() makes it (EXEC_WRAPPER, the report script around BUILD_SCRIPT, the
-configure-if-changed check behind `env -u`) with `true` in Bazel's place, over a real BEP
+configure-if-changed check, configure behind `env -u`) with `true` in Bazel's place, over a real BEP
 file that names a wheel of --wheel-mb MB, an older build's BEP left to remove each time,
 REPS times; then the same loop with plain `true`. The difference per run is what the exec
 itself costs a no-op build. Also counted: the wheel hashed (sha256sum run) per no-op.
@@ -44,9 +44,10 @@ sed "s#file://[^\"]*\.whl#file://$WHEEL#g" /tmp/bep.json > "$STATE/bep-tok.json"
 echo want > "$STATE/configure.sha256"
 cd /tmp/src
 run() {
-  sh -c "$WRAP" sh "$STATE" 1800 tok sh -c "$REPORT" sh mark - "$STATE/bep-tok.json" 13 \
-    env -u TFWIZARD_SECRET_BAZELRC CC_OPT_FLAGS=-Wno-sign-compare PYTHON_BIN_PATH=/usr/bin/python3 \
-    sh -c "$CONF" sh "$STATE/configure.sha256" want /tmp/src/.tf_configure.bazelrc true true
+  sh -c "$WRAP" sh "$STATE" 1800 tok sh -c "$REPORT" sh mark - "$STATE/bep-tok.json" 10 \
+    "$IFC" "$STATE/configure.sha256" want /tmp/src/.tf_configure.bazelrc env -u \
+    TFWIZARD_SECRET_BAZELRC CC_OPT_FLAGS=-Wno-sign-compare PYTHON_BIN_PATH=/usr/bin/python3 \
+    true true
 }
 run > /tmp/first.out
 grep -c '^mark-sha ' /tmp/first.out > /tmp/wheels
@@ -76,7 +77,7 @@ def measure(reps: int, wheel_mb: int, bep: Path) -> dict[str, float]:
         box.put_archive("/tmp", buf.getvalue())
         env = {"REPS": str(reps), "MB": str(wheel_mb), "STATE": STATE, "WHEEL": WHEEL,
                "WRAP": warm.EXEC_WRAPPER, "REPORT": report_script(warm.BUILD_SCRIPT),
-               "CONF": warm.CONFIGURE_IF_CHANGED}
+               "IFC": warm.IF_CHANGED}
         code, out = box.exec_run(["sh", "-c", DRIVER], environment=env)
         if code != 0:
             raise SystemExit(out.decode("utf-8", "replace"))

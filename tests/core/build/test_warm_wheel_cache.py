@@ -104,3 +104,26 @@ def test_earlier_builds_files_go_in_one_rm_and_a_busy_builds_stay(tmp_path):
     _build(tmp_path, wheel, token="new")
     assert sorted(p.name for p in state.glob("bep-*")) == [
         "bep-busy.json", "bep-new.json", "bep-new.wheels"]
+
+
+def test_the_build_scripts_configure_check_runs_configure_only_when_its_hash_changed(tmp_path):
+    out, hash_file = tmp_path / ".tf_configure.bazelrc", tmp_path / "configure.sha256"
+    calls = tmp_path / "configure-runs"
+    configure = ["sh", "-c", f'echo ran >> "{calls}"; : > "{out}"; exit "$0"']
+
+    def build(want: str, code: str = "0") -> subprocess.CompletedProcess[str]:
+        conf = [warm.IF_CHANGED, str(hash_file), want, str(out), *configure, code]
+        return subprocess.run(["sh", "-c", warm.BUILD_SCRIPT, "sh", str(tmp_path / "bep-b.json"),
+                               str(len(conf)), *conf, "echo", "built"],
+                              capture_output=True, text=True, check=False)
+
+    first = build("h1")
+    assert first.stdout.splitlines() == ["built"] and hash_file.read_text() == "h1\n"
+    again = build("h1")  # unchanged: the check in the script's own shell, configure not run
+    assert again.stdout.splitlines() == [warm.SKIP_LINE, "built"]
+    assert calls.read_text().splitlines() == ["ran"]
+    failed = build("h2", "3")  # changed, and configure fails: no build, no hash kept
+    assert failed.returncode == 3 and "built" not in failed.stdout and not hash_file.exists()
+    out.unlink()
+    assert build("h2").stdout.splitlines() == ["built"] and hash_file.read_text() == "h2\n"
+    assert len(calls.read_text().splitlines()) == 3

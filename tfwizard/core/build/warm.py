@@ -128,11 +128,16 @@ rm -f "$hash_file"
 echo "$want" > "$hash_file"
 """.replace("__SKIP__", SKIP_LINE)
 
+#: BUILD_SCRIPT's configure command that starts with IF_CHANGED, the hash file, the hash and
+#: configure's output: configure-if-changed checked in the build's own shell (no process
+#: when nothing changed), as CONFIGURE_IF_CHANGED does in an exec of its own
+IF_CHANGED = "--tfwizard-if-changed"
+
 #: one build in one exec (issue 17: every exec costs a round trip): $1 this build's BEP
 #: file, $2 how many of the next arguments are the configure command (0: none), then that
 #: command, then the build command. Removes the BEP files (and wheel lists, warmbep.py) of
-#: earlier builds whose exec is not busy, in one `rm`, runs the configure command, and on
-#: its success the build.
+#: earlier builds whose exec is not busy, in one `rm`, runs the configure command (skipped
+#: behind IF_CHANGED when its hash is the kept one), and on its success the build.
 BUILD_SCRIPT = r"""
 bep=$1; n=$2; shift 2
 state=${bep%/*} old=
@@ -144,13 +149,22 @@ for f in "$state"/bep-*; do
 done
 [ -z "$old" ] || { IFS='
 '; set -f; rm -f -- $old; set +f; unset IFS; }
+if [ "$n" -gt 3 ] && [ "$1" = __IF__ ]; then
+  have=
+  [ -e "$4" ] && [ -f "$2" ] && read -r have < "$2"
+  if [ -e "$4" ] && [ "$have" = "$3" ]; then echo "__SKIP__"; shift "$n"; n=0; fi
+fi
 if [ "$n" -gt 0 ]; then
   ( i=0; for a do if [ "$i" -lt "$n" ]; then set -- "$@" "$a"; fi; shift; i=$((i+1)); done
-    exec "$@" ) || exit $?
+    [ "$1" = __IF__ ] || exec "$@"
+    hash_file=$2; want=$3; shift 4
+    rm -f "$hash_file"
+    "$@" || exit $?
+    echo "$want" > "$hash_file" ) || exit $?
 fi
 shift "$n"
 exec "$@"
-"""
+""".replace("__IF__", IF_CHANGED).replace("__SKIP__", SKIP_LINE)
 
 
 @dataclass(frozen=True)
@@ -509,17 +523,16 @@ class WarmContainer:
                          workdir=self._step("configure").workdir, on_output=on_output)
 
     def _configure_argv(self, *, with_env: bool = False) -> list[str]:
-        """The configure-if-changed command; `with_env`: behind `env -u RC_VAR K=V...`, for
-        an exec whose own environment is the build step's (its secret rc lines are Bazel's,
-        not configure's)."""
+        """The configure-if-changed command; `with_env`: BUILD_SCRIPT's form (IF_CHANGED,
+        then configure behind `env -u RC_VAR K=V...`, for an exec whose own environment is
+        the build step's: its secret rc lines are Bazel's, not configure's)."""
         step = self._step("configure")
-        argv = ["sh", "-c", CONFIGURE_IF_CHANGED, "sh", f"{RECORD}/{CONFIGURE_HASH}",
-                configure_digest(self.plan, step), f"{step.workdir}/{CONFIGURE_OUTPUT}",
-                *step.argv]
+        check = [f"{RECORD}/{CONFIGURE_HASH}", configure_digest(self.plan, step),
+                 f"{step.workdir}/{CONFIGURE_OUTPUT}"]
         if with_env:
-            argv = ["env", "-u", RC_VAR, *[f"{k}={v}" for k, v in sorted(step.env.items())],
-                    *argv]
-        return argv
+            return [IF_CHANGED, *check, "env", "-u", RC_VAR,
+                    *[f"{k}={v}" for k, v in sorted(step.env.items())], *step.argv]
+        return ["sh", "-c", CONFIGURE_IF_CHANGED, "sh", *check, *step.argv]
 
     def configure_first(self, step: Step, on_output: OnOutput | None = None
                         ) -> tuple[list[str], ExecResult | None]:
