@@ -5,8 +5,9 @@ distdir), in ONE run and interleaved (measure_interleaved): bare Bazel in a long
 container with the same image and flags (bench/rebuild_baseline.WarmContainer) and
 tfwizard's warm workspace (core/build/warm.py, its own volumes) are both up; after a first
 build of each, every round times one bare and one tfwizard rebuild on the same state of the
-source, in alternating order, so load from elsewhere falls on both sides: ROUNDS no-op
-rounds, then ROUNDS rounds after a one-line kernel edit. tfwizard is timed three times:
+source, in alternating order, so load from elsewhere falls on both sides: NOOP_ROUNDS no-op
+rounds (cheap, so more of them: 9 by default), then ROUNDS rounds after a one-line kernel
+edit. tfwizard is timed three times:
 its warm path in this process (ensure the container, configure-if-changed, the build exec
 with its BEP report, the wheel), and `tfwizard build RECIPE` as a person runs it (the
 console script: the recipe, the gates, the record; after its own edit in the edit rounds),
@@ -20,10 +21,12 @@ the front end served its command. At the end one served no-op is profiled
 (offline, the stub dependency from a --find-links folder), then the rebuilt wheel
 reinstalled with `wheel_only` (pip --no-deps --force-reinstall, no index, no links).
 
-    .venv/bin/python bench/rebuild.py [--rounds N] [--only fixture|big|reinstall]
+    .venv/bin/python bench/rebuild.py [--rounds N] [--noop-rounds N]
+        [--only fixture|big|reinstall]
         [--files N] [--packages N] [--external-mb N] [--json PATH]
 
-Prints seconds and ratios (warm tfwizard / bare Bazel, medians); writes JSON (default
+Prints seconds and ratios (warm tfwizard / bare Bazel, medians; min/median/max per side);
+writes JSON (default
 bench/out/rebuild.json). The issue's bar: every ratio at most 1.25 (for the command: through
 the front end, as `tfwizard` runs by default).
 """
@@ -106,7 +109,7 @@ def _cli_rebuild(recipe: Path, out: Path, data: Path, front: Front | None = None
 
 
 def measure_interleaved(subject: rb.Subject, bare_recipe: Path, recipe: Path,
-                        rounds: int) -> dict[str, Any]:
+                        rounds: int, noop_rounds: int | None = None) -> dict[str, Any]:
     """Bare Bazel's and tfwizard's figures for one workspace, interleaved: both long-lived
     containers are up, and each round times one of each (in alternating order) on the same
     state of the source, so load from elsewhere falls on both sides alike. tfwizard is
@@ -151,7 +154,7 @@ def measure_interleaved(subject: rb.Subject, bare_recipe: Path, recipe: Path,
             _cli_rebuild(recipe, out_dir, data, front, first=True)
             front.start()
             for kind in ("noop", "edit"):
-                for i in range(rounds):
+                for i in range(rounds if kind == "edit" else (noop_rounds or rounds)):
                     if kind == "edit":
                         value += 1
                         bigws.edit_kernel(edit, value)
@@ -190,6 +193,8 @@ def measure_interleaved(subject: rb.Subject, bare_recipe: Path, recipe: Path,
         side = "bare" if key.startswith("bare") else "tfwizard"
         res[side][f"{key}_s"] = [round(x, 3) for x in vals]
         res[side][f"{key}_median_s"] = round(statistics.median(vals), 3)
+        res[side][f"{key}_min_s"], res[side][f"{key}_max_s"] = round(min(vals), 3), round(
+            max(vals), 3)
     return res
 
 
@@ -214,7 +219,8 @@ def measure_reinstall(tmp: Path, wheel: Path, rebuilt: Path) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=3, help="edit rounds")
+    parser.add_argument("--noop-rounds", type=int, default=9, help="no-op rounds")
     parser.add_argument("--only", choices=("fixture", "big", "reinstall"))
     parser.add_argument("--files", type=int, default=bigws.DEFAULT_FILES)
     parser.add_argument("--packages", type=int, default=bigws.DEFAULT_PACKAGES)
@@ -245,7 +251,8 @@ def main(argv: list[str] | None = None) -> int:
             tfw_recipe = rb.write_recipe(subject, base / "tfw.toml",
                                          prefix=f"tfwizard-bench-warm-{uuid.uuid4().hex[:6]}")
             assert load_recipe(tfw_recipe).name == load_recipe(bare_recipe).name
-            fig = measure_interleaved(subject, bare_recipe, tfw_recipe, args.rounds)
+            fig = measure_interleaved(subject, bare_recipe, tfw_recipe, args.rounds,
+                                      args.noop_rounds)
             tfw, bare = fig["tfwizard"], fig["bare"]
             wheels.append((Path(tfw["first_wheel"]), Path(tfw["wheel"])))
             for kind in ("noop", "edit"):
@@ -273,6 +280,11 @@ def main(argv: list[str] | None = None) -> int:
                   f"(ratio {fig[f'ratio_front_{kind}']}), in its own process "
                   f"{tfw[f'cli_{kind}_median_s']} s (ratio {fig[f'ratio_cli_{kind}']}); "
                   f"bar {BAR}")
+            for way, label in (("bare", "bare Bazel"), ("tfw", "warm path"),
+                               ("front", "front end"), ("cli", "own process")):
+                side = bare if way == "bare" else tfw
+                print(f"  {label:12} {kind}: min {side[f'{way}_{kind}_min_s']} s, median "
+                      f"{side[f'{way}_{kind}_median_s']} s, max {side[f'{way}_{kind}_max_s']} s")
         print(f"{name}: a served no-op, where the time went: "
               + json.dumps(fig["tfwizard"]["profile"]))
     if "reinstall" in report:

@@ -74,38 +74,39 @@ CANCEL_GRACE_S = 5.0
 IDLE_POLL_S = 2
 
 #: the warm container's command: $1 the state folder, $2 the idle timeout in seconds, $3
-#: Bazel's output root. It exits when the deadline has passed and no busy.* file names a
-#: live process. The user bazelrc it writes gives a plain `bazel` (`tfwizard shell`) the
+#: Bazel's output root. It exits when the deadline (the deadline file's mtime + the idle
+#: timeout) has passed and no busy.* file names a live process; it removes the busy files
+#: of ended execs. The user bazelrc it writes gives a plain `bazel` (`tfwizard shell`) the
 #: builds' output root, hence their server.
 IDLE_LOOP = r"""
 state=$1; idle=$2
 mkdir -p "$HOME" && echo "startup --output_user_root=$3" > "$HOME/.bazelrc"
-echo $(( $(date +%s) + idle )) > "$state/deadline"
+: > "$state/deadline"
 while :; do
   busy=
   for f in "$state"/busy.*; do
     [ -e "$f" ] || continue
     if kill -0 "$(cat "$f" 2>/dev/null)" 2>/dev/null; then busy=1; else rm -f "$f"; fi
   done
-  deadline=$(cat "$state/deadline" 2>/dev/null || echo 0)
+  deadline=$(( $(stat -c %Y "$state/deadline" 2>/dev/null || echo 0) + idle ))
   if [ -z "$busy" ] && [ "$(date +%s)" -ge "$deadline" ]; then exit 0; fi
   sleep __POLL__
 done
 """.replace("__POLL__", str(IDLE_POLL_S))
 
 #: every exec: $1 state folder, $2 idle seconds, $3 token, then the command. Records its pid
-#: (the exec's process group) in busy.TOKEN, moves the deadline on before and after. SIGINT
+#: (the exec's process group) in busy.TOKEN (IDLE_LOOP removes it once that process is
+#: gone), moves the deadline on before and after (a truncation: no process started). SIGINT
 #: is trapped (not ignored: children get the default back) so the wrapper outlives the
 #: command and reports its exit.
 EXEC_WRAPPER = r"""
 state=$1; idle=$2; token=$3; shift 3
 echo $$ > "$state/busy.$token"
-echo $(( $(date +%s) + idle )) > "$state/deadline"
+: > "$state/deadline"
 trap : INT TERM
 "$@"
 rc=$?
-echo $(( $(date +%s) + idle )) > "$state/deadline"
-rm -f "$state/busy.$token"
+: > "$state/deadline"
 exit $rc
 """
 
@@ -117,7 +118,9 @@ SIGNAL_GROUP = 'pid=$(cat "$2" 2>/dev/null) && [ -n "$pid" ] && kill -s "$1" -- 
 SKIP_LINE = "tfwizard: configure inputs unchanged; ./configure not run again"
 CONFIGURE_IF_CHANGED = r"""
 hash_file=$1; want=$2; output=$3; shift 3
-if [ -e "$output" ] && [ "$(cat "$hash_file" 2>/dev/null)" = "$want" ]; then
+have=
+[ -e "$output" ] && [ -f "$hash_file" ] && read -r have < "$hash_file"
+if [ -e "$output" ] && [ "$have" = "$want" ]; then
   echo "__SKIP__"; exit 0
 fi
 rm -f "$hash_file"
@@ -125,25 +128,43 @@ rm -f "$hash_file"
 echo "$want" > "$hash_file"
 """.replace("__SKIP__", SKIP_LINE)
 
+#: BUILD_SCRIPT's configure command that starts with IF_CHANGED, the hash file, the hash and
+#: configure's output: configure-if-changed checked in the build's own shell (no process
+#: when nothing changed), as CONFIGURE_IF_CHANGED does in an exec of its own
+IF_CHANGED = "--tfwizard-if-changed"
+
 #: one build in one exec (issue 17: every exec costs a round trip): $1 this build's BEP
 #: file, $2 how many of the next arguments are the configure command (0: none), then that
-#: command, then the build command. Removes the BEP files of earlier builds (those whose
-#: exec is not busy), runs the configure command, and on its success the build.
+#: command, then the build command. Removes the BEP files (and wheel lists, warmbep.py) of
+#: earlier builds whose exec is not busy, in one `rm`, runs the configure command (skipped
+#: behind IF_CHANGED when its hash is the kept one), and on its success the build.
 BUILD_SCRIPT = r"""
 bep=$1; n=$2; shift 2
-state=${bep%/*}
-for f in "$state"/bep-*.json; do
+state=${bep%/*} old=
+for f in "$state"/bep-*; do
   [ -e "$f" ] || continue
-  t=${f##*/bep-}; t=${t%.json}
-  [ -e "$state/busy.$t" ] || rm -f "$f"
+  t=${f##*/bep-}; t=${t%.*}
+  [ -e "$state/busy.$t" ] || old="$old$f
+"
 done
+[ -z "$old" ] || { IFS='
+'; set -f; rm -f -- $old; set +f; unset IFS; }
+if [ "$n" -gt 3 ] && [ "$1" = __IF__ ]; then
+  have=
+  [ -e "$4" ] && [ -f "$2" ] && read -r have < "$2"
+  if [ -e "$4" ] && [ "$have" = "$3" ]; then echo "__SKIP__"; shift "$n"; n=0; fi
+fi
 if [ "$n" -gt 0 ]; then
   ( i=0; for a do if [ "$i" -lt "$n" ]; then set -- "$@" "$a"; fi; shift; i=$((i+1)); done
-    exec "$@" ) || exit $?
+    [ "$1" = __IF__ ] || exec "$@"
+    hash_file=$2; want=$3; shift 4
+    rm -f "$hash_file"
+    "$@" || exit $?
+    echo "$want" > "$hash_file" ) || exit $?
 fi
 shift "$n"
 exec "$@"
-"""
+""".replace("__IF__", IF_CHANGED).replace("__SKIP__", SKIP_LINE)
 
 
 @dataclass(frozen=True)
@@ -200,6 +221,7 @@ class ExecResult:
     bep_lines: list[str] | None = None  # the build's own BEP file (build() only)
     report: list[str] | None = None  # stdout from the report mark on (exec(report_mark=))
     wheel_sha256: dict[str, str] = field(default_factory=dict)  # build() only
+    wheel_cached: set[str] = field(default_factory=set)  # kept sha256 reused (build())
 
     @property
     def skipped(self) -> bool:
@@ -501,17 +523,16 @@ class WarmContainer:
                          workdir=self._step("configure").workdir, on_output=on_output)
 
     def _configure_argv(self, *, with_env: bool = False) -> list[str]:
-        """The configure-if-changed command; `with_env`: behind `env -u RC_VAR K=V...`, for
-        an exec whose own environment is the build step's (its secret rc lines are Bazel's,
-        not configure's)."""
+        """The configure-if-changed command; `with_env`: BUILD_SCRIPT's form (IF_CHANGED,
+        then configure behind `env -u RC_VAR K=V...`, for an exec whose own environment is
+        the build step's: its secret rc lines are Bazel's, not configure's)."""
         step = self._step("configure")
-        argv = ["sh", "-c", CONFIGURE_IF_CHANGED, "sh", f"{RECORD}/{CONFIGURE_HASH}",
-                configure_digest(self.plan, step), f"{step.workdir}/{CONFIGURE_OUTPUT}",
-                *step.argv]
+        check = [f"{RECORD}/{CONFIGURE_HASH}", configure_digest(self.plan, step),
+                 f"{step.workdir}/{CONFIGURE_OUTPUT}"]
         if with_env:
-            argv = ["env", "-u", RC_VAR, *[f"{k}={v}" for k, v in sorted(step.env.items())],
-                    *argv]
-        return argv
+            return [IF_CHANGED, *check, "env", "-u", RC_VAR,
+                    *[f"{k}={v}" for k, v in sorted(step.env.items())], *step.argv]
+        return ["sh", "-c", CONFIGURE_IF_CHANGED, "sh", *check, *step.argv]
 
     def configure_first(self, step: Step, on_output: OnOutput | None = None
                         ) -> tuple[list[str], ExecResult | None]:
@@ -550,6 +571,7 @@ class WarmContainer:
         if result.report is not None:  # the BEP came with the output: no archive call
             got = BuildReport.parse(result.report, mark)
             result.bep_lines, result.wheel_sha256 = got.bep_lines, got.sha256
+            result.wheel_cached = got.cached
         else:  # configure failed, or the exec was killed before its report
             data = self.read_file(bep)
             result.bep_lines = data.decode("utf-8", "replace").splitlines() if data else []

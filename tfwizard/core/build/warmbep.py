@@ -9,6 +9,9 @@ second).
 After Bazel exits, REPORT_SCRIPT prints a line with a random mark and the exit code on
 stdout, then this build's BEP file, then `MARK-sha SHA256 PATH` for each .whl path that the
 BEP mentions: the BEP comes with the build's own output, not through another archive call.
+A wheel's sha256 is kept in the state volume with its stamp (size, inode, mtime and ctime in
+ns) and reused while the stamp is unchanged: a no-op does not hash a TensorFlow wheel of
+several hundred MB again (~1 s each time).
 Which wheel is this build's is still decided by `bep_wheels` on the BEP (a failed build
 names none); the checksums only let `same_file` see that the wheel already in the output
 folder has the very bytes of this build's wheel (a no-op rebuild), so it is not copied again.
@@ -25,20 +28,51 @@ from typing import Any
 
 from .progress import bep_events, file_uri_path
 
-#: BUILD_SCRIPT's arguments after $1 the mark; runs the build without exec, then reports
+#: the state folder's file with the stamp and sha256 of the last build's wheels, a line
+#: each: size, inode, mtime ns, ctime ns, sha256, path
+WHEEL_SUMS = "wheel-sums"
+#: what `stat -L -c` prints as a wheel's stamp (GNU coreutils: ns with %.9Y/%.9Z). No tool
+#: sets ctime (touch sets mtime only), so a rewrite of the file changes the stamp.
+STAMP_FORMAT = "%s %i %.9Y %.9Z"
+
+#: BUILD_SCRIPT's arguments after $1 the mark; runs the build without exec, then reports:
+#: one awk prints the BEP and writes the .whl paths it names (once each) to a list beside
+#: it; a wheel whose stamp is the one kept in WHEEL_SUMS gets the kept sha256 (and a
+#: `MARK-cached PATH` line), any other is hashed and kept. Steady state: two processes
+#: (awk, stat), no sha256sum.
 REPORT_TAIL = r"""
 "$@"
 rc=$?
 echo "$mark $rc"
 if [ -f "$bep" ]; then
-  cat "$bep"; echo
-  grep -o 'file://[^"]*\.whl' "$bep" 2>/dev/null | sort -u | while IFS= read -r uri; do
-    p=${uri#file://}
-    [ -f "$p" ] && echo "$mark-sha $(sha256sum "$p" 2>/dev/null)"
-  done
+  list=${bep%.json}.wheels sums=$state/__SUMS__ new= changed=
+  : > "$list"
+  awk -v list="$list" '{ print; s = $0
+    while (match(s, /file:\/\/[^"]*\.whl/)) {
+      u = substr(s, RSTART + 7, RLENGTH - 7); s = substr(s, RSTART + RLENGTH)
+      if (!(u in seen)) { seen[u] = 1; print u > list } } }
+    END { print "" }' "$bep"
+  while IFS= read -r p; do
+    [ -f "$p" ] || continue
+    st=$(stat -L -c '__STAMP__' -- "$p" 2>/dev/null) || continue
+    sha=
+    [ -f "$sums" ] && while IFS=' ' read -r a b c d e q; do
+      [ "$a $b $c $d" = "$st" ] && [ "$q" = "$p" ] && [ ${#e} -eq 64 ] && sha=$e
+    done < "$sums"
+    if [ -n "$sha" ]; then
+      echo "$mark-cached $p"
+    else
+      sha=$(sha256sum -- "$p" 2>/dev/null) || continue
+      sha=${sha%% *} changed=1
+    fi
+    new="$new$st $sha $p
+"
+    echo "$mark-sha $sha  $p"
+  done < "$list"
+  [ -z "$changed" ] || printf '%s' "$new" > "$sums"
 fi
 exit $rc
-"""
+""".replace("__SUMS__", WHEEL_SUMS).replace("__STAMP__", STAMP_FORMAT)
 
 
 def report_script(build_script: str) -> str:
@@ -64,6 +98,7 @@ class BuildReport:
     exit_code: int | None
     bep_lines: list[str] = field(default_factory=list)
     sha256: dict[str, str] = field(default_factory=dict)
+    cached: set[str] = field(default_factory=set)  # wheels whose kept sha256 was used
 
     @classmethod
     def parse(cls, lines: Sequence[str], mark: str) -> BuildReport:
@@ -78,6 +113,8 @@ class BuildReport:
                 digest, _sep, path = line[len(mark) + 5:].strip().partition(" ")
                 if len(digest) == 64 and path:
                     out.sha256[path.lstrip(" *")] = digest
+            elif line.startswith(f"{mark}-cached "):
+                out.cached.add(line[len(mark) + 8:])
             elif line.strip():
                 out.bep_lines.append(line)
         return out
