@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import subprocess
 import sys
 import time
 from collections.abc import Mapping
@@ -122,6 +121,8 @@ def _exit_like(status: int) -> None:
 def spawn_server(folder: Path, path: Path, env: dict[str, str]) -> None:
     """Start `python -m tfwizard.front.server` detached (its own session, stdio on
     /dev/null, its log in the run folder) for the next command. Never raises."""
+    import subprocess  # only here: most commands never start a server (~2 ms)
+
     try:
         with open(folder / "server.log", "ab") as log:
             subprocess.Popen(

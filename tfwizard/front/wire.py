@@ -12,7 +12,10 @@ import struct
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # typing costs ~2 ms to import: the client imports this module
+    from typing import Any
 
 #: the commands the front end serves; anything else (shell, the GUI, clean, help) runs in
 #: the client's own process. None of these needs a controlling terminal.
