@@ -442,3 +442,36 @@ volume_prefix = "{prefix}"
 {extra}"""
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def sleeper_running(client, container: str) -> bool:
+    """Whether the fixture's `TFW_FIXTURE_SLEEP` action is sleeping now in the container
+    (a `sleep 1` among its processes). Bazel shows an action's output only when it ends, so
+    a cancel test that waits for "tfw fixture: sleeping" lines cancels after the action."""
+    import docker.errors
+
+    try:
+        box = client.containers.get(container)
+    except docker.errors.NotFound:  # not made yet
+        return False
+    if box.status != "running":
+        return False
+    try:
+        found = box.exec_run(
+            ["sh", "-c", 'for p in /proc/[0-9]*; do tr "\\0" " " < "$p/cmdline"; echo; done'],
+            workdir="/")
+    except docker.errors.APIError:  # it stopped meanwhile
+        return False
+    return any(line.startswith("sleep 1") for line in found.output.decode(errors="replace")
+               .splitlines())
+
+
+def wait_for_sleeper(client, container: str, timeout: float = 240.0) -> None:
+    """Until the fixture's sleeping action runs (sleeper_running); AssertionError after
+    `timeout` seconds."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not sleeper_running(client, container):
+        assert time.monotonic() < deadline, "the sleeping action never started"
+        time.sleep(0.5)

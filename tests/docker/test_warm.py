@@ -157,7 +157,8 @@ def test_cancel_stops_bazel_in_the_exec_and_the_server_stays(ws):
     box: dict[str, warm.ExecResult] = {}
     worker = threading.Thread(target=lambda: box.setdefault("r", w.build(seen)))
     worker.start()
-    assert sleeping.wait(240), "the sleeping action never started"
+    world.wait_for_sleeper(ws.client, ws.space.container_name)  # the action runs now
+    assert not sleeping.is_set()  # Bazel shows its output only when it ends
     t0 = time.monotonic()
     w.cancel()
     worker.join(30)
