@@ -44,10 +44,10 @@ from typing import Any
 
 if __package__:
     from . import rebuild_baseline as rb
-    from ._common import ROOT, world
+    from ._common import ROOT, remove_warm, world
 else:
     import rebuild_baseline as rb
-    from _common import ROOT, world
+    from _common import ROOT, remove_warm, world
 
 from tfwizard.cli import capture  # noqa: E402
 
@@ -250,13 +250,7 @@ def measure(rounds: int, profile: Path | None, keep_caches: bool) -> dict[str, A
                 pstats.Stats(prof).sort_stats("cumulative").print_stats(30)
     finally:
         timer.uninstall()
-        warm.remove_workspace(client, space)
-        for vol in plan.cache_volumes.values():
-            try:
-                client.volumes.get(vol).remove(force=True)
-            except docker.errors.APIError:
-                pass
-        client.close()
+        remove_warm(client, space, plan)
         import shutil
 
         shutil.rmtree(tmp, ignore_errors=True)
