@@ -21,8 +21,10 @@ def test_an_editable_install_is_a_plain_path_pth_and_finds_its_data(tmp_path):
         (src / name).parent.mkdir(parents=True, exist_ok=True)
         (src / name).write_bytes((ROOT / name).read_bytes())
     prefix = tmp_path / "prefix"
+    # --ignore-installed: without it pip uninstalls the running venv's tfwizard first
     out = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps",
-                          "--no-build-isolation", "-q", "--prefix", str(prefix), "-e", str(src)],
+                          "--no-build-isolation", "--ignore-installed", "-q",
+                          "--prefix", str(prefix), "-e", str(src)],
                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
     site = next(prefix.glob("lib/python*/site-packages"))
