@@ -1,16 +1,16 @@
 """`tfwizard`'s entry point: hand the command to the front-end server, else run it here.
 
-Standard library only (and the front end's own `wire`): this is what every command pays
-before its first line of work. For a command in wire.SERVED, unless TFWIZARD_FRONTEND=0,
-the client connects to the server's socket and sends argv, the working folder, the whole
-environment, the umask and its fds 0/1/2 (SCM_RIGHTS); it forwards SIGINT, SIGTERM and
-SIGHUP and exits with the command's status. No server, a stale one, or any failure before
-the command started there: the command runs in this process exactly as without a front end
-(`tfwizard.cli.run`), and a server is started in the background for the next command.
+For a command in wire.SERVED, unless TFWIZARD_FRONTEND=0, the client connects to the
+server's socket and sends argv, the working folder, the whole environment, the umask and its
+fds 0/1/2 (SCM_RIGHTS); it forwards SIGINT, SIGTERM and SIGHUP and exits with the command's
+status. No server, a stale one, or any failure before the command started there: the command
+runs in this process exactly as without a front end (`tfwizard.cli.run`), and a server is
+started in the background for the next command.
 
-Built-in and C modules only (and the front end's own `wire`, which is the same): a bare
-`_socket` and `_signal`, os.path strings, no pathlib, typing, socket.py or signal.py (their
-enums cost milliseconds). tests/front/test_client_imports.py fails when the import set grows.
+This is what every command pays before its first line of work, so it imports built-in and C
+modules only (and the front end's own `wire`, which does the same): a bare `_socket` and
+`_signal`, os.path strings; no pathlib, typing, socket.py or signal.py (their enums alone
+cost milliseconds). tests/front/test_client_imports.py fails when the import set grows.
 """
 
 from __future__ import annotations
