@@ -97,3 +97,23 @@ def test_messages_and_fds_cross_a_socket_pair(bare, tmp_path):
         sender.close()
         assert wire.recv_message(right) == (None, [])  # end of stream
     right.close()
+
+
+def test_the_server_drops_a_request_that_is_not_a_marshalled_dict(front):
+    front.up()
+    served = front.served()
+    import marshal
+
+    request = marshal.dumps({"argv": ["recipe", "validate", str(RECIPE)]})
+    for body in (b"\xff", marshal.dumps([1, 2]), request[:-3]):  # garbage, a list, cut short
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(10)
+            sock.connect(str(front.socket))
+            sock.sendmsg([len(body).to_bytes(4, "big") + body],
+                         [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                           b"".join(fd.to_bytes(4, sys.byteorder) for fd in (0, 1, 2)))])
+            assert sock.recv(64) == b""  # closed without an answer
+    assert front.log().count("request dropped: ") == 3, front.log()
+    done = front.run("recipe", "validate", str(RECIPE))  # and it still serves
+    assert done.returncode == 0, done.stderr
+    assert front.served() == served + 1
