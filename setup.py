@@ -4,7 +4,16 @@ The fixed layout keeps the data in resources/ at the top of the repository; the 
 it as the package tfwizard.resources (its folders as namespace packages, so setuptools does
 not warn about data folders). Everything else is in pyproject.toml; tests/test_packaging.py
 compares the wheel with the files git tracks.
+
+An editable install (`pip install -e .`, PEP 660: setuptools runs this file with the
+`editable_wheel` command) lists only the code, with `package_dir={"": "."}`: setuptools then
+sees a simple layout and installs a plain path .pth (its documented "lenient" strategy)
+instead of an import finder that every Python start of the venv would pay (~10 ms, which
+every `tfwizard` command pays: issue 17). The checkout's resources/ is found next to the
+package (tfwizard/core/resources.py); tests/test_packaging.py checks both installs.
 """
+
+import sys
 
 from setuptools import find_namespace_packages, setup
 
@@ -13,4 +22,7 @@ DATA = ["tfwizard.resources", *(f"tfwizard.resources.{name}" for name in
                                  find_namespace_packages(where="resources",
                                                          exclude=["*.__pycache__"]))]
 
-setup(packages=CODE + DATA, package_dir={"tfwizard.resources": "resources"})
+if "editable_wheel" in sys.argv[1:]:
+    setup(packages=CODE, package_dir={"": "."})
+else:
+    setup(packages=CODE + DATA, package_dir={"tfwizard.resources": "resources"})

@@ -11,18 +11,9 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
-
 from tests.front.front_world import LOG, ROOT, TFWIZARD, Front, alive, wait_for
 
 RECIPE = ROOT / "recipes" / "tf218-cuda-laptop.toml"
-
-
-@pytest.fixture
-def front(tmp_path):
-    f = Front(tmp_path / "run")
-    yield f
-    f.stop()
 
 
 def _here(*argv: str, **kw) -> subprocess.CompletedProcess[str]:

@@ -1,25 +1,32 @@
 """`tfwizard`'s entry point: hand the command to the front-end server, else run it here.
 
-Standard library only (and the front end's own `wire`): this is what every command pays
-before its first line of work. For a command in wire.SERVED, unless TFWIZARD_FRONTEND=0,
-the client connects to the server's socket and sends argv, the working folder, the whole
-environment, the umask and its fds 0/1/2 (SCM_RIGHTS); it forwards SIGINT, SIGTERM and
-SIGHUP and exits with the command's status. No server, a stale one, or any failure before
-the command started there: the command runs in this process exactly as without a front end
-(`tfwizard.cli.run`), and a server is started in the background for the next command.
+For a command in wire.SERVED, unless TFWIZARD_FRONTEND=0, the client connects to the
+server's socket and sends argv, the working folder, the whole environment, the umask and its
+fds 0/1/2 (SCM_RIGHTS); it forwards SIGINT, SIGTERM and SIGHUP and exits with the command's
+status. No server, a stale one, or any failure before the command started there: the command
+runs in this process exactly as without a front end (`tfwizard.cli.run`), and a server is
+started in the background for the next command.
+
+This is what every command pays before its first line of work, so it imports built-in and C
+modules only (and the front end's own `wire`, which does the same): a bare `_socket` and
+`_signal`, os.path strings; no pathlib, typing, socket.py or signal.py (their enums alone
+cost milliseconds). tests/front/test_client_imports.py fails when the import set grows.
 """
 
 from __future__ import annotations
 
+import _signal
 import os
-import signal
-import socket
 import sys
 import time
-from collections.abc import Mapping
-from pathlib import Path
+from _socket import AF_UNIX, SOCK_STREAM
+from _socket import socket as _Socket
 
 from . import wire
+
+TYPE_CHECKING = False  # typing costs ~2 ms to import (mypy reads this name as typing's)
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 #: seconds to wait for the server's answer that the command started
 START_TIMEOUT_S = 5.0
@@ -42,23 +49,22 @@ def _served(argv: list[str], env: dict[str, str]) -> int | None:
     """The command's exit status from the server (negative: killed by that signal), or
     None when it did not start there (then a new server is on its way)."""
     try:
-        folder = wire.run_dir(env)
-        path = folder / (wire.socket_name(env) + ".sock")
+        path = wire.socket_path(env)
     except OSError:
         return None
     sock = _request(path, argv, env)
     if sock is None:
-        spawn_server(folder, path, env)
+        spawn_server(os.path.dirname(path), path, env)
         return None
     return _follow(sock)
 
 
-def _request(path: Path, argv: list[str], env: dict[str, str]) -> socket.socket | None:
+def _request(path: str, argv: list[str], env: dict[str, str]) -> _Socket | None:
     """The connection, once the server said the command started; None otherwise."""
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock = _Socket(AF_UNIX, SOCK_STREAM)
     try:
         sock.settimeout(START_TIMEOUT_S)
-        sock.connect(str(path))
+        sock.connect(path)
         umask = os.umask(0o022)
         os.umask(umask)
         for fd in (0, 1, 2):
@@ -77,7 +83,7 @@ def _request(path: Path, argv: list[str], env: dict[str, str]) -> socket.socket 
         return None
 
 
-def _follow(sock: socket.socket) -> int:
+def _follow(sock: _Socket) -> int:
     """Forward signals until the server reports the command's end."""
     def forward(signum: int, _frame: object) -> None:
         try:
@@ -85,8 +91,8 @@ def _follow(sock: socket.socket) -> int:
         except OSError:
             pass
 
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, forward)
+    for sig in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP):
+        _signal.signal(sig, forward)
     try:
         wire.send_message(sock, {"go": True})
     except OSError:
@@ -113,20 +119,20 @@ def _exit_like(status: int) -> None:
     """Exit with the status; a command killed by a signal kills this process by it too."""
     sys.stdout.flush()
     if status < 0:
-        signal.signal(-status, signal.SIG_DFL)
+        _signal.signal(-status, _signal.SIG_DFL)
         os.kill(os.getpid(), -status)
     os._exit(status if status >= 0 else 128 - status)
 
 
-def spawn_server(folder: Path, path: Path, env: dict[str, str]) -> None:
+def spawn_server(folder: str, path: str, env: dict[str, str]) -> None:
     """Start `python -m tfwizard.front.server` detached (its own session, stdio on
     /dev/null, its log in the run folder) for the next command. Never raises."""
     import subprocess  # only here: most commands never start a server (~2 ms)
 
     try:
-        with open(folder / "server.log", "ab") as log:
+        with open(os.path.join(folder, "server.log"), "ab") as log:
             subprocess.Popen(
-                [sys.executable, "-m", "tfwizard.front.server", str(path)],
+                [sys.executable, "-m", "tfwizard.front.server", path],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
                 start_new_session=True, close_fds=True, cwd="/",
                 env={**env, "TFWIZARD_FRONTEND": "0"})
@@ -142,12 +148,17 @@ def stop_server(env: Mapping[str, str] | None = None) -> bool:
     if not wire.enabled(env):
         return False
     try:
-        path = wire.run_dir(env) / (wire.socket_name(env) + ".sock")
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(START_TIMEOUT_S)
-            sock.connect(str(path))
-            wire.send_message(sock, {"stop": True}, [0, 1, 2])
-            answer, _fds = wire.recv_message(sock)
-            return bool(answer and answer.get("stopping"))
+        path = wire.socket_path(env)
+        sock = _Socket(AF_UNIX, SOCK_STREAM)
+    except OSError:
+        return False
+    try:
+        sock.settimeout(START_TIMEOUT_S)
+        sock.connect(path)
+        wire.send_message(sock, {"stop": True}, [0, 1, 2])
+        answer, _fds = wire.recv_message(sock)
+        return bool(answer and answer.get("stopping"))
     except (OSError, ValueError):
         return False
+    finally:
+        sock.close()
