@@ -137,3 +137,21 @@ def test_a_build_has_its_old_host_profile_refreshed_after_it(front, tmp_path):
     assert front.run("build", "--help", env=env).returncode == 0
     wait_for(lambda: front.log().count("host profile refreshed") == 2)
     assert json.loads(kept.read_text())["at"] > first["at"] + hostcache.TTL_S / 2
+
+
+def test_an_upgraded_dependency_makes_the_server_stale(front):
+    """`pip install -U docker` changes the site-packages folder (its dist-info folders):
+    the server answers stale and a new one, with the new dependency, serves."""
+    import sysconfig
+
+    old = front.up()
+    site = Path(sysconfig.get_paths()["purelib"])
+    before = site.stat()
+    try:
+        os.utime(site, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+        done = front.run("recipe", "validate", str(RECIPE))
+        assert done.returncode == 0 and "valid" in done.stdout
+        assert "stale, exiting" in front.log()
+        wait_for(lambda: not alive(old), timeout=10)
+    finally:
+        os.utime(site, ns=(before.st_atime_ns, before.st_mtime_ns))

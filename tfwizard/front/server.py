@@ -1,7 +1,8 @@
 """The front-end server: tfwizard imported once, one fork per command.
 
 `python -m tfwizard.front.server SOCKET` (started by the client, detached). It imports what
-the served commands use (PRELOAD), takes a snapshot of its code (wire.code_snapshot), and
+the served commands use (PRELOAD), takes a snapshot of its code (wire.code_snapshot) and of
+its dependencies (deps_snapshot: `pip install -U docker` makes it stale too), and
 serves requests on SOCKET: only from its own user (SO_PEERCRED), only while its code is
 current (else it answers "stale" and exits, and the client runs the command itself and starts
 a new server). Each command runs in a forked child (childrun.run_command) in the caller's
@@ -94,7 +95,7 @@ class Server:
 
     path: Path
     listener: socket.socket
-    snapshot: tuple[tuple[str, int, int], ...]
+    snapshot: tuple[object, ...]
     idle_s: float
     jobs: dict[int, Job] = field(default_factory=dict)  # by pid
     selector: selectors.BaseSelector = field(default_factory=selectors.DefaultSelector)
@@ -248,7 +249,7 @@ class Server:
         if request.get("stop"):
             self._last_answer(conn, {"stopping": True}, "stop requested")
             return
-        if wire.code_snapshot() != self.snapshot:
+        if snapshot() != self.snapshot:
             self._last_answer(conn, {"stale": True}, "the code changed since start: stale, "
                               "exiting")
             return
@@ -377,6 +378,28 @@ LOCK_FD: list[int] = [-1]
 _REFRESH_EVERY_S = 30.0
 
 
+def deps_snapshot() -> tuple[tuple[str, int], ...]:
+    """The mtime of each site-packages (or dist-packages) folder on sys.path: pip adds
+    and removes a distribution's folders there on an install, upgrade or uninstall, so a
+    server whose dependencies changed sees it (one stat per folder; never the working
+    folder's, which changes with every file made there)."""
+    found: list[tuple[str, int]] = []
+    for entry in sys.path:
+        if os.path.basename(entry) not in ("site-packages", "dist-packages"):
+            continue
+        try:
+            found.append((entry, os.stat(entry).st_mtime_ns))
+        except OSError:
+            continue
+    return tuple(found)
+
+
+def snapshot() -> tuple[object, ...]:
+    """What a server compares with its start's before each command: tfwizard's code and
+    data (wire.code_snapshot) and its dependencies (deps_snapshot)."""
+    return (wire.code_snapshot(), deps_snapshot())
+
+
 def _wait_and_run(request: dict[str, Any], fds: list[int], go_read: int) -> None:
     """In a child: wait for the client's "go" on GO_READ, then run the command (never
     returns); without it (the pipe closed), return and let the caller exit."""
@@ -433,14 +456,14 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     started = time.monotonic()
     preload(log)
-    snapshot = wire.code_snapshot()
+    taken = snapshot()
     if threading.active_count() != 1:
         log("preloading started threads: not safe to fork, exiting")
         return 1
     idle = float(os.environ.get("TFWIZARD_FRONTEND_IDLE", wire.IDLE_DEFAULT_S))
     listener, ino = _listen(path)
     log(f"listening on {path.name} (preload {time.monotonic() - started:.2f} s, idle {idle} s)")
-    server = Server(path, listener, snapshot, idle, ino=ino)
+    server = Server(path, listener, taken, idle, ino=ino)
     server.loop()
     return 0
 
