@@ -49,7 +49,20 @@ PREFILL = (
     ("tfwizard.core.bazelfacts", "load_bazel_facts"),
     ("tfwizard.core.build.diagnose", "load_failures"),
     ("tfwizard.core.build.diagnose", "_warning_matcher"),  # the success path's log scan
+    ("tfwizard.front.preload", "host_type_hints"),  # the kept host profile's from_dict
 )
+def host_type_hints() -> None:
+    """Resolve the type hints of core/host's dataclasses (host._field_types, cached): a
+    build reads its kept HostProfile back with them, ~1 ms each process otherwise."""
+    import dataclasses
+
+    from tfwizard.core import host
+
+    for value in vars(host).values():
+        if isinstance(value, type) and dataclasses.is_dataclass(value):
+            host._field_types(value)
+
+
 def preload(log: Callable[[str], None]) -> None:
     """Import PRELOAD, fill PREFILL's caches and the catalogs (what fails is logged, not
     fatal: the child does it itself); LOG: the server's log."""
