@@ -40,7 +40,8 @@ PHASES = (
     ("follow (exec, wheel, record)", "tfwizard/cli/follow.py", "follow"),
 )
 _FIGURES = re.compile(r"child (\d+) figures: request-to-fork ([\d.]+) s, setup ([\d.]+) s, "
-                      r"main ([\d.]+) s, exit ([\d.]+) s, (\d+) new modules: ?(.*)")
+                      r"main ([\d.]+) s, exit ([\d.]+) s, gc (\d+) frozen (\d+) full, "
+                      r"(\d+) new modules: ?(.*)")
 
 
 @dataclass
@@ -81,7 +82,9 @@ class Front(_TestFront):
             "child_setup_s": float(figures.group(3)),
             "child_main_s": float(figures.group(4)),
             "child_exit_s": float(figures.group(5)),
-            "modules_not_preloaded": figures.group(7).split(),
+            "gc_frozen_objects": int(figures.group(6)),
+            "child_full_collections": int(figures.group(7)),
+            "modules_not_preloaded": figures.group(9).split(),
             "phases_profiled_s": _phases(stats),
             "own_time_top_ms": _own_top(stats),
             "profile": str(kept),

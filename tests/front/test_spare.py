@@ -146,3 +146,14 @@ def test_an_upgraded_dependency_makes_the_server_stale(front):
 
     site = Path(sysconfig.get_paths()["purelib"])
     front.stale_after_touching(site, RECIPE)
+
+
+def test_the_servers_objects_are_frozen_out_of_a_childs_collections(front):
+    """A child's first full collection would scan (and unshare) every object the server
+    preloaded: the server froze them (gc.freeze), and its children report it."""
+    import re
+
+    front.up()
+    assert front.run("recipe", "validate", str(RECIPE)).returncode == 0
+    frozen, full = map(int, re.findall(r"gc (\d+) frozen (\d+) full", front.log())[-1])
+    assert frozen > 10_000 and full == 0, front.log()

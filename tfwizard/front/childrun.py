@@ -16,6 +16,7 @@ environment, the home folder or the locale at import; the one import-time call t
 from __future__ import annotations
 
 import atexit
+import gc
 import locale
 import os
 import random
@@ -38,6 +39,7 @@ _DEFAULT_HANDLERS = ((signal.SIGINT, signal.default_int_handler),
 def run_command(request: dict[str, Any], fds: list[int]) -> NoReturn:
     """Run the request's command in this (forked) process and exit with its status."""
     status, forked, known = 1, time.time(), set(sys.modules)
+    full = gc.get_stats()[2]["collections"]
     log_fd = os.dup(2)  # the server's log, for this child's one line of figures
     times: list[float] = []
     try:
@@ -52,7 +54,7 @@ def run_command(request: dict[str, Any], fds: list[int]) -> NoReturn:
     except BaseException:  # noqa: B036 - the child must exit with a status, whatever happened
         traceback.print_exc()
     times.append(time.time())
-    _exit(status, lambda: _figures(log_fd, request, forked, times, known))
+    _exit(status, lambda: _figures(log_fd, request, forked, times, known, full))
 
 
 def _main(main: Callable[[list[str]], int], argv: list[str]) -> int:
@@ -71,15 +73,18 @@ def _main(main: Callable[[list[str]], int], argv: list[str]) -> int:
 
 
 def _figures(log_fd: int, request: dict[str, Any], forked: float, times: list[float],
-             known: set[str]) -> None:
+             known: set[str], full: int) -> None:
     """One line in the server's log: where this command's time went (bench/rebuild.py
-    reads it), and the modules it imported that the server had not (PRELOAD's worklist)."""
+    reads it), the objects the server froze and the full collections this child made (the
+    collector's share), and the modules it imported that the server had not (PRELOAD's
+    worklist)."""
     sent = float(request.get("sent_at", forked))
     new = sorted(set(sys.modules) - known)
     ready = times[0] if len(times) > 1 else times[-1]
     line = (f"child {os.getpid()} figures: request-to-fork {forked - sent:.4f} s, "
             f"setup {ready - forked:.4f} s, main {times[-1] - ready:.4f} s, "
-            f"exit {time.time() - times[-1]:.4f} s, {len(new)} new modules: "
+            f"exit {time.time() - times[-1]:.4f} s, gc {gc.get_freeze_count()} frozen "
+            f"{gc.get_stats()[2]['collections'] - full} full, {len(new)} new modules: "
             f"{' '.join(new[:40])}\n")
     os.write(log_fd, line.encode())
 
