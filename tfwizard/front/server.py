@@ -178,14 +178,16 @@ class Server:
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         pid = self._forked()
         if pid == 0:
+            status = 0  # the server went (or closed the pair) before any request
             try:
                 mine.close()
                 request, fds = wire.recv_message(theirs, max_fds=4)
                 theirs.close()
                 if request is not None and len(fds) == 4:
+                    status = 1  # a request without its client's "go", as a new fork's
                     _wait_and_run(request, fds[:3], fds[3])
             finally:
-                os._exit(0)  # the server went, or never back into its loop
+                os._exit(status)  # never back into the server's loop
         theirs.close()
         self.spare = Spare(pid, os.pidfd_open(pid), mine)
         self.selector.register(self.spare.pidfd, selectors.EVENT_READ, ("spare", None))
