@@ -40,8 +40,8 @@ PHASES = (
     ("follow (exec, wheel, record)", "tfwizard/cli/follow.py", "follow"),
 )
 _FIGURES = re.compile(r"child (\d+) figures: request-to-fork ([\d.]+) s, setup ([\d.]+) s, "
-                      r"main ([\d.]+) s, exit ([\d.]+) s, gc (\d+) frozen (\d+) full, "
-                      r"(\d+) new modules: ?(.*)")
+                      r"go-wait ([\d.]+) s, main ([\d.]+) s, exit ([\d.]+) s, "
+                      r"gc (\d+) frozen (\d+) full, (\d+) new modules: ?(.*)")
 
 
 @dataclass
@@ -80,11 +80,12 @@ class Front(_TestFront):
             "python_and_client_import_s": round(client_start_s, 4),
             "request_to_fork_s": float(figures.group(2)),
             "child_setup_s": float(figures.group(3)),
-            "child_main_s": float(figures.group(4)),
-            "child_exit_s": float(figures.group(5)),
-            "gc_frozen_objects": int(figures.group(6)),
-            "child_full_collections": int(figures.group(7)),
-            "modules_not_preloaded": figures.group(9).split(),
+            "child_go_wait_s": float(figures.group(4)),
+            "child_main_s": float(figures.group(5)),
+            "child_exit_s": float(figures.group(6)),
+            "gc_frozen_objects": int(figures.group(7)),
+            "child_full_collections": int(figures.group(8)),
+            "modules_not_preloaded": figures.group(10).split(),
             "phases_profiled_s": _phases(stats),
             "own_time_top_ms": _own_top(stats),
             "profile": str(kept),

@@ -157,3 +157,38 @@ def test_the_servers_objects_are_frozen_out_of_a_childs_collections(front):
     assert front.run("recipe", "validate", str(RECIPE)).returncode == 0
     frozen, full = map(int, re.findall(r"gc (\d+) frozen (\d+) full", front.log())[-1])
     assert frozen > 10_000 and full == 0, front.log()
+
+
+def test_a_child_becomes_the_caller_before_its_go_and_shows_nothing_without_it(front,
+                                                                               tmp_path):
+    """The setup (fds, folder, environment) overlaps the client's "started"/"go" round
+    trip; a child whose go never comes runs nothing and writes nothing to its fds."""
+    import socket as socketlib
+
+    from tests.front.front_world import TFWIZARD
+    from tfwizard.front import wire
+
+    front.up()
+    (tmp_path / "sub").mkdir()
+    request = {"argv": ["recipe", "new", "r.toml"], "argv0": TFWIZARD,
+               "cwd": str(tmp_path / "sub"), "env": front.env, "umask": 0o022}
+    read_end, write_end = os.pipe()
+    try:
+        with socketlib.socket(socketlib.AF_UNIX, socketlib.SOCK_STREAM) as sock:
+            sock.settimeout(10)
+            sock.connect(str(front.socket))
+            wire.send_message(sock, request, [0, write_end, write_end])
+            answer, _fds = wire.recv_message(sock)
+            child = int(answer["started"])
+            wait_for(lambda: os.readlink(f"/proc/{child}/cwd") == str(tmp_path / "sub"))
+            assert os.readlink(f"/proc/{child}/fd/1") == os.readlink(f"/proc/self/fd/{write_end}")
+            assert not (tmp_path / "sub" / "r.toml").exists()
+        wait_for(lambda: not alive(child), timeout=10)
+        os.close(write_end)
+        write_end = -1
+        assert os.read(read_end, 4096) == b""  # nothing shown
+        assert not (tmp_path / "sub" / "r.toml").exists()
+    finally:
+        os.close(read_end)
+        if write_end >= 0:
+            os.close(write_end)

@@ -404,14 +404,20 @@ def snapshot() -> tuple[object, ...]:
 
 
 def _wait_and_run(request: dict[str, Any], fds: list[int], go_read: int) -> None:
-    """In a child: wait for the client's "go" on GO_READ, then run the command (never
-    returns); without it (the pipe closed), return and let the caller exit."""
+    """In a child: become the caller's process, wait for the client's "go" on GO_READ,
+    then run the command (never returns); without it (the pipe closed, a signal), exit 1
+    having run nothing."""
     from .childrun import run_command
 
-    if os.read(go_read, 1) != b"g":
-        return
-    os.close(go_read)
-    run_command(request, fds)
+    def go() -> bool:
+        try:
+            return os.read(go_read, 1) == b"g"
+        except BaseException:  # noqa: B036 - a relayed Ctrl-C before "go": not started
+            return False
+        finally:
+            os.close(go_read)
+
+    run_command(request, fds, go)
 
 
 def _lock(folder: Path, name: str) -> bool:
