@@ -40,7 +40,8 @@ PHASES = (
     ("follow (exec, wheel, record)", "tfwizard/cli/follow.py", "follow"),
 )
 _FIGURES = re.compile(r"child (\d+) figures: request-to-fork ([\d.]+) s, setup ([\d.]+) s, "
-                      r"main ([\d.]+) s, exit ([\d.]+) s, (\d+) new modules: ?(.*)")
+                      r"go-wait ([\d.]+) s, main ([\d.]+) s, exit ([\d.]+) s, "
+                      r"gc (\d+) frozen (\d+) full, (\d+) new modules: ?(.*)")
 
 
 @dataclass
@@ -69,17 +70,37 @@ class Front(_TestFront):
         subprocess.run([sys.executable, "-c", "import tfwizard.front.client"], check=True,
                        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
         client_start_s = time.perf_counter() - start
-        stats = pstats.Stats(*map(str, sorted(prof.glob("child-*.prof"))[-1:]))
+        child_prof = sorted(prof.glob("child-*.prof"))[-1]
+        kept = Path(__file__).resolve().parent / "out" / "front-child.prof"
+        kept.parent.mkdir(exist_ok=True)
+        kept.write_bytes(child_prof.read_bytes())  # for pstats after the run
+        stats = pstats.Stats(str(child_prof))
         return {
             "command_s": round(plain_s, 4),
             "python_and_client_import_s": round(client_start_s, 4),
             "request_to_fork_s": float(figures.group(2)),
             "child_setup_s": float(figures.group(3)),
-            "child_main_s": float(figures.group(4)),
-            "child_exit_s": float(figures.group(5)),
-            "modules_not_preloaded": figures.group(7).split(),
+            "child_go_wait_s": float(figures.group(4)),
+            "child_main_s": float(figures.group(5)),
+            "child_exit_s": float(figures.group(6)),
+            "gc_frozen_objects": int(figures.group(7)),
+            "child_full_collections": int(figures.group(8)),
+            "modules_not_preloaded": figures.group(10).split(),
             "phases_profiled_s": _phases(stats),
+            "own_time_top_ms": _own_top(stats),
+            "profile": str(kept),
         }
+
+
+def _own_top(stats: pstats.Stats, count: int = 15) -> dict[str, float]:
+    """The functions of the child with the most own time (waits on the engine and Bazel's
+    output left out), in ms: where the child's CPU goes around the exec."""
+    rows = [(row[2], f"{Path(path).name}:{line}({name})")
+            for (path, line, name), row in stats.stats.items()  # type: ignore[attr-defined]
+            if name not in ("<method 'poll' of 'select.epoll' objects>",
+                            "<method 'recv_into' of '_socket.socket' objects>",
+                            "<built-in method posix.read>")]
+    return {where: round(own * 1000, 2) for own, where in sorted(rows, reverse=True)[:count]}
 
 
 def _phases(stats: pstats.Stats) -> dict[str, float]:

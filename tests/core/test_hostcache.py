@@ -67,3 +67,55 @@ def test_a_damaged_cache_file_is_detected_over(tmp_path):
     (tmp_path / "data" / hostcache.FILE).write_text('{"key": 1, "at": "x"}')
     assert hostcache.cached_host(env, detect, now=1000.0).docker.status == "ok"
     assert len(calls) == 1
+
+
+def _detect_reads():
+    """The variable names core/detect reads by name (env.get("X"), env["X"])."""
+    import re
+    from pathlib import Path
+
+    import tfwizard.core.detect as detect_pkg
+
+    names = set()
+    for source in Path(detect_pkg.__file__).parent.glob("*.py"):
+        names |= set(re.findall(r"""env(?:iron)?(?:\.get\(|\[)["']([A-Z_][A-Z0-9_]*)["']""",
+                                source.read_text("utf-8")))
+    return names
+
+
+def test_each_variable_detection_reads_changes_the_key():
+    reads = _detect_reads()
+    assert {"DOCKER_HOST", "PATH", "HSA_OVERRIDE_GFX_VERSION", "WSL_DISTRO_NAME"} <= reads
+    base = {"PATH": "/usr/bin", "HOME": "/home/a"}
+    for name in sorted(reads | {"CUDA_VISIBLE_DEVICES", "DOCKER_TLS_VERIFY", "LC_ALL",
+                                "TFWIZARD_DATA_DIR", "LD_LIBRARY_PATH", "https_proxy"}):
+        changed = {**base, name: base.get(name, "") + "-other"}
+        assert hostcache.host_key(changed, "boot") != hostcache.host_key(base, "boot"), name
+
+
+def test_unrelated_variables_keep_the_key(tmp_path):
+    base = {"PATH": "/usr/bin", "HOME": "/home/a", "DOCKER_HOST": "unix:///d.sock"}
+    for name in ("OLDPWD", "SHLVL", "TFWIZARD_FRONTEND_PROFILE", "_", "TERM", "PWD"):
+        assert (hostcache.host_key({**base, name: "x"}, "boot")
+                == hostcache.host_key(base, "boot")), name
+    env = _env(tmp_path)
+    detect, calls = _counting(env)
+    hostcache.cached_host(env, detect, now=1000.0)
+    hostcache.cached_host({**env, "OLDPWD": "/elsewhere", "SHLVL": "3"}, detect, now=1001.0)
+    assert len(calls) == 1
+
+
+def test_refresh_detects_again_only_a_profile_older_than_half_the_ttl(tmp_path):
+    env = _env(tmp_path)
+    detect, calls = _counting(env)
+    assert hostcache.refresh_host(env, detect, now=1000.0)  # none kept: detected
+    assert not hostcache.refresh_host(env, detect, now=1000.0 + hostcache.TTL_S / 2 - 1)
+    assert len(calls) == 1
+    later = 1000.0 + hostcache.TTL_S / 2 + 1
+    assert hostcache.refresh_host(env, detect, now=later)
+    assert len(calls) == 2
+    # what a build then finds is the refreshed one, used for a whole TTL from the refresh
+    hostcache.cached_host(env, detect, now=later + hostcache.TTL_S - 1)
+    assert len(calls) == 2
+    assert not hostcache.refresh_host(env, detect, now=1.0,
+                                      boot_id_path=tmp_path / "none")  # not Linux: nothing

@@ -90,6 +90,27 @@ class Front:
         """The children the servers forked, in order."""
         return [int(p) for p in re.findall(r"in child (\d+)", self.log())]
 
+    def stale_after_touching(self, touched: Path, recipe: Path) -> tuple[int, int]:
+        """With TOUCHED's mtime a second newer, a served command (validate RECIPE) is still
+        right, its server answered "stale" and exited, and a new one serves the next:
+        (the old server's pid, the new one's). TOUCHED's mtime is restored after."""
+        old = self.up()
+        before = touched.stat()
+        try:
+            os.utime(touched, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+            done = self.run("recipe", "validate", str(recipe))
+            assert done.returncode == 0 and "valid" in done.stdout
+            assert "stale, exiting" in self.log()
+            wait_for(lambda: not alive(old), timeout=10)
+            new = wait_for(lambda: self.server_pid() not in (None, old) and self.server_pid())
+            wait_for(lambda: self.log().count("listening on") == 2)
+            served = self.served()
+            assert self.run("recipe", "validate", str(recipe)).returncode == 0
+            assert self.served() == served + 1 and self.server_pid() == new
+            return old, new
+        finally:
+            os.utime(touched, ns=(before.st_atime_ns, before.st_mtime_ns))
+
     def stop(self) -> None:
         """Stop this folder's server (and kill it if it does not go)."""
         from tfwizard.front.client import stop_server

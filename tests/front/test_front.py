@@ -144,22 +144,7 @@ def test_two_clients_at_once(front):
 
 
 def test_stale_code_replaces_the_server_and_the_command_is_right(front):
-    old = front.up()
-    touched = ROOT / "tfwizard" / "front" / "__init__.py"
-    before = touched.stat()
-    try:
-        os.utime(touched, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
-        done = front.run("recipe", "validate", str(RECIPE))
-        assert done.returncode == 0 and "valid" in done.stdout
-        assert "stale, exiting" in front.log()
-        wait_for(lambda: not alive(old), timeout=10)
-        new = wait_for(lambda: front.server_pid() not in (None, old) and front.server_pid())
-        wait_for(lambda: front.log().count("listening on") == 2)
-        served = front.served()
-        assert front.run("recipe", "validate", str(RECIPE)).returncode == 0
-        assert front.served() == served + 1 and front.server_pid() == new
-    finally:
-        os.utime(touched, ns=(before.st_atime_ns, before.st_mtime_ns))
+    front.stale_after_touching(ROOT / "tfwizard" / "front" / "__init__.py", RECIPE)
 
 
 def test_idle_server_exits(tmp_path):

@@ -16,6 +16,7 @@ environment, the home folder or the locale at import; the one import-time call t
 from __future__ import annotations
 
 import atexit
+import gc
 import locale
 import os
 import random
@@ -35,24 +36,37 @@ _DEFAULT_HANDLERS = ((signal.SIGINT, signal.default_int_handler),
                      (signal.SIGCHLD, signal.SIG_DFL))
 
 
-def run_command(request: dict[str, Any], fds: list[int]) -> NoReturn:
-    """Run the request's command in this (forked) process and exit with its status."""
+def run_command(request: dict[str, Any], fds: list[int],
+                go: Callable[[], bool] | None = None) -> NoReturn:
+    """Run the request's command in this (forked) process and exit with its status. GO:
+    called once this process became the caller's (setup off the critical path: it
+    overlaps the client's "started"/"go" round trip); when it answers False the command
+    never runs (exit 1, nothing shown: its client may run it itself)."""
     status, forked, known = 1, time.time(), set(sys.modules)
+    full = gc.get_stats()[2]["collections"]
     log_fd = os.dup(2)  # the server's log, for this child's one line of figures
     times: list[float] = []
+    failed: BaseException | None = None
     try:
         os.setpgid(0, 0)  # its own group: the server relays Ctrl-C to it and its children
         _become_caller(request, fds)
         from tfwizard.cli import main
-
-        times.append(time.time())
+    except BaseException as exc:  # noqa: B036 - shown only if the command is to run
+        failed = exc
+    times.append(time.time())
+    if go is not None and not go():
+        os._exit(1)
+    ready = time.time()
+    try:
+        if failed is not None:
+            raise failed
         status = _main(main, list(request["argv"]))
     except SystemExit as exc:
         status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except BaseException:  # noqa: B036 - the child must exit with a status, whatever happened
         traceback.print_exc()
     times.append(time.time())
-    _exit(status, lambda: _figures(log_fd, request, forked, times, known))
+    _exit(status, lambda: _figures(log_fd, request, (forked, ready), times, known, full))
 
 
 def _main(main: Callable[[list[str]], int], argv: list[str]) -> int:
@@ -70,16 +84,21 @@ def _main(main: Callable[[list[str]], int], argv: list[str]) -> int:
         profiler.dump_stats(os.path.join(folder, f"child-{os.getpid()}.prof"))
 
 
-def _figures(log_fd: int, request: dict[str, Any], forked: float, times: list[float],
-             known: set[str]) -> None:
+def _figures(log_fd: int, request: dict[str, Any], started: tuple[float, float],
+             times: list[float], known: set[str], full: int) -> None:
     """One line in the server's log: where this command's time went (bench/rebuild.py
-    reads it), and the modules it imported that the server had not (PRELOAD's worklist)."""
+    reads it; the setup is done before the client's "go", go-wait is the rest of that
+    round trip), the objects the server froze and the full collections this child made (the
+    collector's share), and the modules it imported that the server had not (PRELOAD's
+    worklist)."""
+    forked, go_at = started
     sent = float(request.get("sent_at", forked))
     new = sorted(set(sys.modules) - known)
-    ready = times[0] if len(times) > 1 else times[-1]
     line = (f"child {os.getpid()} figures: request-to-fork {forked - sent:.4f} s, "
-            f"setup {ready - forked:.4f} s, main {times[-1] - ready:.4f} s, "
-            f"exit {time.time() - times[-1]:.4f} s, {len(new)} new modules: "
+            f"setup {times[0] - forked:.4f} s, go-wait {go_at - times[0]:.4f} s, "
+            f"main {times[-1] - go_at:.4f} s, "
+            f"exit {time.time() - times[-1]:.4f} s, gc {gc.get_freeze_count()} frozen "
+            f"{gc.get_stats()[2]['collections'] - full} full, {len(new)} new modules: "
             f"{' '.join(new[:40])}\n")
     os.write(log_fd, line.encode())
 

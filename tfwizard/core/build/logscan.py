@@ -21,6 +21,7 @@ lines count but are not kept), on both paths.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -241,6 +242,7 @@ class LineMatcher:
         buffer of two chunks is reused (it grows only for a line longer than a chunk).
         """
         result = ScanResult()
+        chunk_size = _fitted(stream, chunk_size)
         buf = bytearray(2 * chunk_size)
         filled = 0  # buf[:filled] holds the unread part of the log
         prefilter: Prefilter | None = None
@@ -298,6 +300,17 @@ class LineMatcher:
                 counted = start
                 self._add(result, line_no, found)
         return line_no + buf.count(b"\n", counted, limit)
+
+
+def _fitted(stream: BinaryIO, chunk_size: int) -> int:
+    """CHUNK_SIZE, or less for a file known to be smaller: the buffer is zeroed when made,
+    and two 8 MB chunks cost ~5 ms of page faults for a no-op build's few-kB log. A file
+    read whole in its first chunk is scanned exactly as before (the same prefilter sample)."""
+    try:
+        left = os.fstat(stream.fileno()).st_size - stream.tell()
+    except (AttributeError, OSError, ValueError):  # io.BytesIO and other streams: as asked
+        return chunk_size
+    return max(1, min(chunk_size, max(left + 1, 64 << 10)))
 
 
 def _read_into(stream: BinaryIO, view: memoryview) -> int:
