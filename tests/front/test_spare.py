@@ -12,9 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.front.front_world import Front, alive, wait_for
-from tests.front.test_front import RECIPE, _blocked, _reading_stdin, front
-
-__all__ = ["front"]  # the fixture: one Front per test, stopped at its end
+from tests.front.test_front import RECIPE, _blocked, _reading_stdin
 
 
 def _children(pid: int) -> list[int]:
