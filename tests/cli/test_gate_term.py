@@ -38,7 +38,10 @@ def build_in_pty(columns: int, **extra: str) -> tuple[int, str]:
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR")}
     env.update({"TERM": "xterm", "PYTHONPATH": str(ROOT), **extra})
-    proc = subprocess.Popen([sys.executable, "-m", "tfwizard", "build", str(cuda_recipe()),
+    # the recipe by its path from ROOT (the cwd): the closing note quotes it, and a path
+    # longer than the width cannot be wrapped (a deep checkout would fail the width check)
+    recipe = cuda_recipe().relative_to(ROOT)
+    proc = subprocess.Popen([sys.executable, "-m", "tfwizard", "build", str(recipe),
                              "--host", str(OLD_DRIVER)], stdout=subprocess.PIPE,
                             stderr=follower, stdin=subprocess.DEVNULL, env=env, cwd=ROOT)
     os.close(follower)
