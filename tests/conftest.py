@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import venv
 from pathlib import Path
 
@@ -19,6 +21,16 @@ os.environ.setdefault("TFWIZARD_LANG", "en")
 # The front end (the default for people) has its own tests: tests/front/ and
 # tests/docker/test_front_build.py turn it on, each with its own run folder and idle time.
 os.environ.setdefault("TFWIZARD_FRONTEND", "0")
+# Nor does it write into the data and cache folders of the person running it (the build
+# history the wizard lists, the kept host profile, parsed TOML): one folder for the session,
+# removed at its end, unless the caller chose them.
+SESSION_HOME = Path(tempfile.mkdtemp(prefix="tfwizard-tests-"))
+os.environ.setdefault("TFWIZARD_DATA_DIR", str(SESSION_HOME / "data"))
+os.environ.setdefault("TFWIZARD_CACHE_DIR", str(SESSION_HOME / "cache"))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(SESSION_HOME, ignore_errors=True)
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT.parent / "shared" / "reference"
