@@ -90,7 +90,8 @@ def test_check_preflight_reports_the_wrong_instance(reapi, tmp_path):
         prefix="tfwizard-test-rxpre",
         extra=f'[remote]\nexecutor = "{reapi.endpoint}"\ninstance_name = "wrong-one"\n')
     t0 = time.monotonic()
-    status, out, err = capture(["check", "--preflight", str(recipe)], {"HOME": str(tmp_path)})
+    status, out, err = capture(["check", "--preflight", str(recipe)],
+                               {"HOME": str(tmp_path), "TFWIZARD_DATA_DIR": str(tmp_path / "data")})
     assert status == ExitStatus.ERROR, out + err
     assert "REMOTE_CAPABILITIES" in out and "wrong-one" in out, out
     assert time.monotonic() - t0 < 30
