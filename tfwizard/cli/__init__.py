@@ -22,6 +22,7 @@ from pathlib import Path
 from .. import __version__
 from ..core.errors import TfWizardError
 from ..core.i18n import _, language, language_from_env, set_language
+from ..front.wire import command_of
 from . import (
     advise,
     build,
@@ -76,18 +77,6 @@ def build_parser(only: str | None = None) -> Parser:
     return parser
 
 
-def command_word(argv: Sequence[str]) -> str | None:
-    """The command of ARGV: its first word that is not an option (tfwizard's own options,
-    --debug and --version, take no value); None after a -h/--help/--version before it
-    (the whole parser's help lists every command)."""
-    for word in argv:
-        if word in ("-h", "--help", "--version"):
-            return None
-        if not word.startswith("-"):
-            return word
-    return None
-
-
 def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> ExitStatus:
     """Run tfwizard with these arguments in this environment; never raises."""
     env = env or Environment()
@@ -107,7 +96,7 @@ def _main(argv: Sequence[str] | None, env: Environment) -> ExitStatus:
         sys.stdout, sys.stderr = env.stdout, env.stderr  # argparse prints help/version here
         try:
             with in_our_language():
-                parser = build_parser(command_word(argv))
+                parser = build_parser(command_of(argv))
                 args = parser.parse_args(argv)
                 handler: Handler | None = getattr(args, "handler", None)
                 if handler is None:

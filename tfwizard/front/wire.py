@@ -39,7 +39,10 @@ def enabled(env: Mapping[str, str]) -> bool:
 
 
 def command_of(argv: list[str]) -> str | None:
-    """The command word of a `tfwizard` argv (the first word not an option), or None."""
+    """The command word of a `tfwizard` argv (the first word not an option; tfwizard's own
+    options take no value), or None after a -h/--help/--version before it. The client's
+    choice to serve, and cli's choice of the one parser to build (the whole one for None:
+    its help lists every command)."""
     for word in argv:
         if not word.startswith("-"):
             return word
