@@ -80,11 +80,12 @@ class Spare:
 
     pid: int
     pidfd: int
-    sock: socket.socket
+    sock: socket.socket | None = None  # none for the host profile's refresher
 
     def close(self) -> None:
         """Close the server's side of it (the spare, if still waiting, then exits)."""
-        self.sock.close()
+        if self.sock is not None:
+            self.sock.close()
         if self.pidfd >= 0:
             os.close(self.pidfd)
             self.pidfd = -1
@@ -151,17 +152,18 @@ class Server:
     def _drop_spares(self) -> None:
         """Kill and reap the spare (and a running refresher): they die with the server."""
         for kind in ("spare", "helper"):
-            child = getattr(self, kind)
-            if child is None:
-                continue
+            self._reap_spare(kind, kill=True)
+
+    def _end(self, child: Spare, kill: bool) -> None:
+        """A spare or refresher gone from the loop: (killed,) reaped and closed."""
+        if kill:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(child.pid, signal.SIGKILL)
-            with contextlib.suppress(KeyError, ValueError):
-                self.selector.unregister(child.pidfd)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(child.pid, 0)
-            child.close()
-            setattr(self, kind, None)
+        with contextlib.suppress(KeyError, ValueError):
+            self.selector.unregister(child.pidfd)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(child.pid, 0)
+        child.close()
 
     def _forked(self, conn: socket.socket | None = None, fd: int = -1) -> int:
         """fork(); in the child, none of the server's descriptors is left (nor CONN and
@@ -192,16 +194,13 @@ class Server:
         self.spare = Spare(pid, os.pidfd_open(pid), mine)
         self.selector.register(self.spare.pidfd, selectors.EVENT_READ, ("spare", None))
 
-    def _reap_spare(self, kind: str) -> None:
-        """A spare that died unused (killed from outside), or the refresher that ended."""
+    def _reap_spare(self, kind: str, kill: bool = False) -> None:
+        """The spare or the refresher ("spare", "helper"): one that died unused (killed
+        from outside) or ended, reaped; with KILL, killed first (the server exits)."""
         child = getattr(self, kind)
         setattr(self, kind, None)
-        if child is None:
-            return
-        self.selector.unregister(child.pidfd)
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(child.pid, 0)
-        child.close()
+        if child is not None:
+            self._end(child, kill)
 
     def _maybe_refresh(self) -> None:
         """After a build, and every TTL_S / 4 for REFRESH_FOR_S after it, a helper child
@@ -224,7 +223,7 @@ class Server:
                     log("host profile refreshed")
             finally:
                 os._exit(0)
-        self.helper = Spare(pid, os.pidfd_open(pid), socket.socket(socket.AF_UNIX))
+        self.helper = Spare(pid, os.pidfd_open(pid))
         self.selector.register(self.helper.pidfd, selectors.EVENT_READ, ("helper", None))
 
     def _accept(self) -> None:
@@ -285,7 +284,7 @@ class Server:
         connection and the go pipe. (pid, pidfd, which)."""
         conn, go_read, go_write = ends
         spare, self.spare = self.spare, None
-        if spare is not None:
+        if spare is not None and spare.sock is not None:  # (a spare always has one)
             self.selector.unregister(spare.pidfd)
             try:
                 wire.send_message(spare.sock, request, [*fds, go_read])
@@ -293,11 +292,7 @@ class Server:
                 return spare.pid, spare.pidfd, "spare"
             except OSError as exc:
                 log(f"spare {spare.pid} did not take the request: {exc}")
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(spare.pid, signal.SIGKILL)
-                with contextlib.suppress(ChildProcessError):
-                    os.waitpid(spare.pid, 0)
-                spare.close()
+                self._end(spare, kill=True)
         pid = self._forked(conn, go_write)
         if pid == 0:
             try:
