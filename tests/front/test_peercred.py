@@ -4,14 +4,13 @@ as root)."""
 
 from __future__ import annotations
 
-import marshal
 import os
 import socket
-import sys
 
 import pytest
 
 from tests.front.test_front import RECIPE
+from tfwizard.front import wire
 
 NOBODY = 65534
 
@@ -31,16 +30,13 @@ def _request_as(uid: int, path: str) -> int:
             os.setgroups([])
             os.setgid(uid)
             os.setuid(uid)
-            body = marshal.dumps({"argv": ["recipe", "validate", str(RECIPE)], "cwd": "/",
-                                  "env": {}, "umask": 0o022})
+            request = {"argv": ["recipe", "validate", str(RECIPE)], "cwd": "/", "env": {},
+                       "umask": 0o022}
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
                 sock.settimeout(10)
                 sock.connect(os.path.basename(path))
                 try:
-                    sock.sendmsg([len(body).to_bytes(4, "big") + body],
-                                  [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                                    b"".join(fd.to_bytes(4, sys.byteorder)
-                                             for fd in (0, 1, 2)))])
+                    wire.send_message(sock, request, [0, 1, 2])  # as a client sends one
                     answer = sock.recv(64)
                 except (BrokenPipeError, ConnectionResetError):
                     answer = b""  # closed unread, before or while this was sent
