@@ -37,6 +37,7 @@ def net(tmp_path_factory):
     import docker
 
     base = tmp_path_factory.mktemp("proxy")
+    prefix = f"tfwizard-test-px-{uuid.uuid4().hex[:8]}"
     client = docker.from_env(timeout=120)
     nginx, proxy = NginxServer(base, put=False), TinyProxy(base)
     try:
@@ -45,13 +46,13 @@ def net(tmp_path_factory):
         payload = os.urandom(40_000)
         (nginx.root / "probe.bin").write_bytes(payload)
         yield SimpleNamespace(base=base, nginx=nginx, proxy=proxy, client=client,
-                              payload=payload, prefix=f"tfwizard-test-px-{uuid.uuid4().hex[:8]}")
+                              payload=payload, prefix=prefix)
     finally:
         proxy.stop()
         nginx.stop()
-        for vol in client.volumes.list(filters={"label": f"{LABEL}.recipe"}):
-            if vol.name.startswith(base.name) or "-px-" in vol.name:
-                vol.remove(force=True)
+        # only this run's volumes: another run's (one killed mid-build leaves its exited
+        # containers holding theirs) are not ours to remove
+        kit.remove_caches(client, prefix)
         client.close()
 
 
