@@ -253,3 +253,20 @@ def test_resource_flags_take_the_form_of_the_releases_bazel(kb):
     assert seen == {True, False}
     assert "--local_resources=memory=" in " ".join(
         flags(make_plan(LAPTOP.with_changes({"tensorflow.version": "2.20.0"}), build_host=small)))
+
+
+def test_a_warm_container_without_the_values_of_its_plans_secrets_names_them(tmp_path):
+    """The warm path passes ${ENV} values per exec (warmsecrets.py); a WarmContainer made
+    for a plan with references but no values refuses at once, naming them (no engine is
+    touched: the client is never used)."""
+    from tfwizard.core.build import warm
+    from tfwizard.core.errors import UsageError
+
+    plan = make_plan(LAPTOP.with_changes({"network.https_proxy": "${TFWT_PX}",
+                                          "remote.cache": "https://cache.example",
+                                          "remote.headers": ["x-api-key=${TFWT_KEY}"]}))
+    space = warm.workspace_for(plan, str(tmp_path / "r.toml"))
+    with pytest.raises(UsageError) as err:
+        warm.WarmContainer(None, plan, space)
+    assert "TFWT_KEY, TFWT_PX" in str(err.value) and "yet" not in str(err.value)
+    assert warm.WarmContainer(None, plan, space, secrets={}).plan is plan

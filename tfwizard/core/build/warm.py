@@ -239,12 +239,14 @@ class WarmContainer:
                  idle_s: int = DEFAULT_IDLE_S, cancel_grace_s: float = CANCEL_GRACE_S,
                  secrets: Mapping[str, str] | None = None) -> None:
         """`secrets`: the values of the plan's ${ENV} references (warmsecrets.py: they go
-        into each exec's environment only); a plan with references needs them."""
+        into each exec's environment only); a plan with references needs them, and every
+        caller passes warmsecrets.secret_values(plan, env)."""
         if secrets is None and secret_references(plan):
             raise UsageError(
-                _("warm builds do not pass ${{ENV}} secrets yet: the recipe refers to {names}"
-                  ).format(names=", ".join(secret_references(plan))),
-                _("Build with `--fresh` (a cold build in new containers)."))
+                _("the recipe refers to ${{ENV}} secrets ({names}), but the warm container "
+                  "was given no values for them").format(
+                      names=", ".join(secret_references(plan))),
+                _("Set them in the environment of the command, or build with `--fresh`."))
         self.client = client
         self.plan = plan
         self.workspace = workspace
