@@ -80,6 +80,13 @@ class Release:
     image_clang: int | None  # the clang major the default image has (/usr/lib/llvm-N)
     sources: tuple[str, ...]
     unverified: tuple[str, ...]
+    # TF's .bazelrc `USE_HERMETIC_CC_TOOLCHAIN=1`: Bazel downloads the C++ toolchain (LLVM
+    # from rules_ml_toolchain) and the image's /usr/lib/llvm-N is unused unless clang_local
+    hermetic_cc_toolchain: bool = False
+    hermetic_llvm_default: str | None = None  # the LLVM major the toolchain pin defaults to
+    hermetic_llvm_versions: tuple[str, ...] = ()  # the majors `--repo_env=LLVM_VERSION=` selects
+    hermetic_nccl_default: str | None = None  # `HERMETIC_NCCL_VERSION` of the cuda_version config
+    hermetic_nvshmem_default: str | None = None  # `HERMETIC_NVSHMEM_VERSION`, likewise
 
     @property
     def is_master(self) -> bool:
@@ -466,6 +473,11 @@ def _assemble(raw: Mapping[str, Any]) -> KnowledgeBase:
                 image_clang=r.get("image_clang"),
                 sources=_tuple(r["sources"]),
                 unverified=_tuple(r.get("unverified", [])),
+                hermetic_cc_toolchain=r.get("hermetic_cc_toolchain", False),
+                hermetic_llvm_default=r.get("hermetic_llvm_default"),
+                hermetic_llvm_versions=_tuple(r.get("hermetic_llvm_versions", [])),
+                hermetic_nccl_default=r.get("hermetic_nccl_default"),
+                hermetic_nvshmem_default=r.get("hermetic_nvshmem_default"),
             )
         )
     cuda = raw["cuda"]
