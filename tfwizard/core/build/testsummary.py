@@ -56,15 +56,20 @@ def markdown_summary(run: TestRun, *, recipe_path: str, recipe: Any, diffstat: s
     out += ["**" + say(N_("What changed")) + "**", ""]
     out += _fence(diffstat.strip("\n") or say(N_("(no changes against the ref)")))
     out += [""]
-    out += [f"- **{say(N_('Release'))}:** {release}",
-            f"- **{say(N_('Ref'))}:** `{ref or '-'}`",
-            f"- **{say(N_('Recipe'))}:** `{recipe_path}` ({_recipe_line(recipe)})", ""]
+    # the words are looked up outside the f-strings, where Babel's extractor sees them
+    words = {key: say(text) for key, text in (
+        ("release", N_("Release")), ("ref", N_("Ref")), ("recipe", N_("Recipe")),
+        ("test", N_("Test")), ("result", N_("Result")), ("duration", N_("Duration")),
+        ("attempts", N_("Attempts")))}
+    out += [f"- **{words['release']}:** {release}",
+            f"- **{words['ref']}:** `{ref or '-'}`",
+            f"- **{words['recipe']}:** `{recipe_path}` ({_recipe_line(recipe)})", ""]
     passed = len(run.tests) - len(run.failed)
     out += ["**" + say(N_("Tests: {passed} of {total} passed (Bazel: {exit})")).format(
         passed=passed, total=len(run.tests), exit=run.exit_name or run.exit_code) + "**", ""]
     if run.tests:
-        out += [f"| {say(N_('Test'))} | {say(N_('Result'))} | {say(N_('Duration'))} "
-                f"| {say(N_('Attempts'))} |", "|---|---|---:|---:|"]
+        out += [f"| {words['test']} | {words['result']} | {words['duration']} "
+                f"| {words['attempts']} |", "|---|---|---:|---:|"]
         out += [f"| `{t.label}` | {_result(t, say)} | {t.duration_s:.1f} s "
                 f"| {t.attempts} |" for t in run.tests]
     else:

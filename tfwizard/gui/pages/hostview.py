@@ -51,7 +51,8 @@ def host_html(host: HostProfile | None, state: WizardState, title: str) -> str:
     """The parts of a host profile that matter for a build, as a small HTML table."""
     e = html.escape
     if host is None:
-        return f"<b>{e(title)}</b><br>{e(tr('Detecting…'))}"
+        detecting = tr("Detecting…")  # outside the f-string, where Babel's extractor sees it
+        return f"<b>{e(title)}</b><br>{e(detecting)}"
     rows: list[tuple[str, str]] = []
     nv = host.nvidia
     if nv.gpus:
