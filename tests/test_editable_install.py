@@ -44,3 +44,10 @@ def test_an_editable_install_is_a_plain_path_pth_and_finds_its_data(tmp_path):
     pkg, res = run.stdout.split()
     assert pkg == str(src / "tfwizard" / "__init__.py")
     assert res == str(src / "resources")
+    # the committed .mo: a fresh clone's editable install speaks Chinese with no build step
+    zh = ("from tfwizard.core import i18n; print(i18n.catalog('zh_CN')._catalog and "
+          "i18n.translate('Welcome to tfwizard', 'zh_CN'))")
+    run = subprocess.run([sys.executable, "-S", "-c",
+                          f"import site; site.addsitedir({str(site)!r}); {zh}"],
+                         env=env, capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert run.returncode == 0 and run.stdout.strip() == "欢迎使用 tfwizard", run.stderr

@@ -150,7 +150,7 @@ def test_install_desktop_entry_into_xdg_data_home_and_uninstall(tmp_path):
 
     status, out, err = capture(["install-desktop-entry", "--uninstall"], env)
     assert status == 0, err
-    assert "Removed 5 file(s)" in out and not entry.exists() and not svg.exists()
+    assert "Removed 5 files" in out and not entry.exists() and not svg.exists()
     status, out, _ = capture(["install-desktop-entry", "--uninstall"], env)
     assert status == 0 and "Nothing to remove" in out
 

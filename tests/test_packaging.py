@@ -84,3 +84,15 @@ def test_the_installed_wheel_finds_its_data(wheel, tmp_path):
     out = subprocess.run([sys.executable, "-m", "tfwizard", "recipe", "validate", str(recipe)],
                          env=env, capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert out.returncode == 0, out.stdout + out.stderr
+    out = subprocess.run([sys.executable, "-m", "tfwizard", "--help"],
+                         env={**env, "TFWIZARD_LANG": "zh_CN"}, capture_output=True, text=True,
+                         cwd=tmp_path, timeout=60)
+    assert out.returncode == 0 and "显示此帮助信息并退出" in out.stdout, out.stdout + out.stderr
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_the_compiled_catalog(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {"tfwizard/resources/locale/zh_CN/LC_MESSAGES/tfwizard.mo",
+            "tfwizard/resources/locale/zh_CN/LC_MESSAGES/tfwizard.po"} <= names
+    assert not any(n.startswith("tfwizard/resources/i18n/") for n in names)

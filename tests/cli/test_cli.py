@@ -41,7 +41,7 @@ def test_recipe_validate_three_mistakes(tmp_path):
     bad.write_text(text)
     status, out, _ = capture(["recipe", "validate", str(bad)])
     assert status == ExitStatus.USAGE
-    assert "3 problem(s)" in out
+    assert "3 problems" in out
     assert out.count("line ") == 3
     status, out, _ = capture(["recipe", "validate", "--json", str(bad)])
     data = json.loads(out)

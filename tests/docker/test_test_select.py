@@ -40,7 +40,7 @@ def _listed(err: str) -> set[str]:
 def test_nothing_changed_nothing_selected(tw):
     status, out, err = _test(tw, "--list")
     assert status == 0, err[-3000:]
-    assert "0 changed file(s) against HEAD; 0 test(s) depend on them" in err, err[-3000:]
+    assert "0 changed files against HEAD; 0 tests depend on the change" in err, err[-3000:]
     assert _listed(err) == set()
 
 
@@ -49,7 +49,7 @@ def test_one_edited_kernel_runs_exactly_its_tests(tw):
     src.write_text(src.read_text() + "\nextern \"C\" int tfw_edit_marker() { return 1; }\n")
     status, out, err = _test(tw, "--json")
     assert status == 1, err[-3000:]  # PY fails on purpose (TFW_FIXTURE_FAIL)
-    assert "1 changed file(s) against HEAD; 3 test(s) depend on them" in err, err[-3000:]
+    assert "1 changed file against HEAD; 3 tests depend on the change" in err, err[-3000:]
     assert f"left out by the tag filters: {BENCH} (benchmark-test)" in err
     assert _listed(err) == {CC, PY}
     run = json.loads(out)
@@ -66,7 +66,7 @@ def test_the_query_answer_is_kept_until_the_target_graph_changes(tw):
     rc = tw.workspace / ".bazelrc"  # outside every package: the query is the same, the
     rc.write_text(rc.read_text() + "\n# a comment\n")  # graph's files are not
     _status, _out, err = _test(tw, "--list")
-    assert "2 changed file(s) against HEAD; 3 test(s) depend on them (bazel query: " in err
+    assert "2 changed files against HEAD; 3 tests depend on the change (bazel query: " in err
     assert "not in any Bazel package: .bazelrc" in err and "kept answer" not in err
     assert _listed(err) == {CC, PY}
 

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from ..core.host import HostProfile
-from ..core.i18n import _
+from ..core.i18n import _, ngettext
 from ..core.recipe import Recipe
 from ..core.vocab import severity_word
 from .context import Environment, ExitStatus, arg_path
@@ -92,9 +92,14 @@ def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
         counts = {s: sum(1 for f in findings if f.severity == s)
                   for s in ("error", "warning", "info")}
         hidden = len(findings) - len(shown)
-        env.out(_("{name}: {errors} error(s), {warnings} warning(s), {notes} note(s)").format(
-            name=recipe.name, errors=counts["error"], warnings=counts["warning"],
-            notes=counts["info"])
+        env.out(_("{name}: {errors}, {warnings}, {notes}").format(
+            name=recipe.name,
+            errors=ngettext("{count} error", "{count} errors", counts["error"]).format(
+                count=counts["error"]),
+            warnings=ngettext("{count} warning", "{count} warnings", counts["warning"]).format(
+                count=counts["warning"]),
+            notes=ngettext("{count} note", "{count} notes", counts["info"]).format(
+                count=counts["info"]))
             + (_(" ({hidden} notes hidden; -v shows them)").format(hidden=hidden)
                if hidden else ""))
     return ExitStatus.ERROR if errors(findings) else ExitStatus.OK

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from ..core.i18n import _
+from ..core.i18n import _, ngettext
 from .context import Environment, ExitStatus
 
 
@@ -63,11 +63,15 @@ def cmd_clean(args: argparse.Namespace, env: Environment) -> ExitStatus:
             env.out(_("removed {item}").format(item=what))
     gone = sum(1 for i in items if not i.skipped and i.name not in errors)
     if args.dry_run:
-        summary = _("Would remove {count} of {total} tfwizard object(s); nothing without the "
-                    "io.tfwizard label is ever touched.")
+        summary = ngettext("Would remove {count} of {total} tfwizard object; nothing without "
+                           "the io.tfwizard label is ever touched.",
+                           "Would remove {count} of {total} tfwizard objects; nothing "
+                           "without the io.tfwizard label is ever touched.", len(items))
     else:
-        summary = _("Removed {count} of {total} tfwizard object(s); nothing without the "
-                    "io.tfwizard label is ever touched.")
+        summary = ngettext("Removed {count} of {total} tfwizard object; nothing without the "
+                           "io.tfwizard label is ever touched.",
+                           "Removed {count} of {total} tfwizard objects; nothing without the "
+                           "io.tfwizard label is ever touched.", len(items))
     env.out(summary.format(count=gone, total=len(items)))
     return ExitStatus.ERROR if failed else ExitStatus.OK
 

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from ..core.i18n import _
+from ..core.i18n import _, ngettext
 from .context import Environment, ExitStatus, arg_path
 
 
@@ -42,8 +42,9 @@ def cmd_install_desktop_entry(args: argparse.Namespace, env: Environment) -> Exi
         if args.json:
             env.out(json.dumps({"removed": [str(p) for p in removed]}, indent=2))
         elif removed:
-            env.out(_("Removed {count} file(s) under {path}:").format(count=len(removed),
-                                                                      path=data))
+            env.out(ngettext("Removed {count} file under {path}:",
+                             "Removed {count} files under {path}:", len(removed)).format(
+                count=len(removed), path=data))
             for path in removed:
                 env.out(f"  {path}")
         else:

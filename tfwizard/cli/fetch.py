@@ -11,7 +11,7 @@ import argparse
 import json
 from typing import Any
 
-from ..core.i18n import _
+from ..core.i18n import _, ngettext
 from ..core.vocab import status_word
 from .context import Environment, ExitStatus
 from .follow import follow
@@ -61,18 +61,22 @@ def cmd_fetch(args: argparse.Namespace, env: Environment) -> ExitStatus:
         return ExitStatus.OK if result.status == "succeeded" else ExitStatus.ERROR
     status = status_word(result.status)
     if report.failed_urls:
-        env.out(_("Fetch {status}: {count} download(s), {failed} failed").format(
+        env.out(ngettext("Fetch {status}: {count} download, {failed} failed",
+                         "Fetch {status}: {count} downloads, {failed} failed",
+                         len(report.urls)).format(
             status=status, count=len(report.urls), failed=len(report.failed_urls)))
     else:
-        env.out(_("Fetch {status}: {count} download(s)").format(status=status,
-                                                                count=len(report.urls)))
+        env.out(ngettext("Fetch {status}: {count} download", "Fetch {status}: {count} downloads",
+                         len(report.urls)).format(status=status, count=len(report.urls)))
     for url in report.urls:
         env.out(f"  {url}")
     for url in report.failed_urls:
         env.out("  " + _("FAILED {url}").format(url=url))
     if report.cache_files_after is not None:
-        env.out(_("Repository cache: {before} -> {after} file(s), {new} new ({bytes:,} "
-                  "bytes) in volume {volume}").format(
+        env.out(ngettext("Repository cache: {before} -> {after} file, {new} new ({bytes:,} "
+                         "bytes) in volume {volume}",
+                         "Repository cache: {before} -> {after} files, {new} new ({bytes:,} "
+                         "bytes) in volume {volume}", report.cache_files_after).format(
             before=report.cache_files_before, after=report.cache_files_after,
             new=len(report.new_files), bytes=report.new_bytes,
             volume=plan.cache_volumes.get("repo", "")))

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..core.errors import UsageError
 from ..core.host import HostProfile
-from ..core.i18n import _
+from ..core.i18n import _, ngettext
 from ..core.recipe import Recipe
 from ..core.vocab import severity_word
 from .context import Environment, ExitStatus, arg_path
@@ -76,9 +76,11 @@ def check_gate(recipe: Recipe, build_host: HostProfile, target_host: HostProfile
     failed = errors(findings)
     show_findings(failed + [f for f in findings if f.severity == "warning"], args, env)
     if failed and not args.force:
-        show_note(_("{count} error(s) in the recipe; fix them (`tfwizard check {recipe}`) "
-                    "or pass --force to build anyway.").format(count=len(failed),
-                                                               recipe=args.recipe), env)
+        show_note(ngettext("{count} error in the recipe; fix it (`tfwizard check {recipe}`) "
+                           "or pass --force to build anyway.",
+                           "{count} errors in the recipe; fix them (`tfwizard check {recipe}`) "
+                           "or pass --force to build anyway.", len(failed)).format(
+            count=len(failed), recipe=args.recipe), env)
         return ExitStatus.ERROR
     return None
 
@@ -131,8 +133,10 @@ def preflight_gate(recipe: Recipe, args: argparse.Namespace, env: Environment,
     show_findings(findings, args, env)
     failed = errors(findings)
     if failed and not getattr(args, "force", False):
-        show_note(_("preflight found {count} error(s); fix them (`tfwizard check "
-                    "--preflight RECIPE`) or pass --force to go on anyway.")
+        show_note(ngettext("preflight found {count} error; fix it (`tfwizard check "
+                           "--preflight RECIPE`) or pass --force to go on anyway.",
+                           "preflight found {count} errors; fix them (`tfwizard check "
+                           "--preflight RECIPE`) or pass --force to go on anyway.", len(failed))
                   .format(count=len(failed)), env)
         return ExitStatus.ERROR
     return None

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..core.i18n import _
+from ..core.i18n import _, ngettext
 from .context import Environment
 from .follow import Printer
 from .words import NOTE
@@ -30,7 +30,9 @@ def print_run(env: Environment, run: Any) -> None:
 
     for test in run.tests:
         cached = _(" (cached)") if test.cached else ""
-        env.out(_("{status:<8} {label}  {seconds:.1f} s, {attempts} attempt(s){cached}").format(
+        env.out(ngettext("{status:<8} {label}  {seconds:.1f} s, {attempts} attempt{cached}",
+                         "{status:<8} {label}  {seconds:.1f} s, {attempts} attempts{cached}",
+                         test.attempts).format(
             status=test.status, label=test.label, seconds=test.duration_s,
             attempts=test.attempts, cached=cached))
     for test in run.failed:

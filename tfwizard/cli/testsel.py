@@ -8,7 +8,7 @@ import argparse
 import shlex
 from typing import Any
 
-from ..core.i18n import _
+from ..core.i18n import _, ngettext
 from .context import Environment, arg_path
 
 #: the cap on selected tests when --max is not given: core.build.testselect.DEFAULT_MAX,
@@ -64,9 +64,13 @@ def pick(env: Environment, args: argparse.Namespace, box: Any, recipe: Any
     say = env.err
     how = (_("bazel query: kept answer, the BUILD files are unchanged") if sel.query_cached
            else _("bazel query: {seconds:.1f} s").format(seconds=sel.query_seconds))
-    say(_("{files} changed file(s) against {base}; {found} test(s) depend on them "
-          "({how})").format(files=len(sel.changes.owned) + len(sel.changes.unowned),
-                            base=base, found=len(sel.found), how=how))
+    files, found = len(sel.changes.owned) + len(sel.changes.unowned), len(sel.found)
+    say(_("{files} against {base}; {tests} ({how})").format(
+        files=ngettext("{count} changed file", "{count} changed files", files).format(
+            count=files),
+        base=base, how=how,
+        tests=ngettext("{count} test depends on the change", "{count} tests depend on the change",
+                       found).format(count=found)))
     for path in sel.changes.unowned:
         say("  " + _("not in any Bazel package: {path}").format(path=path))
     for cand in sel.by_tags:
@@ -78,8 +82,9 @@ def pick(env: Environment, args: argparse.Namespace, box: Any, recipe: Any
         say("  " + _("{n} left out by --max {max} (raise it, or narrow with --filter)"
                      ).format(n=len(sel.over_cap), max=args.max))
     sizes, worst = sel.estimate()
-    say(_("{n} test(s) to run: {sizes}; at most {minutes:.0f} min by their sizes' "
-          "timeouts").format(n=len(sel.chosen), minutes=worst / 60,
+    say(ngettext("{n} test to run: {sizes}; at most {minutes:.0f} min by its size's timeout",
+                 "{n} tests to run: {sizes}; at most {minutes:.0f} min by their sizes' "
+                 "timeouts", len(sel.chosen)).format(n=len(sel.chosen), minutes=worst / 60,
                             sizes=", ".join(f"{k} {v}" for k, v in sorted(sizes.items()))
                             or "-"))
     for cand in sel.chosen:

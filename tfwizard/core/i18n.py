@@ -1,9 +1,11 @@
-"""Translations without Qt: `_("English text")` looks the text up in a JSON catalog.
+"""Translations without Qt: `_("English text")` looks the text up in a gettext catalog.
 
-A language's catalog is `resources/i18n/<lang>.json` plus the area files beside it,
-`<lang>-<area>.json` (rules, knowledge, reports, ...), each one object `{english:
-translation}`; the loader merges them. The GUI installs the same catalog into Qt
-(`tfwizard.gui.i18n`), so one set of files serves both front ends.
+English is the source language. Another language's catalog is
+`resources/locale/<lang>/LC_MESSAGES/tfwizard.mo`, compiled with Babel from the `.po`
+beside it (CONTRIBUTING.md, "Translations"); the knowledge base's texts that are shown
+translated are in it too. The GUI installs the same catalog into Qt (`tfwizard.gui.i18n`),
+so one catalog serves both front ends. A text with a count goes through
+`ngettext(singular, plural, n)`, which picks the language's plural form.
 The language: `TFWIZARD_LANG`, else the system locale (`LC_ALL`, `LC_MESSAGES`, `LANG`),
 else English; `set_language` changes it at run time. Placeholders stay `{name}` in both
 languages and are filled with `.format` after the lookup.
@@ -14,11 +16,11 @@ languages and are filled with `.format` after the lookup.
 
 from __future__ import annotations
 
-import json
+import gettext
 import os
+import struct
 from collections.abc import Mapping
 from functools import cache
-from pathlib import Path
 
 from .resources import find_resources_dir
 
@@ -26,6 +28,7 @@ from .resources import find_resources_dir
 LANGUAGES = {"en": "English", "zh_CN": "简体中文"}
 DEFAULT = "en"
 PSEUDO = "pseudo"  # not in LANGUAGES: for tests, never offered in a menu
+DOMAIN = "tfwizard"  # the catalog's file name: resources/locale/<lang>/LC_MESSAGES/tfwizard.mo
 
 _current = DEFAULT
 
@@ -50,42 +53,51 @@ def language_from_env(env: Mapping[str, str] | None = None) -> str:
     return DEFAULT
 
 
-def catalog_files(lang: str) -> list[Path]:
-    """`<lang>.json` and its area files `<lang>-*.json`, in a fixed order."""
-    data = find_resources_dir()  # never raises: its error message is translated itself
-    if data is None:
-        return []
-    folder = data / "i18n"
-    main = folder / f"{lang}.json"
-    return ([main] if main.is_file() else []) + sorted(folder.glob(f"{lang}-*.json"))
+class Catalog(gettext.GNUTranslations):
+    """One language's compiled catalog."""
+
+    # GNUTranslations' parsed entries: msgid -> text, (msgid, form) -> text for a plural
+    _catalog: dict[str | tuple[str, int], str]
+
+    def lookup(self, text: str) -> str | None:
+        """The catalog's own translation of `text`, None where it has none."""
+        return self._catalog.get(text) if text else None
+
+
+class Untranslated(gettext.NullTranslations):
+    """English, or a language whose catalog is missing: every text stays as written."""
+
+    def lookup(self, text: str) -> str | None:
+        """None: no text has a translation of its own here."""
+        return None
+
+
+class _Pseudo(gettext.NullTranslations):
+    """Every text "translated" to ⟦text⟧ (see the module's docstring)."""
+
+    def gettext(self, message: str) -> str:
+        return f"⟦{message}⟧"
+
+    def ngettext(self, msgid1: str, msgid2: str, n: int) -> str:
+        return f"⟦{msgid1 if n == 1 else msgid2}⟧"
+
+    def lookup(self, text: str) -> str:
+        """Every text, marked (Qt's own buttons too)."""
+        return f"⟦{text}⟧"
 
 
 @cache
-def catalog(lang: str) -> dict[str, str]:
-    """The {english: translation} catalog of a language ({} for English)."""
-    if lang == DEFAULT:
-        return {}
+def catalog(lang: str) -> Catalog | Untranslated | _Pseudo:
+    """A language's translations, loaded once (English: none)."""
     if lang == PSEUDO:
-        return _PseudoCatalog()
-    merged: dict[str, str] = {}
-    for path in catalog_files(lang):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):  # a broken file: its texts stay English
-            continue
-        if isinstance(data, dict):
-            merged.update({str(k): str(v) for k, v in data.items() if v})
-    return merged
-
-
-class _PseudoCatalog(dict[str, str]):
-    """Every text "translated" to ⟦text⟧ (see the module's docstring)."""
-
-    def get(self, key: str, default: str | None = None) -> str:  # type: ignore[override]
-        return f"⟦{key}⟧"
-
-    def __bool__(self) -> bool:
-        return True
+        return _Pseudo()
+    data = find_resources_dir()  # never raises: its error message is translated itself
+    if lang == DEFAULT or data is None:
+        return Untranslated()
+    try:
+        return gettext.translation(DOMAIN, data / "locale", [lang], class_=Catalog)
+    except (OSError, ValueError, struct.error):  # missing or broken: its texts stay English
+        return Untranslated()
 
 
 def set_language(code: str) -> str:
@@ -102,12 +114,19 @@ def language() -> str:
 
 def translate(text: str, lang: str | None = None) -> str:
     """The translation of an English source text (the text itself when there is none)."""
-    return catalog(lang or _current).get(text, text)
+    # gettext's "" is the catalog's header, never a text of ours
+    return catalog(lang or _current).gettext(text) if text else text
 
 
 def _(text: str) -> str:
     """Mark a user-visible string and translate it into the current language."""
-    return catalog(_current).get(text, text)
+    return translate(text)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """Mark a text with a count and translate it in the form `n` takes (English: singular
+    for 1, else plural; Chinese: one form)."""
+    return catalog(_current).ngettext(singular, plural, n)
 
 
 def N_(text: str) -> str:

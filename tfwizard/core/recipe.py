@@ -22,7 +22,7 @@ import tomlkit.exceptions
 
 from . import safety
 from .errors import RecipeError, UsageError
-from .i18n import _
+from .i18n import _, ngettext
 
 RECIPE_SCHEMA = 1
 #: largest recipe we read; recipes are a few hundred bytes, anything huge is a mistake
@@ -416,7 +416,8 @@ class Problem:
 
 def recipe_error(where: str, problems: list[Problem]) -> RecipeError:
     """The RecipeError listing every problem of the recipe at `where`, worded here."""
-    lines = [_("{path}: {count} problem(s)").format(path=where, count=len(problems))]
+    lines = [ngettext("{path}: {count} problem", "{path}: {count} problems",
+                      len(problems)).format(path=where, count=len(problems))]
     lines += [f"  {p}" for p in problems]
     return RecipeError(where, problems, "\n".join(lines))
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from .advise import Advice, Intent, advise
 from .errors import TfWizardError
 from .host import HostProfile
-from .i18n import _
+from .i18n import _, ngettext
 from .knowledge import KnowledgeBase
 from .recipe import Recipe
 from .rules import Finding
@@ -51,12 +51,14 @@ def review_verdict(findings: Sequence[Finding], advice: Advice | None = None) ->
     warnings = [f for f in findings if f.severity == "warning"]
     if errors:
         status = BLOCKED
-        text = _("Not ready to build: fix the {count} error(s) listed below first.").format(
-            count=len(errors))
+        text = ngettext("Not ready to build: fix the {count} error listed below first.",
+                        "Not ready to build: fix the {count} errors listed below first.",
+                        len(errors)).format(count=len(errors))
     elif warnings:
         status = WARNINGS
-        text = _("Ready to build, with {count} warning(s) worth reading below.").format(
-            count=len(warnings))
+        text = ngettext("Ready to build, with {count} warning worth reading below.",
+                        "Ready to build, with {count} warnings worth reading below.",
+                        len(warnings)).format(count=len(warnings))
     else:
         status = READY
         text = _("Ready to build: no problems found.")

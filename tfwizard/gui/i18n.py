@@ -1,10 +1,12 @@
-"""Qt's translation machinery over the core's JSON catalogs.
+"""Qt's translation machinery over the core's gettext catalog.
 
-`CatalogTranslator` is a QTranslator whose `translate` answers from
-`resources/i18n/<lang>.json`, so `self.tr(...)` and `QCoreApplication.translate(...)` work
-the documented Qt way with the same catalog the CLI uses. `tr` is the helper for code that
-is not a QObject method. Qt's own strings (standard dialog buttons) come from the
-`qtbase_<lang>.qm` that PySide6 ships.
+`CatalogTranslator` is a QTranslator whose `translate` answers from the catalog the CLI
+uses (`tfwizard.core.i18n.catalog`, compiled from `resources/locale/<lang>/LC_MESSAGES/
+tfwizard.po`), so `self.tr(...)` and `QCoreApplication.translate(...)` work the documented
+Qt way. `tr` is the helper for code that is not a QObject method. A text with a count goes
+through the core's `ngettext`: Qt's plural lookup has no English plural to fall back on.
+Qt's own strings (standard dialog buttons) come from the `qtbase_<lang>.qm` that PySide6
+ships.
 """
 
 from __future__ import annotations
@@ -19,15 +21,15 @@ CONTEXT = "tfwizard"
 
 
 class CatalogTranslator(QTranslator):
-    """A QTranslator answering from one language's JSON catalog (context ignored)."""
+    """A QTranslator answering from one language's gettext catalog (context ignored)."""
 
     def __init__(self, lang: str) -> None:
         super().__init__()
         self.lang = lang
-        self.entries = i18n.catalog(lang)
+        self.catalog = i18n.catalog(lang)
 
     def isEmpty(self) -> bool:
-        return not self.entries
+        return isinstance(self.catalog, i18n.Untranslated)
 
     def language(self) -> str:
         """The catalog's language."""
@@ -36,9 +38,10 @@ class CatalogTranslator(QTranslator):
     def translate(self, context: str, source_text: str, disambiguation: str | None = None,
                   n: int = -1) -> str:
         """Qt's look-up: the catalog's text, or None for Qt's source text."""
-        # None is a null QString: "not translated here", so Qt falls back to the source
-        # text (an empty str would be taken as the translation)
-        return self.entries.get(source_text)  # type: ignore[return-value]
+        # None is a null QString: "not translated here", so Qt asks the next translator
+        # (qtbase's, for its own buttons) and then falls back to the source text; an
+        # empty str or the source text itself would be taken as the translation
+        return self.catalog.lookup(source_text)  # type: ignore[return-value]
 
 
 _installed: list[QTranslator] = []

@@ -171,7 +171,7 @@ def test_log_tail_and_error_blocks_of_a_long_log():
     huge = ["err | ERROR: x failed"] + ["err | noise"] * (MAX_BLOCK_LINES + 50)
     block = scan_log(huge).blocks[0]
     assert len(block.lines) == MAX_BLOCK_LINES and block.truncated == 51
-    assert "51 more line(s)" in block.text()
+    assert "51 more lines" in block.text()
 
 
 def test_host_from_the_record_or_detected_now(tmp_path):

@@ -343,7 +343,7 @@ def test_three_mistakes_at_once(pseudo_lang) -> None:
     with pytest.raises(RecipeError) as info:
         parse_recipe(text, "laptop.toml")
     report = str(info.value)
-    assert report.splitlines()[0] == "⟦laptop.toml: 3 problem(s)⟧"
+    assert report.splitlines()[0] == "⟦laptop.toml: 3 problems⟧"
     assert len(report.splitlines()) == 4 and unmarked(report) == []
 
 

@@ -39,7 +39,8 @@ def test_errors_block_and_the_verdict_is_on_top(make_window):
     page = review(window)
     assert page.verdict.verdict.status == BLOCKED
     errors = len(window.wizard.state.errors_for(None))
-    assert errors >= 1 and f"fix the {errors} error(s)" in page.verdict.text()
+    word = "error" if errors == 1 else "errors"
+    assert errors >= 1 and f"fix the {errors} {word} listed" in page.verdict.text()
     assert first_widget(page) is page.verdict
     assert page.verdict.property("status") == "blocked"
 
@@ -68,7 +69,8 @@ def test_verdict_words():
     assert review_verdict([note]).status == READY
     assert review_verdict([note]).text == "Ready to build: no problems found."
     assert review_verdict([warn, note]).status == WARNINGS
-    assert "1 warning(s)" in review_verdict([warn]).text
+    assert "with 1 warning worth" in review_verdict([warn]).text
+    assert "with 2 warnings worth" in review_verdict([warn, warn]).text
     error = dataclasses.replace(warn, severity="error")
     assert review_verdict([warn, error]).status == BLOCKED
 

@@ -31,7 +31,7 @@ from typing import Any
 from ..diagnosis_text import diagnosis_block
 from ..errors import UsageError
 from ..host import HostProfile
-from ..i18n import DEFAULT, N_, _, language, translate
+from ..i18n import DEFAULT, N_, _, language, ngettext, translate
 from ..secrets import env_reference, redact, references
 from .events import TFWIZARD
 from .record import BuildRecord, untag
@@ -60,7 +60,8 @@ class ErrorBlock:
 
     def text(self) -> str:
         """The block as the bundle's errors.txt shows it."""
-        more = ("  " + _("... {count} more line(s)").format(count=self.truncated) + "\n"
+        more = ("  " + ngettext("... {count} more line", "... {count} more lines",
+                                self.truncated).format(count=self.truncated) + "\n"
                 if self.truncated else "")
         return ("--- " + _("log line {line}").format(line=self.line) + "\n"
                 + "".join(f"{t}\n" for t in self.lines) + more)
@@ -300,7 +301,8 @@ def _log_files(files: dict[str, str], notes: list[str], record: BuildRecord, res
         files["log-tail.txt"] = head + "".join(redact(line, extra) + "\n" for line in scan.tail)
         blocks = "".join(redact(b.text(), extra) for b in scan.blocks)
         if scan.blocks_left_out:
-            blocks += _("... and {count} more ERROR block(s)").format(
+            blocks += ngettext("... and {count} more ERROR block", "... and {count} more ERROR "
+                               "blocks", scan.blocks_left_out).format(
                 count=scan.blocks_left_out) + "\n"
         files["failed-actions.txt"] = blocks or _("No ERROR: line in the log.") + "\n"
         exit_code = result.get("exit_code") if isinstance(result, dict) else None

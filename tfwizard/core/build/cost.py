@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..advise import estimate_build
 from ..host import HostProfile
-from ..i18n import _
+from ..i18n import _, ngettext
 from ..knowledge import KnowledgeBase
 from ..vocab import duration_text
 from .history import BuildSummary, calibration
@@ -81,17 +81,21 @@ def build_cost(kb: KnowledgeBase, host: HostProfile, plan: BuildPlan,
         jobs=jobs, cpus=base.cpus)]
     if found is not None:
         work = found.thread_hours
-        assumptions.append(_("the time comes from {count} finished build(s) of this machine "
-                             "({ids})").format(count=found.builds,
+        assumptions.append(ngettext("the time comes from {count} finished build of this "
+                                    "machine ({ids})", "the time comes from {count} finished "
+                                    "builds of this machine ({ids})", found.builds).format(
+                                        count=found.builds,
                                                ids=", ".join(found.build_ids[-3:])))
     else:
         work = float(model.get("gpu_thread_hours" if gpu else "cpu_thread_hours", 20.0))
         work *= factor
         assumptions.append(_("UNVERIFIED: {why}").format(
             why=_(base.unverified)))  # knowledge text: translated (knowledge.display_texts)
-        if gpu:
-            assumptions.append(_("{count} GPU target(s): each one after the first adds "
-                                 "{share} % of the GPU work").format(
+        if gpu:  # "% to", not "% of": Babel would take "% o" for a %-format
+            assumptions.append(ngettext("{count} GPU target: each one after the first adds "
+                                        "{share} % to the GPU work", "{count} GPU targets: "
+                                        "each one after the first adds {share} % to the GPU "
+                                        "work", targets).format(
                                      count=targets, share=round(share * 100)))
     assumptions.append(_("no cache hits: a rebuild with the disk cache is much faster"))
     assumptions.append(_("UNVERIFIED: download and disk: {why}").format(

@@ -181,7 +181,8 @@ def resource_flags(release: Release, build_host: HostProfile | None, jobs: int |
     flags = [Flag(f"--jobs={jobs}", why_jobs)] if jobs else []
     if not ram_mb:
         return flags
-    why = _("keep Bazel under 80% of the build host's RAM")
+    # "% o" would read as a %-format to Babel's checker: the number ends the sentence
+    why = _("keep Bazel's share of the build host's RAM under 80%")
     since = Version(str(kb.platforms["bazel_resources"]["local_resources_since"]))
     try:
         modern = (bazel or Version(release.bazel)) >= since

@@ -24,7 +24,7 @@ from .. import cc as ccmod
 from .. import secrets
 from ..errors import UsageError
 from ..host import HostProfile
-from ..i18n import _
+from ..i18n import _, ngettext
 from ..knowledge import KnowledgeBase, Release, load_knowledge, recipe_python
 from ..recipe import Recipe
 from ..vocab import Phase, StepRole
@@ -484,8 +484,10 @@ def resolve_secrets(plan: BuildPlan, env: Mapping[str, str]) -> tuple[list[str],
     container only: never write the result to a record or a log."""
     missing = [n for n in secret_references(plan) if n not in env]
     if missing:
-        raise UsageError(_("the recipe refers to unset environment variable(s): {names}").format(
-                             names=", ".join(missing)),
-                         _("export them before building"))
+        raise UsageError(ngettext("the recipe refers to an unset environment variable: {names}",
+                                  "the recipe refers to unset environment variables: {names}",
+                                  len(missing)).format(names=", ".join(missing)),
+                         ngettext("export it before building", "export them before building",
+                                  len(missing)))
     return ([secrets.substitute(f, env) for f in plan.flag_list],
             {k: secrets.substitute(v, env) for k, v in plan.container_env.items()})

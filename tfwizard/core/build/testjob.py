@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ..errors import UsageError
-from ..i18n import _
+from ..i18n import _, ngettext
 from ..jobs import Event
 from .events import STDOUT, TFWIZARD, LineSplitter, LogLines
 from .filetail import FileTail, container_runner
@@ -332,8 +332,10 @@ class RecipeTestJob:
             box, gpu = await loop.run_in_executor(None, self._open, client)
             if not self.targets and not self._cancel:  # the tests of the change
                 self.targets = await loop.run_in_executor(None, self._select, box, gpu)
-                yield LogLines(TFWIZARD, (_("{count} test(s) depend on the change against "
-                                            "{base}: {labels}").format(
+                yield LogLines(TFWIZARD, (ngettext(
+                    "{count} test depends on the change against {base}: {labels}",
+                    "{count} tests depend on the change against {base}: {labels}",
+                    len(self.targets)).format(
                     count=len(self.targets), base=self._base(),
                     labels=" ".join(self.targets) or "-"),), 0)
             if self._cancel or not self.targets:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tfwizard.core.i18n import ngettext
 from tfwizard.core.rules import Finding
 
 from ..i18n import tr
@@ -194,8 +195,9 @@ class FindingsPanel(QWidget):
                                  .format(count=len(errors)))
             self.summary.setStyleSheet("color: #b00020; font-weight: bold;")
         elif warnings:
-            self.summary.setText(tr("{count} warning(s); the build can go ahead.")
-                                 .format(count=len(warnings)))
+            self.summary.setText(ngettext("{count} warning; the build can go ahead.",
+                                          "{count} warnings; the build can go ahead.",
+                                          len(warnings)).format(count=len(warnings)))
             self.summary.setStyleSheet("")
         elif findings:
             self.summary.setText(tr("No problems found; notes below."))
