@@ -3,7 +3,11 @@
 English is the source language. Another language's catalog is
 `resources/locale/<lang>/LC_MESSAGES/tfwizard.mo`, compiled with Babel from the `.po`
 beside it (CONTRIBUTING.md, "Translations"); the knowledge base's texts that are shown
-translated are in it too. The GUI installs the same catalog into Qt (`tfwizard.gui.i18n`),
+translated are in it too. The .mo is committed beside the .po, not compiled at build
+time: an editable install reads the checkout's resources/ with no build step to compile
+it, the wheel ships what git tracks, and nothing needs Babel at run time;
+tests/test_i18n.py checks that it is the .po compiled.
+The GUI installs the same catalog into Qt (`tfwizard.gui.i18n`),
 so one catalog serves both front ends. A text with a count goes through
 `ngettext(singular, plural, n)`, which picks the language's plural form.
 The language: `TFWIZARD_LANG`, else the system locale (`LC_ALL`, `LC_MESSAGES`, `LANG`),
