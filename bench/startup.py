@@ -13,9 +13,10 @@ them: a new process each, the interpreter's start and the imports included):
 Every subject first runs each command WARMUP times untimed (the first build makes the warm
 workspace). Then ROUNDS rounds, interleaved: each round times every side once per command,
 the order rotating from round to round, so load from elsewhere falls on all sides alike.
-Each run is checked (exit 0; the build went the warm path). Also recorded once per subject:
-the modules each command imports (PYTHONPROFILEIMPORTTIME; a console script whose command
-runs elsewhere shows only its own).
+Each run is checked (exit 0; the build went the warm path). Besides the wall time, each
+command's CPU time (user + system of its process and its children: less sensitive to other
+load than the wall time; a command run by another process shows only its own part). Also
+recorded once per subject: the modules each command imports (PYTHONPROFILEIMPORTTIME).
 
     .venv/bin/python bench/startup.py [--rounds N] [--warmup N]
         [--subject LABEL=PATH ...] [--env LABEL:NAME=VALUE ...] [--json PATH]
@@ -32,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -74,26 +76,30 @@ class Subject:
         return [str(self.script), "build", str(recipe), "--out", str(out)]
 
     def run(self, command: str, recipe: Path, base: Path, *,
-            extra: dict[str, str] | None = None) -> tuple[float, str]:
-        """Run COMMAND once: its seconds and stderr; RuntimeError when it did not do its job."""
+            extra: dict[str, str] | None = None) -> tuple[float, float, str]:
+        """Run COMMAND once: its wall and CPU seconds and its stderr; RuntimeError when it
+        did not do its job."""
         env = {**os.environ, "TFWIZARD_DATA_DIR": str(base / f"data-{self.label}"),
                **self.env, **(extra or {})}
         argv = self.argv(command, recipe, base / f"wheels-{self.label}")
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
         done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False,
                               timeout=900)
         seconds = time.perf_counter() - t
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         if done.returncode != 0 or (command == "noop" and "warm build container"
                                     not in done.stdout + done.stderr):
             raise RuntimeError(f"{self.label}: {' '.join(argv[1:])} exited {done.returncode}"
                                f":\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
-        return seconds, done.stderr
+        return seconds, cpu, done.stderr
 
     def modules(self, recipe: Path, base: Path) -> dict[str, dict[str, float]]:
         """Per command: how many modules it imports, and their cumulative import ms."""
         found: dict[str, dict[str, float]] = {}
         for command in COMMANDS:
-            _s, err = self.run(command, recipe, base, extra={"PYTHONPROFILEIMPORTTIME": "1"})
+            err = self.run(command, recipe, base, extra={"PYTHONPROFILEIMPORTTIME": "1"})[2]
             rows = [line.split("|") for line in err.splitlines()
                     if line.startswith("import time:") and "cumulative" not in line]
             top = [int(r[1]) for r in rows if not r[2].startswith("  ")]  # top level only
@@ -142,6 +148,7 @@ def measure(subjects: list[Subject], base: Path, rounds: int, warmup: int) -> di
     client = docker.from_env(timeout=900)
     space = warm.workspace_for(plan, str(recipe.resolve()))
     times: dict[str, dict[str, list[float]]] = {c: {} for c in COMMANDS}
+    cpu: dict[str, dict[str, list[float]]] = {c: {} for c in COMMANDS}
     report: dict[str, Any] = {"rounds": rounds, "warmup": warmup, "subjects": {
         s.label: {"script": str(s.script), "env": s.env} for s in subjects}}
     try:
@@ -166,7 +173,9 @@ def measure(subjects: list[Subject], base: Path, rounds: int, warmup: int) -> di
                             rb._check(run, "bare no-op")
                             seconds, label = run.seconds, "bare"
                         else:
-                            seconds, label = side.run(command, recipe, base)[0], side.label
+                            seconds, used, _err = side.run(command, recipe, base)
+                            label = side.label
+                            cpu[command].setdefault(label, []).append(used)
                         times[command].setdefault(label, []).append(seconds)
                 print(f"round {i + 1}/{rounds}: " + ", ".join(
                     f"{c} {label} {v[-1]:.3f}" for c in COMMANDS
@@ -175,6 +184,8 @@ def measure(subjects: list[Subject], base: Path, rounds: int, warmup: int) -> di
         remove_warm(client, space, plan)  # closes the client
     for command, sides in times.items():
         report[command] = {label: _stats(values) for label, values in sides.items()}
+        for label, values in cpu[command].items():
+            report[command][label]["cpu_median_s"] = round(statistics.median(values), 3)
     bare_s = report["noop"]["bare"]["median_s"]
     for s in subjects:
         noop = report["noop"][s.label]["median_s"]
@@ -210,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
         for label, fig in report[command].items():
             line = (f"{command:5} {label:10} median {fig['median_s']:.3f} s "
                     f"(min {fig['min_s']:.3f}, max {fig['max_s']:.3f})")
+            if "cpu_median_s" in fig:
+                line += f", CPU {fig['cpu_median_s']:.3f} s"
             if command == "noop" and label != "bare":
                 line += (f"  {fig['ratio']}x bare, {fig['over_bare_s']:+.3f} s; target "
                          f"{'met' if fig['target_met'] else 'MISSED'}")
