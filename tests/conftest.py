@@ -15,13 +15,7 @@ import pytest
 # Tests assert on English texts whatever the machine's locale; the i18n tests switch
 # languages explicitly.
 os.environ.setdefault("TFWIZARD_LANG", "en")
-# The suite's many `tfwizard` subprocesses run in their own process (the path every command
-# falls back to, and what their assertions on pids and signals were written against), so no
-# server started from one test's environment can outlive the suite or serve another test.
-# The front end (the default for people) has its own tests: tests/front/ and
-# tests/docker/test_front_build.py turn it on, each with its own run folder and idle time.
-os.environ.setdefault("TFWIZARD_FRONTEND", "0")
-# Nor does it write into the data and cache folders of the person running it (the build
+# The suite does not write into the data and cache folders of the person running it (the build
 # history the wizard lists, the kept host profile, parsed TOML): one folder for the session,
 # removed at its end, unless the caller chose them.
 SESSION_HOME = Path(tempfile.mkdtemp(prefix="tfwizard-tests-"))

@@ -444,6 +444,27 @@ volume_prefix = "{prefix}"
     return path
 
 
+def warm_fixture(tmp_path: Path) -> tuple[Path, str, Any, Any]:
+    """A Docker test's fixture for the warm path: the engine and images checked, a fresh
+    copy of the fixture workspace, its recipe (volumes named after a new test prefix), a
+    client and the recipe's warm workspace: (recipe, prefix, client, space). Remove them
+    with remove_warm(client, space, prefix)."""
+    require_docker()
+    ensure_images()
+    import docker
+
+    from tfwizard.core.build import warm
+    from tfwizard.core.build.plan import make_plan
+    from tfwizard.core.recipe import load_recipe
+
+    prefix = f"tfwizard-test-{uuid.uuid4().hex[:8]}"
+    recipe = fixture_recipe(tmp_path / "r.toml", workspace=copy_workspace(tmp_path),
+                            prefix=prefix)
+    space = warm.workspace_for(make_plan(load_recipe(recipe), recipe_dir=recipe.parent),
+                               str(recipe.resolve()))
+    return recipe, prefix, docker.from_env(timeout=300), space
+
+
 def sleeper_running(client, container: str) -> bool:
     """Whether the fixture's `TFW_FIXTURE_SLEEP` action is sleeping now in the container
     (a `sleep 1` among its processes). Bazel shows an action's output only when it ends, so

@@ -1,6 +1,6 @@
-"""`python -m tfwizard`: the command line, as `tfwizard` runs it (through the front end,
-tfwizard/front/); the desktop wizard is `tfwizard-gui`."""
+"""`python -m tfwizard`: the command line, as `tfwizard` runs it; the desktop wizard is
+`tfwizard-gui`."""
 
-from tfwizard.front.client import run
+from tfwizard.cli import run
 
 run()

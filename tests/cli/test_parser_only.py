@@ -9,7 +9,7 @@ import io
 import pytest
 
 from tfwizard.cli import COMMANDS, build_parser
-from tfwizard.front.wire import command_of as command_word
+from tfwizard.cli.parser import command_of as command_word
 
 
 def _choices(parser):

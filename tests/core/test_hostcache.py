@@ -95,7 +95,7 @@ def test_each_variable_detection_reads_changes_the_key():
 
 def test_unrelated_variables_keep_the_key(tmp_path):
     base = {"PATH": "/usr/bin", "HOME": "/home/a", "DOCKER_HOST": "unix:///d.sock"}
-    for name in ("OLDPWD", "SHLVL", "TFWIZARD_FRONTEND_PROFILE", "_", "TERM", "PWD"):
+    for name in ("OLDPWD", "SHLVL", "_", "TERM", "PWD"):
         assert (hostcache.host_key({**base, name: "x"}, "boot")
                 == hostcache.host_key(base, "boot")), name
     env = _env(tmp_path)
@@ -104,18 +104,3 @@ def test_unrelated_variables_keep_the_key(tmp_path):
     hostcache.cached_host({**env, "OLDPWD": "/elsewhere", "SHLVL": "3"}, detect, now=1001.0)
     assert len(calls) == 1
 
-
-def test_refresh_detects_again_only_a_profile_older_than_half_the_ttl(tmp_path):
-    env = _env(tmp_path)
-    detect, calls = _counting(env)
-    assert hostcache.refresh_host(env, detect, now=1000.0)  # none kept: detected
-    assert not hostcache.refresh_host(env, detect, now=1000.0 + hostcache.TTL_S / 2 - 1)
-    assert len(calls) == 1
-    later = 1000.0 + hostcache.TTL_S / 2 + 1
-    assert hostcache.refresh_host(env, detect, now=later)
-    assert len(calls) == 2
-    # what a build then finds is the refreshed one, used for a whole TTL from the refresh
-    hostcache.cached_host(env, detect, now=later + hostcache.TTL_S - 1)
-    assert len(calls) == 2
-    assert not hostcache.refresh_host(env, detect, now=1.0,
-                                      boot_id_path=tmp_path / "none")  # not Linux: nothing

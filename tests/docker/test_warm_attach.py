@@ -9,23 +9,23 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 
 from tests import world
-from tests.front.front_world import TFWIZARD, Front, alive
 from tfwizard.cli import capture
 from tfwizard.cli.context import ExitStatus
-from tfwizard.core.build import warm, warmattach
+from tfwizard.core.build import warmattach
 from tfwizard.core.build.attachany import running_build_ids
-from tfwizard.core.build.plan import make_plan
-from tfwizard.core.recipe import load_recipe
 from tfwizard.gui.attach import running_builds
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+#: the console script, as a person runs it
+TFWIZARD = str(Path(sys.executable).parent / "tfwizard")
 
 
 def _wait_for(what, timeout: float = 120.0):
@@ -38,26 +38,10 @@ def _wait_for(what, timeout: float = 120.0):
     raise AssertionError("timed out")
 
 
-@pytest.mark.parametrize("through", ["process", "front end"])
-def test_attach_after_sigkill_follows_the_warm_build_to_its_wheel(tmp_path, through):
-    """`through`: `tfwizard build` in its own process, or served by the front end (killing
-    the client makes the server SIGKILL the command's process: the same end)."""
-    world.require_docker()
-    world.ensure_images()
-    import docker
-
-    workspace = world.copy_workspace(tmp_path)
-    prefix = f"tfwizard-test-{uuid.uuid4().hex[:8]}"
-    recipe = world.fixture_recipe(tmp_path / "r.toml", workspace=workspace, prefix=prefix)
+def test_attach_after_sigkill_follows_the_warm_build_to_its_wheel(tmp_path):
+    recipe, prefix, client, space = world.warm_fixture(tmp_path)
     data, out = tmp_path / "data", tmp_path / "out"
     env = {**os.environ, "TFWIZARD_DATA_DIR": str(data)}
-    front = Front(tmp_path / "run")
-    if through == "front end":
-        env = {**front.env, "TFWIZARD_DATA_DIR": str(data)}
-        front.up()
-    client = docker.from_env(timeout=300)
-    space = warm.workspace_for(make_plan(load_recipe(recipe), recipe_dir=recipe.parent),
-                               str(recipe.resolve()))
     proc = subprocess.Popen([TFWIZARD, "build", str(recipe), "--out", str(out)], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
@@ -71,10 +55,6 @@ def test_attach_after_sigkill_follows_the_warm_build_to_its_wheel(tmp_path, thro
         time.sleep(2)  # Bazel is under way (the first build takes tens of seconds)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
-        if through == "front end":
-            assert "served ['build'" in front.log()
-            child = front.child_pids()[-1]
-            _wait_for(lambda: not alive(child), timeout=10)  # the server killed it
         left = warmattach.find_warm_builds(client, record.name)
         assert left and left[0].running, "the build should outlive its front end"
         assert left[0].build_id == record.name and left[0].workspace_key == space.key
@@ -101,6 +81,5 @@ def test_attach_after_sigkill_follows_the_warm_build_to_its_wheel(tmp_path, thro
     finally:
         if proc.poll() is None:
             proc.kill()
-        front.stop()
         world.remove_warm(client, space, prefix)
 

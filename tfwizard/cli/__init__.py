@@ -15,14 +15,12 @@ from __future__ import annotations
 import io
 import os
 import sys
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from .. import __version__
 from ..core.errors import TfWizardError
 from ..core.i18n import _, language, language_from_env, set_language
-from ..front.wire import command_of
 from . import (
     advise,
     build,
@@ -41,7 +39,7 @@ from . import (
     verify,
 )
 from .context import Environment, ExitStatus, exit_status
-from .parser import ARGPARSE_TEXTS, Parser, ParserExit, in_our_language
+from .parser import ARGPARSE_TEXTS, Parser, ParserExit, command_of, in_our_language
 
 __all__ = ["ARGPARSE_TEXTS", "COMMANDS", "Environment", "ExitStatus", "build_parser",
            "capture", "main", "run"]
@@ -57,15 +55,13 @@ Handler = Callable[..., ExitStatus]
 def build_parser(only: str | None = None) -> Parser:
     """The `tfwizard` parser with every command of COMMANDS; ONLY: just the command of
     that module name (what `tfwizard ONLY ...` parses the same way, without building the
-    other commands' parsers: ~3 ms of every served command), or all when none has it."""
+    other commands' parsers: ~3 ms of every command's start), or all when none has it."""
     parser = Parser(
         prog="tfwizard",
         description=_("Build TensorFlow from source without the ordeal: detect the host, check "
         "a recipe, build the wheel in Docker, install it and verify the GPU."),
         epilog=_("Run `tfwizard COMMAND --help` for a command's options. "
-        "The desktop wizard is `tfwizard-gui`.") + " " + _(
-            "A server keeps tfwizard loaded between commands (started by the first; "
-            "TFWIZARD_FRONTEND=0 turns it off)."),
+        "The desktop wizard is `tfwizard-gui`."),
     )
     parser.add_argument("--version", action="version", version=f"tfwizard {__version__}",
                         help=_("show the version and exit"))
@@ -109,7 +105,7 @@ def _main(argv: Sequence[str] | None, env: Environment) -> ExitStatus:
         return ExitStatus(exc.status) if exc.status in (0, 2) else ExitStatus.USAGE
     except TfWizardError as exc:
         if debug:
-            traceback.print_exc(file=env.stderr)
+            _print_traceback(env)
         env.err(f"tfwizard: {exc}")
         return exit_status(exc)
     except KeyboardInterrupt:
@@ -119,12 +115,20 @@ def _main(argv: Sequence[str] | None, env: Environment) -> ExitStatus:
         return ExitStatus.OK
     except Exception as exc:  # the one place unexpected errors become a message
         if debug:
-            traceback.print_exc(file=env.stderr)
+            _print_traceback(env)
         else:
             env.err("tfwizard: " + _("internal error: {error}").format(
                 error=f"{type(exc).__name__}: {exc}"))
             env.err(_("Run again with --debug for the traceback, and please report it."))
         return ExitStatus.ERROR
+
+
+def _print_traceback(env: Environment) -> None:
+    """The current exception's traceback on stderr (--debug): traceback is imported only
+    here, it costs every command's start ~8 ms."""
+    import traceback
+
+    traceback.print_exc(file=env.stderr)
 
 
 def run() -> None:

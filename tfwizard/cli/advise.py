@@ -13,8 +13,6 @@ import json
 import shlex
 from typing import Any
 
-from ..core.fixes import fix_text
-from ..core.host import HostProfile
 from ..core.i18n import _
 from ..core.vocab import severity_word
 from .context import Environment, ExitStatus, arg_path
@@ -61,6 +59,7 @@ def register(sub: Any) -> None:
 def cmd_advise(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Print the verdict and the reasons; 0 when the official wheel serves."""
     from ..core.advise import Intent, advise
+    from ..core.host import HostProfile
     from ..core.knowledge import load_knowledge
 
     if args.host:
@@ -140,6 +139,8 @@ def release_choice_word(choice: str) -> str:
 def finding_block(finding: Any) -> list[str]:
     """One finding: "ERROR CODE: message", its evidence, sources (keys of
     resources/knowledge/sources.toml) and fixes, indented."""
+    from ..core.fixes import fix_text
+
     lines = [f"{severity_word(finding.severity)} {finding.code}: {finding.message}"]
     lines += [f"    - {sentence}" for sentence in finding.evidence]
     if finding.sources:

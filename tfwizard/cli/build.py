@@ -12,7 +12,6 @@ from ..core.errors import UsageError
 from ..core.i18n import _
 from ..core.vocab import install_outcome
 from .context import Environment, ExitStatus, arg_path
-from .follow import follow
 from .gates import Prepared, check_out, prepare
 
 
@@ -54,6 +53,7 @@ def register(sub: Any) -> None:
 def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Check, plan, preflight, then run the build in Docker and follow it."""
     from ..core.build.plan import make_plan
+    from .follow import follow  # asyncio: only for a command that follows a build
 
     if args.attach is not None:
         return cmd_attach(args, env)
@@ -99,6 +99,7 @@ def cmd_attach(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """`tfwizard build --attach [BUILD_ID]`: follow a build its front end left (a warm
     build's exec first, else a cold build's containers)."""
     from ..core.build.attachany import attach_runner
+    from .follow import follow
 
     out_dir = arg_path(env, args.out) if args.out else None
     check_out(out_dir)

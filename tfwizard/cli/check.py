@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..core.host import HostProfile
 from ..core.i18n import _, ngettext
-from ..core.recipe import Recipe
 from ..core.vocab import severity_word
 from .context import Environment, ExitStatus, arg_path
 from .gates import image_findings, load_hosts, remote_findings
 from .render import finding_details
 from .term import finding_lines, terminal
+
+if TYPE_CHECKING:
+    from ..core.host import HostProfile
+    from ..core.recipe import Recipe
 
 #: informational findings that explain a choice, shown without -v
 ALWAYS_SHOWN = {"CC_COVERS_GPU", "CLANG_OFFSETOF", "NO_GPU_HERE"}

@@ -39,10 +39,6 @@ def cmd_clean(args: argparse.Namespace, env: Environment) -> ExitStatus:
         failed = [] if args.dry_run else remove_leftovers(client, items)
     finally:
         client.close()
-    if not args.dry_run:  # the front-end server goes too (the next command starts one)
-        from ..front.client import stop_server
-
-        stop_server(env.env)
     errors = {item.name: why for item, why in failed}
     if args.json:
         env.out(json.dumps({"dry_run": args.dry_run, "items": [

@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..core.diagnosis_text import diagnosis_block
 from ..core.errors import UsageError
 from ..core.i18n import _
 from .context import Environment, ExitStatus, arg_path
@@ -172,6 +171,8 @@ def _diagnose_runtime(args: argparse.Namespace, env: Environment, path: Path | N
 def _print_diagnosis(env: Environment, d: Any, fixes: FixContext, *, quotes: int) -> None:
     """A diagnosis (core.diagnosis_text's block) and the command that applies its fix, or
     how to get one."""
+    from ..core.diagnosis_text import diagnosis_block  # the recipe schema, through fixes
+
     for line in diagnosis_block(d, quotes=quotes):
         env.out(line)
     if d.recipe_fix:

@@ -14,7 +14,6 @@ from typing import Any
 from ..core.i18n import _, ngettext
 from ..core.vocab import status_word
 from .context import Environment, ExitStatus
-from .follow import follow
 from .gates import Prepared, prepare
 
 
@@ -38,6 +37,7 @@ def cmd_fetch(args: argparse.Namespace, env: Environment) -> ExitStatus:
     from ..core.build.fetchplan import fetch_report, make_fetch_plan
     from ..core.build.record import read_log
     from ..core.build.runner import BuildRunner
+    from .follow import follow
 
     prepared = prepare(args, env, make_fetch_plan)
     if not isinstance(prepared, Prepared):

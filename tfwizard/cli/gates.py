@@ -12,23 +12,27 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import UsageError
-from ..core.host import HostProfile
 from ..core.i18n import _, ngettext
-from ..core.recipe import Recipe
 from ..core.vocab import severity_word
 from .context import Environment, ExitStatus, arg_path
 from .render import finding_json
 from .term import finding_lines, terminal
 from .words import NOTE
 
+if TYPE_CHECKING:  # the recipe and host modules load when a command reads them
+    from ..core.host import HostProfile
+    from ..core.recipe import Recipe
+
 
 def load_hosts(args: argparse.Namespace, env: Environment,
                recipe: Recipe) -> tuple[HostProfile, HostProfile | None]:
     """The build host (--host or this machine) and the target (--target, the recipe's, or
     None)."""
+    from ..core.host import HostProfile
+
     if getattr(args, "host", None):
         build = HostProfile.load(arg_path(env, args.host))
     else:
@@ -105,12 +109,12 @@ def remote_findings(recipe: Recipe, env: Environment, plan: Any = None,
                     target: HostProfile | None = None) -> list[Any]:
     """What the remote executor says (remotecheck.py): capabilities, then the probe with
     the plan's platform properties (made here when not given)."""
+    if not recipe.remote.executor:
+        return []  # before the imports: the REAPI client loads for a remote recipe only
     from ..core.build.plan import make_plan
     from ..core.build.remotecheck import check_service, plan_properties
     from ..core.errors import TfWizardError
 
-    if not recipe.remote.executor:
-        return []
     if plan is None:
         try:
             plan = make_plan(recipe, build_host=build, target_host=target)

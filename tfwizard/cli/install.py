@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..core.build.events import TFWIZARD
 from ..core.i18n import _
 from ..core.vocab import install_outcome
 from .context import Environment, ExitStatus, arg_path
@@ -71,6 +70,7 @@ def python_option(env: Environment, value: str) -> str | Path:
 
 def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Install the wheel; pip's progress as it goes, the result at the end."""
+    from ..core.build.events import TFWIZARD
     from ..core.fetch_wheel import RequirementInstallation, parse_requirement
     from ..core.install import (
         InstallEvent,

@@ -62,6 +62,19 @@ def in_our_language() -> Iterator[None]:
         argparse._, argparse.ngettext = saved  # type: ignore[attr-defined]
 
 
+def command_of(argv: list[str]) -> str | None:
+    """The command word of a `tfwizard` argv (the first word not an option; tfwizard's own
+    options take no value), or None after a -h/--help/--version before it: the one
+    command whose parser main() builds (the whole parser for None: its help lists every
+    command)."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word
+        if word in ("-h", "--help", "--version"):
+            return None
+    return None
+
+
 class Parser(argparse.ArgumentParser):
     """argparse that raises instead of exiting, so main() returns an ExitStatus.
 

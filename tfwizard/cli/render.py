@@ -10,8 +10,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..core.diagnosis_text import diagnosis_block
-from ..core.fixes import fix_text
 from ..core.i18n import _
 from ..core.vocab import build_outcome
 
@@ -24,6 +22,8 @@ def finding_json(finding: Any) -> str:
 
 def finding_details(finding: Any, kb: Any) -> list[str]:
     """What `tfwizard check` prints under a finding: its key, sources and fix."""
+    from ..core.fixes import fix_text
+
     extra = []
     if finding.key:
         extra.append(_("key: {key}").format(key=finding.key))
@@ -40,6 +40,7 @@ def build_summary(result: Any, diagnoses: list[Any]) -> list[str]:
     """How a build ended: the wheel or why there is none, where its actions came from, the
     diagnoses of its log, and its record."""
     from ..core.build.progress import CacheSummary, cache_summary_text
+    from ..core.diagnosis_text import diagnosis_block
 
     lines = [_("Wheel: {path}").format(path=result.wheel) if result.ok
              else build_outcome(result.status, result.message)]

@@ -14,7 +14,6 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from packaging.requirements import Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
@@ -730,5 +729,8 @@ def _official_wheel(kb: KnowledgeBase, release: str, arch: str,
     wheels = {w.package: w for w in _official_wheels(kb, release, arch)}
     wheel = wheels.get(package)
     if wheel is not None and wheel.installs:
+        # packaging.requirements (markers, tags) costs every command's start ~15 ms
+        from packaging.requirements import Requirement
+
         wheel = wheels.get(Requirement(wheel.installs).name)
     return wheel

@@ -8,15 +8,17 @@ the thread travels as an item too and is raised again on the loop side.
 
 from __future__ import annotations
 
-import asyncio
 import codecs
 import contextlib
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from ..vocab import BuildStatus, Phase, Severity
+
+if TYPE_CHECKING:  # imported where a feed runs: commands that only read records skip ~20 ms
+    import asyncio
 
 #: log channels: what the build's processes wrote, and what tfwizard itself says
 STDOUT = "stdout"
@@ -220,6 +222,8 @@ class ThreadFeed(Generic[T]):
             put(_DONE, None)
 
     async def __aiter__(self) -> AsyncIterator[T]:
+        import asyncio
+
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         room = threading.Semaphore(self._maxsize)

@@ -10,12 +10,6 @@ CUDA_VISIBLE_DEVICES, the locale...; a shell's OLDPWD or SHLVL is not one of the
 never costs a detection). It is used for TTL_S seconds after it was detected, never
 longer; without a boot id (not Linux) nothing is cached, and a profile whose Docker did not
 answer is not kept (the gate would refuse builds after the engine came back).
-
-    refresh_host(env)                    # detect again now if the kept one is old
-
-The front-end server has a profile that is older than TTL_S / 2 detected again off the
-critical path (front/server.py), so an edit-rebuild loop slower than TTL_S does not pay a
-detection on every rebuild.
 """
 
 from __future__ import annotations
@@ -78,18 +72,22 @@ def _detector(env: Mapping[str, str],
               detect: Callable[[], HostProfile] | None) -> Callable[[], HostProfile]:
     if detect is not None:
         return detect
-    from ..detect import detect_host
 
-    return lambda: detect_host(env=env)
+    def detect_here() -> HostProfile:
+        from ..detect import detect_host  # only when no kept profile serves
+
+        return detect_host(env=env)
+
+    return detect_here
 
 
-def _kept(path: Path, key: str, now: float) -> tuple[HostProfile, float] | None:
-    """The profile kept under KEY and its age, while younger than TTL_S."""
+def _kept(path: Path, key: str, now: float) -> HostProfile | None:
+    """The profile kept under KEY, while younger than TTL_S."""
     try:
         kept = json.loads(path.read_text("utf-8"))
         age = now - float(kept["at"])
         if kept["key"] == key and 0 <= age < TTL_S:
-            return HostProfile.from_dict(kept["profile"]), age
+            return HostProfile.from_dict(kept["profile"])
     except (OSError, ValueError, KeyError, TypeError, TfWizardError):
         pass  # none kept, another key, or a file that is not ours: detect
     return None
@@ -120,21 +118,6 @@ def cached_host(env: Mapping[str, str], detect: Callable[[], HostProfile] | None
     key, path = host_key(env, boot), data_dir(env) / FILE
     kept = _kept(path, key, now)
     if kept is not None:
-        return kept[0]
+        return kept
     return _detect_and_keep(path, key, now, detect)
 
-
-def refresh_host(env: Mapping[str, str], detect: Callable[[], HostProfile] | None = None,
-                 *, now: float | None = None, boot_id_path: Path = BOOT_ID) -> bool:
-    """Detect again for ENV, and keep it, when the kept profile is older than TTL_S / 2
-    (or gone); True when it detected. For the front-end server, off a command's path."""
-    boot = _boot_id(boot_id_path)
-    if boot is None:
-        return False
-    now = time.time() if now is None else now
-    key, path = host_key(env, boot), data_dir(env) / FILE
-    kept = _kept(path, key, now)
-    if kept is not None and kept[1] < TTL_S / 2:
-        return False
-    _detect_and_keep(path, key, now, _detector(env, detect))
-    return True

@@ -21,7 +21,6 @@ from .. import bazelversion as bv
 from ..bazelfacts import load_bazel_facts
 from ..i18n import _
 from ..knowledge import Release
-from ..reapi import container_image_property
 from ..recipe import Recipe, RemoteSection
 from .flags import Flag
 
@@ -41,7 +40,12 @@ def bazel_report(recipe: Recipe, release: Release, *, recipe_dir: Path | None = 
 
 def exec_properties(remote: RemoteSection, image: str,
                     repo_digests: Sequence[str] = ()) -> list[str]:
-    """remote.exec_properties with "auto" made the build image's container-image."""
+    """remote.exec_properties with "auto" made the build image's container-image (they
+    matter with an executor only: without one they come back as written)."""
+    if not remote.executor or AUTO not in remote.exec_properties:
+        return list(remote.exec_properties)
+    from ..reapi import container_image_property  # the REAPI client: remote recipes only
+
     return [container_image_property(image, repo_digests) if item == AUTO else item
             for item in remote.exec_properties]
 

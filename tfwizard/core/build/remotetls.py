@@ -11,12 +11,14 @@ GetCapabilities call (remotecheck.py) reads the same files on this machine.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..i18n import _
-from ..reapi import TlsSettings
 from ..recipe import Recipe
 from .flags import Flag
+
+if TYPE_CHECKING:  # the REAPI client loads only for a recipe that calls a service
+    from ..reapi import TlsSettings
 
 #: where the files are in the build container (read-only)
 TLS_DIR = "/remote-tls"
@@ -71,6 +73,8 @@ def tls_flags(recipe: Recipe) -> list[Flag]:
 
 def tls_settings(recipe: Recipe, recipe_dir: Path | None = None) -> TlsSettings:
     """The same files for tfwizard's own calls to the service (host paths)."""
+    from ..reapi import TlsSettings
+
     paths = {f.key: str(f.host) for f in tls_files(recipe, recipe_dir)}
     return TlsSettings(ca_file=paths.get("remote.tls_certificate", ""),
                        client_cert=paths.get("remote.tls_client_certificate", ""),
