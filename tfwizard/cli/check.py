@@ -16,7 +16,7 @@ from .render import finding_details
 from .term import finding_lines, terminal
 
 #: informational findings that explain a choice, shown without -v
-ALWAYS_SHOWN = {"CC_COVERS_GPU", "CLANG_OFFSETOF", "NO_GPU_HERE"}
+ALWAYS_SHOWN = {"CC_COVERS_GPU", "CLANG_OFFSETOF", "NO_GPU_HERE", "SOURCE_FACT_DIFFERS"}
 
 
 def register(sub: Any) -> None:
