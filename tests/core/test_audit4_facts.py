@@ -203,6 +203,10 @@ def test_22_9_an_experimental_module_bazel_is_noted(kb, tmp_path):
     assert "turns Bzlmod on" in note.message
     assert "SOURCE_BZLMOD" not in _codes(recipe.with_changes(
         {"tensorflow.source_dir": str(TREES / "2.21")}))
+    master = Recipe().with_changes({"tensorflow.version": "master",
+                                    "tensorflow.source_dir": str(TREES / "master")})
+    assert "SOURCE_BZLMOD" in _codes(master)
+    assert "SOURCE_FACT_DIFFERS" not in _codes(master)  # the tree agrees with master's entry
 
 
 def test_22_10_tf_s_cuda_13_wheel_config_is_noted(kb, tmp_path):

@@ -73,6 +73,10 @@ def variants() -> list[Case]:
                                "cuda.version": "13.4.0", "cuda.cudnn": "9.23.0"}), nogpu, None),
         ("source differs", l({"tensorflow.version": "2.19.0",
                               "tensorflow.source_dir": str(TREES / "2.21")}), nogpu, None),
+        ("source with bzlmod and cuda 13", l({
+            "tensorflow.version": "master", "tensorflow.source_dir": str(TREES / "master"),
+            "python.version": "3.12", "cuda.version": "13.0.1", "cuda.cudnn": "9.12.0"}),
+         nogpu, None),
         ("source lacks a config", ROCM.with_changes({
             "tensorflow.version": "2.20.0", "tensorflow.source_dir": str(TREES / "2.20")}),
          nogpu, None),
