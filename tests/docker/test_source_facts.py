@@ -39,6 +39,7 @@ from tfwizard.core.recipe import load_recipe
 pytestmark = pytest.mark.docker
 
 HOSTS = Path(__file__).resolve().parents[1] / "data" / "hosts"
+TREES = Path(__file__).resolve().parents[1] / "fixtures" / "tf_trees"
 
 
 @pytest.fixture(scope="module")
@@ -185,3 +186,35 @@ def test_tfwizard_build_on_the_warm_path_follows_the_clone_too(sw, tmp_path):
         assert "--config=cuda_wheel" not in plan["steps"][-1]["argv"]
     finally:
         warm.remove_workspace(sw.client, space)
+
+
+def test_the_container_readers_read_what_the_host_reader_reads(sw, tmp_path):
+    """A stopped step's container (one archive per file) and a running one (one exec, the
+    warm path's) give the facts srcfacts reads from a folder here."""
+    from types import SimpleNamespace
+
+    from tfwizard.core.build.plan import LABEL
+    from tfwizard.core.build.sourcefollow import read_container_facts, read_running_facts
+    from tfwizard.core.srcfacts import read_source_facts
+
+    tree = tmp_path / "src"
+    shutil.copytree(TREES / "2.22-rc0", tree)  # symbolic links copied as files
+    box = sw.client.containers.run(
+        world.BUSYBOX, ["sleep", "120"], detach=True, network_mode="none",
+        volumes={str(tree): {"bind": "/src", "mode": "ro"}},
+        labels={LABEL: "1", f"{LABEL}.build": f"{sw.prefix}-readers"},
+        name=f"{sw.prefix}-readers")
+
+    class Running:  # the warm container's exec, as WarmContainer.exec answers
+        def exec(self, argv, workdir):
+            run = box.exec_run(argv, workdir=workdir)
+            return SimpleNamespace(output=run.output.decode().splitlines())
+
+    try:
+        here = read_source_facts(tree)
+        assert here.tf_version == "2.22.0rc0" and here.pythons[-1] == "3.14"
+        assert read_running_facts(Running(), str(tree)) == here
+        box.stop(timeout=1)
+        assert read_container_facts(box, str(tree)) == here
+    finally:
+        box.remove(force=True)

@@ -14,6 +14,7 @@ stops there, in its first minute, with the finding.
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,6 +88,32 @@ def read_container_facts(container: Any, where: str) -> SourceFacts:
         if data is not None and len(data) <= MAX_FILE_BYTES:
             files[rel] = data.decode("utf-8", "replace")
     return facts_from_files(files, where, _head(container))
+
+
+#: prints each file that is there after a marker line, then the checkout's HEAD: one exec
+#: in a running (warm) container instead of a round trip per file
+_PRINT_FILES = ('m=$1; shift; for f do [ -f "$f" ] || continue; echo "$m $f"; '
+                f'head -c {MAX_FILE_BYTES} "$f"; echo; done; '
+                'echo "$m-head $(git rev-parse HEAD 2>/dev/null)"')
+
+
+def read_running_facts(box: Any, where: str) -> SourceFacts:
+    """The facts of the source at /src in the running warm container `box` (one exec)."""
+    mark = f"tfwizard-src-{secrets.token_hex(6)}"
+    result = box.exec(["sh", "-c", _PRINT_FILES, "sh", mark, *FIXED_FILES, *LOCK_CANDIDATES],
+                      workdir=SRC)
+    files: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    commit = ""
+    for line in result.output:
+        if line.startswith(f"{mark}-head "):
+            commit, current = line.split(" ", 1)[1].strip(), None
+        elif line.startswith(f"{mark} "):
+            current = files.setdefault(line.split(" ", 1)[1], [])
+        elif current is not None:
+            current.append(line)
+    texts = {path: "\n".join(lines) for path, lines in files.items()}
+    return facts_from_files(texts, where, commit if len(commit) == 40 else "")
 
 
 def _head(container: Any) -> str:

@@ -27,7 +27,7 @@ from .events import STDERR, STDOUT, BuildEvent, PhaseChanged, ThreadFeed
 from .plan import BuildPlan
 from .record import data_dir
 from .runner import BuildRunner
-from .sourcefollow import apply_facts, read_container_facts
+from .sourcefollow import apply_facts, read_running_facts
 from .steps import StepOutcome
 from .warm import DEFAULT_IDLE_S, ExecResult, WarmContainer, Workspace, workspace_for
 from .warmattach import build_tag
@@ -93,8 +93,8 @@ class WarmRunner(BuildRunner):
                 return
             if self.replan is not None:  # configure and build follow the clone's files
                 facts = await self.engine.call(
-                    _("reading the source's build facts"), read_container_facts,
-                    box.container, f"{self.plan.git_url}@{self.plan.git_ref}")
+                    _("reading the source's build facts"), read_running_facts,
+                    box, f"{self.plan.git_url}@{self.plan.git_ref}")
                 async for event in apply_facts(self, facts, self.replan):
                     yield event
         tag = build_tag(self.build_id, self._labels[PLAN_DIGEST_LABEL], self.out_dir)
