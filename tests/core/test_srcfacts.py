@@ -210,6 +210,7 @@ def test_without_a_version_the_checkout_s_own_release_is_checked(kb):
     assert view.release.version == "2.22.0rc0" and view.differences == ()
     found = evaluate(Recipe().with_changes({"tensorflow.source_dir": str(TREES / "2.22-rc0")}))
     assert "RELEASE_PRERELEASE" in {f.code for f in found}
+    assert "RELEASE_ASSUMED_MASTER" not in {f.code for f in found}
 
 
 def test_a_checkout_of_another_release_says_so_with_a_fix(kb):
@@ -246,3 +247,16 @@ def test_a_backend_config_the_source_lacks_is_an_error(tmp_path):
     [err] = [f for f in evaluate(recipe) if f.code == "SOURCE_CONFIG_MISSING"]
     assert err.severity == "error" and "`rocm`" in err.message
     assert not [f for f in evaluate(_recipe(TREES / "2.21")) if f.code == "SOURCE_CONFIG_MISSING"]
+
+
+def test_a_checkout_of_a_patch_release_the_table_lacks_is_checked_as_its_series(tmp_path):
+    tree = _tree(tmp_path)
+    header = tree / "tensorflow/core/public/release_version.h"
+    header.write_text(header.read_text().replace("TF_PATCH_VERSION 0", "TF_PATCH_VERSION 3"))
+    recipe = Recipe().with_changes({"tensorflow.source_dir": str(tree)})
+    found = evaluate(recipe)
+    assert "RELEASE_UNKNOWN" not in {f.code for f in found}
+    [version] = [f for f in found if f.code == "SOURCE_FACT_DIFFERS"]
+    assert "2.21.3" in version.message and "table for TensorFlow 2.21.0" in version.message
+    assert version.fix is None  # 2.21.3 is no entry to switch to
+    assert make_plan(recipe, uid=1000, gid=1000).source_facts["tf_version"] == "2.21.3"

@@ -232,15 +232,19 @@ def _version_difference(release: Release, facts: SourceFacts) -> Difference | No
 
 def base_release(kb: KnowledgeBase, version: str, facts: SourceFacts | None) -> Release | None:
     """The table entry checks start from: the recipe's version; with none, the release the
-    checkout says it is (a final or rc the table has, else master when the series is
-    master's), else master."""
+    checkout says it is, else the newest entry of its series before it (a patch release
+    the table lacks: its files correct the rest, and the version is one difference), else
+    master."""
     if version or facts is None or not facts.tf_version:
         return kb.release(version or "master")
     own = kb.release(facts.tf_version)
-    master = kb.release("master")
-    if own is not None and not own.is_master:
+    if own is not None:
         return own
-    return master
+    mine = Version(facts.tf_version)
+    same_series = [r for r in kb.releases if not r.is_master
+                   and Version(r.series).release == mine.release[:2]
+                   and Version(r.version) <= mine]
+    return same_series[-1] if same_series else kb.release("master")
 
 
 def recipe_source_facts(recipe: Recipe, recipe_dir: Path | None = None) -> SourceFacts | None:

@@ -27,7 +27,7 @@ def rule_release(ctx: Ctx) -> None:
                 fix=Fix(_("Use {version}").format(version=latest),
                         {"tensorflow.version": latest}))
         return
-    if not tf.version:
+    if not tf.version and ctx.release.is_master:  # a checkout's own version decides else
         ctx.add("RELEASE_ASSUMED_MASTER", "info",
                 _("No tensorflow.version: the checks use what is known about master. Set the "
                   "release your ref or checkout belongs to for exact checks."),
