@@ -40,10 +40,17 @@ def test_sources_have_titles_and_refs(kb):
         assert source.title.strip() and source.ref.strip()
 
 
-def test_releases_cover_2_10_to_2_21_and_master(kb):
-    series = [r.series for r in kb.releases]
-    assert series == [f"2.{n}" for n in range(10, 22)] + ["2.22"]
-    assert kb.releases[-1].is_master
+def test_releases_cover_2_10_to_2_22_and_master(kb):
+    series = sorted({r.series for r in kb.releases}, key=Version)
+    assert series == [f"2.{n}" for n in range(10, 24)]
+    assert kb.releases[-1].is_master and kb.releases[-1].series == "2.23"
+    assert [r.version for r in kb.releases if r.is_prerelease] == ["2.22.0rc0"]
+    # every patch release PyPI lists for these series, each its own entry
+    patches = {r.version: r.patch_of for r in kb.releases if r.patch_of}
+    assert patches == {"2.10.1": "2.10.0", "2.11.1": "2.11.0", "2.12.1": "2.12.0",
+                       "2.13.1": "2.13.0", "2.14.1": "2.14.0", "2.15.1": "2.15.0",
+                       "2.16.2": "2.16.1", "2.17.1": "2.17.0", "2.18.1": "2.18.0",
+                       "2.19.1": "2.19.0"}
 
 
 def test_release_invariants(kb):
@@ -51,7 +58,9 @@ def test_release_invariants(kb):
     for r in kb.releases:
         if not r.is_master:
             v = Version(r.version)
-            assert r.git_tag == f"v{r.version}"
+            # TF's tags: v2.19.1, and v2.22.0-rc0 for a release candidate
+            tag = f"v{v.base_version}" + (f"-{v.pre[0]}{v.pre[1]}" if v.pre else "")
+            assert r.git_tag == tag
             if previous:
                 assert v > previous, "releases must be in ascending order"
             previous = v
@@ -89,6 +98,10 @@ def test_release_invariants(kb):
 def test_release_lookup(kb):
     assert kb.release("2.18.0").series == "2.18"
     assert kb.release("2.18.1").series == "2.18"
+    assert kb.release("2.18.1").git_tag == "v2.18.1"  # its own source, not 2.18.0's
+    assert kb.release("2.18.2") is None  # an unknown patch level is not its series' release
+    assert kb.release("2.22.0-rc0") is kb.release("2.22.0rc0")
+    assert kb.latest_release().version == "2.21.0"  # never a release candidate
     assert kb.release("master").is_master
     assert kb.release("2.18") is None
     assert kb.release("3.0.0") is None

@@ -32,6 +32,7 @@ from . import (
     diagnose,
     fetch,
     install,
+    knowledge,
     plan,
     recipe,
     shell,
@@ -47,7 +48,7 @@ __all__ = ["ARGPARSE_TEXTS", "COMMANDS", "Environment", "ExitStatus", "build_par
 #: every command module, in the order `tfwizard --help` lists them; each has
 #: register(subparsers), which adds its command (and sets its handler)
 COMMANDS = (detect, advise, recipe, check, plan, build, diagnose, install, verify, bundle, desktop,
-            fetch, clean, shell, test)
+            fetch, clean, shell, test, knowledge)
 
 Handler = Callable[..., ExitStatus]
 

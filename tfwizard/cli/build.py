@@ -86,13 +86,17 @@ def make_runner(args: argparse.Namespace, env: Environment, prepared: Prepared,
 
     text = prepared.recipe_path.read_text("utf-8")
     why = None if args.fresh else cold_reason(prepared.plan)
+    runner: BuildRunner
     if args.fresh or why:
         if why and not args.json:
             env.err("tfwizard: " + _("a cold build: {reason}").format(reason=why))
-        return BuildRunner(prepared.plan, out_dir=out_dir, recipe_text=text, env=env.env)
-    return WarmRunner(prepared.plan, recipe_id=str(prepared.recipe_path.resolve()),
-                      idle_s=recipe_idle_s(prepared.recipe.build.warm_idle_min),
-                      out_dir=out_dir, recipe_text=text, env=env.env)
+        runner = BuildRunner(prepared.plan, out_dir=out_dir, recipe_text=text, env=env.env)
+    else:
+        runner = WarmRunner(prepared.plan, recipe_id=str(prepared.recipe_path.resolve()),
+                            idle_s=recipe_idle_s(prepared.recipe.build.warm_idle_min),
+                            out_dir=out_dir, recipe_text=text, env=env.env)
+    runner.replan = prepared.replan  # after a clone, configure and build follow its files
+    return runner
 
 
 def cmd_attach(args: argparse.Namespace, env: Environment) -> ExitStatus:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..core.recipe import Recipe
 
 #: informational findings that explain a choice, shown without -v
-ALWAYS_SHOWN = {"CC_COVERS_GPU", "CLANG_OFFSETOF", "NO_GPU_HERE"}
+ALWAYS_SHOWN = {"CC_COVERS_GPU", "CLANG_OFFSETOF", "NO_GPU_HERE", "SOURCE_FACT_DIFFERS"}
 
 
 def register(sub: Any) -> None:

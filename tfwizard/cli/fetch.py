@@ -45,6 +45,7 @@ def cmd_fetch(args: argparse.Namespace, env: Environment) -> ExitStatus:
     plan = prepared.plan
     runner = BuildRunner(plan, recipe_text=prepared.recipe_path.read_text("utf-8"),
                          env=env.env)
+    runner.replan = prepared.replan  # --nobuild with the clone's own facts
     follow(runner, env, as_json=args.json, rich=False)
     result = runner.result
     if result is None or result.status == "cancelled":

@@ -165,6 +165,8 @@ class Prepared:
     recipe: Recipe
     build_host: HostProfile
     plan: Any  # a core.build.plan.BuildPlan
+    #: plans the recipe again with a clone's own facts (core/build/sourcefollow.py)
+    replan: Any = None
 
 
 def prepare(args: argparse.Namespace, env: Environment, planner: Callable[..., Any]
@@ -181,29 +183,33 @@ def prepare(args: argparse.Namespace, env: Environment, planner: Callable[..., A
     status = check_gate(recipe, build_host, target_host, args, env)
     if status is not None:
         return status
-    plan = planner(recipe, build_host=build_host, target_host=target_host)
+    from ..core.build.sourcefollow import SourceReplan
+
+    replan = SourceReplan(recipe, planner, {"build_host": build_host,
+                                            "target_host": target_host})
+    plan = planner(recipe, **replan.kwargs)
     if args.dry_run:
         env.out(plan.to_json() if args.json else render_commands(plan).rstrip("\n"))
         return ExitStatus.OK
     if getattr(args, "out", None):
         check_out(arg_path(env, args.out))  # a usage error before looking at the image
     if recipe.remote.executor:  # flags for the Bazel in the image, actions pinned to it
-        plan = fit_plan_to_image(recipe, plan, planner, env, build_host, target_host)
+        plan = fit_plan_to_image(recipe, plan, replan, env)
     status = preflight_gate(recipe, args, env, plan)  # proxies, paths, the image
     if status is not None:
         return status
-    return Prepared(recipe_path, recipe, build_host, plan)
+    return Prepared(recipe_path, recipe, build_host, plan, replan)
 
 
-def fit_plan_to_image(recipe: Recipe, plan: Any, planner: Callable[..., Any], env: Environment,
-                      build_host: HostProfile | None, target_host: HostProfile | None) -> Any:
+def fit_plan_to_image(recipe: Recipe, plan: Any, replan: Any, env: Environment) -> Any:
     """The plan again with what the build image says: its Bazel (`bazel --version`) and
-    repo digests; the same plan when the image cannot be asked."""
+    repo digests (kept in `replan`, so a plan remade after the clone has them too); the
+    same plan when the image cannot be asked."""
     from ..core.build.imagefacts import read_image_facts
 
     facts = read_image_facts(plan.image, env.env, user=plan.user)
     if facts is None:
         return plan
-    return planner(recipe, build_host=build_host, target_host=target_host,
-                   image_bazel=facts.bazel, repo_digests=facts.repo_digests)
+    replan.kwargs.update(image_bazel=facts.bazel, repo_digests=facts.repo_digests)
+    return replan.planner(recipe, **replan.kwargs)
 

@@ -112,4 +112,15 @@ def cmd_recipe_set(args: argparse.Namespace, env: Environment) -> ExitStatus:
     for key, value in changed.items():
         env.out(_("{path}: {key} = {value} (was {old})").format(
             path=path, key=key, value=json.dumps(value), old=json.dumps(recipe.get(key))))
+    _say_prerelease(env, new)
     return ExitStatus.OK
+
+
+def _say_prerelease(env: Environment, recipe: Any) -> None:
+    """A recipe that now names a release candidate says so (it is accepted, and marked)."""
+    from ..core.knowledge import load_knowledge
+
+    release = load_knowledge().release(recipe.tensorflow.version or "master")
+    if release is not None and release.is_prerelease:
+        env.out(_("note: TensorFlow {version} is a pre-release (tag {tag})").format(
+            version=release.version, tag=release.git_tag))

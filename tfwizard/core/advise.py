@@ -356,8 +356,10 @@ def _find_release(kb: KnowledgeBase, release: str) -> Release:
 
 
 def _published_releases(kb: KnowledgeBase) -> list[Release]:
-    """Releases with official wheels, newest first."""
-    return [r for r in reversed(kb.releases) if not r.is_master]
+    """Releases with official wheels tfwizard read, newest first: finals only (a patch
+    release's wheels are its base's in wheels.toml, a release candidate's are not read)."""
+    return [r for r in reversed(kb.releases)
+            if not r.is_master and not r.is_prerelease and r.patch_of is None]
 
 
 # -- the wheel --------------------------------------------------------------------------------

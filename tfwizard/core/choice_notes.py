@@ -24,6 +24,8 @@ def release_note(kb: KnowledgeBase, rel: Release) -> str:
     parts = []
     if rel.is_master:
         parts.append(_("development branch"))
+    elif rel.is_prerelease:
+        parts.append(_("pre-release"))
     elif rel.version == kb.latest_release().version:
         parts.append(_("newest"))
     cuda = rel.hermetic_cuda_default or rel.tested_cuda

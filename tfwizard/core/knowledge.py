@@ -6,6 +6,7 @@ confirmed carry an `unverified` note. `tests/core/test_knowledge.py` lints the d
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 from collections.abc import Iterator, Mapping
@@ -86,11 +87,20 @@ class Release:
     hermetic_llvm_versions: tuple[str, ...] = ()  # the majors `--repo_env=LLVM_VERSION=` selects
     hermetic_nccl_default: str | None = None  # `HERMETIC_NCCL_VERSION` of the cuda_version config
     hermetic_nvshmem_default: str | None = None  # `HERMETIC_NVSHMEM_VERSION`, likewise
+    #: the commit the release's tag names ("" when not read)
+    tag_commit: str = ""
+    #: a patch release's base entry ("2.19.0" for 2.19.1): the facts it shares with it
+    patch_of: str | None = None
 
     @property
     def is_master(self) -> bool:
         """Whether this is the master entry."""
         return self.version == "master"
+
+    @property
+    def is_prerelease(self) -> bool:
+        """Whether this is a release candidate (or another pre-release): "2.22.0rc0"."""
+        return not self.is_master and Version(self.version).is_prerelease
 
     @property
     def series_version(self) -> Version:
@@ -178,6 +188,9 @@ class RedistList:
     unverified: str = ""
     #: CUDA versions listed without an NCCL wheel entry (the NCCL repository rule stops)
     cuda_without_nccl: tuple[str, ...] = ()
+    #: the rules_ml_toolchain commit the lists were read at ("" for TF's own files): a
+    #: source that pins this commit gets this list (srcoverlay.py)
+    commit: str = ""
 
 
 @dataclass(frozen=True)
@@ -255,7 +268,9 @@ class KnowledgeBase:
 
     # -- releases ----------------------------------------------------------------
     def release(self, version: str) -> Release | None:
-        """The release entry for "2.18.0", "2.18.1" (same series) or "master"."""
+        """The release entry for "2.18.0", "2.19.1", "2.22.0rc0" (also spelt "2.22.0-rc0")
+        or "master"; None for a version the table lacks, patch levels included: a patch
+        release is its own source (its own tag), never its series' first release."""
         for rel in self.releases:
             if rel.version == version:
                 return rel
@@ -263,10 +278,10 @@ class KnowledgeBase:
             wanted = Version(version)
         except InvalidVersion:
             return None
+        if len(wanted.release) != 3:  # "2.18" is a series, not a release
+            return None
         for rel in self.releases:
-            if rel.is_master:
-                continue
-            if Version(rel.series).release == wanted.release[:2] and len(wanted.release) == 3:
+            if not rel.is_master and Version(rel.version) == wanted:
                 return rel
         return None
 
@@ -279,8 +294,8 @@ class KnowledgeBase:
         return [r.version for r in self.releases]
 
     def latest_release(self) -> Release:
-        """The newest release that is not master."""
-        return [r for r in self.releases if not r.is_master][-1]
+        """The newest final release (not master, not a release candidate)."""
+        return [r for r in self.releases if not r.is_master and not r.is_prerelease][-1]
 
     # -- CUDA ----------------------------------------------------------------------
     def driver_floor(self, cuda_major: int) -> DriverFloor | None:
@@ -352,7 +367,8 @@ class KnowledgeBase:
 
     # -- official wheels (wheels.toml) ---------------------------------------------------
     def official_wheels(self, release: str, arch: str) -> tuple[OfficialWheel, ...]:
-        """The official Linux wheels of a release ("2.18.0", or "2.18.1" by its series)
+        """The official Linux wheels of a release ("2.18.0"; a patch release whose own were
+        not read gets its base release's)
         for "x86_64" or "aarch64", one per package name; () when none are known."""
         return _official_wheels(self, release, arch)
 
@@ -430,8 +446,11 @@ def _assemble(raw: Mapping[str, Any]) -> KnowledgeBase:
         key: Source(key, s["title"], s["ref"], s.get("note", ""))
         for key, s in raw["sources"]["sources"].items()
     }
-    releases = []
+    releases: list[Release] = []
     for r in raw["releases"]["release"]:
+        if r.get("patch_of"):
+            releases.append(_patch_release(r, releases))
+            continue
         where = f"releases.toml {r['version']}"
         releases.append(
             Release(
@@ -477,6 +496,7 @@ def _assemble(raw: Mapping[str, Any]) -> KnowledgeBase:
                 hermetic_llvm_versions=_tuple(r.get("hermetic_llvm_versions", [])),
                 hermetic_nccl_default=r.get("hermetic_nccl_default"),
                 hermetic_nvshmem_default=r.get("hermetic_nvshmem_default"),
+                tag_commit=r.get("tag_commit", ""),
             )
         )
     cuda = raw["cuda"]
@@ -518,6 +538,7 @@ def _assemble(raw: Mapping[str, Any]) -> KnowledgeBase:
             _tuple(r["sources"]),
             r.get("unverified", ""),
             _tuple(r.get("cuda_without_nccl", [])),
+            r.get("commit", ""),
         )
         for r in cuda["redist"].values()
     }
@@ -571,6 +592,30 @@ def _assemble(raw: Mapping[str, Any]) -> KnowledgeBase:
         platforms=raw["platforms"],
         raw=raw,
     )
+
+
+#: what a patch release's entry may state itself; the rest is its base entry's
+PATCH_KEYS = {"version": str, "patch_of": str, "git_tag": str, "tag_commit": str,
+              "requires_python": str, "sources": list, "unverified": list}
+
+
+def _patch_release(r: Mapping[str, Any], earlier: list[Release]) -> Release:
+    """A patch release (`patch_of = "2.19.0"`): its base entry with its own version, tag,
+    tag commit and sources; what it does not state is the base's, marked UNVERIFIED."""
+    base = next((e for e in earlier if e.version == r["patch_of"]), None)
+    if base is None:
+        raise KeyError(f"releases.toml {r['version']}: patch_of {r['patch_of']!r} is not "
+                       "an earlier entry")
+    extra = set(r) - set(PATCH_KEYS)
+    if extra:
+        raise KeyError(f"releases.toml {r['version']}: a patch entry cannot set {sorted(extra)}")
+    where = f"releases.toml {r['version']}"
+    requires = r.get("requires_python")
+    return dataclasses.replace(
+        base, version=r["version"], git_tag=r["git_tag"], tag_commit=r.get("tag_commit", ""),
+        patch_of=base.version,
+        requires_python=_spec(requires, where) if requires else base.requires_python,
+        sources=_tuple(r["sources"]), unverified=_tuple(r.get("unverified", [])))
 
 
 #: the knowledge texts people read, by file: (table path, keys); each is shown through `_()`
@@ -720,8 +765,12 @@ def _official_wheels(kb: KnowledgeBase, release: str, arch: str) -> tuple[Offici
     rel = kb.release(release)
     if rel is None or rel.is_master:
         return ()
-    return tuple(w for w in all_official_wheels(kb)
-                 if w.release == rel.version and w.arch == arch)
+    wheels = all_official_wheels(kb)
+    own = tuple(w for w in wheels if w.release == rel.version and w.arch == arch)
+    if own or rel.patch_of is None:
+        return own
+    # a patch release whose wheels were not read: its base's (same series, same build setup)
+    return tuple(w for w in wheels if w.release == rel.patch_of and w.arch == arch)
 
 
 def _official_wheel(kb: KnowledgeBase, release: str, arch: str,

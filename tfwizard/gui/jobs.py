@@ -71,11 +71,14 @@ def default_build_job(state: WizardState, *, warm: bool = False) -> BuildJob:
     --fresh (the caller checked that the plan can take that path: warmrun.cold_reason)."""
     from tfwizard.core.build import record, runner, warmrun
     from tfwizard.core.build.record import new_build_id
+    from tfwizard.core.build.sourcefollow import SourceReplan
 
     recipe = state.recipe
-    recipe_dir = recipe.path.parent if recipe.path else None
-    plan = make_plan(recipe, build_host=state.build_host, target_host=state.target_host,
-                     kb=state.kb, recipe_dir=recipe_dir)
+    # as `tfwizard build` does: after a clone, configure and build follow its own files
+    replan = SourceReplan(recipe, make_plan, {
+        "build_host": state.build_host, "target_host": state.target_host, "kb": state.kb,
+        "recipe_dir": recipe.path.parent if recipe.path else None})
+    plan = make_plan(recipe, **replan.kwargs)
     if recipe.remote.executor:
         # as `tfwizard build` does: flags for the image's Bazel (no --disk_cache beside an
         # executor before 5.0), actions pinned to the image's digest (a short container)
@@ -83,20 +86,22 @@ def default_build_job(state: WizardState, *, warm: bool = False) -> BuildJob:
 
         facts = read_image_facts(plan.image, os.environ, user=plan.user)
         if facts is not None:
-            plan = make_plan(recipe, build_host=state.build_host,
-                             target_host=state.target_host, kb=state.kb, recipe_dir=recipe_dir,
-                             image_bazel=facts.bazel, repo_digests=facts.repo_digests)
+            replan.kwargs.update(image_bazel=facts.bazel, repo_digests=facts.repo_digests)
+            plan = make_plan(recipe, **replan.kwargs)
     build_id = new_build_id()
     # relative to the recipe's folder, as `tfwizard build` has it (Recipe.resolve_path);
     # empty = the build record folder (recipe.py), which the runner names by id
     out_dir = recipe.resolve_path("output.dir") or record.record_path(build_id)
+    job: runner.BuildRunner
     if warm:  # the same workspace as `tfwizard build` of the saved recipe file
-        return warmrun.WarmRunner(
+        job = warmrun.WarmRunner(
             plan, recipe_id=str(recipe.path.resolve()) if recipe.path else recipe.name,
             idle_s=warmrun.recipe_idle_s(recipe.build.warm_idle_min), out_dir=out_dir,
             recipe_text=recipe.to_toml(), build_id=build_id)
-    job: BuildJob = runner.BuildRunner(plan, out_dir=out_dir, recipe_text=recipe.to_toml(),
-                                       build_id=build_id)
+    else:
+        job = runner.BuildRunner(plan, out_dir=out_dir, recipe_text=recipe.to_toml(),
+                                 build_id=build_id)
+    job.replan = replan
     return job
 
 

@@ -21,6 +21,7 @@ from tfwizard.core.rules import Finding, evaluate
 
 ROOT = Path(__file__).resolve().parents[3]
 HOSTS = ROOT / "tests" / "data" / "hosts"
+TREES = ROOT / "tests" / "fixtures" / "tf_trees"
 RECIPES = sorted((ROOT / "recipes").glob("*.toml"))
 LAPTOP = load_recipe(ROOT / "recipes" / "tf218-cuda-laptop.toml")
 ROCM = load_recipe(ROOT / "recipes" / "tf216-rocm-gfx90a.toml")
@@ -68,8 +69,17 @@ def variants() -> list[Case]:
         ("cudnn 9.9.9", l({"cuda.cudnn": "9.9.9"}), nogpu, None),
         ("cuda without nccl", l({"tensorflow.version": "2.19.0", "cuda.version": "12.6.3"}),
          nogpu, None),
-        ("unverified list", l({"tensorflow.version": "2.21.0", "python.version": "3.12",
-                               "cuda.version": "13.0.2", "cuda.cudnn": "9.12.0"}), nogpu, None),
+        ("unverified list", l({"tensorflow.version": "2.22.0rc0", "python.version": "3.12",
+                               "cuda.version": "13.4.0", "cuda.cudnn": "9.23.0"}), nogpu, None),
+        ("source differs", l({"tensorflow.version": "2.19.0",
+                              "tensorflow.source_dir": str(TREES / "2.21")}), nogpu, None),
+        ("source with bzlmod and cuda 13", l({
+            "tensorflow.version": "master", "tensorflow.source_dir": str(TREES / "master"),
+            "python.version": "3.12", "cuda.version": "13.0.1", "cuda.cudnn": "9.12.0"}),
+         nogpu, None),
+        ("source lacks a config", ROCM.with_changes({
+            "tensorflow.version": "2.20.0", "tensorflow.source_dir": str(TREES / "2.20")}),
+         nogpu, None),
         ("cudnn major", l({"cuda.version": "11.8", "cuda.cudnn": "9.22.0"}), nogpu, None),
         ("pre-hermetic", l({"tensorflow.version": "2.15.0", "cuda.version": "12.5",
                             "cuda.cudnn": "8.9", "toolchain.clang": "16"}), nogpu, None),

@@ -52,7 +52,9 @@ def test_the_release_list_says_what_each_release_builds_with(make_window):
     combo = page.version_combo
     texts = [combo.itemText(i) for i in range(combo.count())]
     newest = page.state.kb.latest_release()
-    assert texts[0].startswith(f"{newest.version}  (newest; CUDA ")
+    # newest first; a release candidate newer than the newest final is marked as such
+    assert texts[0].startswith("2.22.0rc0  (pre-release; CUDA 12.5.1; Python 3.10–3.14)")
+    assert texts[1].startswith(f"{newest.version}  (newest; CUDA ")
     assert "2.18.0  (CUDA 12.5.1; Python 3.9–3.12)" in texts
     assert combo.currentData() == "2.18.0" and page.state.recipe.tensorflow.version == "2.18.0"
 

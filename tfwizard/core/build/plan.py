@@ -27,6 +27,8 @@ from ..host import HostProfile
 from ..i18n import _, ngettext
 from ..knowledge import KnowledgeBase, Release, load_knowledge, recipe_python
 from ..recipe import Recipe
+from ..srcfacts import SourceFacts
+from ..srcoverlay import source_view
 from ..vocab import Phase, StepRole
 from . import flags as fl
 from . import remoteexec as rx
@@ -138,6 +140,9 @@ class BuildPlan:
     #: the Bazel the flags were chosen for ("" unknown) and where that came from
     bazel_version: str = ""
     bazel_version_source: str = ""
+    #: what the source's own files said (srcoverlay.py): where, commit, tf_version and
+    #: the differences from the table the plan follows; empty when they were not read
+    source_facts: dict[str, Any] = field(default_factory=dict)
 
     @property
     def flag_list(self) -> list[str]:
@@ -347,15 +352,18 @@ def make_plan(
     gid: int | None = None,
     image_bazel: bv.BazelVersion | None = None,
     repo_digests: tuple[str, ...] = (),
+    source_facts: SourceFacts | None = None,
 ) -> BuildPlan:
     """Turn a recipe into the build plan (no Docker, no files written; the knowledge base
     is loaded when `kb` is None, the uid/gid are this process's when not given).
 
     `image_bazel` and `repo_digests` are what the build image said about itself
     (imagefacts.py): the Bazel the remote flags are chosen for, and the digest the
-    actions' container-image is pinned by."""
+    actions' container-image is pinned by. The release is as the source's files say
+    (srcoverlay.py): the checkout's, or `source_facts` read from the clone."""
     kb = kb or load_knowledge()
-    release = resolve_release(recipe, kb)
+    view = source_view(recipe, kb, recipe_dir=recipe_dir, facts=source_facts)
+    release, kb = (view.release, view.kb) if view else (resolve_release(recipe, kb), kb)
     python = recipe_python(recipe, release)
     kind = recipe.backend.kind
     ccs = resolve_ccs(recipe, build_host, target_host) if kind == "cuda" else []
@@ -398,9 +406,10 @@ def make_plan(
                           configure=env, startup=startup, flags=flags, target=target),
         labels={LABEL: "1", f"{LABEL}.recipe": recipe.name,
                 f"{LABEL}.release": release.version},
-        notes=notes + predicted.messages,
+        notes=notes + predicted.messages + (view.plan_notes() if view is not None else []),
         bazel_version=str(bazel.effective) if bazel.effective else "",
         bazel_version_source=bazel.effective.source if bazel.effective else "",
+        source_facts=view.to_record() if view is not None else {},
     )
 
 

@@ -50,6 +50,7 @@ from .plan import LABEL, BuildPlan, Step
 from .progress import BepSummary, ProgressParser, cache_summary
 from .record import BuildRecord, new_build_id, record_path
 from .sharedclient import shared_client
+from .sourcefollow import FollowsSource, follow_source
 from .steps import BuildLog, Stepper
 from .volumes import Volumes, check_paths
 
@@ -57,7 +58,7 @@ from .volumes import Volumes, check_paths
 CANCEL_GRACE_S = 5.0
 
 
-class BuildRunner:
+class BuildRunner(FollowsSource):
     """Run one BuildPlan (the long-job protocol of core/jobs.py): `events()` once, `cancel()`
     from any thread, `result` at the end."""
 
@@ -310,11 +311,7 @@ class BuildRunner:
         needs (preflight.missing_in_image). Returns the line to log."""
         plan = self.plan
         plan.image_id, plan.image_digest = preflight.image_identity(image, plan.image)
-        assert self.record is not None
-        # the plan names its image now; the containers carry this text's digest (for attach)
-        self._plan_json = plan.to_json()
-        self._labels[PLAN_DIGEST_LABEL] = plan_digest(self._plan_json)
-        self.record.write_plan(self._plan_json)
+        self.plan_changed()  # the plan names its image now
         return preflight.image_line(self.engine.client, plan, self.env)
 
     async def _steps(self, steps: list[Step], mounts: list[Any]) -> AsyncIterator[BuildEvent]:
@@ -337,9 +334,11 @@ class BuildRunner:
             yield PhaseChanged("package", "copy")
 
     async def _after_step(self, step: Step) -> AsyncIterator[BuildEvent]:
-        """What follows a step's output: the build step's BEP events (run or re-attached)."""
-        if step.needs_record:
-            async for event in self._read_bep():
+        """What follows a step's output: the build step's BEP events (run or re-attached);
+        after a clone, its own facts and the plan made from them (sourcefollow.py)."""
+        events = follow_source(self, step) if step.role == "fetch" else self._read_bep()
+        if step.role == "fetch" or step.needs_record:
+            async for event in events:
                 yield event
 
     def _step_succeeded(self) -> bool:

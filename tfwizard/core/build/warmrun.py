@@ -27,6 +27,7 @@ from .events import STDERR, STDOUT, BuildEvent, PhaseChanged, ThreadFeed
 from .plan import BuildPlan
 from .record import data_dir
 from .runner import BuildRunner
+from .sourcefollow import apply_facts, read_running_facts
 from .steps import StepOutcome
 from .warm import DEFAULT_IDLE_S, ExecResult, WarmContainer, Workspace, workspace_for
 from .warmattach import build_tag
@@ -90,6 +91,12 @@ class WarmRunner(BuildRunner):
                 yield event
             if self.stepper.last is not None and self.stepper.last.exit_code != 0:
                 return
+            if self.replan is not None:  # configure and build follow the clone's files
+                facts = await self.engine.call(
+                    _("reading the source's build facts"), read_running_facts,
+                    box, f"{self.plan.git_url}@{self.plan.git_ref}")
+                async for event in apply_facts(self, facts, self.replan):
+                    yield event
         tag = build_tag(self.build_id, self._labels[PLAN_DIGEST_LABEL], self.out_dir)
         async for event in self._watched(self._exec_step(
                 "build", "configure", lambda out: box.build(out, configure=True, tag=tag)),

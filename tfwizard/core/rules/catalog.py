@@ -5,6 +5,8 @@ from __future__ import annotations
 from ..host import HostProfile
 from ..knowledge import KnowledgeBase, load_knowledge
 from ..recipe import Recipe
+from ..srcfacts import SourceFacts
+from ..srcoverlay import source_view
 from .capabilities import rule_compute_capabilities
 from .compiler import rule_compiler
 from .context import Ctx, Finding, Rule, sort_findings
@@ -15,7 +17,7 @@ from .platform import rule_platform
 from .release import rule_git_ref, rule_python, rule_release
 from .resources import rule_bazel_flags, rule_docker, rule_image, rule_resources
 from .rocm import rule_rocm
-from .source import rule_source_dir
+from .source import rule_source_build_modes, rule_source_dir, rule_source_facts
 
 
 def evaluate(
@@ -23,14 +25,21 @@ def evaluate(
     build_host: HostProfile | None = None,
     target_host: HostProfile | None = None,
     kb: KnowledgeBase | None = None,
+    *,
+    source_facts: SourceFacts | None = None,
 ) -> list[Finding]:
-    """All findings for a recipe, errors first. target_host None = the build host."""
+    """All findings for a recipe, errors first. target_host None = the build host.
+
+    The release is the table's entry as the source's own files describe it: the
+    checkout's (tensorflow.source_dir), or `source_facts` read from a clone
+    (srcoverlay.py)."""
     from ..build.plan import auto_host  # "auto" and the target: one rule for check, plan and build
 
     kb = kb or load_knowledge()
-    release = kb.release_for(recipe)
-    ctx = Ctx(recipe, kb, release, build_host, auto_host(build_host, target_host),
-               target_host is None)
+    view = source_view(recipe, kb, facts=source_facts)
+    release = view.release if view is not None else kb.release_for(recipe)
+    ctx = Ctx(recipe, view.kb if view is not None else kb, release, build_host,
+              auto_host(build_host, target_host), target_host is None, source=view)
     for rule in RULES:
         rule(ctx)
     return sort_findings(ctx.out)
@@ -40,6 +49,8 @@ RULES: tuple[Rule, ...] = (
     rule_release,
     rule_git_ref,
     rule_source_dir,
+    rule_source_facts,
+    rule_source_build_modes,
     rule_python,
     rule_cuda_versions,
     rule_driver,

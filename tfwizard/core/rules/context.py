@@ -15,6 +15,7 @@ from .. import cc as ccmod
 from ..host import HostProfile
 from ..knowledge import KnowledgeBase, Release
 from ..recipe import Recipe
+from ..srcoverlay import SourceView
 from ..vocab import Severity, severity_order
 
 
@@ -88,6 +89,8 @@ class Ctx:
     target: HostProfile | None
     target_is_build_host: bool
     out: list[Finding] = field(default_factory=list)
+    #: the release as the source's own files describe it (srcoverlay.py), when read
+    source: SourceView | None = None
 
     def add(self, code: str, severity: Severity, message: str, sources: tuple[str, ...] | list[str] = (),
             key: str = "", fix: Fix | None = None) -> None:

@@ -27,11 +27,18 @@ def rule_release(ctx: Ctx) -> None:
                 fix=Fix(_("Use {version}").format(version=latest),
                         {"tensorflow.version": latest}))
         return
-    if not tf.version:
+    if not tf.version and ctx.release.is_master:  # a checkout's own version decides else
         ctx.add("RELEASE_ASSUMED_MASTER", "info",
                 _("No tensorflow.version: the checks use what is known about master. Set the "
                   "release your ref or checkout belongs to for exact checks."),
                 ["tf-ci-official"], "tensorflow.version")
+    if ctx.release.is_prerelease:
+        ctx.add("RELEASE_PRERELEASE", "info",
+                _("TensorFlow {version} is a pre-release (a release candidate, tag {tag}): "
+                  "the final release may change; its facts here come from its wheel and are "
+                  "partly UNVERIFIED, and the build follows the clone's own files.").format(
+                    version=ctx.release.version, tag=ctx.release.git_tag),
+                ctx.release.sources, "tensorflow.version")
     if ctx.release.unverified and ctx.release.is_master:
         ctx.add("RELEASE_MASTER_MOVES", "warning",
                 _("master changes daily: Python range, compiler and hermetic defaults for "
