@@ -27,6 +27,7 @@ from ..host import HostProfile
 from ..i18n import _
 from ..knowledge import KnowledgeBase, Release, load_knowledge, recipe_python
 from ..recipe import Recipe
+from ..toolchain import cxx_toolchain, toolchain_notes
 from ..vocab import Phase, StepRole
 from . import flags as fl
 from . import remoteexec as rx
@@ -138,6 +139,8 @@ class BuildPlan:
     #: the Bazel the flags were chosen for ("" unknown) and where that came from
     bazel_version: str = ""
     bazel_version_source: str = ""
+    #: the LLVM major TF's hermetic C++ toolchain compiles with ("": the image's compiler)
+    hermetic_llvm: str = ""
 
     @property
     def flag_list(self) -> list[str]:
@@ -367,13 +370,15 @@ def make_plan(
     arch = _cpu_arch(build_host, target_host)
     target, wheel_dir, wheel_name = wheel_output(release, kind, arch)
     image, notes = _image_and_notes(recipe, release, kb, python, arch)
+    toolchain = cxx_toolchain(recipe, release)
+    notes.extend(toolchain_notes(toolchain, release, env.get("CLANG_CUDA_COMPILER_PATH", "")))
     bazel = rx.bazel_report(recipe, release, recipe_dir=recipe_dir, image=image_bazel)
     volumes = fl.cache_volumes(recipe)
     if "disk" in volumes and not rx.disk_cache_allowed(recipe.remote, bazel):
         del volumes["disk"]
         notes.append(rx.no_disk_cache_note(bazel))
     flags = plan_flags(recipe, release, kb=kb, python=python, wheel_name=wheel_name,
-                       configure=env, volumes=volumes, build_host=build_host,
+                       volumes=volumes, build_host=build_host,
                        properties=rx.exec_properties(recipe.remote, image, repo_digests),
                        bazel=bazel.version)
     source_kind, source_dir, git_ref = source_of(recipe, release, recipe_dir)
@@ -401,7 +406,9 @@ def make_plan(
         notes=notes + predicted.messages,
         bazel_version=str(bazel.effective) if bazel.effective else "",
         bazel_version_source=bazel.effective.source if bazel.effective else "",
+        hermetic_llvm=str(toolchain.clang) if toolchain.hermetic else "",
     )
+
 
 
 def _image_and_notes(recipe: Recipe, release: Release, kb: KnowledgeBase, python: str,
