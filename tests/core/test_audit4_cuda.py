@@ -95,10 +95,17 @@ def test_21_16_an_h200_runs_the_2_21_cubins_and_jits_only_the_generated_kernels(
     """Row 21.16: 2.21.0's libtensorflow_cc.so.2 has 249 fatbins {SASS 60-90, PTX 90} (the
     hand-written kernels) and 1149 {SASS 60,70,80,89, PTX 90} (MLIR-generated kernels)
     (tf-wheel-fatbins). An H200 (9.0) is served: it is not told "no cubin", the JIT caveat
-    stays for the generated kernels, and no build is proposed."""
-    h200 = gpu(host("h100-driver560"), "NVIDIA H200", "9.0")
-    h200.pythons = [PythonInterpreter("/usr/bin/python3.12", "3.12.3", is_current=True)]
-    advice = advise(kb, host=h200, release="2.21.0", intent=Intent.GPU)
+    stays for the generated kernels, and no build is proposed.
+
+    The machine is a real H200's profile (tests/data/hosts/h200-driver580-real.json). Measured
+    there (driver 580.159.04, nvcc 13.0.88, cuModuleLoadData): an sm_90 cubin loads, an sm_100
+    cubin fails with 209 (NO_BINARY_FOR_GPU), compute_90 PTX JIT-compiles, and the same PTX
+    marked .version 9.9 fails with 222 (UNSUPPORTED_PTX_VERSION): the rules cubins and PTX
+    follow here, and why PTX needs a driver as new as its toolkit."""
+    h200 = host("h200-driver580-real")
+    assert (h200.nvidia.gpus[0].name, h200.nvidia.gpus[0].compute_capability) == (
+        "NVIDIA H200", "9.0")
+    advice = advise(kb, host=h200, target=h200, release="2.21.0", intent=Intent.GPU)
     assert advice.verdict == "official" and advice.codes("error") == []
     covered = advice.finding("GPU_COVERED")
     assert covered.facts["cubin"] == "sm_90"
@@ -254,6 +261,37 @@ def test_a_2_21_blackwell_recipe_with_clang_gets_the_hermetic_llvm_as_one_click(
     assert f"--repo_env=LLVM_VERSION={llvm}" in plan.flag_list
     assert plan.configure_env["HERMETIC_CUDA_COMPUTE_CAPABILITIES"] == token
     assert kb.arch(int(token.split("_")[1])).min_clang == int(llvm)
+
+
+def test_an_rtx_5090_target_reaches_a_clean_plan_by_one_click_fixes(kb):
+    """The whole path from the default 2.21 CUDA recipe (CUDA 12.5.1, clang 18, official
+    targets) for an RTX 5090 target: each error's own fix, applied as the GUI's click does,
+    until none is left: sm_120 (cuda.toml [[arch]] sm 120: CUDA 12.8, clang 21), CUDA 12.8.1
+    from 2.21's hermetic list, the hermetic LLVM 21. Then the plan has them."""
+    target = host("rtx5090-driver570-py312")
+    recipe = cuda_recipe(**{"cuda.version": kb.release("2.21.0").hermetic_cuda_default,
+                            "cuda.cudnn": "9.3.0",
+                            "cuda.compute_capabilities": list(
+                                kb.release("2.21.0").wheel_compute_capabilities)})
+    # the official targets reach 12.0 only through compute_90's PTX: a warning whose fix
+    # adds the GPU's own cubin
+    jit = finding(check(recipe, target), "CC_PTX_JIT")
+    recipe = apply_fix(recipe, jit)
+    applied = []
+    for _ in range(6):
+        errors = [f for f in check(recipe, target) if f.severity == "error"]
+        if not errors:
+            break
+        assert errors[0].fix is not None, errors[0]
+        applied.append(errors[0].code)
+        recipe = apply_fix(recipe, errors[0])
+    assert [f for f in check(recipe, target) if f.severity == "error"] == []
+    assert sorted(applied) == ["CC_TOO_NEW_FOR_CLANG", "CC_TOO_NEW_FOR_CUDA"]
+    assert (recipe.cuda.version, recipe.toolchain.clang) == ("12.8.1", "21")
+    assert "sm_120" in recipe.cuda.compute_capabilities
+    plan = make_plan(recipe, target_host=target)
+    assert "--repo_env=LLVM_VERSION=21" in plan.flag_list
+    assert "sm_120" in plan.configure_env["HERMETIC_CUDA_COMPUTE_CAPABILITIES"].split(",")
 
 
 def test_the_shipped_blackwell_recipe_checks_and_plans_clean():

@@ -119,9 +119,10 @@ class ToolchainSection:
     clang: str = _key("clang major version: the hermetic LLVM the build downloads "
                       "(LLVM_VERSION) on releases with TF's hermetic C++ toolchain (2.21 on), "
                       "else the build image's /usr/lib/llvm-N", check="major", default="")
-    local_clang: bool = _key("compile with the build image's clang instead of the release's "
-                             "hermetic LLVM (--config=clang_local; releases with TF's hermetic "
-                             "C++ toolchain)", kind="bool", default=False)
+    local_clang: bool = _key("compile with the build image's compiler (its clang, or gcc with "
+                             "toolchain.gcc) instead of the release's hermetic LLVM "
+                             "(--config=clang_local; releases with TF's hermetic C++ "
+                             "toolchain)", kind="bool", default=False)
     gcc: str = _key("gcc major version, when not building with clang", check="major",
                     default="")
 

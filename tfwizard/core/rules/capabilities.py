@@ -159,6 +159,27 @@ def rule_compute_capabilities(ctx: Ctx) -> None:
     _coverage_findings(ctx)
 
 
+def _cuda_fix(ctx: Ctx) -> Fix | None:
+    """The release's hermetic CUDA that builds every target of the recipe: the oldest such
+    minor (the nearest to what TF tests), its newest patch; None when its list has none."""
+    rel = ctx.release
+    redist = ctx.kb.redist.get(rel.cuda_list or "") if rel is not None and rel.hermetic_cuda \
+        else None
+    if redist is None:
+        return None
+    archs = [ctx.kb.arch(t.sm) for t in (ccmod.parse_target(x) for x in
+                                         ctx.recipe.cuda.compute_capabilities) if t]
+    fits = [v for v in redist.cuda if v not in redist.cuda_without_nccl
+            and (cv := as_version(v)) is not None
+            and not any(a is not None and (_needs_newer_cuda(a, cv) or _dropped_by_cuda(a, cv))
+                        for a in archs)]
+    if not fits:
+        return None
+    first = min(fits, key=Version)
+    best = max((v for v in fits if v.split(".")[:2] == first.split(".")[:2]), key=Version)
+    return Fix(_("Use CUDA {version}").format(version=best), {"cuda.version": best})
+
+
 def _clang_fix(ctx: Ctx, tc: CxxToolchain, needed: int) -> Fix:
     """The compiler change that targets an architecture needing clang `needed`: the lowest
     hermetic LLVM that can (the nearest to TF's own), else nvcc; the image's clang `needed`
@@ -201,7 +222,7 @@ def _cuda_findings(ctx: Ctx, token: str, t: ccmod.Target, arch: ArchInfo,
             ctx.add("CC_TOO_NEW_FOR_CUDA", "error",
                     _("{token} needs CUDA >= {needed}; the recipe uses {cuda}.")
                     .format(token=token, needed=arch.min_cuda, cuda=r.cuda.version),
-                    arch.sources, key)
+                    arch.sources, key, _cuda_fix(ctx))
         if _dropped_by_cuda(arch, cv):
             text = _("{token}: CUDA {cuda} can no longer build sm_{sm} (last in CUDA "
                      "{last}).").format(token=token, cuda=f"{cv.major}.{cv.minor}",
