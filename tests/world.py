@@ -409,7 +409,8 @@ def fixture_recipe(path: Path, *, workspace: Path | None, prefix: str,
                    extra: str = "", git_url: str = "", ref: str = "") -> Path:
     """Write an ordinary recipe that builds the TF-shaped fixture in the offline test image.
 
-    gcc toolchain (the image has no clang), two jobs, caches in volumes named after
+    gcc toolchain (the image has no clang: toolchain.local_clang, since 2.21 would otherwise
+    compile with TF's hermetic LLVM), two jobs, caches in volumes named after
     `prefix` so each test module owns its own; `extra` is appended as more TOML tables.
     The source is the checkout `workspace`, or with `git_url` (and `ref`) a git clone of
     the release tag (or ref) from that URL.
@@ -431,6 +432,7 @@ kind = "cpu"
 [toolchain]
 gcc = "12"
 clang = ""
+local_clang = true
 [build]
 image = "{image}"
 network = "{network}"

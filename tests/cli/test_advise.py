@@ -35,14 +35,15 @@ CASES: dict[str, tuple[list[str], str, list[str], ExitStatus, list[str]]] = {
         ["Install: /usr/bin/python3.11 -m pip install 'tensorflow[and-cuda]==2.18.0'",
          "INFO GPU_COVERED: GPU 0 (NVIDIA GeForce RTX 4090) runs the wheel's sm_89 cubin.",
          "    - GPU 0 (NVIDIA GeForce RTX 4090) is CC 8.9; the 2.18.0 wheel carries SASS "
-         "sm_60, sm_70, sm_80, sm_89 and PTX compute_90."]),
+         "sm_60, sm_70, sm_80, sm_89, sm_90 and PTX compute_90."]),
     "rtx5090-driver570-py312": (
         ["--release", "2.18.0", "--intent", "gpu"], "build", ["GPU_PTX_JIT_FAILS"],
         ExitStatus.ERROR,
         ["30 minutes or longer", "CUDA_ERROR_INVALID_PTX",
          "    - sm_120 needs CUDA 12.8 or newer to compile; TensorFlow 2.18.0's hermetic CUDA "
          "list ends at 12.6.1.",
-         'cuda.version = "12.8.1", cuda.compute_capabilities = ["sm_120", "compute_120"]']),
+         'cuda.version = "12.8.1", cuda.compute_capabilities = ["compute_120"], '
+         'toolchain.clang = "21", cuda.compiler = "clang"']),
     "celeron-j1900-no-avx": (
         ["--intent", "cpu"], "build", ["CPU_FEATURE_MISSING"], ExitStatus.ERROR,
         ["ERROR CPU_FEATURE_MISSING: ", 'backend.kind = "cpu"']),

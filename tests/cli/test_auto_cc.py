@@ -33,7 +33,8 @@ def _gpu_tokens(profile: Path, kind: str) -> list[str]:
     if kind == "cuda":
         ccs = sorted({tuple(int(x) for x in g["compute_capability"].split("."))
                       for g in data["nvidia"]["gpus"] if g.get("compute_capability")})
-        return [f"sm_{a}{b}" for a, b in ccs] + ([f"compute_{a}{b}" for a, b in ccs[-1:]])
+        # a cubin each, the newest as compute_ (its cubin and PTX: TF's CUDA rules)
+        return [f"sm_{a}{b}" for a, b in ccs[:-1]] + [f"compute_{a}{b}" for a, b in ccs[-1:]]
     return sorted({g["gfx_target"] for g in data["amd"]["gpus"] if g.get("gfx_target")})
 
 
@@ -119,6 +120,6 @@ def test_recipe_new_from_host_then_plan_builds_this_machines_gpu(cases):
     host = HOSTS / "ada-8.9-driver550.json"
     status, out, err = capture(["plan", str(recipe), "--host", str(host), "--format", "env"])
     assert status == ExitStatus.OK, err
-    assert "HERMETIC_CUDA_COMPUTE_CAPABILITIES=sm_89,compute_89\n" in out
+    assert "HERMETIC_CUDA_COMPUTE_CAPABILITIES=compute_89\n" in out
     status, out, err = capture(["check", str(recipe), "--host", str(host)])
     assert "sm_89" in out

@@ -22,8 +22,9 @@ from tfwizard.core.advise import Advice, Intent, advise, estimate_build
 from tfwizard.core.host import HostProfile, PythonInterpreter
 from tfwizard.core.recipe import Recipe
 
-#: the official 2.18.0 x86_64 GPU wheel's build_info (PyPI, read by tests/tools/official_wheels.py)
-SASS_2_18 = ["sm_60", "sm_70", "sm_80", "sm_89"]
+#: the official 2.18.0 x86_64 GPU wheel's build_info (PyPI, read by tests/tools/official_wheels.py):
+#: sm_60,sm_70,sm_80,sm_89,compute_90, where compute_90 is SASS sm_90 and PTX (tf-cuda-rules)
+SASS_2_18 = ["sm_60", "sm_70", "sm_80", "sm_89", "sm_90"]
 PTX_2_18 = ["compute_90"]
 
 
@@ -54,7 +55,7 @@ def test_rtx4090_driver550_python311_is_served_by_the_2_18_wheel(kb):
     assert covered.facts["cc"] == "8.9" and covered.facts["cubin"] == "sm_89"
     assert covered.facts["sass"] == SASS_2_18 and covered.facts["ptx"] == PTX_2_18
     assert "GPU 0 (NVIDIA GeForce RTX 4090) is CC 8.9; the 2.18.0 wheel carries SASS sm_60, " \
-           "sm_70, sm_80, sm_89 and PTX compute_90." in covered.evidence
+           "sm_70, sm_80, sm_89, sm_90 and PTX compute_90." in covered.evidence
     # CUDA 12.x minor-version compatibility floor 525.60.13; CUDA 12.5 shipped with 555.42.02
     driver = advice.finding("DRIVER_OK").facts
     assert (driver["driver"], driver["needed"], driver["cuda"]) == ("550.54.14", "525.60.13",
@@ -64,10 +65,11 @@ def test_rtx4090_driver550_python311_is_served_by_the_2_18_wheel(kb):
     assert advice.finding("GLIBC_OK").facts == {"glibc": "2.35", "floor": "2.17",
                                                 "manylinux": "manylinux2014",
                                                 "release": "2.18.0"}
-    hours = advice.estimate.hours
+    # the wheel serves: no build (and no build time) is proposed
+    assert not advice.build_proposed
     assert advice.summary == (
         "The official `tensorflow[and-cuda]==2.18.0` wheel runs on this machine. Installing it "
-        f"takes minutes; a source build about {hours:g} hours.")
+        "takes minutes; no source build is needed.")
 
 
 def test_rtx5090_with_2_18_states_the_ptx_path_its_cost_and_a_build_that_can_target_it(kb):
@@ -95,30 +97,52 @@ def test_rtx5090_with_2_18_states_the_ptx_path_its_cost_and_a_build_that_can_tar
     assert ("sm_120 needs CUDA 12.8 or newer to compile; TensorFlow 2.18.0's hermetic CUDA list "
             "ends at 12.6.1.") in jit.evidence
     (build,) = fixes(advice, "GPU_PTX_JIT_FAILS")["build"]
-    assert build.changes["tensorflow.version"] == "2.20.0"
+    # 2.20 has CUDA 12.8.1 but only its image's clang 18 (sm_120 needs clang 21: nvcc);
+    # 2.21's hermetic toolchain offers LLVM 21, so TF's own compiler, clang, builds it
+    assert build.changes["tensorflow.version"] == "2.21.0"
     assert build.changes["cuda.version"] == "12.8.1"
-    assert build.changes["cuda.compute_capabilities"] == ["sm_120", "compute_120"]
-    # the release images have clang 18; sm_120 needs clang 21, so nvcc compiles CUDA
-    assert build.changes["cuda.compiler"] == "nvcc"
+    assert build.changes["cuda.compute_capabilities"] == ["compute_120"]
+    assert build.changes["cuda.compiler"] == "clang"
+    assert build.changes["toolchain.clang"] == "21"
     assert build.changes["python.version"] == "3.12"
+    assert ("TensorFlow 2.21.0 compiles with its hermetic LLVM, 18 by default; LLVM 21 "
+            "(--repo_env=LLVM_VERSION=21) targets sm_120, which needs clang 21.") in jit.evidence
     assert advice.install == ()
 
 
 def test_ptx_jit_that_is_not_reported_failing_is_a_caveat_with_its_cost(kb):
-    """An H100 (CC 9.0): no official wheel has sm_90 SASS; it JITs compute_90."""
-    advice = advise(kb, host=host("h100-driver560"), release="2.18.0", intent=Intent.GPU)
+    """A B200 (CC 10.0): no cubin of major 10 in the wheel; everything JITs compute_90."""
+    b200 = _with_gpu(host("h100-driver560"), "NVIDIA B200", "10.0")
+    advice = advise(kb, host=b200, release="2.18.0", intent=Intent.GPU)
     assert advice.verdict == "official-with-caveats" and advice.official_serves
     assert advice.codes("warning") == ["GPU_PTX_JIT"] and advice.codes("error") == []
     jit = advice.finding("GPU_PTX_JIT")
-    assert (jit.facts["cc"], jit.facts["jit_from"]) == ("9.0", "compute_90")
+    assert (jit.facts["cc"], jit.facts["jit_from"]) == ("10.0", "compute_90")
     assert "reported_failing" not in jit.facts
     kinds = fixes(advice, "GPU_PTX_JIT")
-    # driver 560.35.03 is CUDA 12.6.1's own driver: the newest CUDA of 2.18's list it fully runs
-    assert kinds["build"][0].changes["cuda.version"] == "12.6.1"
-    assert kinds["build"][0].changes["cuda.compute_capabilities"] == ["sm_90", "compute_90"]
-    assert kinds["build"][0].changes["cuda.compiler"] == "clang"
+    # sm_100 needs CUDA 12.8 and clang 20: 2.21's list goes to 12.9.1 (13.0 needs driver
+    # 580) and its hermetic toolchain offers LLVM 20
+    build = kinds["build"][0].changes
+    assert (build["tensorflow.version"], build["cuda.version"]) == ("2.21.0", "12.9.1")
+    assert build["cuda.compute_capabilities"] == ["compute_100"]
+    assert (build["cuda.compiler"], build["toolchain.clang"]) == ("clang", "20")
     assert kinds["env"][0].label.startswith("Set CUDA_CACHE_MAXSIZE=4294967296")
     assert advice.install[-1] == "tensorflow[and-cuda]==2.18.0"
+    assert advice.build_proposed and "a source build about" in advice.summary
+
+
+def test_an_h100_runs_the_sm_90_cubins_and_jits_only_the_generated_kernels(kb):
+    """An H100 (CC 9.0): compute_90 carries sm_90 cubins for TF's hand-written kernels; the
+    MLIR-generated ones JIT from PTX (tf-wheel-fatbins). The wheel serves: no build."""
+    advice = advise(kb, host=host("h100-driver560"), release="2.18.0", intent=Intent.GPU)
+    assert advice.verdict == "official" and advice.official_serves
+    assert advice.codes("error") == [] and advice.codes("warning") == []
+    covered = advice.finding("GPU_COVERED")
+    assert covered.facts["cubin"] == "sm_90"
+    assert covered.facts["generated_kernels_jit_from"] == "compute_90"
+    assert "no cubin" not in covered.message and "generated kernels" in covered.message
+    assert "tf-wheel-fatbins" in covered.sources
+    assert not advice.build_proposed and "source build about" not in advice.summary
 
 
 def test_a_cpu_without_avx_needs_a_build_whatever_the_release(kb):
@@ -203,7 +227,7 @@ def test_a_driver_older_than_the_wheels_cuda_gets_both_fixes(kb):
     # CUDA 11.8 is in 2.18's hermetic list and runs on R470 (CUDA 11 floor 450.80.02)
     assert build.changes["tensorflow.version"] == "2.18.0"
     assert build.changes["cuda.version"] == "11.8"
-    assert build.changes["cuda.compute_capabilities"] == ["sm_86", "compute_86"]
+    assert build.changes["cuda.compute_capabilities"] == ["compute_86"]
     assert build.changes["cuda.cudnn"] == "9.5.0"  # cuDNN 9.0-9.10 have CUDA 11 builds
     assert any("untested by TensorFlow" in e for e in driver.evidence)
     # the GPU itself is covered: sm_80's cubin runs on CC 8.6 (same major, higher minor)
@@ -226,11 +250,11 @@ def _with_gpu(profile: HostProfile, name: str, cc: str) -> HostProfile:
     ("7.5", "GPU_COVERED", "sm_70"),  # Turing runs Volta's cubin: same major, higher minor
     ("8.0", "GPU_COVERED", "sm_80"),
     ("8.9", "GPU_COVERED", "sm_89"),  # the exact cubin wins over sm_80
-    ("9.0", "GPU_PTX_JIT", "compute_90"),  # no sm_9x cubin: PTX of the same CC
+    ("9.0", "GPU_COVERED", "sm_90"),  # compute_90 is a cubin too (tf-cuda-rules)
     ("10.0", "GPU_PTX_JIT", "compute_90"),  # PTX runs on any higher CC, across majors
-    ("5.2", "GPU_NOT_COVERED", ["sm_52", "compute_52"]),  # below sm_60 and below compute_90
+    ("5.2", "GPU_NOT_COVERED", ["compute_52"]),  # below sm_60 and below compute_90
     # Orin is Tegra: desktop 8.x cubins are not for it, and compute_90 is above 8.7
-    ("8.7", "GPU_NOT_COVERED", ["sm_87", "compute_87"]),
+    ("8.7", "GPU_NOT_COVERED", ["compute_87"]),
 ])
 def test_cubins_run_within_a_major_and_ptx_upwards(kb, cc, code, detail):
     # driver 570: new enough to JIT 2.18's PTX (CUDA 12.5.1: 555.42.06)
@@ -277,7 +301,8 @@ def test_a_ptx_jit_needs_a_driver_as_new_as_the_toolkit_that_wrote_it(kb):
     assert advice.codes("error") == ["GPU_PTX_DRIVER"]
     finding = advice.finding("GPU_PTX_DRIVER")
     assert (finding.facts["driver"], finding.facts["driver_ptx"]) == ("550.54.14", "555.42.06")
-    assert set(fixes(advice, "GPU_PTX_DRIVER")) == {"driver", "build"}
+    # the generated kernels JIT 12.5.1's PTX; 2.16/2.17 (CUDA 12.3, driver 545.23.08) serve
+    assert set(fixes(advice, "GPU_PTX_DRIVER")) == {"driver", "build", "release"}
     assert advice.verdict == "fixable"
 
 

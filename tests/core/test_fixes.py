@@ -123,7 +123,8 @@ def test_every_runtime_fix_is_resolved_against_the_recipe_and_checked(logname, g
     host = gpu_host(gpu_cc)
     found = [d for d in runtime_diagnose(probe, host) if d.recipe_fix]
     assert found, [d.id for d in runtime_diagnose(probe, host)]
-    cuda_recipes = [load_recipe(p) for p in RECIPES if load_recipe(p).backend.kind == "cuda"]
+    cuda_recipes = [r for r in map(load_recipe, RECIPES)  # those the cases are about
+                    if r.backend.kind == "cuda" and r.cuda.version.startswith("12.5.")]
     assert cuda_recipes
     applied, problems = 0, []
     for recipe in cuda_recipes:

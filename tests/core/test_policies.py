@@ -31,10 +31,11 @@ def test_cc_tokens_parse_back_to_the_capability_they_name():
         ptx = ccmod.parse_target(ccmod.cc_token(cc, ptx=True))
         assert cubin is not None and ptx is not None
         assert (cubin.major, cubin.minor, cubin.cubin, cubin.ptx) == (*parsed, True, False)
-        assert (ptx.major, ptx.minor, ptx.cubin, ptx.ptx) == (*parsed, False, True)
+        # compute_XY: a cubin and PTX (TF's CUDA rules, tf-cuda-rules)
+        assert (ptx.major, ptx.minor, ptx.cubin, ptx.ptx) == (*parsed, True, True)
         assert ccmod.token(*parsed) == ccmod.cc_token(cc)
     assert ccmod.token(10, 0) == "sm_100" and ccmod.token(8, 9, ptx=True) == "compute_89"
-    assert ccmod.auto_targets(["8.6", "7.5", "8.6"]) == ["sm_75", "sm_86", "compute_86"]
+    assert ccmod.auto_targets(["8.6", "7.5", "8.6"]) == ["sm_75", "compute_86"]
 
 
 def test_secret_substitution_is_one_pass_and_leaves_unknown_names():

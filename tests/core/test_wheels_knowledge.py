@@ -116,7 +116,11 @@ def test_sass_and_ptx_tokens_and_the_cuda_that_built_them(kb):
         sass = [Version(c) for c in w.sass_ccs]
         assert sass == sorted(sass)
         # the PTX is the newest target: the one later GPUs JIT
-        assert all(Version(p) > max(sass) for p in w.ptx_ccs), w
+        assert all(Version(p) == max(sass) for p in w.ptx_ccs), w
+        # a compute_XY compiles to SASS sm_XY too (tf-cuda-rules), which TF's generated
+        # kernels lack (tf-wheel-fatbins): sass_partial names exactly those
+        assert list(w.sass_partial) == ["sm_" + p.split("_")[1] for p in w.ptx], w
+        assert set(w.sass_partial) <= set(w.sass), w
         # the CUDA the wheel was built with can target every one of them
         for cc in w.sass_ccs + w.ptx_ccs:
             arch = kb.arch(int(cc.replace(".", "")))
@@ -124,8 +128,9 @@ def test_sass_and_ptx_tokens_and_the_cuda_that_built_them(kb):
             assert Version(arch.min_cuda) <= Version(w.build_cuda), (w.release, cc)
             if arch.max_cuda:
                 assert Version(w.build_cuda) <= Version(arch.max_cuda + ".99"), (w.release, cc)
-    assert kb.official_wheel("2.18.0", "x86_64").sass_ccs == ("6.0", "7.0", "8.0", "8.9")
+    assert kb.official_wheel("2.18.0", "x86_64").sass_ccs == ("6.0", "7.0", "8.0", "8.9", "9.0")
     assert kb.official_wheel("2.18.0", "x86_64").ptx_ccs == ("9.0",)
+    assert kb.official_wheel("2.18.0", "x86_64").sass_partial == ("sm_90",)
 
 
 def test_and_cuda_summary_agrees_with_the_requirements(kb):
@@ -216,7 +221,9 @@ def test_agrees_with_the_wheel_facts_of_releases_toml(kb):
             assert rel.is_prerelease, rel.version
             continue
         raw = _raw_entry(kb, gpu)
-        assert gpu.sass + gpu.ptx == rel.wheel_compute_capabilities, rel.version
+        # build_info's list: the cubin-only targets, then the compute_ ones
+        built = tuple(t for t in gpu.sass if t not in gpu.sass_partial) + gpu.ptx
+        assert built == rel.wheel_compute_capabilities, rel.version
         assert gpu.build_cuda == rel.wheel_cuda and gpu.build_cudnn == rel.wheel_cudnn
         assert raw["build_tensorrt"] == rel.wheel_tensorrt, rel.version
         assert _compiler(raw["cpu_compiler"]) == _compiler(rel.wheel_compiler), rel.version

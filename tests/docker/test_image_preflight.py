@@ -80,6 +80,8 @@ def _recipe(img, clang: str, *, image: str | None = None, name: str = "preflight
     return Recipe(name=name).with_changes({
         "tensorflow.version": "2.21.0", "tensorflow.source_dir": str(img.src),
         "backend.kind": "cpu", "toolchain.clang": clang, "build.image": image or img.ref,
+        # the image's clang (2.21 otherwise compiles with its hermetic LLVM and names none)
+        "toolchain.local_clang": True,
         "build.network": "none", "cache.disk_cache": False, "cache.repository_cache": False})
 
 

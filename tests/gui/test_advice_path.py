@@ -26,7 +26,7 @@ def test_a_machine_the_official_wheel_serves_gets_the_verdict_and_the_button(qtb
     assert box.advice is not None and box.advice.official_serves
     text = box.summary.text()
     assert text.startswith("The official `tensorflow[and-cuda]==") and \
-        "wheel runs on this machine. Installing it takes minutes; a source build" in text
+        "wheel runs on this machine. Installing it takes minutes; no source build" in text
     assert box.official_button.isVisible()
     qtbot.mouseClick(box.official_button, Qt.MouseButton.LeftButton)
     wizard = window.wizard

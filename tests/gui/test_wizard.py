@@ -156,7 +156,8 @@ def test_compute_presets(qtbot, make_window, kb):
     assert wizard.state.recipe.cuda.compute_capabilities == list(
         release.wheel_compute_capabilities)
     page.apply_preset("this-machine")
-    assert wizard.state.recipe.cuda.compute_capabilities == ["sm_89", "compute_89"]
+    # compute_89: the cubin and the PTX of the newest (tf-cuda-rules)
+    assert wizard.state.recipe.cuda.compute_capabilities == ["compute_89"]
     assert page.ticked() == ["8.9"] and page.ptx_check.isChecked()
     page.apply_preset("portable")
     portable = wizard.state.recipe.cuda.compute_capabilities

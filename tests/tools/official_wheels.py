@@ -587,17 +587,57 @@ def _cpu_facts(f: _Facts, probe: dict[str, Any] | None) -> None:
             "required (none in the probe), AVX-512 paths are chosen at run time")
 
 
+#: releases whose GPU wheel's CUDA fatbins were read entry by entry (the SASS and PTX arch
+#: of each; tf-wheel-fatbins): the rest follow the same rules, UNVERIFIED
+FATBINS_READ = frozenset({"2.20.0", "2.21.0", "2.22.0rc0"})
+
+
+def cuda_targets(ccs: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """(sass, ptx, sass_partial) of build_info's cuda_compute_capabilities.
+
+    TF's CUDA rules compile "compute_XY" to SASS sm_XY *and* PTX (rules_ml_toolchain
+    cuda_configure.bzl: --cuda-gpu-arch=sm_XY plus --cuda-include-ptx=sm_XY), "sm_XY" to SASS
+    only. TF's MLIR-generated kernels take "compute_XY" as PTX only, so that SASS is the
+    hand-written kernels' alone: sass_partial.
+    """
+    ptx = [c for c in ccs if c.startswith("compute_")]
+    partial = ["sm_" + c[len("compute_"):] for c in ptx]
+    sass = [c for c in ccs if c.startswith("sm_")]
+    return sass + [s for s in partial if s not in sass], ptx, partial
+
+
+def _sass_marks(f: _Facts) -> None:
+    """Where sass and sass_partial come from when a compute_XY adds SASS."""
+    partial = f.data["sass_partial"]
+    if not partial:
+        return
+    read = f.data["release"] in FATBINS_READ
+    extra = "tf-wheel-fatbins" if read else "tf-cuda-rules"
+    f.cite(f"pypi-wheel-files {extra}", "sass", "sass_partial")
+    ptx = ", ".join(f.data["ptx"])
+    f.unverified.append(
+        f"sass: {', '.join(partial)} from build_info's {ptx}: TF's CUDA rules compile "
+        "compute_XY to SASS and PTX (tf-cuda-rules)"
+        + ("; this wheel's fatbins were read by hand (tf-wheel-fatbins), not by this tool"
+           if read else "; this wheel's fatbins were not read"))
+    f.unverified.append(
+        f"sass_partial: TF's MLIR-generated kernels carry only PTX for {ptx} ("
+        + ("read in this wheel's fatbins)" if read else
+           "as in the fatbins of the 2.20.0, 2.21.0 and 2.22.0rc0 wheels; this wheel's were "
+           "not read)"))
+
+
 def _build_info_facts(f: _Facts, info: dict[str, Any]) -> None:
     ccs = list(info.get("cuda_compute_capabilities") or [])
-    f.data["sass"] = [c for c in ccs if c.startswith("sm_")]
-    f.data["ptx"] = [c for c in ccs if c.startswith("compute_")]
+    f.data["sass"], f.data["ptx"], f.data["sass_partial"] = cuda_targets(ccs)
     if info.get("is_cuda_build"):
         f.data["build_cuda"] = str(info["cuda_version"])
         f.data["build_cudnn"] = str(info["cudnn_version"])
         f.data["build_tensorrt"] = bool(info.get("is_tensorrt_build"))
     if info.get("cpu_compiler"):
         f.data["cpu_compiler"] = str(info["cpu_compiler"])
-    f.cite("pypi-wheel-files", "sass", "ptx")
+    f.cite("pypi-wheel-files", "sass", "ptx", "sass_partial")
+    _sass_marks(f)
     if f.data["kind"] == "gpu":
         f.cite("pypi-wheel-files", "build_cuda", "build_cudnn")
 
@@ -690,7 +730,10 @@ HEADER = """\
 # installed_by: the shim that installs this wheel under the `tensorflow` name;
 # same_build_as: another package of the release whose probe library is byte-identical.
 # pythons: the cpXY tags of the files; platform_tags/manylinux/glibc_floor: the file names.
-# sass/ptx: build_info.py cuda_compute_capabilities (sm_XX = SASS cubins, compute_XX = PTX).
+# sass/ptx: build_info.py cuda_compute_capabilities as TF's CUDA rules compile them (sm_XX:
+#   SASS cubins; compute_XX: SASS cubins and PTX); sass_partial: the SASS of sass that TF's
+#   MLIR-generated kernels lack (they carry only the PTX of a compute_XX): a GPU whose cubin is
+#   one of these runs the hand-written kernels from it and JIT-compiles the generated ones.
 # build_cuda/build_cudnn/build_tensorrt/cpu_compiler: what the wheel was built with
 #   (build_info.py).
 # and_cuda: Requires-Dist with extra == "and-cuda" on Linux/arch; and_cuda_cuda/_cudnn/_nccl

@@ -184,3 +184,23 @@ def test_the_parsers_on_the_real_tensorflow_cpu_agree_with_wheels_toml(kb, tf_py
     platforms = {t.platform for line in wheel_tags for t in parse_tag(line)}
     assert platforms == set(entry.platform_tags)
     assert python in entry.pythons
+
+
+def test_compute_targets_are_sass_and_ptx_and_the_marks_say_where_from():
+    """build_info's sm_60,...,sm_89,compute_90: compute_90 is SASS sm_90 and PTX (TF's CUDA
+    rules, tf-cuda-rules); the generated kernels' PTX-only sm_90 is sass_partial. A release
+    whose fatbins were read cites them; another is marked as inferred."""
+    assert ow.cuda_targets(["sm_60", "sm_89", "compute_90"]) == (
+        ["sm_60", "sm_89", "sm_90"], ["compute_90"], ["sm_90"])
+    assert ow.cuda_targets([]) == ([], [], [])
+    for release, source, read in (("2.21.0", "tf-wheel-fatbins", True),
+                                  ("2.19.0", "tf-cuda-rules", False)):
+        f = ow._Facts({"release": release, "kind": "gpu"})
+        ow._build_info_facts(f, {"cuda_compute_capabilities": ["sm_80", "compute_90"],
+                                 "is_cuda_build": True, "cuda_version": "12.5.1",
+                                 "cudnn_version": "9"})
+        assert f.data["sass"] == ["sm_80", "sm_90"] and f.data["sass_partial"] == ["sm_90"]
+        assert f.fact_sources["sass"] == f.fact_sources["sass_partial"] == \
+            f"pypi-wheel-files {source}"
+        assert [u.split(":")[0] for u in f.unverified] == ["sass", "sass_partial"]
+        assert ("were not read" in f.unverified[0]) is not read

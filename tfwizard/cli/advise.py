@@ -120,10 +120,11 @@ def advice_lines(advice: Any) -> list[str]:
     for finding in passed:
         lines += finding_block(finding)
     est = advice.estimate
-    lines += ["", _("A source build here: {time} ({low}-{high} h; {jobs} jobs on {cpus} CPUs). "
-                    "UNVERIFIED: a rough model, not a measurement.").format(
-        time=est.text(), low=f"{est.low:g}", high=f"{est.high:g}", jobs=est.jobs,
-        cpus=est.cpus)]
+    if advice.build_proposed:  # the wheel serves: no build time to weigh
+        lines += ["", _("A source build here: {time} ({low}-{high} h; {jobs} jobs on {cpus} "
+                        "CPUs). UNVERIFIED: a rough model, not a measurement.").format(
+            time=est.text(), low=f"{est.low:g}", high=f"{est.high:g}", jobs=est.jobs,
+            cpus=est.cpus)]
     return lines
 
 

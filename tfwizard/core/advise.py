@@ -40,6 +40,7 @@ from .errors import UsageError
 from .host import HostProfile, NvidiaGpu
 from .i18n import _
 from .knowledge import KnowledgeBase, OfficialWheel, Release
+from .toolchain import has_hermetic_cc, llvm_choices, llvm_default, llvm_for
 
 if TYPE_CHECKING:
     from .recipe import Recipe
@@ -74,7 +75,8 @@ RELEASE_DEPENDENT = frozenset({
 class Remedy:
     """One way out of a finding.
 
-    kind: build | release | python | driver | container | reboot | env | cpu-wheel | profile.
+    kind: build | release | prerelease | python | driver | container | reboot | env |
+    cpu-wheel | profile.
     A build's `changes` are recipe keys (as `recipe set` takes them); a release's or a
     package's `requirement` is what pip installs.
     """
@@ -168,6 +170,13 @@ class Advice:
         return self.machine_verdict in ("official", "official-with-caveats")
 
     @property
+    def build_proposed(self) -> bool:
+        """Whether the advice proposes a source build (its verdict, or a fix of a reason);
+        where the wheel serves without one, no build time is offered."""
+        return self.verdict == "build" or any(r.kind == "build" for f in self.reasons
+                                              for r in f.fixes)
+
+    @property
     def reasons(self) -> tuple[Reason, ...]:
         """The findings that stand in the way or cost something (errors and warnings)."""
         return tuple(f for f in self.findings if f.severity != "info")
@@ -189,6 +198,7 @@ class Advice:
             "package": self.package, "requirement": self.requirement,
             "install": list(self.install), "machine_verdict": self.machine_verdict,
             "official_serves": self.official_serves, "on_target": self.on_target,
+            "build_proposed": self.build_proposed,
             "findings": [f.to_dict() for f in self.findings],
             "estimate": self.estimate.to_dict(),
         }
@@ -634,9 +644,16 @@ def _python_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel) -> list[Reas
                 if (w := ctx.kb.official_wheel(r.version, ctx.arch, package)) is not None
                 and py in w.pythons]
     facts["releases_with_python"] = releases
-    evidence = [_("Python {python} wheels are published by TensorFlow {releases}.").format(
-        python=py, releases=", ".join(releases))] if releases else \
-        [_("No TensorFlow release publishes Python {python} wheels.").format(python=py)]
+    pre = None if releases else _prerelease_with(ctx, py)
+    if releases:
+        evidence = [_("Python {python} wheels are published by TensorFlow {releases}.").format(
+            python=py, releases=", ".join(releases))]
+    elif pre is not None:
+        evidence = [_("No final TensorFlow release publishes Python {python} wheels; the "
+                      "pre-release {pre} (uploaded {date}) does.").format(
+            python=py, pre=pre["version"], date=pre.get("uploaded", "-"))]
+    else:
+        evidence = [_("No TensorFlow release publishes Python {python} wheels.").format(python=py)]
     fixes: list[Remedy] = []
     for interp in ctx.machine.pythons:
         version = _xy(interp.version)
@@ -648,6 +665,13 @@ def _python_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel) -> list[Reas
         fixes.append(Remedy("python", _("Install a Python that TensorFlow {release} publishes "
                                         "wheels for ({published}) and use it").format(
                                             release=rel.version, published=published)))
+    if pre is not None:
+        extra = "[and-cuda]" if ctx.backend == "cuda" else ""
+        requirement = f"{package}{extra}=={pre['version']}"
+        fixes.append(Remedy("prerelease", _("Try the pre-release: `pip install --pre "
+                                             "{requirement}` (tfwizard has not assessed its "
+                                             "wheel)").format(requirement=requirement),
+                            requirement=requirement))
     pv = Version(py)
     if pv in rel.python:
         fixes += _build_fixes(ctx, rel, _("Build TensorFlow {release} from source for Python "
@@ -665,6 +689,15 @@ def _python_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel) -> list[Reas
                        release=rel.version, package=wheel.package, python=py, where=ctx.where,
                        published=published),
                    tuple(evidence), facts, ("pypi-wheel-files", "tf-source-md"), tuple(fixes))]
+
+
+def _prerelease_with(ctx: _Ctx, python: str) -> dict[str, Any] | None:
+    """The newest pre-release (advise.toml) with wheels for `python` that the knowledge base
+    does not know as a release, or None."""
+    known = set(ctx.kb.release_versions())
+    entries = [e for e in ctx.kb.raw.get("advise", {}).get("prerelease", [])
+               if python in e.get("pythons", []) and e.get("version") not in known]
+    return max(entries, key=lambda e: Version(e["version"]), default=None)
 
 
 # -- glibc --------------------------------------------------------------------------------------
@@ -923,6 +956,9 @@ def _gpu_coverage(ctx: _Ctx, rel: Release, wheel: OfficialWheel, gpu: NvidiaGpu,
             evidence.append(_("A cubin for sm_{major}{minor} runs on GPUs of major {major} with "
                               "minor {minor} or higher.").format(major=cov.cubin.major,
                                                                  minor=cov.cubin.minor))
+        if cov.cubin.token in wheel.sass_partial and cov.ptx is not None:
+            return _partly_covered(ctx, rel, wheel, gpu, cov, evidence,
+                                   {**facts, "cubin": cov.cubin.token}, ccs)
         return Reason("GPU_COVERED", "info",
                       _("GPU {index} ({name}) runs the wheel's {cubin} cubin.").format(
                           index=gpu.index, name=name, cubin=cov.cubin.token),
@@ -1007,6 +1043,47 @@ def _gpu_coverage(ctx: _Ctx, rel: Release, wheel: OfficialWheel, gpu: NvidiaGpu,
         (*evidence, *build_evidence), facts, jit_sources, build_fixes + (env,))
 
 
+def _partly_covered(ctx: _Ctx, rel: Release, wheel: OfficialWheel, gpu: NvidiaGpu,
+                    cov: ccmod.Coverage, evidence: list[str], facts: dict[str, Any],
+                    ccs: list[str]) -> Reason:
+    """A GPU whose cubin only TF's hand-written kernels carry: the MLIR-generated kernels
+    JIT-compile the PTX on first use, which needs a driver as new as the wheel's CUDA."""
+    assert cov.cubin is not None and cov.ptx is not None
+    name = gpu.name or f"CC {gpu.compute_capability}"
+    cuda = _wheel_cuda(wheel)
+    cuda_mm = _mm(cuda) or (0, 0)
+    jit_cuda = f"{cuda_mm[0]}.{cuda_mm[1]}"
+    needed = _needed_text(ctx, wheel.driver_ptx, jit_cuda)
+    path = str(_jit_cache(ctx.kb).get("path_linux", "~/.nv/ComputeCache"))
+    facts = {**facts, "generated_kernels_jit_from": cov.ptx.token, "driver_ptx": wheel.driver_ptx,
+             "driver": ctx.machine.nvidia.driver_version, "ptx_cuda": cuda}
+    evidence.append(_("TensorFlow's hand-written kernels carry {cubin} cubins; its MLIR-generated "
+                      "kernels carry only PTX {ptx} (tf-wheel-fatbins).").format(
+        cubin=cov.cubin.token, ptx=cov.ptx.token))
+    sources = ("pypi-wheel-files", "tf-wheel-fatbins", "cuda-pg-compat", "cuda-compat")
+    if _driver_meets(ctx, wheel.driver_ptx, jit_cuda) is False:
+        build, build_evidence = _cuda_build(ctx, rel, ccs, purpose="gpu")
+        return Reason(
+            "GPU_PTX_DRIVER", "error",
+            _("GPU {index} ({name}) runs the {release} wheel's {cubin} cubins, but TensorFlow's "
+              "generated kernels must JIT-compile PTX {ptx}, which needs a driver of CUDA {cuda} "
+              "or newer ({needed}); the driver on {where} is {driver}.").format(
+                index=gpu.index, name=name, release=rel.version, cubin=cov.cubin.token,
+                ptx=cov.ptx.token, cuda=cuda, needed=needed, where=ctx.where,
+                driver=ctx.machine.nvidia.driver_version or "-"),
+            (*evidence, *build_evidence), facts, sources + ("cuda-release-notes",),
+            (Remedy("driver", _("Update the NVIDIA driver to {needed} or newer").format(
+                needed=needed)),) + ((build,) if build is not None else ()))
+    return Reason(
+        "GPU_COVERED", "info",
+        _("GPU {index} ({name}) runs the wheel's {cubin} cubins; TensorFlow's generated kernels "
+          "are JIT-compiled from PTX {ptx} on first use (a one-time cost per kernel, kept in "
+          "{path}; it needs a driver of CUDA {cuda} or newer, {needed}).").format(
+            index=gpu.index, name=name, cubin=cov.cubin.token, ptx=cov.ptx.token, path=path,
+            cuda=cuda, needed=needed),
+        tuple(evidence), facts, sources)
+
+
 def _sm(cc: str) -> int:
     parsed = ccmod.parse_cc(cc)
     return parsed[0] * 10 + parsed[1] if parsed else 0
@@ -1018,7 +1095,9 @@ def _sm(cc: str) -> int:
 def _cuda_build(ctx: _Ctx, rel: Release, ccs: list[str],
                 purpose: str) -> tuple[Remedy | None, list[str]]:
     """A source build with a hermetic CUDA that compiles every GPU of the machine and that its
-    driver runs: `rel` if its list has one, else the nearest newer release, else an older one.
+    driver runs: `rel` if its list has one, else the nearest newer release, else an older one;
+    of those, the first whose clang (the hermetic LLVM, or the image's) targets every GPU,
+    else the first that needs nvcc.
 
     Returns the remedy (None when no release can) and the evidence of the search.
     """
@@ -1035,7 +1114,7 @@ def _cuda_build(ctx: _Ctx, rel: Release, ccs: list[str],
     order = [rel] + releases[index + 1:] + list(reversed(releases[:index]))
     py = _v(ctx.python)
     evidence: list[str] = []
-    tokens = ccmod.auto_targets(ccs)
+    with_nvcc: tuple[Remedy, list[str]] | None = None
     for cand in order:
         redist = kb.redist.get(cand.cuda_list or "")
         if not cand.hermetic_cuda or redist is None:
@@ -1051,38 +1130,68 @@ def _cuda_build(ctx: _Ctx, rel: Release, ccs: list[str],
             if cand is rel:
                 evidence += _why_no_cuda(ctx, rel, redist.cuda, archs)
             continue
+        remedy, found = _build_remedy(ctx, cand, rel, chosen, redist.cudnn, ccs, archs, purpose)
+        if remedy.changes["cuda.compiler"] == "clang":
+            return remedy, evidence + found
+        with_nvcc = with_nvcc or (remedy, evidence + found)
+    if with_nvcc is not None:
+        return with_nvcc
+    evidence.append(_("No release's hermetic CUDA list has a CUDA that compiles {targets} and "
+                      "that the driver runs.").format(targets=", ".join(ccmod.auto_targets(ccs))))
+    return None, evidence
+
+
+def _build_remedy(ctx: _Ctx, cand: Release, rel: Release, cuda: str, cudnns: tuple[str, ...],
+                  ccs: list[str], archs: dict[int, Any], purpose: str) -> tuple[Remedy, list[str]]:
+    """The build of `cand` with hermetic CUDA `cuda` for the GPUs, its compiler chosen by
+    what each clang can target; and what that choice rests on."""
+    need = max(a.min_clang for a in archs.values())
+    sm = max(archs, key=lambda s: archs[s].min_clang)
+    evidence: list[str] = []
+    changes: dict[str, Any] = {"tensorflow.version": cand.version, "backend.kind": "cuda",
+                               "cuda.version": cuda,
+                               "cuda.compute_capabilities": ccmod.auto_targets(ccs)}
+    if has_hermetic_cc(cand):
+        llvm = llvm_for(cand, need)
+        compiler = "clang" if llvm is not None else "nvcc"
+        if llvm is not None and int(llvm) != llvm_default(cand):
+            changes["toolchain.clang"] = llvm
+            evidence.append(_("TensorFlow {release} compiles with its hermetic LLVM, {default} by "
+                              "default; LLVM {llvm} (--repo_env=LLVM_VERSION={llvm}) targets "
+                              "sm_{sm}, which needs clang {needed}.").format(
+                release=cand.version, default=llvm_default(cand), llvm=llvm, sm=sm, needed=need))
+        elif llvm is None:
+            evidence.append(_("No LLVM TensorFlow {release}'s hermetic toolchain offers ({choices}) "
+                              "targets sm_{sm} (that needs clang {needed}): the build compiles "
+                              "CUDA with nvcc.").format(release=cand.version,
+                                                        choices=", ".join(llvm_choices(cand)),
+                                                        sm=sm, needed=need))
+    else:
         clang = cand.default_clang
-        need_clang = max(a.min_clang for a in archs.values())
-        compiler = "clang" if clang is not None and clang >= need_clang else "nvcc"
+        compiler = "clang" if clang is not None and clang >= need else "nvcc"
         if compiler == "nvcc":
-            sm = max(archs, key=lambda s: archs[s].min_clang)
             evidence.append(_("clang {clang}, the build image's, cannot target sm_{sm} (that needs "
                               "clang {needed}): the build compiles CUDA with nvcc, which "
                               "TensorFlow supports but tests less.").format(
-                clang=clang or "-", sm=sm, needed=need_clang))
-        if cand is not rel:
-            evidence.append(_("TensorFlow {release}'s hermetic CUDA list has CUDA {cuda}.").format(
-                release=cand.version, cuda=chosen))
-        if purpose == "driver" and Version(chosen).major < 12:
-            evidence.append(_("TensorFlow's own builds of {release} use CUDA 12: a build with "
-                              "CUDA {cuda} is in its hermetic list but untested by TensorFlow.")
-                            .format(release=cand.version, cuda=chosen))
-        cudnn = _pick_cudnn(kb, redist.cudnn, chosen, ccs)
-        changes: dict[str, Any] = {"tensorflow.version": cand.version, "backend.kind": "cuda",
-                                   "cuda.version": chosen,
-                                   "cuda.compute_capabilities": tokens,
-                                   "cuda.compiler": compiler}
-        if cudnn:
-            changes["cuda.cudnn"] = cudnn
-        if ctx.python:
-            changes["python.version"] = ctx.python
-        label = _("Build TensorFlow {release} with hermetic CUDA {cuda} for {targets} "
-                  "({compiler})").format(release=cand.version, cuda=chosen,
-                                        targets=", ".join(tokens), compiler=compiler)
-        return Remedy("build", label, changes), evidence
-    evidence.append(_("No release's hermetic CUDA list has a CUDA that compiles {targets} and "
-                      "that the driver runs.").format(targets=", ".join(tokens)))
-    return None, evidence
+                clang=clang or "-", sm=sm, needed=need))
+    changes["cuda.compiler"] = compiler
+    if cand is not rel:
+        evidence.append(_("TensorFlow {release}'s hermetic CUDA list has CUDA {cuda}.").format(
+            release=cand.version, cuda=cuda))
+    if purpose == "driver" and Version(cuda).major < 12:
+        evidence.append(_("TensorFlow's own builds of {release} use CUDA 12: a build with "
+                          "CUDA {cuda} is in its hermetic list but untested by TensorFlow.")
+                        .format(release=cand.version, cuda=cuda))
+    cudnn = _pick_cudnn(ctx.kb, cudnns, cuda, ccs)
+    if cudnn:
+        changes["cuda.cudnn"] = cudnn
+    if ctx.python:
+        changes["python.version"] = ctx.python
+    label = _("Build TensorFlow {release} with hermetic CUDA {cuda} for {targets} "
+              "({compiler})").format(release=cand.version, cuda=cuda,
+                                    targets=", ".join(changes["cuda.compute_capabilities"]),
+                                    compiler=compiler)
+    return Remedy("build", label, changes), evidence
 
 
 def _pick_cuda(ctx: _Ctx, versions: tuple[str, ...], without_nccl: tuple[str, ...],
@@ -1102,7 +1211,7 @@ def _pick_cuda(ctx: _Ctx, versions: tuple[str, ...], without_nccl: tuple[str, ..
     if not fits:
         return None
     for text in fits:
-        driver = _toolkit_driver(ctx.kb, text)
+        driver = ctx.kb.driver_for_toolkit(text)
         if _driver_meets(ctx, driver, text) is not False:
             return text
     return fits[0]
@@ -1124,11 +1233,6 @@ def _driver_runs_cuda(ctx: _Ctx, v: Version) -> bool | None:
     if ctx.machine.os.wsl2:
         return _driver_meets(ctx, None, f"{v.major}.0")
     return _driver_meets(ctx, floor.linux, f"{v.major}.0")
-
-
-def _toolkit_driver(kb: KnowledgeBase, cuda: str) -> str | None:
-    parts = (list(Version(cuda).release) + [0, 0])[:3]
-    return kb.toolkit_driver.get(".".join(map(str, parts)))
 
 
 def _why_no_cuda(ctx: _Ctx, rel: Release, versions: tuple[str, ...],
@@ -1249,9 +1353,13 @@ def _summary(ctx: _Ctx, rel: Release, verdict: str, machine_verdict: str,
     wheel = _wheel_label(requirement, rel)
     fmt = {"wheel": wheel, "where": ctx.where, "build_time": estimate.text()}
     if verdict == "official":
-        return _("The official {wheel} wheel runs on {where}. Installing it takes minutes; a "
-                 "source build {build_time}.").format(**fmt)
+        return _("The official {wheel} wheel runs on {where}. Installing it takes minutes; no "
+                 "source build is needed.").format(**fmt)
     if verdict == "official-with-caveats":
+        if not any(r.kind == "build" for f in findings if f.severity != "info"
+                   for r in f.fixes):
+            return _("The official {wheel} wheel runs on {where}, with the caveats below. "
+                     "Installing it takes minutes.").format(**fmt)
         return _("The official {wheel} wheel runs on {where}, with the caveats below. Installing "
                  "it takes minutes; a source build {build_time}.").format(**fmt)
     if verdict == "fixable":

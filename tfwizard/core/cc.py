@@ -4,7 +4,11 @@ Rules (NVIDIA's binary/PTX compatibility, see gpu-compat-facts.md section 6):
 - a cubin for X.y runs on X.z with z >= y (same major only, not Tegra <-> desktop);
 - PTX for X.y JIT-compiles for any GPU >= X.y (slow on first run; needs a new driver);
 - "a" targets run on that exact CC only; "f" targets on the same major with minor >= y.
-TF's token syntax: "x.y" / "compute_xy" = cubin + PTX, "sm_xy" = cubin only.
+TF's token syntax (rules_ml_toolchain's cuda_configure.bzl `_compute_capabilities`, the
+rule every hermetic-CUDA release runs): "compute_xy" = cubin + PTX, "sm_xy" = cubin only;
+"x.y" = "compute_xy", except that a list of nothing but "x.y" entries gets PTX for its
+highest entry only (the others become "sm_xy"), the highest as TF sorts them: as text.
+`tf_tokens` applies that rule; `targets` parses its result.
 """
 
 from __future__ import annotations
@@ -35,6 +39,11 @@ class Target:
         """The capability as "8.6"."""
         return f"{self.major}.{self.minor}"
 
+    @property
+    def cubin_token(self) -> str:
+        """The cubin this target builds, as TF names it: "sm_86" (also for "compute_86")."""
+        return f"sm_{self.sm}{self.suffix}"
+
     def covers_cubin(self, gpu: tuple[int, int]) -> bool:
         """Whether this target's cubin runs on a GPU of capability `gpu` (same major, lower or
         equal minor)."""
@@ -64,10 +73,58 @@ def parse_target(token: str) -> Target | None:
     m = re.fullmatch(r"(sm|compute)_(\d{2,3})([af]?)", token)
     if m:
         number = int(m.group(2))
-        kind = m.group(1)
-        return Target(token, number // 10, number % 10, m.group(3), kind == "sm",
-                      kind == "compute")
+        # compute_XY: TF's rules pass --cuda-gpu-arch=sm_XY and --cuda-include-ptx=sm_XY
+        return Target(token, number // 10, number % 10, m.group(3), True,
+                      m.group(1) == "compute")
     return None
+
+
+def normalize(token: str) -> str:
+    """A recipe token as tfwizard hands it to configure: "9.0a" -> "sm_90a" (a suffixed
+    capability is a cubin target), anything else unchanged."""
+    match = re.fullmatch(r"(\d+)\.(\d)([af]?)", token)
+    if match and match.group(3):
+        return f"sm_{match.group(1)}{match.group(2)}{match.group(3)}"
+    return token
+
+
+def _is_bare(token: str) -> bool:
+    """An "x.y" entry (TF's test: the token splits into two parts at a dot)."""
+    return len(token.split(".")) == 2
+
+
+def tf_tokens(tokens: Iterable[str]) -> list[str]:
+    """The sm_/compute_ list TF's CUDA rules make of a compute-capability list.
+
+    A list of only "x.y" entries: "sm_xy" for each but the highest, "compute_xy" for the
+    highest, where highest means last when the digits are sorted as text (so of 8.9 and
+    12.0 it is 8.9); otherwise each "x.y" becomes "compute_xy". Duplicates are dropped.
+    """
+    items = [t for t in tokens if t]
+    if items and all(_is_bare(t) for t in items):
+        digits = sorted(t.replace(".", "") for t in items)
+        items = [f"sm_{d}" for d in digits[:-1]] + [f"compute_{digits[-1]}"]
+    out: list[str] = []
+    for item in items:
+        if _is_bare(item):
+            item = "compute_" + item.replace(".", "")
+        if item not in out:
+            out.append(item)
+    return out
+
+
+def numeric_tokens(tokens: Iterable[str]) -> list[str]:
+    """A bare "x.y" list written as the sm_/compute_ tokens its author meant: a cubin for
+    each capability and PTX for the numerically highest (what `tf_tokens` gives when the
+    text order and the number order agree)."""
+    return cc_tokens([t for t in tokens if parse_cc(t)])
+
+
+def targets(tokens: Iterable[str]) -> list[Target]:
+    """The targets a recipe's compute-capability list builds ("auto" already expanded):
+    normalized as configure gets them, then by TF's rules (`tf_tokens`)."""
+    effective = tf_tokens(normalize(t) for t in tokens if t != "auto")
+    return [t for t in (parse_target(x) for x in effective) if t is not None]
 
 
 def parse_cc(cc: str) -> tuple[int, int] | None:
@@ -123,11 +180,12 @@ def coverage(targets: list[Target], gpu_cc: str, *, tegra_mismatch: bool = False
 
 
 def cc_tokens(ccs: Iterable[str], *, ptx: bool = True) -> list[str]:
-    """A cubin for each compute capability, oldest first, and PTX of the newest (`ptx`)."""
+    """A cubin for each compute capability, oldest first; with `ptx` the newest is
+    "compute_xy" (its cubin and its PTX), as in TF's own list sm_60,...,sm_89,compute_90."""
     parsed = sorted({p for p in (parse_cc(c) for c in ccs) if p})
     tokens = [token(major, minor) for major, minor in parsed]
     if parsed and ptx:
-        tokens.append(token(*parsed[-1], ptx=True))
+        tokens[-1] = token(*parsed[-1], ptx=True)
     return tokens
 
 

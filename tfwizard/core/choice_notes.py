@@ -7,7 +7,9 @@ from __future__ import annotations
 from .host import HostProfile
 from .i18n import _
 from .knowledge import KnowledgeBase, Release
+from .recipe import Recipe
 from .rules.context import major_minor
+from .toolchain import llvm_choices, llvm_default, uses_hermetic
 
 
 def with_note(value: str, note: str) -> str:
@@ -66,3 +68,20 @@ def cuda_notes(rel: Release | None, target: HostProfile | None, cudas: list[str]
         if parts:
             notes[cuda] = _joined(parts)
     return notes
+
+
+def clang_choices(kb: KnowledgeBase, recipe: Recipe,
+                  rel: Release | None) -> tuple[list[str], str, dict[str, str]]:
+    """The toolchain.clang list: (values, the empty choice's label, notes). Where the build
+    compiles with TF's hermetic C++ toolchain, the LLVM versions its pin offers, the default
+    one noted; else every clang the knowledge base knows, the image's noted."""
+    if uses_hermetic(recipe, rel):
+        assert rel is not None
+        default = str(llvm_default(rel))
+        return (["", *llvm_choices(rel)],
+                _("(default: hermetic LLVM {version})").format(version=default),
+                {default: _("TensorFlow's default")})
+    notes = {}
+    if rel is not None and rel.default_clang:
+        notes[str(rel.default_clang)] = _("the build image's")
+    return ["", *[str(c) for c in sorted(kb.clangs)]], _("(none: gcc)"), notes

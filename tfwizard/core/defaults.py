@@ -9,16 +9,20 @@ import tomlkit
 from .host import HostProfile
 from .knowledge import KnowledgeBase, default_python, load_knowledge
 from .recipe import RECIPE_SCHEMA, SECTIONS, Recipe
+from .toolchain import has_hermetic_cc, llvm_default
 
 
 def default_recipe(host: HostProfile | None = None, kb: KnowledgeBase | None = None) -> Recipe:
-    """The latest release, CPU unless the host has a GPU, the clang of the release's image."""
+    """The latest release, CPU unless the host has a GPU, the clang the release compiles
+    with (its hermetic LLVM's default, else its image's)."""
     kb = kb or load_knowledge()
     release = kb.latest_release()
     recipe = Recipe(name=f"tf{release.series.replace('.', '')}-cpu")
     recipe.tensorflow.version = release.version
     recipe.python.version = default_python(release)
-    if release.default_clang:
+    if has_hermetic_cc(release):  # the LLVM the release's own toolchain compiles with
+        recipe.toolchain.clang = str(llvm_default(release))
+    elif release.default_clang:
         recipe.toolchain.clang = str(release.default_clang)
     if host is not None and host.nvidia.gpus and host.nvidia_ccs():
         recipe.backend.kind = "cuda"

@@ -237,12 +237,15 @@ class RocmRelease:
 
 @dataclass(frozen=True)
 class Suffixes:
-    """The CUDA and clang that the "a" and "f" target suffixes need."""
+    """The CUDA and clang that the "a" and "f" target suffixes need, and the suffixes TF's
+    CUDA rules accept."""
 
     a_min_cuda: str
     f_min_cuda: str
     a_min_clang: int
     f_min_clang: int
+    tf_accepts: tuple[str, ...] = ("a",)
+    sources: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -265,6 +268,8 @@ class KnowledgeBase:
     platforms: dict[str, Any]
     #: every file's raw data, for the lint test (wheels.toml read on first use: RawFiles)
     raw: Mapping[str, Any] = field(repr=False, compare=False, default_factory=dict)
+    #: toolkit_driver rows no NVIDIA table confirmed (cuda.toml [toolkit_driver_unverified])
+    toolkit_driver_unverified: tuple[str, ...] = ()
 
     # -- releases ----------------------------------------------------------------
     def release(self, version: str) -> Release | None:
@@ -304,6 +309,25 @@ class KnowledgeBase:
             if floor.cuda_major == cuda_major:
                 return floor
         return None
+
+    def driver_for_toolkit(self, cuda: str) -> str | None:
+        """The Linux driver CUDA `cuda` ("12.5.1", "12.5") shipped with: the PTX it writes
+        JIT-compiles only on that driver or newer. A release without its own row takes the
+        first of its minor; a minor newer than every row of its major takes that major's
+        newest row, a lower bound (drivers only go up with the toolkit). None: unknown."""
+        try:
+            wanted = Version(cuda)
+        except InvalidVersion:
+            return None
+        rows = sorted(((Version(k), v) for k, v in self.toolkit_driver.items()),
+                      key=lambda kv: kv[0])
+        key = Version(".".join(map(str, (list(wanted.release) + [0, 0])[:3])))
+        exact = [v for k, v in rows if k == key]
+        same_minor = [v for k, v in rows if k.release[:2] == wanted.release[:2]]
+        lower = [v for k, v in rows if k.major == wanted.major and k < key]
+        if exact or same_minor:
+            return (exact or same_minor)[0]
+        return lower[-1] if lower else None
 
     def arch(self, sm: int) -> ArchInfo | None:
         """The architecture entry of sm (86), or None."""
@@ -505,6 +529,9 @@ def _assemble(raw: Mapping[str, Any]) -> KnowledgeBase:
         for f in cuda["driver_floor"]
     )
     toolkit_driver = {k: v for k, v in cuda["toolkit_driver"].items() if k != "sources"}
+    unconfirmed = {k: v for k, v in cuda.get("toolkit_driver_unverified", {}).items()
+                   if k not in ("sources", "unverified")}
+    toolkit_driver.update(unconfirmed)
     archs = {
         a["sm"]: ArchInfo(
             a["sm"],
@@ -517,7 +544,8 @@ def _assemble(raw: Mapping[str, Any]) -> KnowledgeBase:
         for a in cuda["arch"]
     }
     sfx = cuda["suffix"]
-    suffixes = Suffixes(sfx["a_min_cuda"], sfx["f_min_cuda"], sfx["a_min_clang"], sfx["f_min_clang"])
+    suffixes = Suffixes(sfx["a_min_cuda"], sfx["f_min_cuda"], sfx["a_min_clang"], sfx["f_min_clang"],
+                        _tuple(sfx.get("tf_accepts", ["a"])), _tuple(sfx.get("sources", [])))
     clangs = {
         c["major"]: ClangInfo(
             c["major"],
@@ -580,6 +608,7 @@ def _assemble(raw: Mapping[str, Any]) -> KnowledgeBase:
         releases=tuple(releases),
         driver_floors=floors,
         toolkit_driver=toolkit_driver,
+        toolkit_driver_unverified=tuple(unconfirmed),
         archs=archs,
         suffixes=suffixes,
         clangs=clangs,
@@ -687,7 +716,7 @@ class OfficialWheel:
     manylinux: str
     glibc_floor: str
     cpu_baseline: str | None  # avx | armv8-a (None for a shim)
-    sass: tuple[str, ...]  # sm_XX: cubins
+    sass: tuple[str, ...]  # sm_XX: cubins (a compute_XX of build_info gives one too)
     ptx: tuple[str, ...]  # compute_XX: PTX
     build_cuda: str | None
     build_cudnn: str | None
@@ -702,6 +731,8 @@ class OfficialWheel:
     read_on: str
     sources: tuple[str, ...]
     unverified: tuple[str, ...]
+    #: cubins only TF's hand-written kernels have: its MLIR-generated kernels carry PTX there
+    sass_partial: tuple[str, ...] = ()
 
     @property
     def sass_ccs(self) -> tuple[str, ...]:
@@ -749,6 +780,7 @@ def _wheel(w: dict[str, Any]) -> OfficialWheel:
         read_on=w["read_on"],
         sources=_tuple(w["sources"]),
         unverified=_tuple(w.get("unverified", [])),
+        sass_partial=_tuple(w.get("sass_partial", [])),
     )
 
 

@@ -88,7 +88,8 @@ class CudaSection:
                         check="version", default="")
     cudnn: str = _key("hermetic cuDNN version", check="version", default="")
     compute_capabilities: list[str] = _key(
-        'GPU targets: "x.y" (cubin + PTX), "sm_xy" (cubin only), "compute_xy" (PTX) or "auto"',
+        'GPU targets: "sm_xy" (cubin only), "compute_xy" (cubin and PTX), "x.y" (as '
+        'compute_xy; in a list of only x.y entries, PTX for the highest only) or "auto"',
         kind="list",
         check="cc",
         default=[],
@@ -115,8 +116,13 @@ class RocmSection:
 class ToolchainSection:
     """[toolchain]: the compiler."""
 
-    clang: str = _key("clang major version (the build image's /usr/lib/llvm-N)",
-                      check="major", default="")
+    clang: str = _key("clang major version: the hermetic LLVM the build downloads "
+                      "(LLVM_VERSION) on releases with TF's hermetic C++ toolchain (2.21 on), "
+                      "else the build image's /usr/lib/llvm-N", check="major", default="")
+    local_clang: bool = _key("compile with the build image's compiler (its clang, or gcc with "
+                             "toolchain.gcc) instead of the release's hermetic LLVM "
+                             "(--config=clang_local; releases with TF's hermetic C++ "
+                             "toolchain)", kind="bool", default=False)
     gcc: str = _key("gcc major version, when not building with clang", check="major",
                     default="")
 

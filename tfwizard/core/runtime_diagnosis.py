@@ -192,7 +192,7 @@ class _Ctx:
             return {key: "+" + token}
         current = list((fix or {}).get(key) or self.recipe_ccs)
         gpu = ccmod.parse_cc(cc)
-        targets = [t for t in map(ccmod.parse_target, current) if t is not None]
+        targets = ccmod.targets(current)
         if token in current or (gpu and any(t.covers_cubin(gpu) for t in targets)):
             return dict(fix or {})  # the recipe builds a kernel for it already
         return {key: [*current, token]}
@@ -357,10 +357,11 @@ def _mm(text: str | None) -> tuple[int, int] | None:
 
 
 def _driver_for(kb: KnowledgeBase, cuda: tuple[int, int]) -> str:
-    """The Linux driver a CUDA x.y toolkit ships with (its x.y.0 entry), else the major floor."""
-    same = sorted((k for k in kb.toolkit_driver if _mm(k) == cuda), key=lambda k: k)
-    if same:
-        return kb.toolkit_driver[same[0]]
+    """The Linux driver a CUDA x.y toolkit shipped with (KnowledgeBase.driver_for_toolkit),
+    else the major floor."""
+    shipped = kb.driver_for_toolkit(f"{cuda[0]}.{cuda[1]}")
+    if shipped:
+        return shipped
     floor = kb.driver_floor(cuda[0])
     return floor.linux if floor else _("one supporting CUDA {version}").format(
         version=f"{cuda[0]}.{cuda[1]}")
@@ -436,7 +437,7 @@ def build_targets(probe: Mapping[str, Any]) -> list[str]:
 
 def _check_cc(ctx: _Ctx) -> None:
     tokens = build_targets(ctx.probe)
-    targets = [t for t in (ccmod.parse_target(x) for x in tokens) if t is not None]
+    targets = ccmod.targets(tokens)
     if not targets:
         return
     gpus: list[tuple[str, str]] = []

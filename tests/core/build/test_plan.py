@@ -78,8 +78,10 @@ def test_auto_cc_resolved_from_target_with_ptx_for_newest():
     recipe = LAPTOP.with_changes({"cuda.compute_capabilities": ["auto"]})
     target = HostProfile.load(HOSTS / "ada-8.9-driver550.json")
     plan = make_plan(recipe, target_host=target)
-    assert plan.compute_capabilities == ["sm_89", "compute_89"]
-    assert plan.configure_env["HERMETIC_CUDA_COMPUTE_CAPABILITIES"] == "sm_89,compute_89"
+    # compute_89 is the cubin and the PTX (TF's CUDA rules: --cuda-gpu-arch and
+    # --cuda-include-ptx), as TF's own list ends with compute_90
+    assert plan.compute_capabilities == ["compute_89"]
+    assert plan.configure_env["HERMETIC_CUDA_COMPUTE_CAPABILITIES"] == "compute_89"
 
 
 def test_source_dir_is_bind_mounted_and_no_clone(tmp_path):
@@ -126,7 +128,7 @@ def test_cli_check_exit_codes_and_listing(tmp_path):
     host = str(HOSTS / "no-gpu-server.json")
     status, out, _ = capture(["check", str(recipe), "--host", host, "--target",
                               str(HOSTS / "ada-8.9-driver550.json")])
-    assert status == ExitStatus.OK and "0 errors, " in out and "runs the 8.6 cubin" in out
+    assert status == ExitStatus.OK and "0 errors, " in out and "runs the sm_86 cubin" in out
     status, out, _ = capture(["check", str(recipe), "--host", host, "--target",
                               str(HOSTS / "ada-8.9-driver520.json")])
     assert status == ExitStatus.ERROR and "DRIVER_TOO_OLD" in out and "fix:" in out
@@ -162,7 +164,7 @@ def test_plan_rejects_unsafe_values():
 
 
 def test_remote_cache_proxy_and_secret_references(tmp_path):
-    from tfwizard.core.build.plan import resolve_secrets, secret_references
+    from tfwizard.core.build.containers import resolve_secrets, secret_references
 
     recipe = LAPTOP.with_changes({
         "remote.cache": "https://cache.example:8443", "remote.upload": True,

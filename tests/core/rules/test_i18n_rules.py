@@ -108,6 +108,17 @@ def variants() -> list[Case]:
                                     "cuda.compute_capabilities": ["sm_70", "sm_101"]}),
          nogpu, None),
         ("cc default", l({"cuda.compute_capabilities": ["3.5", "7.0"]}), nogpu, None),
+        ("cc bare order", l({"cuda.compute_capabilities": ["8.9", "12.0"],
+                             "cuda.version": "12.8.1"}), nogpu, None),
+        ("a suffix, old cuda", l({"cuda.version": "11.8",
+                                  "cuda.compute_capabilities": ["sm_90a"]}), nogpu, None),
+        ("hermetic llvm unknown", l({"tensorflow.version": "2.21.0", "python.version": "3.12",
+                                     "toolchain.clang": "17"}), nogpu, None),
+        ("hermetic llvm 21, gcc, nvcc", l({"tensorflow.version": "2.21.0",
+                                          "python.version": "3.12", "toolchain.clang": "21",
+                                          "toolchain.gcc": "13", "cuda.compiler": "nvcc"}),
+         nogpu, None),
+        ("local clang ignored", l({"toolchain.local_clang": True}), nogpu, None),
         ("cc empty", l({"cuda.compute_capabilities": []}), nogpu, None),
         ("cc auto here", l({"cuda.compute_capabilities": ["auto"]}), nogpu, None),
         ("cc auto target", l({"cuda.compute_capabilities": ["auto"]}), nogpu, nogpu),
@@ -243,6 +254,6 @@ def test_every_finding_is_chinese_in_chinese(zh_cn_lang):
 def test_the_portable_preset_does_not_read_translated_messages(pseudo_lang):
     from tfwizard.core.rules import portable_compute_capabilities
 
-    assert portable_compute_capabilities(LAPTOP) == ["sm_50", "sm_60", "sm_70", "sm_80", "sm_90",
+    assert portable_compute_capabilities(LAPTOP) == ["sm_50", "sm_60", "sm_70", "sm_80",
                                                      "compute_90"]
 

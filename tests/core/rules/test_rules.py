@@ -115,11 +115,15 @@ def test_cc_coverage():
     assert err.fix.changes == {"cuda.compute_capabilities": ["sm_86", "sm_90"]}
     fixed = apply_fix(recipe, err)
     assert "CC_NOT_COVERED" not in codes(evaluate(fixed, host("no-gpu-server"), gpu_target(["9.0"])))
-    # PTX only: JIT warning
+    # compute_80 is a cubin and PTX (tf-cuda-rules): the 8.9 GPU runs its cubin...
     recipe = LAPTOP.with_changes({"cuda.compute_capabilities": ["compute_80"]})
     found = evaluate(recipe, host("no-gpu-server"), gpu_target(["8.9"]))
+    assert "CC_PTX_JIT" not in codes(found)
+    assert any(f.code == "CC_COVERS_GPU" and "sm_80 cubin" in f.message for f in found)
+    # ...a 9.0 GPU (another major) only its PTX: JIT warning
+    found = evaluate(recipe, host("no-gpu-server"), gpu_target(["9.0"]))
     jit = next(f for f in found if f.code == "CC_PTX_JIT")
-    assert "8.9 GPU would JIT from PTX for ~30 minutes or fail" in jit.message
+    assert "9.0 GPU would JIT from PTX for ~30 minutes or fail" in jit.message
 
 
 def test_cc_tegra_needs_its_own_cubin():
@@ -151,8 +155,11 @@ def test_cc_suffixes():
     # 'a' target runs only on exactly 9.0
     assert "CC_NOT_COVERED" in codes(evaluate(a, host("no-gpu-server"), gpu_target(["10.0"])))
     assert "CC_NOT_COVERED" not in codes(evaluate(a, host("no-gpu-server"), gpu_target(["9.0"])))
+    # TF's CUDA rules take only an 'a' suffix (audit 4 row 21.19; test_audit4_cuda.py)
     f = LAPTOP.with_changes({"cuda.compute_capabilities": ["sm_100f"]})
-    assert "CC_SUFFIX_CUDA" in codes(check(f), "error")
+    assert "CC_SUFFIX_REJECTED" in codes(check(f), "error")
+    old_cuda = LAPTOP.with_changes({"cuda.version": "11.8", "cuda.compute_capabilities": ["sm_90a"]})
+    assert "CC_SUFFIX_CUDA" in codes(check(old_cuda), "error")
 
 
 def test_tf_default_and_configure_rejected_ccs():
@@ -291,12 +298,12 @@ def test_remote_and_network_rules():
 def test_portable_preset_follows_what_the_toolchain_can_build():
     from tfwizard.core.rules import portable_compute_capabilities
 
-    assert portable_compute_capabilities(LAPTOP) == ["sm_50", "sm_60", "sm_70", "sm_80", "sm_90",
+    assert portable_compute_capabilities(LAPTOP) == ["sm_50", "sm_60", "sm_70", "sm_80",
                                                      "compute_90"]
     cuda13 = LAPTOP.with_changes({"tensorflow.version": "master", "cuda.version": "13.0.0",
                                   "cuda.cudnn": "9.12.0", "toolchain.clang": "22",
                                   "python.version": "3.12"})
     tokens = portable_compute_capabilities(cuda13)
-    assert tokens[0] == "sm_75" and "sm_120" in tokens and tokens[-1] == "compute_120"
+    assert tokens[0] == "sm_75" and "sm_100" in tokens and tokens[-1] == "compute_120"
     assert codes(check(cuda13.with_changes({"cuda.compute_capabilities": tokens})),
                  "error") == set()

@@ -14,11 +14,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from .. import cc as ccmod
 from ..errors import UnsafeValue
 from ..i18n import _
 from ..knowledge import Release
 from ..recipe import Recipe
 from ..safety import check_env_value
+from ..toolchain import FALLBACK_CLANG, cxx_toolchain
 
 #: configure.py's default when HERMETIC_CUDA_COMPUTE_CAPABILITIES is unset or invalid
 TF_DEFAULT_CCS = "3.5,7.0"
@@ -39,14 +41,6 @@ def clang_major_of(path: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def normalize_cc(token: str) -> str:
-    """Recipe CC token -> configure token: "8.6" stays, "9.0a" -> "sm_90a", sm_/compute_ kept."""
-    match = re.fullmatch(r"(\d+)\.(\d)([af]?)", token)
-    if match and match.group(3):
-        return f"sm_{match.group(1)}{match.group(2)}{match.group(3)}"
-    return token
-
-
 def configure_env(
     recipe: Recipe,
     release: Release | None,
@@ -65,7 +59,7 @@ def configure_env(
     env["USE_DEFAULT_PYTHON_LIB_PATH"] = "1"
     env["TF_SET_ANDROID_WORKSPACE"] = "0"
     kind = recipe.backend.kind
-    clang = recipe.toolchain.clang
+    toolchain = cxx_toolchain(recipe, release)
     hermetic = release is None or release.hermetic_cuda
 
     env["TF_NEED_ROCM"] = "1" if kind == "rocm" else "0"
@@ -79,7 +73,7 @@ def configure_env(
     if kind == "cuda":
         ccs = compute_capabilities if compute_capabilities is not None else (
             recipe.cuda.compute_capabilities)
-        cc_text = ",".join(normalize_cc(c) for c in ccs if c != "auto")
+        cc_text = ",".join(ccmod.normalize(c) for c in ccs if c != "auto")
         if hermetic:
             env["HERMETIC_CUDA_VERSION"] = recipe.cuda.version
             env["HERMETIC_CUDNN_VERSION"] = recipe.cuda.cudnn
@@ -99,18 +93,17 @@ def configure_env(
             env["TF_NCCL_VERSION"] = ""
         if recipe.cuda.compiler == "clang":
             env["TF_CUDA_CLANG"] = "1"
-            default = release.default_clang if release is not None else None
-            env["CLANG_CUDA_COMPILER_PATH"] = clang_path(clang or default or 18)
+            env["CLANG_CUDA_COMPILER_PATH"] = clang_path(toolchain.configure_clang
+                                                         or FALLBACK_CLANG)
         else:
             env["TF_CUDA_CLANG"] = "0"
             gcc = recipe.toolchain.gcc
             env["GCC_HOST_COMPILER_PATH"] = f"/usr/bin/gcc-{gcc}" if gcc else DEFAULT_GCC
-    else:
-        if clang:
-            env["TF_NEED_CLANG"] = "1"
-            env["CLANG_COMPILER_PATH"] = clang_path(clang)
-        else:
-            env["TF_NEED_CLANG"] = "0"
+    elif toolchain.configure_clang:
+        env["TF_NEED_CLANG"] = "1"
+        env["CLANG_COMPILER_PATH"] = clang_path(toolchain.configure_clang)
+    else:  # gcc, or the hermetic LLVM: configure names no compiler
+        env["TF_NEED_CLANG"] = "0"
     env["CC_OPT_FLAGS"] = " ".join(recipe.build.opt_flags)
     if not recipe.build.xla:
         env["TF_ENABLE_XLA"] = "0"

@@ -24,12 +24,13 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from .. import secrets
 from ..errors import BuildCancelled, TfWizardError, UsageError
-from ..i18n import _
+from ..i18n import _, ngettext
 from ..secrets import redact, substitute
 from . import dockerutil
 from .artifacts import engine_time
-from .plan import LABEL, BuildPlan, Step, resolve_secrets, secret_references
+from .plan import LABEL, BuildPlan, Step
 
 T = TypeVar("T")
 
@@ -277,3 +278,22 @@ def create_container(client: Any, image: str, options: dict[str, Any],
                 container.remove(force=True)
             raise
     return container, bool(options.get("init"))
+
+
+def secret_references(plan: BuildPlan) -> list[str]:
+    """Names of the ${ENV_VAR} secrets the plan needs at container start."""
+    return secrets.references([*plan.flag_list, *plan.container_env.values()])
+
+
+def resolve_secrets(plan: BuildPlan, env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
+    """(bazel flags, container env) with ${ENV_VAR} references replaced, for starting the
+    container only: never write the result to a record or a log."""
+    missing = [n for n in secret_references(plan) if n not in env]
+    if missing:
+        raise UsageError(ngettext("the recipe refers to an unset environment variable: {names}",
+                                  "the recipe refers to unset environment variables: {names}",
+                                  len(missing)).format(names=", ".join(missing)),
+                         ngettext("export it before building", "export them before building",
+                                  len(missing)))
+    return ([secrets.substitute(f, env) for f in plan.flag_list],
+            {k: secrets.substitute(v, env) for k, v in plan.container_env.items()})

@@ -18,7 +18,7 @@ from ..host import HostProfile
 from ..i18n import _
 from ..knowledge import KnowledgeBase, Release
 from ..recipe import Recipe, RemoteSection
-from .configure import clang_major_of
+from ..toolchain import CxxToolchain, has_hermetic_cc, llvm_default
 
 #: where things live inside the build container (the flags name them)
 RECORD = "/record"
@@ -121,17 +121,36 @@ def python_flags(release: Release, python: str) -> list[Flag]:
     return flags
 
 
-def compiler_clang_major(env: dict[str, str]) -> int | None:
-    """The major version of the clang the configure answers name, None for GCC."""
-    for key in ("CLANG_CUDA_COMPILER_PATH", "CLANG_COMPILER_PATH"):
-        if env.get(key):
-            return clang_major_of(env[key])
-    return None
+#: what `--config=clang_local` needs besides itself for a CUDA build: TF's own
+#: release_gpu_linux_clang_local adds the crosstool of local_config_cuda (its .bazelrc)
+LOCAL_CUDA_CROSSTOOL = "@local_config_cuda//crosstool:toolchain"
 
 
-def compiler_flags(configure_env: dict[str, str], kb: KnowledgeBase) -> list[Flag]:
-    """Warnings newer clangs turn into errors in TF's sources (clang.toml says which)."""
-    major = compiler_clang_major(configure_env)
+def toolchain_flags(toolchain: CxxToolchain, release: Release, kind: str) -> list[Flag]:
+    """The hermetic LLVM's version, or the switch to the build image's clang."""
+    if toolchain.hermetic:
+        if not toolchain.llvm_version:
+            return []
+        return [Flag(f"--repo_env=LLVM_VERSION={toolchain.llvm_version}",
+                     _("the hermetic LLVM TensorFlow {version} downloads and compiles with "
+                       "(rules_ml_toolchain; its default is {default})").format(
+                         version=release.version, default=llvm_default(release)))]
+    if not has_hermetic_cc(release) or kind == "rocm":
+        return []  # the release, or TF's rocm config, compiles with the image's clang anyway
+    flags = [Flag("--config=clang_local",
+                  _("toolchain.local_clang: compile with the build image's clang instead of "
+                    "the hermetic LLVM"))]
+    if kind == "cuda" and toolchain.clang is not None:
+        flags.append(Flag(f"--crosstool_top={LOCAL_CUDA_CROSSTOOL}",
+                          _("the CUDA C++ toolchain configure sets up for the image's clang "
+                            "(as TF's release_gpu_linux_clang_local)")))
+    return flags
+
+
+def compiler_flags(toolchain: CxxToolchain, kb: KnowledgeBase) -> list[Flag]:
+    """Warnings newer clangs turn into errors in TF's sources (clang.toml says which), for
+    the clang that compiles (the hermetic LLVM or the image's)."""
+    major = toolchain.clang
     clang = kb.clang(major) if major else None
     flags = []
     if major and major >= 18 and clang and clang.offsetof_warning:

@@ -21,14 +21,14 @@ from packaging.version import Version
 
 from .. import bazelversion as bv
 from .. import cc as ccmod
-from .. import secrets
 from ..errors import UsageError
 from ..host import HostProfile
-from ..i18n import _, ngettext
+from ..i18n import _
 from ..knowledge import KnowledgeBase, Release, load_knowledge, recipe_python
 from ..recipe import Recipe
 from ..srcfacts import SourceFacts
 from ..srcoverlay import source_view
+from ..toolchain import cxx_toolchain, toolchain_notes
 from ..vocab import Phase, StepRole
 from . import flags as fl
 from . import remoteexec as rx
@@ -143,6 +143,8 @@ class BuildPlan:
     #: what the source's own files said (srcoverlay.py): where, commit, tf_version and
     #: the differences from the table the plan follows; empty when they were not read
     source_facts: dict[str, Any] = field(default_factory=dict)
+    #: the LLVM major TF's hermetic C++ toolchain compiles with ("": the image's compiler)
+    hermetic_llvm: str = ""
 
     @property
     def flag_list(self) -> list[str]:
@@ -375,13 +377,15 @@ def make_plan(
     arch = _cpu_arch(build_host, target_host)
     target, wheel_dir, wheel_name = wheel_output(release, kind, arch)
     image, notes = _image_and_notes(recipe, release, kb, python, arch)
+    toolchain = cxx_toolchain(recipe, release)
+    notes.extend(toolchain_notes(toolchain, release, env.get("CLANG_CUDA_COMPILER_PATH", "")))
     bazel = rx.bazel_report(recipe, release, recipe_dir=recipe_dir, image=image_bazel)
     volumes = fl.cache_volumes(recipe)
     if "disk" in volumes and not rx.disk_cache_allowed(recipe.remote, bazel):
         del volumes["disk"]
         notes.append(rx.no_disk_cache_note(bazel))
     flags = plan_flags(recipe, release, kb=kb, python=python, wheel_name=wheel_name,
-                       configure=env, volumes=volumes, build_host=build_host,
+                       volumes=volumes, build_host=build_host,
                        properties=rx.exec_properties(recipe.remote, image, repo_digests),
                        bazel=bazel.version)
     source_kind, source_dir, git_ref = source_of(recipe, release, recipe_dir)
@@ -410,7 +414,9 @@ def make_plan(
         bazel_version=str(bazel.effective) if bazel.effective else "",
         bazel_version_source=bazel.effective.source if bazel.effective else "",
         source_facts=view.to_record() if view is not None else {},
+        hermetic_llvm=str(toolchain.clang) if toolchain.hermetic else "",
     )
+
 
 
 def _image_and_notes(recipe: Recipe, release: Release, kb: KnowledgeBase, python: str,
@@ -482,21 +488,3 @@ def _aarch64_notes(kb: KnowledgeBase, release: Release, *, image_chosen: bool) -
                        "UNVERIFIED.").format(series=release.series))
     return notes
 
-
-def secret_references(plan: BuildPlan) -> list[str]:
-    """Names of the ${ENV_VAR} secrets the plan needs at container start."""
-    return secrets.references([*plan.flag_list, *plan.container_env.values()])
-
-
-def resolve_secrets(plan: BuildPlan, env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
-    """(bazel flags, container env) with ${ENV_VAR} references replaced, for starting the
-    container only: never write the result to a record or a log."""
-    missing = [n for n in secret_references(plan) if n not in env]
-    if missing:
-        raise UsageError(ngettext("the recipe refers to an unset environment variable: {names}",
-                                  "the recipe refers to unset environment variables: {names}",
-                                  len(missing)).format(names=", ".join(missing)),
-                         ngettext("export it before building", "export them before building",
-                                  len(missing)))
-    return ([secrets.substitute(f, env) for f in plan.flag_list],
-            {k: secrets.substitute(v, env) for k, v in plan.container_env.items()})

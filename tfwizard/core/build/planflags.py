@@ -8,6 +8,7 @@ from packaging.version import Version
 from ..host import HostProfile
 from ..knowledge import KnowledgeBase, Release
 from ..recipe import Recipe
+from ..toolchain import cxx_toolchain
 from . import flags as fl
 from . import remoteexec as rx
 from .flags import Flag, resource_limits
@@ -15,7 +16,7 @@ from .remotetls import tls_flags
 
 
 def plan_flags(recipe: Recipe, release: Release, *, kb: KnowledgeBase, python: str,
-               wheel_name: str, configure: dict[str, str], volumes: dict[str, str],
+               wheel_name: str, volumes: dict[str, str],
                build_host: HostProfile | None, properties: list[str] | None = None,
                bazel: Version | None = None) -> list[Flag]:
     """Every Bazel flag of the build, by group (flags.py), in the order Bazel gets them.
@@ -24,6 +25,7 @@ def plan_flags(recipe: Recipe, release: Release, *, kb: KnowledgeBase, python: s
     `properties` are the actions' platform properties (remoteexec.exec_properties);
     `bazel` is the Bazel that runs, when known (the resource flags take its form)."""
     gib_per_job = float(kb.platforms["memory"]["gib_per_job"])
+    toolchain = cxx_toolchain(recipe, release)
     jobs: int | None
     if recipe.remote.executor:
         _jobs, ram_mb, _why = resource_limits(build_host, 0, gib_per_job)
@@ -35,7 +37,8 @@ def plan_flags(recipe: Recipe, release: Release, *, kb: KnowledgeBase, python: s
         "wheel": fl.wheel_flags(release, wheel_name),
         "backend": fl.backend_flags(release, recipe.backend.kind),
         "python": fl.python_flags(release, python),
-        "compiler": fl.compiler_flags(configure, kb),
+        "compiler": [*fl.toolchain_flags(toolchain, release, recipe.backend.kind),
+                     *fl.compiler_flags(toolchain, kb)],
         "caches": fl.cache_flags(volumes),
         "resources": fl.resource_flags(release, build_host, jobs, why, ram_mb, kb, bazel),
         "remote": [*fl.remote_flags(recipe.remote),

@@ -223,13 +223,21 @@ def image_needs(plan: BuildPlan) -> list[ImageNeed]:
     env = configure.env if configure is not None else {}
     clang_hint = _("Set toolchain.clang to the clang the image has (its /usr/lib/llvm-N), or "
                    "build.image to an image with this one.")
+    if plan.hermetic_llvm:  # the path is configure.py's bookkeeping: only the image changes it
+        clang_hint = _("configure.py checks that this clang exists, although the hermetic LLVM "
+                       "compiles: use a build image that has it (leave build.image empty for "
+                       "the release's own).")
     for name, key in (("CLANG_COMPILER_PATH", "toolchain.clang"),
                       ("CLANG_CUDA_COMPILER_PATH", "toolchain.clang"),
                       ("GCC_HOST_COMPILER_PATH", "toolchain.gcc")):
         if env.get(name):
+            if plan.hermetic_llvm and key == "toolchain.clang":
+                key = "build.image"
             needs.append(ImageNeed(_("the compiler ({name})").format(name=name), (env[name],),
-                                   clang_hint if key == "toolchain.clang" else image_hint, key))
-    if configure is not None and env.get("TF_NEED_CLANG") == "0" and env.get("TF_NEED_CUDA") != "1":
+                                   clang_hint if name != "GCC_HOST_COMPILER_PATH" else image_hint,
+                                   key))
+    if (configure is not None and env.get("TF_NEED_CLANG") == "0"
+            and env.get("TF_NEED_CUDA") != "1" and not plan.hermetic_llvm):
         # no compiler named: Bazel's C++ toolchain takes gcc from PATH
         needs.append(ImageNeed(_("the C++ compiler (gcc on PATH)"), ("gcc",), image_hint,
                                "toolchain.gcc", command=True))

@@ -51,7 +51,8 @@ from typing import Any
 from ..errors import TfWizardError, UsageError
 from ..i18n import _
 from . import dockerutil
-from .plan import LABEL, OUTPUT_USER_ROOT, RECORD, SRC, BuildPlan, Step, secret_references
+from .containers import secret_references
+from .plan import LABEL, OUTPUT_USER_ROOT, RECORD, SRC, BuildPlan, Step
 from .warmbep import BuildReport, bep_wheels, new_mark, report_script
 from .warmsecrets import RC_VAR, WarmSecrets
 

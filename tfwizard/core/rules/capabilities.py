@@ -7,12 +7,13 @@ from packaging.version import Version
 from .. import cc as ccmod
 from ..i18n import _, translate
 from ..knowledge import ArchInfo
+from ..toolchain import CxxToolchain, llvm_for
 from .context import (
     Ctx,
     Fix,
     as_version,
     cc_targets,
-    clang_major,
+    toolchain,
 )
 
 
@@ -109,7 +110,9 @@ def rule_compute_capabilities(ctx: Ctx) -> None:
                 ["tf-configure-py", "clang-cuda"], key,
                 Fix(_("Use the official wheel's list"), {key: official}) if official else None)
     cv = as_version(r.cuda.version) if r.cuda.version else None
-    clang = clang_major(ctx) if r.cuda.compiler == "clang" else None
+    tc = toolchain(ctx)
+    clang = tc.clang if r.cuda.compiler == "clang" else None
+    _bare_order(ctx, tokens)
     for token in tokens:
         if token == "auto":
             continue
@@ -121,6 +124,17 @@ def rule_compute_capabilities(ctx: Ctx) -> None:
                     _("{token}: configure.py rejects capabilities below 3.0 and then silently "
                       "builds for 3.5,7.0 instead.").format(token=token),
                     ["tf-configure-goldens"], key)
+            continue
+        if t.suffix and t.suffix not in ctx.kb.suffixes.tf_accepts:
+            plain = token[:-1]
+            kept = [plain if x == token else x for x in r.cuda.compute_capabilities]
+            ctx.add("CC_SUFFIX_REJECTED", "error",
+                    _("{token}: TensorFlow's CUDA rules accept only an 'a' suffix; the build "
+                      "would stop with \"Invalid compute capability: {token}\". {plain} "
+                      "covers the same GPUs of its major with a cubin.").format(
+                          token=token, plain=plain),
+                    ctx.kb.suffixes.sources, key,
+                    Fix(_("Use {token}").format(token=plain), {key: kept}))
             continue
         arch = ctx.kb.arch(t.sm)
         if arch is None:
@@ -134,9 +148,8 @@ def rule_compute_capabilities(ctx: Ctx) -> None:
                     _("{token}: clang {clang} cannot target sm_{sm} (needs clang >= "
                       "{needed}).").format(token=token, clang=clang, sm=t.sm,
                                            needed=arch.min_clang),
-                    ["clang-cuda"], "toolchain.clang",
-                    Fix(_("Use clang {version}").format(version=arch.min_clang),
-                        {"toolchain.clang": str(arch.min_clang)}))
+                    [*arch.sources, "clang-cuda"], "toolchain.clang",
+                    _clang_fix(ctx, tc, arch.min_clang))
         if t.suffix == "a":
             ctx.add("CC_SUFFIX_A", "info",
                     _("{token}: an architecture-specific target runs only on exactly CC "
@@ -144,6 +157,59 @@ def rule_compute_capabilities(ctx: Ctx) -> None:
                     .format(token=token, cc=t.cc),
                     ["cuda-features-archive"], key)
     _coverage_findings(ctx)
+
+
+def _cuda_fix(ctx: Ctx) -> Fix | None:
+    """The release's hermetic CUDA that builds every target of the recipe: the oldest such
+    minor (the nearest to what TF tests), its newest patch; None when its list has none."""
+    rel = ctx.release
+    redist = ctx.kb.redist.get(rel.cuda_list or "") if rel is not None and rel.hermetic_cuda \
+        else None
+    if redist is None:
+        return None
+    archs = [ctx.kb.arch(t.sm) for t in (ccmod.parse_target(x) for x in
+                                         ctx.recipe.cuda.compute_capabilities) if t]
+    fits = [v for v in redist.cuda if v not in redist.cuda_without_nccl
+            and (cv := as_version(v)) is not None
+            and not any(a is not None and (_needs_newer_cuda(a, cv) or _dropped_by_cuda(a, cv))
+                        for a in archs)]
+    if not fits:
+        return None
+    first = min(fits, key=Version)
+    best = max((v for v in fits if v.split(".")[:2] == first.split(".")[:2]), key=Version)
+    return Fix(_("Use CUDA {version}").format(version=best), {"cuda.version": best})
+
+
+def _clang_fix(ctx: Ctx, tc: CxxToolchain, needed: int) -> Fix:
+    """The compiler change that targets an architecture needing clang `needed`: the lowest
+    hermetic LLVM that can (the nearest to TF's own), else nvcc; the image's clang `needed`
+    on a release without the hermetic toolchain."""
+    if not tc.hermetic:
+        return Fix(_("Use clang {version}").format(version=needed),
+                   {"toolchain.clang": str(needed)})
+    llvm = llvm_for(ctx.release, needed)
+    if llvm is None:
+        return Fix(_("Compile CUDA with nvcc"), {"cuda.compiler": "nvcc"})
+    return Fix(_("Use the hermetic LLVM {version}").format(version=llvm),
+               {"toolchain.clang": llvm})
+
+
+def _bare_order(ctx: Ctx, tokens: list[str]) -> None:
+    """A list of only "x.y" entries gets PTX for its highest entry by text order; where that
+    is not the numerically highest, the PTX is for an older GPU than meant."""
+    meant = ccmod.numeric_tokens(tokens)
+    got = ccmod.tf_tokens(tokens)
+    if not meant or any(not ccmod.parse_cc(t) for t in tokens) or set(meant) == set(got):
+        return
+    key = "cuda.compute_capabilities"
+    ptx = next(t for t in got if t.startswith("compute_"))
+    ctx.add("CC_BARE_PTX_ORDER", "warning",
+            _("{tokens}: TensorFlow's CUDA rules sort a list of only x.y entries as text and "
+              "give PTX to the last, so this list builds {got}: the PTX is {ptx}, not {meant}. "
+              "Write the targets as sm_/compute_ tokens.").format(
+                tokens=", ".join(tokens), got=", ".join(got), ptx=ptx, meant=meant[-1]),
+            ["rules-ml-toolchain-d8cb9c2c"], key,
+            Fix(_("Use {value}").format(value=", ".join(meant)), {key: meant}))
 
 
 def _cuda_findings(ctx: Ctx, token: str, t: ccmod.Target, arch: ArchInfo,
@@ -156,7 +222,7 @@ def _cuda_findings(ctx: Ctx, token: str, t: ccmod.Target, arch: ArchInfo,
             ctx.add("CC_TOO_NEW_FOR_CUDA", "error",
                     _("{token} needs CUDA >= {needed}; the recipe uses {cuda}.")
                     .format(token=token, needed=arch.min_cuda, cuda=r.cuda.version),
-                    arch.sources, key)
+                    arch.sources, key, _cuda_fix(ctx))
         if _dropped_by_cuda(arch, cv):
             text = _("{token}: CUDA {cuda} can no longer build sm_{sm} (last in CUDA "
                      "{last}).").format(token=token, cuda=f"{cv.major}.{cv.minor}",
@@ -201,14 +267,15 @@ def _coverage_findings(ctx: Ctx) -> None:
             if cov.cubin.cc == cc:
                 ctx.add("CC_COVERS_GPU", "info",
                         _("{gpu} runs the {token} cubin.").format(gpu=label,
-                                                                  token=cov.cubin.token),
+                                                                  token=cov.cubin.cubin_token),
                         ["cuda-pg-compat"], key)
             else:
                 ctx.add("CC_COVERS_GPU", "info",
                         _("{gpu} runs the {token} cubin: a cubin for {cubin_cc} runs on {cc} "
                           "(same major, lower minor), so no extra target is needed; {exact} "
                           "would add only Ada/newer-specific tuning.")
-                        .format(gpu=label, token=cov.cubin.token, cubin_cc=cov.cubin.cc, cc=cc,
+                        .format(gpu=label, token=cov.cubin.cubin_token, cubin_cc=cov.cubin.cc,
+                                cc=cc,
                                 exact=ccmod.cc_token(cc)),
                         ["cuda-pg-compat"], key)
         elif cov.ptx is not None:

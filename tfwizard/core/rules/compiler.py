@@ -1,14 +1,17 @@
-"""Rules on the host compiler (clang or gcc) and what it can build."""
+"""Rules on the C++ compiler (TF's hermetic LLVM, the image's clang, or gcc) and what it
+can build."""
 
 from __future__ import annotations
 
 from ..i18n import _
-from ..knowledge import ClangInfo
+from ..knowledge import ClangInfo, Release
+from ..toolchain import CxxToolchain, has_hermetic_cc, llvm_choices, llvm_default, nearest_llvm
 from .context import (
     Ctx,
     Fix,
     as_version,
     clang_major,
+    toolchain,
 )
 
 
@@ -17,6 +20,12 @@ def rule_compiler(ctx: Ctx) -> None:
     r, rel = ctx.recipe, ctx.release
     if rel is None:
         return
+    tc = toolchain(ctx)
+    if tc.hermetic:
+        _hermetic_compiler(ctx, rel, tc)
+        return
+    if r.toolchain.local_clang:
+        _local_clang_note(ctx, rel)
     clang = clang_major(ctx)
     gcc = r.toolchain.gcc
     if clang and gcc:
@@ -82,8 +91,68 @@ def rule_compiler(ctx: Ctx) -> None:
                 ["tf-configure-py", "tf-ci-official"], "cuda.compiler")
 
 
-def _clang_known_issues(ctx: Ctx, clang: int, info: ClangInfo | None) -> None:
-    """What the knowledge base says about this clang: its warnings, its CUDA, or nothing."""
+def _hermetic_compiler(ctx: Ctx, rel: Release, tc: CxxToolchain) -> None:
+    """TF's hermetic C++ toolchain: the LLVM version must be one the release's pin offers;
+    the image's compilers are not used."""
+    r = ctx.recipe
+    choices = llvm_choices(rel)
+    clang = tc.clang or llvm_default(rel)
+    key = "toolchain.clang"
+    if tc.llvm_version and tc.llvm_version not in choices:
+        best = nearest_llvm(rel, clang)
+        ctx.add("LLVM_VERSION_UNKNOWN", "error",
+                _("TensorFlow {version} compiles with its hermetic LLVM (--repo_env="
+                  "LLVM_VERSION), which offers LLVM {choices}; {clang} is not one of them, "
+                  "and the toolchain repository would stop. Pick one of those, or set "
+                  "toolchain.local_clang = true to compile with the build image's clang.")
+                .format(version=rel.version, choices=", ".join(choices), clang=clang),
+                rel.sources, key,
+                Fix(_("Use the hermetic LLVM {version}").format(version=best), {key: best}))
+        return
+    ctx.add("CXX_HERMETIC", "info",
+            _("TensorFlow {version} compiles with its hermetic C++ toolchain: Bazel downloads "
+              "LLVM {clang} (rules_ml_toolchain) and the build image's clang is not used; "
+              "toolchain.local_clang = true compiles with the image's instead.")
+            .format(version=rel.version, clang=clang), rel.sources, key)
+    default = llvm_default(rel)
+    if clang != default:
+        ctx.add("CLANG_NOT_TESTED", "info",
+                _("TensorFlow {version}'s own builds use LLVM {default}; LLVM {clang} is another "
+                  "version its hermetic toolchain offers (LLVM_VERSION), less tested.")
+                .format(version=rel.version, default=default, clang=clang), rel.sources, key)
+    if r.toolchain.gcc:
+        ctx.add("GCC_NOT_USED", "warning",
+                _("toolchain.gcc = {gcc} is not used: TensorFlow {version} compiles with its "
+                  "hermetic LLVM {clang}. Set toolchain.local_clang = true to compile with the "
+                  "build image's compilers.").format(gcc=r.toolchain.gcc, version=rel.version,
+                                                     clang=clang),
+                rel.sources, "toolchain.gcc", Fix(_("Remove toolchain.gcc"), {"toolchain.gcc": ""}))
+    _clang_known_issues(ctx, clang, ctx.kb.clang(clang), hermetic=True)
+    if r.backend.kind == "cuda" and r.cuda.compiler == "nvcc":
+        ctx.add("NVCC_HOST", "info",
+                _("nvcc compiles CUDA, with the hermetic LLVM {clang} as host compiler; "
+                  "TensorFlow's releases build CUDA with clang, and how configure's nvcc "
+                  "answers combine with the hermetic toolchain is UNVERIFIED here.")
+                .format(clang=clang), ["tf-configure-py", "tf-ci-official"], "cuda.compiler")
+
+
+def _local_clang_note(ctx: Ctx, rel: Release) -> None:
+    """toolchain.local_clang where it changes nothing: the release, or TF's rocm config,
+    compiles with the image's compiler anyway."""
+    if has_hermetic_cc(rel) and ctx.recipe.backend.kind != "rocm":
+        return
+    ctx.add("LOCAL_CLANG_ALWAYS", "info",
+            _("toolchain.local_clang changes nothing here: TensorFlow {version} compiles "
+              "{backend} builds with the build image's compiler in any case.")
+            .format(version=rel.version, backend=ctx.recipe.backend.kind),
+            rel.sources, "toolchain.local_clang",
+            Fix(_("Remove toolchain.local_clang"), {"toolchain.local_clang": False}))
+
+
+def _clang_known_issues(ctx: Ctx, clang: int, info: ClangInfo | None, *,
+                        hermetic: bool = False) -> None:
+    """What the knowledge base says about this clang: its warnings, its CUDA, or nothing.
+    A hermetic LLVM is one TF's toolchain pin offers: its new warnings are notes."""
     r = ctx.recipe
     if info is not None and info.offsetof_warning and clang >= 18:
         ctx.add("CLANG_OFFSETOF", "info",
@@ -92,7 +161,7 @@ def _clang_known_issues(ctx: Ctx, clang: int, info: ClangInfo | None) -> None:
                   "--copt=-Wno-gnu-offsetof-extensions.").format(clang=clang),
                 info.sources, "toolchain.clang")
     if info is not None and info.c23_warning:
-        ctx.add("CLANG_C23", "warning",
+        ctx.add("CLANG_C23", "info" if hermetic else "warning",
                 _("clang {clang} also errors on -Wc23-extensions in TF's dependencies; the "
                   "plan adds --copt=-Wno-c23-extensions, but expect more new warnings.")
                 .format(clang=clang),

@@ -16,6 +16,7 @@ from ..host import HostProfile
 from ..knowledge import KnowledgeBase, Release
 from ..recipe import Recipe
 from ..srcoverlay import SourceView
+from ..toolchain import CxxToolchain, cxx_toolchain
 from ..vocab import Severity, severity_order
 
 
@@ -104,14 +105,18 @@ Rule = Callable[[Ctx], None]
 def cc_targets(ctx: Ctx) -> list[ccmod.Target]:
     """The compute-capability targets the recipe builds for ("auto" expanded for the target)."""
     gpus = ctx.target.nvidia_ccs() if ctx.target is not None else []
-    tokens = ccmod.expand(list(ctx.recipe.cuda.compute_capabilities), gpus)
-    return [t for t in (ccmod.parse_target(x) for x in tokens) if t is not None]
+    return ccmod.targets(ccmod.expand(list(ctx.recipe.cuda.compute_capabilities), gpus))
 
 
 def clang_major(ctx: Ctx) -> int | None:
     """The recipe's clang major version, or None when it names none."""
     clang = ctx.recipe.toolchain.clang
     return int(clang) if clang.isdigit() else None
+
+
+def toolchain(ctx: Ctx) -> CxxToolchain:
+    """The C++ toolchain the recipe's build compiles with (toolchain.py)."""
+    return cxx_toolchain(ctx.recipe, ctx.release)
 
 
 #: findings that follow from another one (no cubin for the GPU -> the PTX must JIT): a

@@ -12,22 +12,7 @@ from .context import (
     Fix,
     as_version,
     cc_targets,
-    major_minor,
-    version_number,
 )
-
-
-def _toolkit_driver(ctx: Ctx, cuda: str) -> str | None:
-    v = as_version(cuda)
-    if v is None:
-        return None
-    parts = (list(v.release) + [0, 0])[:3]
-    exact = ".".join(map(str, parts))
-    if exact in ctx.kb.toolkit_driver:
-        return ctx.kb.toolkit_driver[exact]
-    same = sorted((k for k in ctx.kb.toolkit_driver if major_minor(k) == (parts[0], parts[1])),
-                  key=version_number)
-    return ctx.kb.toolkit_driver[same[0]] if same else None
 
 
 def rule_driver(ctx: Ctx) -> None:
@@ -104,7 +89,7 @@ def _ptx_findings(ctx: Ctx, driver: Version) -> None:
     nv = t.nvidia
     # PTX: minor-version compatibility does not cover JIT of PTX from a newer toolkit
     targets = cc_targets(ctx)
-    tk_driver = _toolkit_driver(ctx, r.cuda.version)
+    tk_driver = ctx.kb.driver_for_toolkit(r.cuda.version)
     if not targets or tk_driver is None or driver >= Version(tk_driver):
         return
     for gpu in t.nvidia.gpus:

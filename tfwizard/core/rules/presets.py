@@ -29,8 +29,4 @@ def portable_compute_capabilities(recipe: Recipe, kb: KnowledgeBase | None = Non
                       for f in evaluate(candidate, kb=kb))
         if not blocked:
             oldest[parsed[0]] = parsed
-    chosen = sorted(oldest.values())
-    tokens = [ccmod.token(major, minor) for major, minor in chosen]
-    if chosen:
-        tokens.append(ccmod.token(*chosen[-1], ptx=True))
-    return tokens
+    return ccmod.cc_tokens(f"{major}.{minor}" for major, minor in oldest.values())

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from ..i18n import _
 from ..knowledge import recipe_python
+from ..toolchain import IMAGE
 from .context import (
     Ctx,
     Fix,
-    clang_major,
+    toolchain,
 )
 
 
@@ -83,7 +84,8 @@ def rule_image(ctx: Ctx) -> None:
               "--preflight` looks inside it.")
         ctx.add("IMAGE_TAG_UNVERIFIED", "info", text.format(image=rel.image_for(py)),
                 ["tf-sig-build", "tf-ci-official"], "build.image")
-    clang = clang_major(ctx)
+    tc = toolchain(ctx)  # the hermetic LLVM is downloaded: the image's clang is not asked for
+    clang = tc.clang if tc.kind == IMAGE else None
     if clang and rel.image_clang and clang != rel.image_clang and not _aarch64_build(ctx):
         ctx.add("CLANG_NOT_IN_IMAGE", "warning",
                 _("TensorFlow {version}'s build image has clang {image_clang} "

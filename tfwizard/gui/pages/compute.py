@@ -103,12 +103,11 @@ class ComputePage(RecipePage):
         r = self.state.recipe
         tokens = list(r.cuda.compute_capabilities)
         resolved = self.state.compute_capabilities()  # as the plan resolves "auto"
-        expanded = [t for t in (ccmod.parse_target(x) for x in resolved or []) if t]
+        expanded = ccmod.targets(resolved or [])  # as TF's CUDA rules read the list
         shown = {t.cc for t in expanded}
         ctx = Ctx(r, self.state.kb, None, None, None, True)
-        ptx_only = {t.cc for t in expanded if t.ptx} - {t.cc for t in expanded if t.cubin}
         for cc, item in self.items().items():
-            self._mark(item, cc, buildable(ctx, cc), cc in ptx_only)
+            self._mark(item, cc, buildable(ctx, cc))
             item.setCheckState(Qt.CheckState.Checked if cc in shown else Qt.CheckState.Unchecked)
         self.auto_check.setChecked("auto" in tokens)
         self.ptx_check.setChecked(any(t.ptx for t in expanded))
@@ -117,12 +116,10 @@ class ComputePage(RecipePage):
                                   + (f"  →  {', '.join(resolved)}"
                                      if "auto" in tokens and resolved else ""))
 
-    def _mark(self, item: QListWidgetItem, cc: str, can_build: bool, ptx_only: bool) -> None:
-        """The CC's label, "(PTX only)" when the recipe has no cubin for it; greyed, with
-        why, when the recipe's CUDA cannot build it."""
+    def _mark(self, item: QListWidgetItem, cc: str, can_build: bool) -> None:
+        """The CC's label; greyed, with why, when the recipe's CUDA cannot build it (every
+        target builds a cubin: compute_XY is the cubin and PTX, tf-cuda-rules)."""
         text, tip = self._label(cc), ""
-        if ptx_only:
-            text += "   " + tr("(PTX only: compiled on the GPU at first use)")
         if not can_build:
             why = tr("CUDA {cuda} cannot build it").format(cuda=self.state.recipe.cuda.version)
             text, tip = f"{text}   ({why})", why
@@ -135,7 +132,8 @@ class ComputePage(RecipePage):
         return sorted(set(ccs), key=lambda c: tuple(int(x) for x in c.split(".")))
 
     def tokens_for(self, ccs: Iterable[str], ptx: bool) -> list[str]:
-        """Ticked boxes as TF tokens: a cubin each (sm_XY), PTX of the newest (compute_XY)."""
+        """Ticked boxes as TF tokens: a cubin each (sm_XY), the newest as compute_XY (its
+        cubin and PTX) when `ptx`."""
         return ccmod.cc_tokens(ccs, ptx=ptx)
 
     def _ticked(self, _item: QListWidgetItem) -> None:

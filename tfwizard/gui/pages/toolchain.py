@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFormLayout,
     QGroupBox,
@@ -12,9 +13,10 @@ from PySide6.QtWidgets import (
     QStyle,
 )
 
-from tfwizard.core.choice_notes import cuda_notes, with_note
+from tfwizard.core.choice_notes import clang_choices, cuda_notes, with_note
 from tfwizard.core.recipe import Recipe
 from tfwizard.core.rules import Finding
+from tfwizard.core.toolchain import has_hermetic_cc
 
 from ..i18n import tr
 from ..state import WizardState
@@ -108,6 +110,16 @@ class ToolchainPage(RecipePage):
         self.clang_combo.activated.connect(
             lambda _i: self.set({"toolchain.clang": self.clang_combo.currentData()}))
         form.addRow("clang:", self.clang_combo)
+        self.local_check = QCheckBox(tr("Compile with the build image's clang, not the "
+                                        "release's hermetic LLVM (clang_local)"), box)
+        self.local_check.setObjectName("local-clang")
+        self.local_check.setToolTip(tr("From TensorFlow 2.21 Bazel downloads the C++ toolchain "
+                                       "(LLVM) and the image's /usr/lib/llvm-N is not used; "
+                                       "this builds with the image's instead "
+                                       "(--config=clang_local)."))
+        self.local_check.clicked.connect(
+            lambda checked: self.set({"toolchain.local_clang": bool(checked)}))
+        form.addRow("", self.local_check)
         self.gcc_edit = QLineEdit(box)
         self.gcc_edit.setObjectName("gcc-version")
         self.gcc_edit.setPlaceholderText(tr("only when not building with clang"))
@@ -133,9 +145,11 @@ class ToolchainPage(RecipePage):
                          cuda_notes(rel, s.effective_target, cudas))
             fill_choices(self.cudnn_combo, s, "cuda.cudnn", cudnns, r.cuda.cudnn, tr("(none)"))
             self.compiler_combo.setCurrentIndex(self.compiler_combo.findData(r.cuda.compiler))
-        clangs = [str(c) for c in sorted(s.kb.clangs)]
-        fill_choices(self.clang_combo, s, "toolchain.clang", [""] + clangs, r.toolchain.clang,
-                     tr("(none: gcc)"))
+        clangs, empty, notes = clang_choices(s.kb, r, rel)
+        fill_choices(self.clang_combo, s, "toolchain.clang", clangs, r.toolchain.clang, empty,
+                     notes)
+        self.local_check.setVisible(has_hermetic_cc(rel))
+        self.local_check.setChecked(r.toolchain.local_clang)
         self.gcc_edit.setText(r.toolchain.gcc)
         self.rocm_version.setText(r.rocm.version)
         self.rocm_targets.setText(" ".join(r.rocm.amdgpu_targets))
