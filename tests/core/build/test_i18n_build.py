@@ -29,8 +29,9 @@ from tfwizard.cli.words import progress_text  # the CLI's line
 from tfwizard.core import i18n
 from tfwizard.core.build import dockerutil
 from tfwizard.core.build.bundle import make_bundle, read_bundle
+from tfwizard.core.build.containers import resolve_secrets
 from tfwizard.core.build.fetchplan import make_fetch_plan
-from tfwizard.core.build.plan import make_plan, resolve_secrets
+from tfwizard.core.build.plan import make_plan
 from tfwizard.core.build.preflight import preflight
 from tfwizard.core.build.progress import ProgressParser
 from tfwizard.core.build.record import find_record
