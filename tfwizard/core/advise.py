@@ -692,9 +692,10 @@ def _python_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel) -> list[Reas
 
 
 def _prerelease_with(ctx: _Ctx, python: str) -> dict[str, Any] | None:
-    """The newest pre-release (advise.toml) with wheels for `python` that the knowledge base
-    does not know as a release, or None."""
-    known = set(ctx.kb.release_versions())
+    """The newest pre-release (advise.toml) with wheels for `python` that is not a final
+    release the knowledge base knows (a pre-release entry in releases.toml still counts), or
+    None."""
+    known = {r.version for r in _published_releases(ctx.kb)}
     entries = [e for e in ctx.kb.raw.get("advise", {}).get("prerelease", [])
                if python in e.get("pythons", []) and e.get("version") not in known]
     return max(entries, key=lambda e: Version(e["version"]), default=None)
