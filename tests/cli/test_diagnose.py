@@ -41,8 +41,18 @@ def test_runtime_output_is_explained_with_the_target_machine():
     assert "LD_LIBRARY_PATH (now: (not known from a log))" in out  # another machine's run
 
 
+#: TensorFlow's fatal line when a wheel has no kernel for the GPU (the CUDA runtime's
+#: cudaErrorNoKernelImageForDevice words); the corpus's excerpts of it are all held out
+#: (bench/diagnosis.py measures with them), so the line is written here
+NO_KERNEL = ("2020-09-13 10:35:21.574412: F tensorflow/core/kernels/random_op_gpu.h:246] "
+             "Non-OK-status: GpuLaunchKernel(FillPhiloxRandomKernelLaunch<Distribution>, "
+             "num_blocks, block_size, 0, d.stream(), gen, data, size, dist) status: Internal: "
+             "no kernel image is available for execution on the device\n")
+
+
 def test_runtime_json_and_the_fix_for_this_gpu(tmp_path):
-    log = RUNTIME / "no-kernel-image-gtx750ti-tf23.log"
+    log = tmp_path / "no-kernel.log"
+    log.write_text(NO_KERNEL)
     host = str(HOSTS / "laptop-rtx3060-550.json")
     status, out, err = capture(["diagnose", "--runtime", str(log), "--target", host, "--json"])
     assert status == ExitStatus.OK, err
@@ -78,7 +88,7 @@ def test_runtime_json_and_the_fix_for_this_gpu(tmp_path):
 
 
 def test_a_cpu_only_machine_may_ignore_a_missing_cuda_runtime():
-    log = RUNTIME / "cudart110-alone-colab-ld-path.log"
+    log = RUNTIME / "cudart110-dso-loader-stub-ignore.log"
     status, out, _ = capture(["diagnose", "--runtime", str(log), "--target",
                               str(HOSTS / "no-gpu-server.json"), "--json"])
     assert json.loads(out)["diagnoses"][0]["severity"] == "info"
@@ -120,7 +130,7 @@ def test_a_build_fix_is_resolved_against_the_recipe(tmp_path):
     status, out, err = capture(["diagnose", str(log), "--recipe", str(recipe)])
     assert status == ExitStatus.OK, err
     assert f"apply: tfwizard recipe set {recipe} build.jobs=4" in out
-    log = BUILD / "clang-offsetof-upb-ios-tf218.log"
+    log = BUILD / "clang16-builtin-offsetof-upb-bazel.log"
     status, out, _ = capture(["diagnose", str(log), "--recipe", str(recipe)])
     command = (f"tfwizard recipe set {recipe} "
                "build.bazel_flags+=--copt=-Wno-gnu-offsetof-extensions")

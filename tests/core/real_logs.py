@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tfwizard.core.vocab import SPEAKERS as _SPEAKERS
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - the 3.10 fallback the package itself uses
@@ -23,10 +25,9 @@ else:  # pragma: no cover - the 3.10 fallback the package itself uses
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "real-logs"
 KINDS = ("build", "runtime")
 NONE = "none"  # the expected cause of an excerpt where nothing should be diagnosed
-#: the tools an entry's `speaker` may name: the one that printed the decisive line
-SPEAKERS = ("compiler", "linker", "bazel-analysis", "bazel", "fetch", "configure",
-            "python-import", "pip", "cuda-runtime", "xla", "tf-runtime", "docker", "git",
-            "other")
+#: the tools an entry's `speaker` may name: the one that printed the decisive line (the
+#: signatures' vocabulary, tfwizard.core.vocab.SPEAKERS)
+SPEAKERS = _SPEAKERS
 
 
 def manifest() -> dict[str, Any]:

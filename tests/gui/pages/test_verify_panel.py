@@ -69,7 +69,7 @@ def test_a_pasted_program_output_is_diagnosed_as_cards(qtbot, make_window):
     box = page.output_diagnosis
     qtbot.mouseClick(box.button, Qt.MouseButton.LeftButton)
     assert box.status.text() == "Paste a program's output first."
-    box.edit.setPlainText((REAL_LOGS / "cudart110-alone-colab-ld-path.log").read_text())
+    box.edit.setPlainText((REAL_LOGS / "cudart110-dso-loader-stub-ignore.log").read_text())
     qtbot.mouseClick(box.button, Qt.MouseButton.LeftButton)
     ids = [card.diagnosis.id for card in box.cards.cards]
     assert ids and ids[0] == "cudart-not-found", ids

@@ -30,6 +30,7 @@ from tfwizard.core.build.events import (
     LogLines,
     PhaseChanged,
     Progress,
+    UnrecognisedEvent,
 )
 from tfwizard.core.build.progress import CacheSummary, cache_summary_text
 from tfwizard.core.diagnosis_text import diagnosis_lines
@@ -44,6 +45,7 @@ from ..widgets.bundle import BundleSaver
 from ..widgets.findings import severity_icon
 from ..widgets.logview import LogView
 from ..widgets.rebuild import RebuildGuard
+from ..widgets.unrecognised import UnrecognisedCard
 from .base import RecipePage
 from .build_watch import BuildWatch
 from .rebuild import RebuildBar
@@ -159,7 +161,7 @@ class BuildPage(RecipePage):
         self.diagnosis_layout = QVBoxLayout(self.diagnosis_box)
         self.diagnosis_layout.setContentsMargins(0, 0, 0, 0)
         self.body.addWidget(self.diagnosis_box)
-        self.diagnoses: list[DiagnosisRow] = []
+        self.diagnoses: list[QFrame] = []  # DiagnosisRow, then an UnrecognisedCard
         self.bundle = BundleSaver(state, self.content, "save-bundle")
         self.body.addWidget(self.bundle)
 
@@ -301,6 +303,10 @@ class BuildPage(RecipePage):
                 row.fix_button.clicked.connect(lambda _c=False, f=event: self.fix_and_rebuild(f))
             self.diagnosis_layout.addWidget(row)
             self.diagnoses.append(row)
+        elif isinstance(event, UnrecognisedEvent):  # no known cause: the lines to read
+            card = UnrecognisedCard(event, self.diagnosis_box)
+            self.diagnosis_layout.addWidget(card)
+            self.diagnoses.append(card)
         elif isinstance(event, Artifact):
             if event.kind == "record":
                 self.state.record_dir = event.path
