@@ -36,6 +36,12 @@ def _glog(level: str) -> str:
             rf"^{level} \S+\.cc:\d+\] ")
 
 
+#: words of a line that says something failed (a warning or a note is read only then),
+#: without their first letter (either case) so each is a literal the prefilter can use
+_FAILED = ("ould not", "ouldn't", "ailed", "ailure", "nable to", "annot ", "not found",
+           "gnoring", "older than", "too old", "not supported", "rror")
+
+
 #: key -> (speaker, patterns): the kinds of line a person reads first, by the tool that
 #: prints them (the speaker of some is decided from the line itself: `_speaker`)
 _LINES: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -45,7 +51,8 @@ _LINES: dict[str, tuple[str, tuple[str, ...]]] = {
         r"icpx|icx)(?:-[\d.]+)?(?:\.exe)?: (?:fatal )?error: ",
         r": 错误：",  # gcc in Chinese
         r"\b(?:fatal )?error C\d{4}: ",  # MSVC
-        r"^nvcc (?:fatal|error)\s*: ")),
+        r"^nvcc (?:fatal|error)\s*: ",
+        r"internal compiler error: ")),
     "linker": ("linker", (
         r"undefined reference to |ld returned \d+ exit status|error LNK\d{4}: |"
         r"\bld(?:\.\w+)?: (?:error: )?cannot find -l|Undefined symbols for architecture |"
@@ -54,11 +61,23 @@ _LINES: dict[str, tuple[str, tuple[str, ...]]] = {
         r"^ERROR: (?!Build did NOT complete successfully|Build failed\. Not running|"
         r"Couldn't start the build)",
         r"^FATAL: ")),
-    "configure": ("configure", (r"Configuration Error: |Please (?:re-)?specify|UserInputError",)),
-    "python": ("python", (r"^[\w.]*\wError(?:: |$)|^[\w.]*Exception(?:: |$)|"
+    "configure": ("configure", (r"Configuration Error: |Please re-specify|UserInputError|"
+                                r"Please (?:upgrade|downgrade) your ",)),
+    "python": ("python", (r"^[\w.]*\wError(?:: | \(|$)|^[\w.]*Exception(?:: |$)|"
                           r"^[\w.]*Exit(?:: |$)|^[\w.]*Interrupt(?:: |$)",)),
     "tf-fatal": ("tf-runtime", (_glog("F"), r"Check failed: ")),
     "tf-error": ("tf-runtime", (_glog("E"),)),
+    # a warning or a note that says something failed (TF's library loader logs at W and I)
+    "tf-notice": ("tf-runtime", tuple(
+        rf"(?:{_glog(level)}).*?{word}" for level in ("W", "I") for word in _FAILED
+    ) + (r"\*\*\* WARNING \*\*\*",)),
+    "cuda": ("cuda-runtime", (r"CUDA error: |CUDA_ERROR_[A-Z_]+|cudaError[A-Z]\w+",)),
+    "fetch": ("fetch", (r"Download from \S+ failed|Error downloading \[|"
+                        r"An error occurred during the fetch of repository",)),
+    # the operating system's own words (errno strings, the shell's)
+    "system": ("system", (r"No such file or directory|command not found|Permission denied|"
+                          r"Operation not permitted|No space left on device|"
+                          r"Cannot allocate memory",)),
     "signal": ("system", (r"^\s*Killed\s*$|Segmentation fault|Aborted \(core dumped\)|"
                           r"core dumped|died due to signal|terminated by signal|"
                           r"Killed signal terminated",)),
@@ -66,11 +85,17 @@ _LINES: dict[str, tuple[str, tuple[str, ...]]] = {
                     r"Cannot install|Package '|ResolutionImpossible|THESE PACKAGES)",)),
     "git": ("git", (r"^fatal: ",)),
     "docker": ("docker", (r"Error response from daemon: ",)),
+    # the last resort, read only when no line above was found: any line that says
+    # something failed, in whoever's words
+    "other": ("other", (*_FAILED, "nvalid ", "ERROR")),
 }
 #: the order in which kinds of line make the search query, the most telling first; a line
 #: two kinds found belongs to the earlier one
-_QUERY_ORDER = ("compiler", "linker", "configure", "tf-fatal", "tf-error", "python", "pip",
-                "git", "docker", "bazel", "signal")
+_QUERY_ORDER = ("compiler", "linker", "configure", "tf-fatal", "tf-error", "cuda", "python",
+                "pip", "git", "docker", "fetch", "bazel", "tf-notice", "system", "signal",
+                "other")
+#: the kind of line read only when no other was found
+_LAST_RESORT = "other"
 #: keys whose last line counts (a program's last exception is the one that ended it)
 _LAST = ("python",)
 _HARMLESS = "_harmless"
@@ -150,6 +175,8 @@ def from_scan(result: ScanResult, kind: str, speakers: dict[str, str]) -> Unreco
     chosen: dict[str, LineHit] = {}
     taken: set[int] = set()
     for key in _QUERY_ORDER:
+        if key == _LAST_RESORT and chosen:
+            break
         useful = [h for h in result.hits.get(key, [])
                   if h.line not in harmless and h.line not in taken]
         if useful:
@@ -172,6 +199,8 @@ def _speaker(default: str, text: str) -> str:
                      r"Skipping '", text):
             return "bazel-analysis"
     if default == "python":
+        if re.match(r"(java|javax|com\.google)\.|Caused by: ", text):
+            return "bazel"  # a Java exception: Bazel's server
         if re.match(r"(\w+\.)*(ImportError|ModuleNotFoundError)\b", text):
             return "python-import"
         if "XlaRuntimeError" in text or text.startswith("jaxlib"):
@@ -193,7 +222,7 @@ _LOCATION = re.compile(r"^(?:ERROR|FATAL|[IWEF]):?\s+\S+:\d+(?::\d+)?[:\]]\s+|^\
 _HEX = re.compile(r"^(?:0x[0-9a-fA-F]+|[0-9a-fA-F]{7,}|[0-9a-fA-F-]{20,})$")
 #: a number that is not part of a name (uint32_t, sm_86 and cp311 stay whole)
 _NUMBER = re.compile(r"(?<![A-Za-z_\d])\d+(?:[.,:x]\d+)*")
-_EDGE = "()[]{}<>,;:'\"`‘’“”."
+_EDGE = "()[]{}<>,;:'\"`‘’“”.!?"
 
 
 def search_query(text: str) -> str:
@@ -207,9 +236,20 @@ def search_query(text: str) -> str:
         if ("/" in bare or "\\" in bare or "://" in bare or "=" in bare
                 or _HEX.match(bare) and any(c.isdigit() for c in bare)):
             continue
-        token = _NUMBER.sub("", token).strip(_EDGE + "-+=*")
+        token = _trim(_NUMBER.sub("", token))
         if sum(c.isalpha() for c in token) >= 2:
             words.append(token)
         if len(words) >= QUERY_WORDS:
             break
     return " ".join(words)
+
+
+def _trim(token: str) -> str:
+    """A word without the punctuation around it; a bracket it closes itself stays
+    (inclusion(s), main())."""
+    token = token.strip(_EDGE.replace("(", "").replace(")", ""))
+    while token.endswith(")") and token.count(")") > token.count("("):
+        token = token[:-1].rstrip(_EDGE)
+    while token.startswith("(") and token.count("(") > token.count(")"):
+        token = token[1:].lstrip(_EDGE)
+    return token.strip(_EDGE) if token.count("(") != token.count(")") else token

@@ -120,16 +120,20 @@ def eta_text(seconds: float | None) -> str:
     return _("ETA: {time}").format(time=duration_text(seconds))
 
 
+#: each speaker as a person reads it (translated when shown)
+SPEAKER_WORDS: dict[str, str] = {
+    "compiler": N_("the compiler"), "linker": N_("the linker"),
+    "bazel-analysis": N_("Bazel (analysis)"), "bazel": N_("Bazel"),
+    "fetch": N_("Bazel's downloader"), "configure": N_("configure"),
+    "python-import": N_("Python (import)"), "python": N_("Python"), "pip": N_("pip"),
+    "cuda-runtime": N_("the CUDA driver or runtime"), "xla": N_("XLA"),
+    "tf-runtime": N_("TensorFlow"), "docker": N_("Docker"), "git": N_("git"),
+    "system": N_("the system (a signal)"), "other": N_("another tool"),
+}
+
+
 def speaker_word(speaker: str, lang: str | None = None) -> str:
     """The tool behind a log line as a person reads it ("compiler" -> "the compiler"), in
     `lang` (None: the current language); an unknown id as it is."""
-    words = {"compiler": N_("the compiler"), "linker": N_("the linker"),
-             "bazel-analysis": N_("Bazel (analysis)"), "bazel": N_("Bazel"),
-             "fetch": N_("Bazel's downloader"), "configure": N_("configure"),
-             "python-import": N_("Python (import)"), "python": N_("Python"),
-             "pip": N_("pip"), "cuda-runtime": N_("the CUDA driver or runtime"),
-             "xla": N_("XLA"), "tf-runtime": N_("TensorFlow"), "docker": N_("Docker"),
-             "git": N_("git"), "system": N_("the system (a signal)"),
-             "other": N_("another tool")}
-    word = words.get(speaker)
+    word = SPEAKER_WORDS.get(speaker)
     return translate(word, lang) if word else speaker

@@ -8,10 +8,11 @@ every match contains (`Prefilter`), and runs the same per-line check on those li
 counting line numbers with `bytes.count`.
 
 Wrapped lines: terminals and people posting logs break long lines. A pattern that starts
-with a literal of `MIN_LEAD` characters or more (its lead) also matches when the line
-holding the lead continues on the next `WRAP_LINES` lines, joined without a separator
-(where a terminal cut it). The match must start in the first line, and the pattern must
-not contain `.*` or `.+` (which would reach into unrelated next lines).
+with a literal of `MIN_LEAD` characters or more also matches when the line holding its
+first `MIN_LEAD` characters (its lead) continues on the next `WRAP_LINES` lines, joined
+without a separator (where a terminal cut it, even inside an error code). The match must
+start in the first line, and the pattern must not contain `.*` or `.+` (which would reach
+into unrelated next lines).
 
 Log prefixes: what CI systems, terminals and job launchers put before a tool's words (a
 time, MSBuild's `1>`, mpirun's `[1,0]<stderr>:`, Yocto's `| `, Ray's `(Actor pid=N)`, a
@@ -43,7 +44,8 @@ MAX_LINES = 50
 #: how many following lines a wrapped match may continue on
 WRAP_LINES = 2
 #: the shortest leading literal that makes a pattern wrap-tolerant (long enough to be
-#: specific: the lead is then the only text the fast path can look for)
+#: specific: the lead is then the only text the fast path can look for); the lead is its
+#: first MIN_LEAD characters, so a literal wrapped after them is found too
 MIN_LEAD = 16
 #: bytes read at a time by scan_stream
 CHUNK = 8 << 20
@@ -97,6 +99,8 @@ def line_pattern(key: str, pattern: str | re.Pattern[str]) -> LinePattern:
     lead = leading_literal(regex.pattern)
     if lead is None or len(lead) < MIN_LEAD or _ANY_RUN.search(regex.pattern):
         lead = None
+    else:  # its first MIN_LEAD characters: a console may wrap the rest of it too
+        lead = lead[:MIN_LEAD]
     return LinePattern(key, regex, required_runs(regex.pattern), lead)
 
 
