@@ -251,12 +251,18 @@ class CacheWarningBuild(FakeBuild):
                                    cache=cache))
 
 
-def test_build_page_shows_the_cache_summary_and_a_cache_warning(qtbot, make_window):
-    window = make_window(jobs=Jobs(build=CacheWarningBuild))
+def finished_build_page(qtbot, make_window, job):
+    """The Build page after a fake build job (a class taking the state) has finished."""
+    window = make_window(jobs=Jobs(build=job))
     window.wizard.go_to(PageId.BUILD)
     page = window.wizard.build
     qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: page.result is not None, timeout=WAIT)
+    return page
+
+
+def test_build_page_shows_the_cache_summary_and_a_cache_warning(qtbot, make_window):
+    page = finished_build_page(qtbot, make_window, CacheWarningBuild)
     assert page.cache_label.text().startswith("Actions: 30 in all; 28 ran here")
     assert "0 from the remote cache" in page.cache_label.text()
     row = page.diagnoses[0]
@@ -280,13 +286,9 @@ class UnknownFailureBuild(FakeBuild):
 
 
 def test_build_page_shows_an_unknown_failure_as_not_recognised(qtbot, make_window):
-    window = make_window(jobs=Jobs(build=UnknownFailureBuild))
-    window.wizard.go_to(PageId.BUILD)
-    page = window.wizard.build
-    qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: page.result is not None, timeout=WAIT)
+    page = finished_build_page(qtbot, make_window, UnknownFailureBuild)
     card = page.findChild(QWidget, "unrecognised")
-    assert card is not None and card in page.diagnoses and card.isVisible()
+    assert card is not None and card in page.diagnoses and card.isVisibleTo(page)
     assert card.heading.text().startswith("NOT RECOGNISED") and "not a diagnosis" in \
         card.heading.text()
     text = card.text.text()
