@@ -20,6 +20,12 @@ BUILD = [
      "oom-compiler-killed"),
     (["nvcc error   : 'cudafe++' died due to signal 9 (Kill signal)"], "oom-compiler-killed"),
     (["virtual memory exhausted: Cannot allocate memory"], "oom-compiler-killed"),
+    (["ERROR: /src/tensorflow/core/kernels/BUILD:2834:1: Compiling tensorflow/core/kernels/"
+      "x.cc failed: (Exit 137): gcc failed: error executing command"], "oom-compiler-killed"),
+    (["/usr/bin/ld: final link failed: No space left on device",
+      "collect2: error: ld returned 1 exit status"], "disk-full"),
+    (["2024/01/01 12:00:00 could not download Bazel: HTTP GET https://releases.bazel.build/"
+      "6.5.0/release/bazel-6.5.0-linux-x86_64 failed with error 404"], "download-failed"),
     (["Closure Rules requires Bazel >=0.4.5 but was 0.10.0"], "bazel-version-mismatch"),
     (["ERROR: Error downloading [https://mirror.example/llvm.tar.gz] to /tmp/x/llvm.tar.gz: "
       "Checksum was 1e8f1a7d1e0c2f0a4e1c6b5a9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e but "
@@ -43,6 +49,9 @@ BUILD = [
       "less than C++14 are not supported.\""], "compiler-version-unsupported"),
     (["tensorflow/lite/x.h:20:8: error: 'uint8_t' in namespace 'std' does not name a type; "
       "did you mean 'wint_t'?"], "compiler-version-unsupported"),
+    (["error: unknown warning option '-Wno-gnu-offsetof-extensions'; did you mean "
+      "'-Wno-gnu-label-as-value'? [-Werror,-Wunknown-warning-option]"],
+     "compiler-version-unsupported"),
     (["g++-9: error: unrecognized command-line option '-fcolor-diagnostics'"],
      "gcc-instead-of-clang"),
     (["bazel-out/k8-opt/bin/x.pb.h:10:2: error: #error \"Protobuf C++ gencode is built with an "
@@ -83,6 +92,18 @@ RUNTIME = [
       "failed : a.shape=[1,2,3], b.shape=[1,3,4], m=2, n=4, k=3, batch_size=1"],
      "cublas-init-failed"),
     (["TypeError: Descriptors cannot be created directly."], "protobuf-too-new"),
+    (["RuntimeError: CUDA error: out of memory"], "gpu-out-of-memory"),
+    (["ImportError: numpy.core.multiarray failed to import"], "numpy-abi-mismatch"),
+    ([">>> import tensorflow as tf", "Illegal instruction (core dumped)"],
+     "cpu-instructions-missing"),
+    (["ImportError: Could not find 'cudart64_100.dll'. TensorFlow requires that this DLL be "
+      "installed in a directory that is named in your %PATH% environment variable."],
+     "cudart-not-found"),
+    (["ImportError: Could not find 'cudnn64_7.dll'. TensorFlow requires that this DLL be "
+      "installed in a directory that is named in your %PATH% environment variable."],
+     "dlopen-failed"),
+    (["InternalError: CUDA runtime implicit initialization on GPU:0 failed. Status: device "
+      "kernel image is invalid"], "cc-not-in-build"),
     (["ImportError: DLL load failed while importing _pywrap_tfe: The specified procedure "
       "could not be found."], "windows-dll-load-failed"),
     (["RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable"],

@@ -26,9 +26,11 @@ from .vocab import SEVERITIES, SPEAKERS, Severity, severity_order
 GPU_LIBRARIES = ("libcudart", "libcublas", "libcufft", "libcusolver", "libcusparse", "libcudnn")
 #: internal line patterns (not rules): every library TensorFlow failed to dlopen
 _DLERROR = "_dlerror"
-_DLERROR_PATTERNS = (r"Could not (?:load dynamic|dlopen) library '(?P<lib>[^']+)'",
+_DLERROR_PATTERNS = (r"Could not load dynamic library '(?P<lib>[^']+)'",
+                     r"Could not dlopen library '(?P<lib>[^']+)'",
                      r"Couldn't open CUDA library (?P<lib>\S+?)\.?(?: |$)",
-                     r"could not dlopen DSO: (?P<lib>[^;\s]+)")
+                     r"could not dlopen DSO: (?P<lib>[^;\s]+)",
+                     r"Could not find '(?P<lib>[\w.]+\.dll)'")
 #: internal line patterns: the two driver versions TensorFlow's CUDA diagnostics print
 #: after cuInit fails; different ones are a driver/library mismatch whatever cuInit said
 _DIAG_DSO, _DIAG_KERNEL = "_diag_dso", "_diag_kernel"
