@@ -28,8 +28,7 @@ def test_the_warning_matcher_holds_every_warning_and_no_unrelated_error():
     assert len(kept) < len(sigs)
 
 
-@pytest.mark.parametrize("log", sorted(REAL_LOGS / e["file"]
-                                        for e in real_logs.entries(holdout=False)),
+@pytest.mark.parametrize("log", sorted(REAL_LOGS / e["file"] for e in real_logs.entries()),
                          ids=lambda p: p.name)
 def test_real_logs_show_the_same_warnings_with_the_small_matcher(log):
     with log.open("rb") as fh:
