@@ -161,7 +161,9 @@ class BuildPage(RecipePage):
         self.diagnosis_layout = QVBoxLayout(self.diagnosis_box)
         self.diagnosis_layout.setContentsMargins(0, 0, 0, 0)
         self.body.addWidget(self.diagnosis_box)
-        self.diagnoses: list[QFrame] = []  # DiagnosisRow, then an UnrecognisedCard
+        self.diagnoses: list[DiagnosisRow] = []
+        #: a failure no signature explains: the log's lines to read (not a diagnosis)
+        self.unrecognised: UnrecognisedCard | None = None
         self.bundle = BundleSaver(state, self.content, "save-bundle")
         self.body.addWidget(self.bundle)
 
@@ -278,6 +280,9 @@ class BuildPage(RecipePage):
         for row in self.diagnoses:
             row.deleteLater()
         self.diagnoses = []
+        if self.unrecognised is not None:
+            self.unrecognised.deleteLater()
+            self.unrecognised = None
 
     # -- events -> widgets -------------------------------------------------------------------
     def show_event(self, event: BuildEvent) -> None:
@@ -304,9 +309,8 @@ class BuildPage(RecipePage):
             self.diagnosis_layout.addWidget(row)
             self.diagnoses.append(row)
         elif isinstance(event, UnrecognisedEvent):  # no known cause: the lines to read
-            card = UnrecognisedCard(event, self.diagnosis_box)
-            self.diagnosis_layout.addWidget(card)
-            self.diagnoses.append(card)
+            self.unrecognised = UnrecognisedCard(event, self.diagnosis_box)
+            self.diagnosis_layout.addWidget(self.unrecognised)
         elif isinstance(event, Artifact):
             if event.kind == "record":
                 self.state.record_dir = event.path
