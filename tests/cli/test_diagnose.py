@@ -261,3 +261,19 @@ def test_an_unknown_runtime_failure_shows_the_last_exception(tmp_path):
     assert unknown["kind"] == "runtime" and unknown["recognised"] is False
     assert unknown["lines"][0]["speaker"] == "tf-runtime"
     assert "0x7f3a" not in unknown["query"] and "Graph execution error" in unknown["query"]
+
+
+def test_a_failed_builds_summary_ends_with_the_lines_to_read():
+    """`tfwizard build`'s end (cli/render.build_summary): the diagnoses, then a failure no
+    signature names as the lines to read, then the record."""
+    from tfwizard.cli.render import build_summary
+    from tfwizard.core.build.events import BuildResult, DiagnosisEvent, UnrecognisedEvent
+
+    result = BuildResult("b1", "failed", "/tmp/rec", message="step build exited with 1")
+    lines = build_summary(result, [
+        DiagnosisEvent("compile-error", "A C++ file failed to compile", "c", "n", (3,)),
+        UnrecognisedEvent("build", ((4, "x.cc:1:2: error: frob", "compiler"),), "error frob")])
+    text = "\n".join(lines)
+    assert text.index("compile-error:") < text.index("  NOT RECOGNISED") < text.index("Record:")
+    assert "    line 4, printed by the compiler:" in lines
+    assert "    search for: error frob" in lines
