@@ -1,12 +1,20 @@
 """Benchmark: how well and how fast the diagnosis works on real logs.
 
-1. The real-log corpus (tests/data/real-logs): per kind (build, runtime), tuning and holdout
-   excerpts apart, how many get the right first cause ("none": nothing reported), and the
-   false positives: a diagnosis on an excerpt where nothing applies, a specific build
-   signature where only the generic one should fire, or an id that is neither the excerpt's
-   cause nor one tests/core/build/test_real_logs_diagnosis.py lists as present too. Hits of the
-   other kind's catalogue (a build signature on a program's output and back) are counted
-   apart: the same message read in the other context.
+1. The real-log corpus (tests/data/real-logs): per kind (build, runtime), the tuning
+   excerpts and the held-out third apart, and within the holdout the round-5 excerpts
+   (collected after the signatures of their time, never seen by whoever wrote the newer
+   ones) apart from the older ones. An excerpt is recognised when the first cause reported
+   is its label ("none": nothing reported); the fallback for unrecognised failures
+   (core/unrecognised.py) never counts as recognised. Then, per cause, recognised of
+   excerpts in each group; the false positives: a diagnosis on an excerpt where nothing
+   applies, a specific build signature where only the generic one should fire, or an id
+   that is neither the excerpt's cause nor one tests/core/build/test_real_logs_diagnosis.py
+   lists as present too; the negatives (every one, held out or not) with a diagnosis of
+   either catalogue; and the fallback's coverage: of the failures nothing specific
+   recognised, how many get at least one root-cause line. Hits of the other kind's
+   catalogue (a build signature on a program's output and back) are counted apart.
+   `--tuning` reports the tuning excerpts only (for whoever writes signatures: the holdout
+   is run once, when they are final).
 2. Throughput: a Bazel log of SIZE MB (default 2048) is written to a temporary folder from
    real build log lines (the fixture builds' log.txt, harmless corpus excerpts, progress
    lines in their format), with a real compiler OOM near the end; `tfwizard diagnose`'s
@@ -14,9 +22,10 @@
    RSS. Baselines in the same run: reading the file in the same chunks without scanning,
    and the per-line reference (LineMatcher.scan_lines) on the first 100 MB, whose result
    the fast path must equal. Targets: >= 100 MB/s, and peak RSS no higher than on a log a
-   tenth the size (constant memory).
+   tenth the size (constant memory). The fallback's scan (run only when nothing is
+   recognised) is timed on the same log.
 
-    .venv/bin/python bench/diagnosis.py [SIZE_MB] [--keep DIR]
+    .venv/bin/python bench/diagnosis.py [SIZE_MB] [--keep DIR] [--tuning] [--no-throughput]
 """
 
 from __future__ import annotations
@@ -41,29 +50,99 @@ FAILURE = "build/gcc-killed-signal-cc1plus-tf-seal.log"  # a real OOM, put near 
 BLOCK = 4 << 20
 
 
-def corpus_report() -> dict:
-    report: dict = {}
-    for kind in real_logs.KINDS:
-        for holdout in (False, True):
-            entries = real_logs.entries(kind, holdout=holdout)
-            right, fps, wrong = 0, [], []
-            for entry in entries:
-                ids = real_logs.diagnosed_ids(entry)
-                if real_logs.first_cause(ids) == entry["cause"]:
-                    right += 1
-                else:
-                    wrong.append(f"{entry['file']}: {entry['cause']} -> {ids}")
-                fps += false_positives(entry, ids)
-            report[f"{kind} {'holdout' if holdout else 'tuning'}"] = {
-                "right": right, "total": len(entries), "false_positives": fps, "wrong": wrong}
+#: the groups of excerpts reported apart: (name, holdout, round or None for any)
+GROUPS = (("tuning", False, None), ("holdout", True, None), ("holdout round 5", True, 5),
+          ("holdout older", True, 0))
+
+
+def _diagnosis(entry: dict) -> tuple[list[str], bool]:
+    """The ids diagnosed on an excerpt, and whether they name a cause: for a build log a
+    specific error signature (diagnose.recognised), for a program's output any message."""
+    from tfwizard.core.build.diagnose import diagnose_file, recognised
+
+    if entry["kind"] == "build":
+        found = diagnose_file(real_logs.CORPUS / entry["file"])
+        return [d.id for d in found], recognised(found)
+    ids = real_logs.diagnosed_ids(entry)
+    return ids, bool(ids)
+
+
+def _fallback_lines(entry: dict) -> int:
+    from tfwizard.core.unrecognised import root_lines
+
+    with (real_logs.CORPUS / entry["file"]).open("rb") as fh:
+        return len(root_lines(fh, entry["kind"]).lines)
+
+
+def corpus_report(*, tuning_only: bool = False) -> dict:
+    """Per group and kind: recognised, false positives, misses, the fallback's coverage,
+    per cause; the negatives; the other catalogue's hits."""
+    report: dict = {"groups": {}, "causes": {}}
+    groups = GROUPS[:1] if tuning_only else GROUPS
+    for name, holdout, round_ in groups:
+        for kind in real_logs.KINDS:
+            row = {"right": 0, "total": 0, "false_positives": [], "wrong": [],
+                   "unrecognised": 0, "with_lines": 0}
+            for entry in real_logs.entries(kind, holdout=holdout, in_round=round_):
+                ids, named = _diagnosis(entry)
+                right = real_logs.first_cause(ids) == entry["cause"]
+                row["total"] += 1
+                row["right"] += right
+                if not right:
+                    row["wrong"].append(f"{entry['file']}: {entry['cause']} -> {ids}")
+                row["false_positives"] += false_positives(entry, ids)
+                if entry["cause"] != real_logs.NONE and not named:
+                    row["unrecognised"] += 1
+                    row["with_lines"] += _fallback_lines(entry) > 0
+                if round_ is None:
+                    cell = report["causes"].setdefault((kind, entry["cause"]), {})
+                    counts = cell.setdefault(name, [0, 0])
+                    counts[0] += right
+                    counts[1] += 1
+            report["groups"][(name, kind)] = row
+    negatives = [e for e in real_logs.entries() if e["cause"] == real_logs.NONE
+                 and (not tuning_only or not e["holdout"])]
+    report["negatives"] = (sum(any(real_logs.diagnosed_ids(e, kind=k) for k in real_logs.KINDS)
+                               for e in negatives), len(negatives))
     cross = []
-    for entry in real_logs.entries():
+    for entry in real_logs.entries(holdout=False if tuning_only else None):
         other = "runtime" if entry["kind"] == "build" else "build"
         ids = real_logs.diagnosed_ids(entry, kind=other)
         if ids:
             cross.append(f"{entry['file']} ({entry['cause']}) -> {other} {ids}")
     report["cross-kind hits"] = cross
     return report
+
+
+def print_corpus(report: dict) -> None:
+    """The corpus report as text: the groups, the negatives, the causes, the misses."""
+    def pct(a: int, b: int) -> str:
+        return f"{100 * a / max(1, b):5.1f} %"
+
+    print("corpus: recognised (the first cause is the label) / excerpts; false positives; "
+          "the fallback on the failures nothing specific recognised")
+    for (name, kind), row in report["groups"].items():
+        print(f"  {name:16} {kind:8} {row['right']:3} / {row['total']:3} ({pct(row['right'], row['total'])})"
+              f"  false positives: {len(row['false_positives'])}"
+              f"  fallback: {row['with_lines']} / {row['unrecognised']} with root-cause lines")
+    fired, total = report["negatives"]
+    print(f"  negatives with any diagnosis (either catalogue): {fired} of {total}")
+    print(f"  cross-kind hits (the same message in the other context): "
+          f"{len(report['cross-kind hits'])}")
+    names = [n for n, _h, r in GROUPS if r is None and any(g[0] == n for g in report["groups"])]
+    print("\nper cause (recognised / excerpts): " + ", ".join(names))
+    for (kind, cause), cell in sorted(report["causes"].items()):
+        parts = [f"{cell[n][0]}/{cell[n][1]}" if n in cell else "-" for n in names]
+        print(f"  {kind:8} {cause:34} " + "   ".join(f"{p:>7}" for p in parts))
+    print("\nmisses and false positives")
+    for (name, kind), row in report["groups"].items():
+        if name == "holdout" or not (row["wrong"] or row["false_positives"]):
+            continue  # the holdout's are listed by round
+        print(f"  {name} {kind}:")
+        for text in row["wrong"] + [f"false positive {fp}" for fp in row["false_positives"]]:
+            print(f"      {text}")
+    for text in report["cross-kind hits"]:
+        print(f"  cross-kind: {text}")
 
 
 def filler_lines() -> tuple[list[str], list[str], list[str]]:
@@ -132,6 +211,10 @@ if mode == 'read':
         while fh.read(CHUNK):
             pass
     found = []
+elif mode == 'fallback':
+    from tfwizard.core.unrecognised import root_lines
+    with path.open('rb') as fh:
+        found = [{'line': r.line, 'speaker': r.speaker} for r in root_lines(fh, 'build').lines]
 else:
     found = [{'id': d.id, 'lines': list(d.lines[:3])} for d in diagnose_file(path)]
 seconds = time.perf_counter() - t
@@ -172,23 +255,18 @@ def main() -> None:
     if "--keep" in args:
         keep = Path(args[args.index("--keep") + 1])
         del args[args.index("--keep"): args.index("--keep") + 2]
+    tuning_only = "--tuning" in args
+    throughput = "--no-throughput" not in args
+    args = [a for a in args if a not in ("--tuning", "--no-throughput")]
     size_mb = int(args[0]) if args else 2048
 
-    report = corpus_report()
-    print("corpus (first cause right / excerpts, false positives)")
-    for name, row in report.items():
-        if name == "cross-kind hits":
-            continue
-        print(f"  {name:17} {row['right']:3} / {row['total']:3}  "
-              f"({100 * row['right'] / max(1, row['total']):5.1f} %)  "
-              f"false positives: {len(row['false_positives'])}")
-        for text in row["wrong"] + row["false_positives"]:
-            print(f"      {text}")
-    print(f"  cross-kind hits (the same message in the other context): "
-          f"{len(report['cross-kind hits'])}")
-    for text in report["cross-kind hits"]:
-        print(f"      {text}")
+    print_corpus(corpus_report(tuning_only=tuning_only))
+    if throughput:
+        measure_throughput(size_mb, keep)
 
+
+def measure_throughput(size_mb: int, keep: Path | None) -> None:
+    """The throughput part (see the module docstring)."""
     folder = keep or Path(tempfile.mkdtemp(prefix="tfwizard-bench-diag-"))
     folder.mkdir(parents=True, exist_ok=True)
     big, small = folder / "big.log", folder / "small.log"
@@ -217,6 +295,10 @@ def main() -> None:
         ok = (mb / run["seconds"] >= 100 and run["found"] == expected and same
               and run["peak_rss_mb"] <= small_run["peak_rss_mb"] + 16)
         print(f"  target >= 100 MB/s in constant memory: {'met' if ok else 'NOT met'}")
+        fallback = run_child(big, "fallback")  # only run when nothing is recognised
+        print(f"  the fallback's scan       {mb / fallback['seconds']:8.1f} MB/s  "
+              f"{fallback['seconds']:.1f} s  peak RSS {fallback['peak_rss_mb']} MB; "
+              f"root-cause lines {fallback['found']}")
     finally:
         if keep is None:
             for path in (big, small):

@@ -1,16 +1,21 @@
 """The real-log corpus (tests/data/real-logs) as data for tests and bench/diagnosis.py.
 
-`entries(kind, holdout=...)` lists manifest entries without reading any excerpt, so a
-caller that must not see the holdout files (whoever tunes signatures) can pick the tuning
-ones only. `diagnosed_ids` runs the shipped diagnosis on one excerpt: the build catalogue
-for build excerpts, the runtime messages (no host profile) for runtime ones.
+`entries(kind, holdout=..., in_round=...)` lists manifest entries without reading any
+excerpt, so a caller that must not see the holdout files (whoever tunes signatures) can
+pick the tuning ones only, and a report can show the newest round apart. `is_holdout` is
+the one definition of the holdout rule (a fixed hash of the source URL). `diagnosed_ids`
+runs the shipped diagnosis on one excerpt: the build catalogue for build excerpts, the
+runtime messages (no host profile) for runtime ones.
 """
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from pathlib import Path
 from typing import Any
+
+from tfwizard.core.vocab import SPEAKERS as _SPEAKERS
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -20,6 +25,9 @@ else:  # pragma: no cover - the 3.10 fallback the package itself uses
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "real-logs"
 KINDS = ("build", "runtime")
 NONE = "none"  # the expected cause of an excerpt where nothing should be diagnosed
+#: the tools an entry's `speaker` may name: the one that printed the decisive line (the
+#: signatures' vocabulary, tfwizard.core.vocab.SPEAKERS)
+SPEAKERS = _SPEAKERS
 
 
 def manifest() -> dict[str, Any]:
@@ -27,11 +35,20 @@ def manifest() -> dict[str, Any]:
         return tomllib.load(fh)
 
 
-def entries(kind: str | None = None, *, holdout: bool | None = None) -> list[dict[str, Any]]:
-    """Manifest entries, of one kind and/or only holdout (True) or only tuning (False)."""
+def is_holdout(url: str) -> bool:
+    """The holdout rule: a third of the source threads, fixed by their URL alone, so every
+    excerpt of one thread falls on the same side and no one chooses which."""
+    return int(hashlib.sha256(url.encode()).hexdigest(), 16) % 3 == 0
+
+
+def entries(kind: str | None = None, *, holdout: bool | None = None,
+            in_round: int | None = None) -> list[dict[str, Any]]:
+    """Manifest entries, of one kind and/or only holdout (True) or only tuning (False),
+    and/or of one collection round (entries without a `round` count as round 0)."""
     return [e for e in manifest()["log"]
             if (kind is None or e["kind"] == kind)
-            and (holdout is None or e["holdout"] == holdout)]
+            and (holdout is None or e["holdout"] == holdout)
+            and (in_round is None or e.get("round", 0) == in_round)]
 
 
 def diagnosed_ids(entry: dict[str, Any], *, kind: str | None = None) -> list[str]:

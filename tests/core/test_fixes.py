@@ -50,8 +50,10 @@ def test_every_build_fix_is_resolved_applied_and_checked():
     applied = {sig: 0 for sig in fixes}
     refused: dict[str, set[str]] = {sig: set() for sig in fixes}
     for path in RECIPES:
-        # nvcc: a recipe the compiler fix (cuda.compiler = "clang") changes
-        for variant in ({}, {"build.jobs": 8}, {"build.jobs": 1}, {"cuda.compiler": "nvcc"}):
+        # nvcc: a recipe the compiler fix (cuda.compiler = "clang") changes; x86 options
+        # (x86-flags-on-arm puts the default back) and gcc (gcc-instead-of-clang clears it)
+        for variant in ({}, {"build.jobs": 8}, {"build.jobs": 1}, {"cuda.compiler": "nvcc"},
+                        {"build.opt_flags": ["-mavx2", "-mfma"]}, {"toolchain.gcc": "13"}):
             recipe = load_recipe(path).with_changes(variant)
             recipe.path = path
             for host in BUILD_HOSTS:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.test_diagnose import NO_KERNEL
 from tests.core import real_logs
 from tests.core.build.test_diagnose import EXAMPLES, LOGS, example_lines
 from tests.core.test_verify import RUNTIME, cpu_host, cpu_probe, cuda_probe, gpu_host, log
@@ -91,10 +92,11 @@ def test_cli_diagnose_is_marked():
     assert unmarked("\n".join(shown)) == []
 
 
-def test_cli_runtime_diagnose_is_marked():
+def test_cli_runtime_diagnose_is_marked(tmp_path):
     """`diagnose --runtime` with a fix to apply, and without the recipe it needs: only the
     quoted log lines, names and the command stay English."""
-    log = real_logs.CORPUS / "runtime" / "no-kernel-image-gtx750ti-tf23.log"
+    log = tmp_path / "no-kernel.log"
+    log.write_text(NO_KERNEL)
     recipe = ROOT / "recipes" / "tf220-cuda-h100-from-gpuless-server.toml"
     for extra, said in (([], "⟦no recipe fix: "), (["--recipe", str(recipe)], "⟦apply: ")):
         status, out, err = capture(["diagnose", "--runtime", str(log), "--target",

@@ -101,9 +101,11 @@ def test_every_runtime_rule_has_words_sources_and_known_placeholders(kb):
             names = {f for _, f, _, _ in string.Formatter().parse(text) if f}
             assert names <= KNOWN_PLACEHOLDERS, (rule.id, names - KNOWN_PLACEHOLDERS)
         if rule.kind == "message":
-            # every message rule matches a line in tests/data/runtime or a real excerpt
+            # every message rule matches a line in tests/data/runtime or a real excerpt (a
+            # tuning one: the held-out third is for measuring, bench/diagnosis.py)
             samples = [RUNTIME / f.name for f in RUNTIME.glob("*.log")]
-            samples += [real_logs.CORPUS / e["file"] for e in real_logs.entries("runtime")]
+            samples += [real_logs.CORPUS / e["file"]
+                        for e in real_logs.entries("runtime", holdout=False)]
             assert any(regex.search(line) for regex in rule.regexes for f in samples
                        for line in f.read_text(encoding="utf-8").splitlines()), \
                 rule.id + " has no real sample"

@@ -180,6 +180,14 @@ def test_break_variant_fails_and_is_diagnosed_from_the_real_log(tw, tmp_path):
     lines = runner.record.log_path.read_text().splitlines()
     assert any("matmul_op.cc" in lines[n - 1] for n in finding.lines)
     assert [d.id for d in diagnose_file(runner.record.path)][0] == "compile-error"
+    # only generic signatures: the compiler's own line follows, labelled as not recognised
+    unknown = [e for e in events if e.type == "unrecognised"]
+    assert len(unknown) == 1 and events.index(unknown[0]) > events.index(finding)
+    assert any(speaker == "compiler" and "'MatMulKernel' was not declared" in text
+               for _line, text, speaker in unknown[0].lines), unknown[0].lines
+    assert "MatMulKernel" in unknown[0].query and "findings" not in unknown[0].to_dict()
+    assert "NOT RECOGNISED: no known cause matches this log" in \
+        runner.record.log_path.read_text()
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
     assert (runner.record.path / "bep.json").is_file()  # copied back from the volume
     assert kit.leftovers(tw.client, result.build_id) == []

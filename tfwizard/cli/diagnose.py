@@ -1,14 +1,19 @@
 """`tfwizard diagnose`: explain a failed build's log (known failure signatures), or with
 --runtime a program's output; each diagnosis with the `tfwizard recipe set` command that
-applies its fix."""
+applies its fix. A failure no rule knows gets its root-cause lines and a search query,
+labelled as not recognised (core/unrecognised.py)."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ..core.errors import UsageError
 from ..core.i18n import _
@@ -106,39 +111,89 @@ def cmd_diagnose(args: argparse.Namespace, env: Environment) -> ExitStatus:
     fixes = FixContext(args, env, record)
     shown = "-" if path is None else str(path)
     try:
-        if args.runtime:
-            return _diagnose_runtime(args, env, path, fixes, shown)
-        from ..core.build.diagnose import diagnose_file, diagnose_stream
-
-        found = (fixes.resolve(diagnose_stream(stdin_bytes(env))) if path is None
-                 else diagnose_file(path, recipe=fixes.recipe, plan=fixes.plan))
+        with _log_source(env, path, runtime=args.runtime) as source:
+            if args.runtime:
+                return _diagnose_runtime(args, env, source, fixes, shown)
+            return _diagnose_build(args, env, source, fixes, shown)
     except OSError as exc:
         raise UsageError(_("{path}: cannot read the log: {error}").format(
             path=shown, error=exc.strerror or exc)) from None
+
+
+@contextlib.contextmanager
+def _log_source(env: Environment, path: Path | None, *, runtime: bool) -> Iterator[_Source]:
+    """The log to read (twice when nothing is recognised): a file, or standard input kept
+    in a temporary file (in memory up to 64 MB)."""
+    if path is not None:
+        if runtime and path.is_dir():
+            raise UsageError(_("{path}: --runtime reads a program's output, not a build "
+                               "record").format(path=path))
+        yield _Source(path / "log.txt" if path.is_dir() else path, path)
+        return
+    with tempfile.SpooledTemporaryFile(max_size=64 << 20) as spool:
+        shutil.copyfileobj(stdin_bytes(env), spool)
+        yield _Source(None, None, spool)
+
+
+class _Source:
+    """A log on disk (`file`, and `given`: the file or record folder named), or standard
+    input kept in `spool`; `open()` gives a binary stream from its start each time."""
+
+    def __init__(self, file: Path | None, given: Path | None, spool: Any = None) -> None:
+        self.file, self.given, self.spool = file, given, spool
+
+    @contextlib.contextmanager
+    def open(self) -> Iterator[BinaryIO]:
+        """The log as a binary stream, from its first byte."""
+        if self.file is not None:
+            with self.file.open("rb") as fh:
+                yield fh
+            return
+        self.spool.seek(0)
+        yield self.spool
+
+
+def _diagnose_build(args: argparse.Namespace, env: Environment, source: _Source,
+                    fixes: FixContext, shown: str) -> ExitStatus:
+    from ..core.build.diagnose import diagnose_file, diagnose_stream, recognised
+    from ..core.diagnosis_text import unrecognised_block
+    from ..core.unrecognised import root_lines
+
+    if source.given is not None:
+        found = diagnose_file(source.given, recipe=fixes.recipe, plan=fixes.plan)
+    else:
+        with source.open() as fh:
+            found = fixes.resolve(diagnose_stream(fh))
+    unknown = None
+    if not recognised(found):
+        with source.open() as fh:
+            unknown = root_lines(fh, "build")
     if args.json:
         env.out(json.dumps({"log": shown, "kind": "build",
-                            "diagnoses": [fixes.to_dict(d) for d in found]}, indent=2))
+                            "diagnoses": [fixes.to_dict(d) for d in found],
+                            "unrecognised": unknown.to_dict() if unknown else None}, indent=2))
         return ExitStatus.OK
     if not found:
         env.out(_("{path}: no known failure signature found.").format(path=shown))
-        if path is not None:
-            env.out(_("If it is a program's output rather than a build's: "
-                      "`tfwizard diagnose --runtime {path}`.").format(path=args.log))
-        return ExitStatus.OK
     for d in found:
         # a warning's last quote is what the server or tool said
         _print_diagnosis(env, d, fixes, quotes=2 + (d.severity == "warning"))
+    if unknown is not None:
+        for line in unrecognised_block(unknown):
+            env.out(line)
+    if not found and source.given is not None:
+        env.out(_("If it is a program's output rather than a build's: "
+                  "`tfwizard diagnose --runtime {path}`.").format(path=args.log))
     return ExitStatus.OK
 
 
-def _diagnose_runtime(args: argparse.Namespace, env: Environment, path: Path | None,
+def _diagnose_runtime(args: argparse.Namespace, env: Environment, source: _Source,
                       fixes: FixContext, shown: str) -> ExitStatus:
     from ..core.host import HostProfile
+    from ..core.diagnosis_text import unrecognised_block
     from ..core.runtime_diagnosis import diagnose_log
+    from ..core.unrecognised import root_lines
 
-    if path is not None and path.is_dir():
-        raise UsageError(_("{path}: --runtime reads a program's output, not a build record").format(
-            path=path))
     if args.target:
         host = HostProfile.load(arg_path(env, args.target))
     else:
@@ -148,20 +203,23 @@ def _diagnose_runtime(args: argparse.Namespace, env: Environment, path: Path | N
     ccs = list(fixes.recipe.cuda.compute_capabilities) if fixes.recipe is not None else None
     # a program run here most likely saw this shell's LD_LIBRARY_PATH; elsewhere: unknown
     ld_path = None if args.target else env.env.get("LD_LIBRARY_PATH", "")
-    if path is None:
-        found = diagnose_log(stdin_bytes(env), host, recipe_ccs=ccs, ld_library_path=ld_path)
-    else:
-        with path.open("rb") as fh:
-            found = diagnose_log(fh, host, recipe_ccs=ccs, ld_library_path=ld_path)
-    found = fixes.resolve(found)
+    with source.open() as fh:
+        found = fixes.resolve(diagnose_log(fh, host, recipe_ccs=ccs, ld_library_path=ld_path))
+    unknown = None
+    if not found:  # nothing known: the output's own root-cause lines instead
+        with source.open() as fh:
+            unknown = root_lines(fh, "runtime")
     if args.json:
         env.out(json.dumps({"log": shown, "kind": "runtime", "host": host_text(host),
-                            "diagnoses": [fixes.to_dict(d) for d in found]}, indent=2))
+                            "diagnoses": [fixes.to_dict(d) for d in found],
+                            "unrecognised": unknown.to_dict() if unknown else None}, indent=2))
         return ExitStatus.OK
     env.out(_("This machine: {host}").format(host=host_text(host)) if not args.target
             else _("The machine that ran it: {host}").format(host=host_text(host)))
-    if not found:
+    if unknown is not None:
         env.out(_("{path}: no known TensorFlow runtime message found.").format(path=shown))
+        for line in unrecognised_block(unknown):
+            env.out(line)
         return ExitStatus.OK
     for d in found:
         _print_diagnosis(env, d, fixes, quotes=2)

@@ -147,7 +147,7 @@ class PlainPrinter(Printer):
             if event.total and now - self._last_progress >= 5:
                 self._last_progress = now
                 self.env.out(NOTE + progress_text(event))
-        elif kind == "finding":
+        elif kind in ("finding", "unrecognised"):
             self.diagnoses.append(event)
         elif kind == "finished":
             self.finished(event.result)
@@ -251,7 +251,7 @@ class RichPrinter(Printer):
             if event.total:
                 fields.update(total=event.total, completed=event.done or 0)
             self.progress.update(self.task, **fields)
-        elif kind == "finding":
+        elif kind in ("finding", "unrecognised"):
             self.diagnoses.append(event)
         elif kind == "finished":
             self.progress.update(self.task, phase=status_word(event.result.status), eta="",

@@ -38,16 +38,19 @@ def finding_details(finding: Any, kb: Any) -> list[str]:
 
 def build_summary(result: Any, diagnoses: list[Any]) -> list[str]:
     """How a build ended: the wheel or why there is none, where its actions came from, the
-    diagnoses of its log, and its record."""
+    diagnoses of its log (or, when none names the cause, its root-cause lines), and its
+    record."""
     from ..core.build.progress import CacheSummary, cache_summary_text
-    from ..core.diagnosis_text import diagnosis_block
+    from ..core.diagnosis_text import diagnosis_block, unrecognised_block
 
     lines = [_("Wheel: {path}").format(path=result.wheel) if result.ok
              else build_outcome(result.status, result.message)]
     if result.cache:  # every build Bazel ran ends with where its actions came from
         lines.append(cache_summary_text(CacheSummary(**result.cache)))
-    for d in diagnoses:
-        lines.extend("  " + line for line in diagnosis_block(d, quotes=4))
+    for d in diagnoses:  # an unrecognised failure's root-cause lines come last
+        block = (unrecognised_block(d) if getattr(d, "type", "") == "unrecognised"
+                 else diagnosis_block(d, quotes=4))
+        lines.extend("  " + line for line in block)
     lines.append(_("Record: {path}  (log: {log})").format(
         path=result.record_dir, log=Path(result.record_dir) / "log.txt"))
     return lines

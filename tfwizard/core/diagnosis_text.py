@@ -6,6 +6,10 @@ A diagnosis is any object with the fields both kinds share (diagnose.Diagnosis,
 runtime_diagnosis.Diagnosis, events.DiagnosisEvent): id, title, severity, cause,
 next_step, lines, recipe_fix, fix_problem, and its log's own words as `excerpt` (a build
 log) or `evidence` (a program's output).
+
+A failure no rule knows (unrecognised.Unrecognised, events.UnrecognisedEvent) is not a
+diagnosis and never looks like one: `unrecognised_block` says "not recognised" first,
+then the log's root-cause lines with the tool that printed each, and a query to search for.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from typing import Any, Protocol
 
 from .fixes import fix_text
 from .i18n import N_, translate
-from .vocab import severity_word
+from .vocab import severity_word, speaker_word
 
 #: how much of a quoted log line is shown
 QUOTE_WIDTH = 200
@@ -111,3 +115,45 @@ def diagnosis_block(diagnosis: Explained, *, indent: str = "  ", quotes: int | N
     """The heading, then the diagnosis's lines indented under it."""
     return [heading(diagnosis, lang=lang),
             *(indent + line for line in diagnosis_lines(diagnosis, quotes=quotes, lang=lang))]
+
+
+def unrecognised_heading(*, lang: str | None = None) -> str:
+    """The first line of a failure no rule knows: it says so, and that it is no diagnosis."""
+    return translate(N_("NOT RECOGNISED: no known cause matches this log (this is not a "
+                        "diagnosis)"), lang)
+
+
+def unrecognised_lines(unknown: Any, *, lang: str | None = None) -> list[str]:
+    """The lines under that heading: each root-cause line with its line number and the
+    tool that printed it, quoted, then the search query (or that no line looked like an
+    error)."""
+    roots = list(getattr(unknown, "lines", ()))
+    if not roots:
+        return [translate(N_("no line of the log looks like an error: read its last lines"),
+                          lang)]
+    out = [translate(N_("the lines to read first:"), lang)]
+    for root in roots:
+        line, text, speaker = _root_fields(root)
+        out.append(translate(N_("line {line}, printed by {speaker}:"), lang).format(
+            line=line, speaker=speaker_word(speaker, lang)))
+        out.extend(f"> {part[:QUOTE_WIDTH]}" for part in text.splitlines())
+    if getattr(unknown, "query", ""):
+        out.append(translate(N_("search for: {query}"), lang).format(query=unknown.query))
+    return out
+
+
+def unrecognised_block(unknown: Any, *, indent: str = "  ",
+                       lang: str | None = None) -> list[str]:
+    """The heading, then the root-cause lines and the search query indented under it."""
+    return [unrecognised_heading(lang=lang),
+            *(indent + line for line in unrecognised_lines(unknown, lang=lang))]
+
+
+def _root_fields(root: Any) -> tuple[int, str, str]:
+    """(line, text, speaker) of a root-cause line: a RootLine, or its JSON form (a dict
+    or a [line, text, speaker] list, as an event carries it)."""
+    if isinstance(root, Mapping):
+        return int(root["line"]), str(root["text"]), str(root["speaker"])
+    if isinstance(root, (tuple, list)):
+        return int(root[0]), str(root[1]), str(root[2])
+    return root.line, root.text, root.speaker

@@ -15,19 +15,27 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, BinaryIO, cast
 
 from . import cc as ccmod
-from .build.logscan import LineMatcher, ScanResult, line_pattern
+from .build.logscan import LineHit, LineMatcher, ScanResult, line_pattern
 from .errors import KnowledgeError
 from .host import HostProfile
 from .i18n import _
 from .knowledge import KnowledgeBase, load_knowledge
-from .vocab import SEVERITIES, Severity, severity_order
+from .vocab import SEVERITIES, SPEAKERS, Severity, severity_order
 
 #: the libraries TF's MaybeTryDlopenGPULibraries() needs (gpu-compat-facts.md section 10)
 GPU_LIBRARIES = ("libcudart", "libcublas", "libcufft", "libcusolver", "libcusparse", "libcudnn")
 #: internal line patterns (not rules): every library TensorFlow failed to dlopen
 _DLERROR = "_dlerror"
 _DLERROR_PATTERNS = (r"Could not load dynamic library '(?P<lib>[^']+)'",
-                     r"Couldn't open CUDA library (?P<lib>\S+?)\.?(?: |$)")
+                     r"Could not dlopen library '(?P<lib>[^']+)'",
+                     r"Couldn't open CUDA library (?P<lib>\S+?)\.?(?: |$)",
+                     r"could not dlopen DSO: (?P<lib>[^;\s]+)",
+                     r"Could not find '(?P<lib>[\w.]+\.dll)'")
+#: internal line patterns: the two driver versions TensorFlow's CUDA diagnostics print
+#: after cuInit fails; different ones are a driver/library mismatch whatever cuInit said
+_DIAG_DSO, _DIAG_KERNEL = "_diag_dso", "_diag_kernel"
+_DIAG_PATTERNS = ((_DIAG_DSO, r"libcuda reported version is: (?P<dso>\d+(?:\.\d+)+)"),
+                  (_DIAG_KERNEL, r"kernel reported version is: (?P<kernel>\d+(?:\.\d+)+)"))
 
 
 @dataclass(frozen=True)
@@ -49,6 +57,12 @@ class RuntimeRule:
     #: a check's words when only its log line was seen (no probe facts)
     log_cause: str = ""
     log_next_step: str = ""
+    #: the tool that prints the lines it matches (vocab.SPEAKERS); a check without a
+    #: regex is found from facts and has none
+    speaker: str = ""
+    #: ids of causes that explain everything this one says: when one of them is found too,
+    #: this one is not reported (cuDNN's failed handle makes "DNN library is not found")
+    superseded_by: tuple[str, ...] = ()
 
 
 @dataclass
@@ -69,6 +83,7 @@ class Diagnosis:
     fix_problem: str = ""  # why recipe_fix is empty once resolved
     #: 1-based numbers of the log lines that gave it away (none for facts)
     lines: list[int] = field(default_factory=list)
+    speaker: str = ""  # the tool that printed the evidence (vocab.SPEAKERS; "" for facts)
 
     def to_dict(self) -> dict[str, Any]:
         """The diagnosis as JSON data."""
@@ -101,13 +116,24 @@ def load_rules(kb: KnowledgeBase | None = None) -> dict[str, RuntimeRule]:
                     secondary_to=tuple(entry.get("secondary_to", [])),
                     log_cause=entry.get("log_cause", ""),
                     log_next_step=entry.get("log_next_step", ""),
+                    speaker=entry.get("speaker", ""),
+                    superseded_by=tuple(entry.get("superseded_by", [])),
                 )
             except (KeyError, TypeError, re.error) as exc:
                 raise KnowledgeError(f"runtime.toml {kind} {entry.get('id', '?')}: {exc!r}") from None
             if rule.severity not in SEVERITIES:
                 raise KnowledgeError(_("{where}: unknown severity {severity!r}").format(
                     where=f"runtime.toml {rule.id}", severity=rule.severity))
+            if (rule.speaker or rule.regexes) and rule.speaker not in SPEAKERS:
+                raise KnowledgeError(_("{where}: speaker must be one of {speakers}").format(
+                    where=f"runtime.toml {rule.id}", speakers=", ".join(SPEAKERS)))
             rules[rule.id] = rule
+    for rule in rules.values():
+        unknown = (set(rule.secondary_to) | set(rule.superseded_by)) - set(rules)
+        if unknown:
+            raise KnowledgeError(_("{where}: secondary_to and superseded_by must name "
+                                   "known ids ({ids})").format(
+                where=f"runtime.toml {rule.id}", ids=", ".join(sorted(unknown))))
     return rules
 
 
@@ -172,6 +198,7 @@ class _Ctx:
             cause=_(cause).format_map(merged), next_step=_(step).format_map(merged),
             sources=rule.sources, evidence=list(evidence or []),
             recipe_fix=dict(recipe_fix or {}), lines=list(lines or []),
+            speaker=rule.speaker if from_log or rule.kind == "message" else "",
         )
         if rule.id in self.seen_in_log and not from_log:  # facts replace a log line's words
             self.found = [d for d in self.found if d.id != rule.id]
@@ -223,14 +250,18 @@ def log_matcher(kb: KnowledgeBase | None = None) -> LineMatcher:
         patterns = [line_pattern(rule.id, regex) for rule in load_rules(kb).values()
                     for regex in rule.regexes]
         patterns += [line_pattern(_DLERROR, p) for p in _DLERROR_PATTERNS]
+        patterns += [line_pattern(key, p) for key, p in _DIAG_PATTERNS]
         cached = (kb, LineMatcher(patterns))
         _MATCHERS[id(kb)] = cached
     return cached[1]
 
 
 def _match_messages(ctx: _Ctx, scan: ScanResult) -> None:
+    mismatch = _diagnostics_mismatch(scan)
     for rule in ctx.rules.values():
         hits = scan.hits.get(rule.id)
+        if rule.id == "dso-mismatch" and mismatch and not hits:
+            hits = mismatch  # the diagnostics' versions say it where the message did not
         if not hits:
             continue
         values: dict[str, Any] = dict(hits[0].groups)
@@ -248,6 +279,25 @@ def _match_messages(ctx: _Ctx, scan: ScanResult) -> None:
                 lines=[h.line for h in hits], from_log=rule.kind == "check")
 
 
+def _diagnostics_mismatch(scan: ScanResult) -> list[LineHit]:
+    """The diagnostics lines of a libcuda and a kernel module of different versions
+    (375.66.0 against 384.130.0), or [] when they agree or one is missing."""
+    dso, kernel = scan.hits.get(_DIAG_DSO), scan.hits.get(_DIAG_KERNEL)
+    if not dso or not kernel:
+        return []
+    if _driver_version(dso[0].groups["dso"]) == _driver_version(kernel[0].groups["kernel"]):
+        return []
+    return sorted([dso[0], kernel[0]], key=lambda h: h.line)
+
+
+def _driver_version(text: str) -> tuple[int, ...]:
+    """A driver version without its trailing zero parts (384.130.0 is 384.130)."""
+    parts = [int(p) for p in text.split(".")]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
 MessageExtra = Callable[[_Ctx, ScanResult, dict[str, Any]],
                         tuple[Severity | None, dict[str, Any], dict[str, Any]]]
 
@@ -255,10 +305,13 @@ MessageExtra = Callable[[_Ctx, ScanResult, dict[str, Any]],
 def _dlopen_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
                   ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
     named: list[str] = []
+    optional: list[str] = []  # TensorRT's, CUPTI's: named only when nothing else failed
     for hit in scan.hits.get(_DLERROR, []):
         lib = hit.groups.get("lib", "")
-        if lib and lib not in named and not lib.startswith(_HARMLESS_DLERRORS):
-            named.append(lib)
+        kept = optional if lib.startswith(_HARMLESS_DLERRORS) else named
+        if lib and lib not in kept:
+            kept.append(lib)
+    named = named or [lib for lib in optional if not lib.startswith(("libnvinfer", "nvinfer"))]
     if not named:
         loaded = {lib.get("name", "") for lib in ctx.probe.get("libraries") or []}
         missing = [n for n in GPU_LIBRARIES if not any(x.startswith(n) for x in loaded)]
@@ -303,7 +356,25 @@ def _driver_side_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
 def _cc_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
               ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
     cc = str(values.get("cc", ""))
+    if not cc:  # the PTX failed to load (CUDA_ERROR_INVALID_PTX): the host's GPUs say which
+        gpus = [g.compute_capability for g in ctx.host.nvidia.gpus
+                if g.compute_capability and not g.error] if ctx.host else []
+        if not gpus:
+            return "error", {"cc": _("(not in the log)"), "sm": "sm_XY"}, {}
+        _severity, extra, fix = _no_kernel_extra(ctx, scan, values)
+        return "error", {"cc": gpus[0], "sm": ccmod.cc_token(gpus[0])}, fix
     return None, {"sm": ccmod.cc_token(cc)}, ctx.cc_fix(cc)
+
+
+def _dso_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
+               ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
+    """The two versions, from the message or TensorFlow's CUDA diagnostics lines (CUDA
+    error 803 and SYSTEM_DRIVER_MISMATCH name neither)."""
+    unknown = _("(not in the log)")
+    dso, kernel = scan.hits.get(_DIAG_DSO), scan.hits.get(_DIAG_KERNEL)
+    return None, {"dso": values.get("dso") or (dso[0].groups["dso"] if dso else unknown),
+                  "kernel": values.get("kernel") or (kernel[0].groups["kernel"] if kernel
+                                                     else unknown)}, {}
 
 
 def _no_kernel_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
@@ -332,6 +403,7 @@ _MESSAGE_EXTRAS: dict[str, MessageExtra] = {
     "cc-below-minimum": _cc_extra,
     "cc-not-in-build": _no_kernel_extra,
     "ptxas-newer-than-driver": _ptxas_extra,
+    "dso-mismatch": _dso_extra,
     "libcuda-not-found": _driver_side_extra,
     "cuinit-no-device": _driver_side_extra,
 }
@@ -560,6 +632,8 @@ def _ordered(ctx: _Ctx) -> list[Diagnosis]:
     """Root causes first (a diagnosis whose `secondary_to` cause was found goes after it),
     then errors, warnings, infos; then by first log line, facts last, as found."""
     found_ids = {d.id for d in ctx.found}
+    kept = [d for d in ctx.found
+            if not (d.id in ctx.rules and found_ids & set(ctx.rules[d.id].superseded_by))]
 
     def key(item: tuple[int, Diagnosis]) -> tuple[bool, int, float, int]:
         index, d = item
@@ -567,7 +641,7 @@ def _ordered(ctx: _Ctx) -> list[Diagnosis]:
         secondary = bool(rule and found_ids & set(rule.secondary_to))
         return secondary, severity_order(d.severity), d.lines[0] if d.lines else float("inf"), index
 
-    return [d for _i, d in sorted(enumerate(ctx.found), key=key)]
+    return [d for _i, d in sorted(enumerate(kept), key=key)]
 
 
 def probe_failure(kind: str, values: Mapping[str, Any], *,

@@ -35,6 +35,15 @@ StepRole = Literal["prepare", "fetch", "configure", "build", "package", "list"]
 STEP_ROLES: tuple[StepRole, ...] = get_args(StepRole)
 
 
+#: the tool that printed a log line a diagnosis rests on (failures.toml's and runtime.toml's
+#: `speaker`, the corpus's, and the lines of an unrecognised failure): who speaks says
+#: where to look and what to search for
+Speaker = Literal["compiler", "linker", "bazel-analysis", "bazel", "fetch", "configure",
+                  "python-import", "python", "pip", "cuda-runtime", "xla", "tf-runtime",
+                  "docker", "git", "system", "other"]
+SPEAKERS: tuple[Speaker, ...] = get_args(Speaker)
+
+
 _SEVERITY_ORDER: dict[str, int] = {s: i for i, s in enumerate(SEVERITIES)}
 
 
@@ -109,3 +118,22 @@ def eta_text(seconds: float | None) -> str:
     if seconds is None:
         return _("ETA: estimating…")
     return _("ETA: {time}").format(time=duration_text(seconds))
+
+
+#: each speaker as a person reads it (translated when shown)
+SPEAKER_WORDS: dict[str, str] = {
+    "compiler": N_("the compiler"), "linker": N_("the linker"),
+    "bazel-analysis": N_("Bazel (analysis)"), "bazel": N_("Bazel"),
+    "fetch": N_("Bazel's downloader"), "configure": N_("configure"),
+    "python-import": N_("Python (import)"), "python": N_("Python"), "pip": N_("pip"),
+    "cuda-runtime": N_("the CUDA driver or runtime"), "xla": N_("XLA"),
+    "tf-runtime": N_("TensorFlow"), "docker": N_("Docker"), "git": N_("git"),
+    "system": N_("the system (a signal)"), "other": N_("another tool"),
+}
+
+
+def speaker_word(speaker: str, lang: str | None = None) -> str:
+    """The tool behind a log line as a person reads it ("compiler" -> "the compiler"), in
+    `lang` (None: the current language); an unknown id as it is."""
+    word = SPEAKER_WORDS.get(speaker)
+    return translate(word, lang) if word else speaker

@@ -26,8 +26,8 @@ from qasync import asyncSlot
 
 from tfwizard.core.build import history
 from tfwizard.core.build.bundle import make_bundle
-from tfwizard.core.build.diagnose import diagnose_file
-from tfwizard.core.diagnosis_text import diagnosis_block
+from tfwizard.core.build.diagnose import diagnose_file, recognised, unrecognised_event
+from tfwizard.core.diagnosis_text import diagnosis_block, unrecognised_block
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.vocab import duration_text, status_word
 
@@ -163,10 +163,14 @@ class HistoryDialog(QDialog):
             return
         try:
             found = diagnose_file(b.path)
+            unknown = (unrecognised_event(b.path / "log.txt")
+                       if b.status in ("failed", "error") and not recognised(found) else None)
         except (OSError, TfWizardError) as exc:
             self.detail.setPlainText(str(exc))
             return
         lines = [line for d in found for line in [*diagnosis_block(d), ""]]
+        if unknown is not None:  # no known cause: the log's own root-cause lines
+            lines += unrecognised_block(unknown)
         self.detail.setPlainText("\n".join(lines) if lines
                                  else tr("No known failure found in the log."))
 

@@ -97,7 +97,8 @@ def test_bundle_holds_every_part_of_a_failed_build(tmp_path):
     files = read_bundle(out.path)
     assert set(files) == {"README.txt", "manifest.json", "recipe.toml", "plan.json",
                           "host.json", "result.json", "log-tail.txt", "failed-actions.txt",
-                          "diagnosis.txt", "diagnosis.json", "verify.json"}
+                          "diagnosis.txt", "diagnosis.json", "unrecognised.json",
+                          "verify.json"}
     # the failing action's stderr: the ERROR line and the compiler output after it
     failed = files["failed-actions.txt"]
     assert failed.startswith("--- log line 40\nERROR: /src/tensorflow/core/BUILD:33:11: "
@@ -107,6 +108,17 @@ def test_bundle_holds_every_part_of_a_failed_build(tmp_path):
     # the diagnosis of the whole log, as text and JSON
     assert "compile-error" in files["diagnosis.txt"]
     assert [d["id"] for d in json.loads(files["diagnosis.json"])][0] == "compile-error"
+    # only generic signatures: no known cause, so the compiler's own line to read first,
+    # labelled as not recognised (text and JSON)
+    unknown = json.loads(files["unrecognised.json"])
+    assert unknown["recognised"] is False and unknown["kind"] == "build"
+    compiler = [r for r in unknown["lines"] if r["speaker"] == "compiler"][0]
+    assert "error: 'MatMulKernel' was not declared in this scope" in compiler["text"]
+    assert "MatMulKernel" in unknown["query"] and "/" not in unknown["query"]
+    assert "NOT RECOGNISED" in files["diagnosis.txt"]
+    assert files["diagnosis.txt"].index("compile-error") < files["diagnosis.txt"].index(
+        "NOT RECOGNISED")
+    assert "  unrecognised.json " in files["README.txt"]
     assert json.loads(files["plan.json"])["release"] == "2.21.0"
     assert HostProfile.from_json(files["host.json"]).os.distro is not None
     assert json.loads(files["result.json"])["status"] == "failed"

@@ -1,9 +1,11 @@
-"""The diagnosis on real logs (tests/data/real-logs, issue 18): right first cause, no false
+"""The diagnosis on real logs (tests/data/real-logs): right first cause, no false
 positives, and the streaming fast path equal to the plain per-line reference.
 
-The holdout excerpts count like the others here; their first-run figures (before anything
-was changed after seeing them) are in the CHANGELOG, and `bench/diagnosis.py` prints
-tuning and holdout apart.
+Only the tuning excerpts' diagnoses are checked here: the held-out third is for measuring,
+once, signatures written without it (`bench/diagnosis.py` prints tuning and holdout apart,
+the CHANGELOG the figures). Negatives are the exception: no excerpt where nothing applies,
+held out or not, may get a diagnosis. The matcher's mechanics (the fast path is the
+per-line reference) are checked on every excerpt.
 """
 
 from __future__ import annotations
@@ -30,21 +32,22 @@ from tfwizard.core.build.logscan import (
     ScanResult,
     _wrapped_match,
     line_pattern,
+    line_text,
     read_lines,
 )
-from tfwizard.core.build.record import untag
 from tfwizard.core.runtime_diagnosis import diagnose_log, load_rules, log_matcher
 
 ROOT = Path(__file__).resolve().parents[3]
 LOGS = ROOT / "tests" / "data" / "logs"
 RUNTIME = ROOT / "tests" / "data" / "runtime"
-MINIMUM = 0.95
+MINIMUM = 0.95  # of the tuning excerpts, per kind
+#: the excerpts the tests may diagnose: the tuning ones (see the module docstring)
+TUNING = real_logs.entries(holdout=False)
 
 #: ids reported besides the expected cause that the excerpt does show (not false positives)
 ALSO = {
     "runtime/cudnn-805-vs-860-conv1d-tf212.log": {"dnn-library-not-found"},  # the symptom
     "runtime/cudnn-840-vs-860-dnn-not-found-tf212.log": {"dnn-library-not-found"},
-    "runtime/dso-mismatch-compat-460-on-455-docker-tf25.log": {"cuinit-no-device"},
     # libcudart is missing too, besides the cause the excerpt is labelled with
     "runtime/dlopen-cuda100-set-missing-tf1.log": {"cudart-not-found"},
     "runtime/libcuda-missing-303-wsl2-pip-tf24.log": {"cudart-not-found"},
@@ -87,25 +90,26 @@ def false_positives(entry: dict, ids: list[str]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def results() -> list[tuple[dict, list[str]]]:
-    return [(entry, real_logs.diagnosed_ids(entry)) for entry in real_logs.entries()]
+    return [(entry, real_logs.diagnosed_ids(entry)) for entry in TUNING]
 
 
 @pytest.mark.parametrize("kind", real_logs.KINDS)
-def test_at_least_95_percent_get_the_right_first_cause(results, kind):
+def test_at_least_95_percent_of_the_tuning_excerpts_get_the_right_first_cause(results, kind):
     rows = [(e, ids) for e, ids in results if e["kind"] == kind]
     wrong = [f"{e['file']}: want {e['cause']}, got {ids}" for e, ids in rows
              if real_logs.first_cause(ids) != e["cause"]]
-    assert len(rows) >= 45 if kind == "build" else len(rows) >= 35
+    assert len(rows) >= 90
     assert 1 - len(wrong) / len(rows) >= MINIMUM, "\n".join(wrong)
 
 
-def test_no_false_positives_on_the_corpus(results):
+def test_no_false_positives_on_the_tuning_excerpts(results):
     bad = [fp for entry, ids in results for fp in false_positives(entry, ids)]
     assert bad == []
-    # every "also" above is still reported: the list stays true
+    # every "also" of a tuning excerpt is still reported: the list stays true
     reported = {e["file"]: set(ids) for e, ids in results}
     for name, also in ALSO.items():
-        assert also <= reported[name], name
+        if name in reported:
+            assert also <= reported[name], name
 
 
 def test_no_false_positives_on_the_other_tests_logs():
@@ -119,7 +123,8 @@ def test_no_false_positives_on_the_other_tests_logs():
 
 
 def test_a_harmless_line_of_every_kind_stays_quiet():
-    """Excerpts where nothing applies exist in both kinds and give nothing in either."""
+    """Excerpts where nothing applies exist in both kinds and give nothing in either (all
+    of them, the held-out ones too: a false positive is never allowed)."""
     for entry in real_logs.entries():
         if entry["cause"] == real_logs.NONE:
             for kind in real_logs.KINDS:
@@ -130,7 +135,9 @@ def test_a_harmless_line_of_every_kind_stays_quiet():
 
 
 def _matchers() -> list[LineMatcher]:
-    return [matcher_for(load_failures()), log_matcher()]
+    from tfwizard.core.unrecognised import _scanner
+
+    return [matcher_for(load_failures()), log_matcher(), _scanner().matcher]
 
 
 def naive_scan(matcher: LineMatcher, lines: list[str]) -> ScanResult:
@@ -138,8 +145,8 @@ def naive_scan(matcher: LineMatcher, lines: list[str]) -> ScanResult:
     literal tests at all); a wrap-tolerant pattern also tried on the line joined with the
     next WRAP_LINES lines; a key's context lines are the next ones after its evidence's
     last line, blank and progress lines counted but not kept."""
-    def text_of(raw: str) -> str:
-        return untag(raw)[1] if matcher.untag_lines else raw
+    def text_of(raw: str) -> str:  # the channel tag, ANSI codes and CI prefixes taken off
+        return line_text(raw, untag_lines=matcher.untag_lines)
 
     def progress(text: str) -> bool:
         return matcher.skip_progress and re.match(r"\[[\d,]+ / [\d,]+\] ", text) is not None
@@ -165,11 +172,15 @@ def naive_scan(matcher: LineMatcher, lines: list[str]) -> ScanResult:
                     hits = result.hits.setdefault(key, [])
                     if len(hits) < matcher.max_hits:
                         hits.append(LineHit(number, *hit, context))
+                    elif key in matcher.keep_last:  # the last ones, not the first
+                        del hits[0]
+                        hits.append(LineHit(number, *hit, context))
                     break
     return result
 
 
 def test_the_reference_is_the_naive_definition():
+    # every excerpt, held out too: this is the matcher's mechanics, not its rules' results
     paths = [real_logs.CORPUS / e["file"] for e in real_logs.entries()]
     paths += sorted(LOGS.glob("*.log.txt")) + sorted(RUNTIME.glob("*.log"))
     for matcher in _matchers():

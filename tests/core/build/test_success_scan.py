@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.core import real_logs
 from tfwizard.core.build.diagnose import (
     _warning_matcher,
     diagnose_stream,
@@ -27,7 +28,8 @@ def test_the_warning_matcher_holds_every_warning_and_no_unrelated_error():
     assert len(kept) < len(sigs)
 
 
-@pytest.mark.parametrize("log", sorted(REAL_LOGS.rglob("*.log")), ids=lambda p: p.name)
+@pytest.mark.parametrize("log", sorted(REAL_LOGS / e["file"] for e in real_logs.entries()),
+                         ids=lambda p: p.name)
 def test_real_logs_show_the_same_warnings_with_the_small_matcher(log):
     with log.open("rb") as fh:
         full = [d.id for d in diagnose_stream(fh) if d.severity == "warning"]

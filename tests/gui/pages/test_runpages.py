@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QLabel, QWizard
+from PySide6.QtWidgets import QLabel, QPushButton, QWizard
 
 from tfwizard.core.build.events import (
     Artifact,
@@ -251,14 +251,53 @@ class CacheWarningBuild(FakeBuild):
                                    cache=cache))
 
 
-def test_build_page_shows_the_cache_summary_and_a_cache_warning(qtbot, make_window):
-    window = make_window(jobs=Jobs(build=CacheWarningBuild))
+def finished_build_page(qtbot, make_window, job):
+    """The Build page after a fake build job (a class taking the state) has finished."""
+    window = make_window(jobs=Jobs(build=job))
     window.wizard.go_to(PageId.BUILD)
     page = window.wizard.build
     qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: page.result is not None, timeout=WAIT)
+    return page
+
+
+def test_build_page_shows_the_cache_summary_and_a_cache_warning(qtbot, make_window):
+    page = finished_build_page(qtbot, make_window, CacheWarningBuild)
     assert page.cache_label.text().startswith("Actions: 30 in all; 28 ran here")
     assert "0 from the remote cache" in page.cache_label.text()
     row = page.diagnoses[0]
     text = " ".join(label.text() for label in row.findChildren(QLabel))
     assert "HTTP version 1.1 is required, was: HTTP/1.0" in text and row.fix_button is None
+
+
+class UnknownFailureBuild(FakeBuild):
+    """A build that fails with a cause no signature knows: the core's own fallback event,
+    made from a real log (tests/data/real-logs, a tuning excerpt only Bazel's generic
+    failure fits)."""
+
+    async def events(self):
+        from tests.core import real_logs
+        from tfwizard.core.build.diagnose import unrecognised_event
+
+        yield Artifact("record", "/tmp/fake-record")
+        yield unrecognised_event(real_logs.CORPUS / "build"
+                                 / "no-such-package-wrong-workspace-windows.log")
+        yield Finished(BuildResult("b1", "failed", "/tmp/fake-record", message="failed"))
+
+
+def test_build_page_shows_an_unknown_failure_as_not_recognised(qtbot, make_window):
+    page = finished_build_page(qtbot, make_window, UnknownFailureBuild)
+    card = page.unrecognised
+    assert card is not None and card.objectName() == "unrecognised"
+    assert page.diagnoses == [] and page.diagnosis_layout.indexOf(card) >= 0  # no diagnosis
+    assert card.heading.text().startswith("NOT RECOGNISED") and "not a diagnosis" in \
+        card.heading.text()
+    text = card.text.text()
+    assert "line 7, printed by Bazel (analysis):" in text
+    assert "> ERROR: Skipping '//tensorflow/tools/pip_package:build_pip_package'" in text
+    assert "search for: " in text
+    # no fix to apply: no "Apply fix and rebuild", only the query to copy
+    assert not any(b.objectName().startswith("rebuild-") for b in card.findChildren(QPushButton))
+    qtbot.mouseClick(card.copy_button, Qt.MouseButton.LeftButton)
+    assert QGuiApplication.clipboard().text() == card.unknown.query
+    assert card.unknown.query.startswith("ERROR Skipping no such")

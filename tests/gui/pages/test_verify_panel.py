@@ -69,7 +69,7 @@ def test_a_pasted_program_output_is_diagnosed_as_cards(qtbot, make_window):
     box = page.output_diagnosis
     qtbot.mouseClick(box.button, Qt.MouseButton.LeftButton)
     assert box.status.text() == "Paste a program's output first."
-    box.edit.setPlainText((REAL_LOGS / "cudart110-alone-colab-ld-path.log").read_text())
+    box.edit.setPlainText((REAL_LOGS / "cudart110-dso-loader-stub-ignore.log").read_text())
     qtbot.mouseClick(box.button, Qt.MouseButton.LeftButton)
     ids = [card.diagnosis.id for card in box.cards.cards]
     assert ids and ids[0] == "cudart-not-found", ids
@@ -78,4 +78,27 @@ def test_a_pasted_program_output_is_diagnosed_as_cards(qtbot, make_window):
     qtbot.mouseClick(box.button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not box.cards.cards)
     assert box.status.text() == "No known problem in this output."
+    window.wizard.setStartId(int(PageId.WELCOME))
+
+
+def test_pasted_output_nothing_known_explains_shows_the_lines_to_read(qtbot, make_window):
+    """No known runtime message: no diagnosis card, but the output's own root-cause line
+    (the last exception), labelled as not recognised; a known one replaces it again."""
+    from tests.core.test_unrecognised import RUNTIME_LOG
+
+    window, page = open_verify_page(make_window)
+    box = page.output_diagnosis
+    box.edit.setPlainText("\n".join(RUNTIME_LOG))
+    qtbot.mouseClick(box.button, Qt.MouseButton.LeftButton)
+    assert box.cards.cards == [] and box.unknown is not None
+    assert box.status.text() == "No known problem in this output."
+    assert box.unknown.objectName() == "unrecognised"
+    assert box.unknown.heading.text().startswith("NOT RECOGNISED")
+    text = box.unknown.text.text()
+    assert "line 7, printed by TensorFlow:" in text and "Graph execution error" in text
+    assert "Unable to register cuDNN factory" not in text
+    assert box.unknown.copy_button is not None
+    box.edit.setPlainText((REAL_LOGS / "cudart110-dso-loader-stub-ignore.log").read_text())
+    qtbot.mouseClick(box.button, Qt.MouseButton.LeftButton)
+    assert box.unknown is None and box.cards.cards
     window.wizard.setStartId(int(PageId.WELCOME))

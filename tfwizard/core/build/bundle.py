@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..diagnosis_text import diagnosis_block
+from ..diagnosis_text import diagnosis_block, unrecognised_block
 from ..errors import UsageError
 from ..host import HostProfile
 from ..i18n import DEFAULT, N_, _, language, ngettext, translate
@@ -288,7 +288,8 @@ def _log_files(files: dict[str, str], notes: list[str], record: BuildRecord, res
                tail_lines: int, extra: list[str]) -> LogScan:
     """Put the log tail, the failed actions and the diagnosis into `files` (a note when the
     record has no log); returns the log's scan."""
-    from .diagnose import diagnose_file
+    from ..unrecognised import root_lines
+    from .diagnose import diagnose_file, recognised
 
     scan = LogScan()
     if record.log_path.is_file():
@@ -307,20 +308,34 @@ def _log_files(files: dict[str, str], notes: list[str], record: BuildRecord, res
         files["failed-actions.txt"] = blocks or _("No ERROR: line in the log.") + "\n"
         exit_code = result.get("exit_code") if isinstance(result, dict) else None
         diagnoses = diagnose_file(record.log_path, exit_code=exit_code)
+        unknown = None
+        if not recognised(diagnoses) and not (isinstance(result, dict)
+                                               and result.get("status") == "succeeded"):
+            with record.log_path.open("rb") as raw:
+                unknown = root_lines(raw, "build")
+            files["unrecognised.json"] = _json_text(unknown.to_dict(), extra)
         files["diagnosis.json"] = _json_text([d.to_dict() for d in diagnoses], extra)
-        files["diagnosis.txt"] = redact(_diagnosis_text(diagnoses), extra)
+        files["diagnosis.txt"] = redact(_diagnosis_text(diagnoses, unknown), extra)
         if language() != DEFAULT:  # a copy the people behind a bug tracker can read
-            files["diagnosis.en.txt"] = redact(_diagnosis_text(diagnoses, english=True), extra)
+            files["diagnosis.en.txt"] = redact(_diagnosis_text(diagnoses, unknown,
+                                                               english=True), extra)
     else:
         notes.append(_("log.txt: the record has no log, so no log tail, failed actions or "
                        "diagnosis."))
     return scan
 
 
-def _diagnosis_text(diagnoses: list[Any], *, english: bool = False) -> str:
-    """The diagnoses as text, in the current language or (english=True) in English."""
+def _diagnosis_text(diagnoses: list[Any], unknown: Any = None, *,
+                    english: bool = False) -> str:
+    """The diagnoses as text, then the root-cause lines of a failure none of them names
+    (`unknown`), in the current language or (english=True) in English."""
+    lang = DEFAULT if english else None
+
     def say(text: str) -> str:
-        return translate(text, DEFAULT if english else None)
+        return translate(text, lang)
+
+    after = "".join(line + "\n" for line in unrecognised_block(unknown, lang=lang)
+                    ) if unknown is not None else ""
 
     if english:  # the catalogue's own words instead of the translated ones
         from .diagnose import load_failures
@@ -330,9 +345,9 @@ def _diagnosis_text(diagnoses: list[Any], *, english: bool = False) -> str:
                              next_step=signatures[d.id].next_step)
                      if d.id in signatures else d for d in diagnoses]
     if not diagnoses:
-        return say(N_("No known failure signature found in the log.")) + "\n"
+        return say(N_("No known failure signature found in the log.")) + "\n" + after
     return "".join(line + "\n" for d in diagnoses
-                   for line in diagnosis_block(d, lang=DEFAULT if english else None))
+                   for line in diagnosis_block(d, lang=lang)) + after
 
 
 def _descriptions() -> dict[str, str]:
@@ -352,6 +367,9 @@ def _descriptions() -> dict[str, str]:
                            "next step"),
         "diagnosis.en.txt": _("the same diagnosis in English, for readers of a bug report"),
         "diagnosis.json": _("the same diagnosis as JSON (`tfwizard diagnose --json`)"),
+        "unrecognised.json": _("when no known cause matched: the log's root-cause lines, "
+                               "the tool that printed each, and a search query (not a "
+                               "diagnosis)"),
         "install.json": _("the install report (`tfwizard install`)"),
         "verify.json": _("the verify report (`tfwizard verify`): TF build info, devices, ops"),
         "manifest.json": _("what this bundle holds, as JSON"),

@@ -16,14 +16,14 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from ..diagnosis_text import diagnosis_block
+from ..diagnosis_text import diagnosis_block, unrecognised_block
 from ..errors import KnowledgeError, TfWizardError
 from ..fixes import record_context, resolve_diagnoses
 from ..i18n import _
 from ..recipe import parse_recipe
 from ..resources import resource_path
-from ..vocab import Severity
-from .events import TFWIZARD, DiagnosisEvent
+from ..vocab import SPEAKERS, Severity
+from .events import TFWIZARD, DiagnosisEvent, UnrecognisedEvent
 from .logscan import LineMatcher, ScanResult, line_pattern
 
 if TYPE_CHECKING:
@@ -57,6 +57,12 @@ class FailureSignature:
     requires: tuple[re.Pattern[str], ...] = ()
     severity: Severity = "error"  # warning: the build may succeed (and is checked then too)
     context_lines: int = 0  # lines after a match that belong to it (the server's words)
+    #: the tool that prints the lines it matches (vocab.SPEAKERS)
+    speaker: str = "other"
+    #: ids of causes that explain everything this one says: when one of them is found
+    #: too, this one is not reported (a download that failed its checksum check is not a
+    #: network problem)
+    superseded_by: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,7 @@ class Diagnosis:
     excerpt: tuple[str, ...] = field(default=())
     fix_problem: str = ""  # why recipe_fix is empty once resolved (fixes.resolve_diagnoses)
     severity: Severity = "error"  # or "warning": a problem the build went past
+    speaker: str = "other"  # the tool that printed the lines (vocab.SPEAKERS)
 
     def to_dict(self) -> dict[str, Any]:
         """The diagnosis as JSON-ready data."""
@@ -112,6 +119,8 @@ def load_failures_from(path: Path, known_sources: Iterable[str] | None = None
                 requires=tuple(re.compile(p) for p in entry.get("requires", [])),
                 severity=entry.get("severity", "error"),  # checked below
                 context_lines=int(entry.get("context_lines", 0)),
+                speaker=entry["speaker"],
+                superseded_by=tuple(entry.get("superseded_by", [])),
             )
         except KeyError as exc:
             raise KnowledgeError(_("{where}: missing key {key}").format(
@@ -124,6 +133,9 @@ def load_failures_from(path: Path, known_sources: Iterable[str] | None = None
         if sig.severity not in ("error", "warning") or not 0 <= sig.context_lines <= 5:
             raise KnowledgeError(_("{where}: severity must be error or warning, "
                                    "context_lines 0 to 5").format(where=where))
+        if sig.speaker not in SPEAKERS:
+            raise KnowledgeError(_("{where}: speaker must be one of {speakers}").format(
+                where=where, speakers=", ".join(SPEAKERS)))
         if not sig.patterns and not sig.exit_codes:
             raise KnowledgeError(_("{where}: needs patterns or exit_codes").format(where=where))
         if known is not None and (not sig.sources or not set(sig.sources) <= known):
@@ -131,6 +143,12 @@ def load_failures_from(path: Path, known_sources: Iterable[str] | None = None
                 where=where))
         seen.add(sig.id)
         out.append(sig)
+    for sig in out:
+        unknown = set(sig.secondary_to) | set(sig.superseded_by)
+        if not unknown <= seen:
+            raise KnowledgeError(_("{where}: secondary_to and superseded_by must name "
+                                   "known ids ({ids})").format(
+                where=f"{path.name} {sig.id}", ids=", ".join(sorted(unknown - seen))))
     return tuple(out)
 
 
@@ -214,6 +232,8 @@ def diagnoses_from(scan: ScanResult, sigs: tuple[FailureSignature, ...], *,
     # a specific error explains the failure better than a generic one (a warning does not)
     if any(not by_id[i].generic and by_id[i].severity == "error" for i in hits):
         hits = {i: n for i, n in hits.items() if not by_id[i].generic}
+    # a deeper cause that says all this one would is reported alone
+    hits = {i: n for i, n in hits.items() if not set(by_id[i].superseded_by) & set(hits)}
 
     def rank(sig_id: str) -> tuple[bool, int, str]:
         secondary = any(other in hits for other in by_id[sig_id].secondary_to)
@@ -231,8 +251,19 @@ def diagnoses_from(scan: ScanResult, sigs: tuple[FailureSignature, ...], *,
         out.append(Diagnosis(sig.id, _(sig.title), _(sig.cause), _(sig.next_step),
                              dict(sig.recipe_fix), sig.sources,
                              tuple(h.line for h in found),
-                             tuple(texts[:3 + sig.context_lines]), severity=sig.severity))
+                             tuple(texts[:3 + sig.context_lines]), severity=sig.severity,
+                             speaker=sig.speaker))
     return out
+
+
+def recognised(found: Iterable[Diagnosis],
+               signatures: Iterable[FailureSignature] | None = None) -> bool:
+    """Whether a failed build's diagnoses name its cause: an error of a specific signature
+    (a generic one, "a C++ file failed to compile", or a warning the build went past does
+    not; `unrecognised.py` then shows the log's own root-cause lines)."""
+    sigs = {s.id: s for s in (signatures if signatures is not None else load_failures())}
+    return any(d.severity == "error" and not (d.id in sigs and sigs[d.id].generic)
+               for d in found)
 
 
 def diagnose_file(path: Path, *, exit_code: int | None = None, recipe: Recipe | None = None,
@@ -262,9 +293,11 @@ def diagnose_file(path: Path, *, exit_code: int | None = None, recipe: Recipe | 
 
 
 def build_diagnoses(record: BuildRecord, exit_code: int | None, *, plan: BuildPlan,
-                    recipe_text: str | None, warnings_only: bool) -> list[DiagnosisEvent]:
+                    recipe_text: str | None, warnings_only: bool
+                    ) -> list[DiagnosisEvent | UnrecognisedEvent]:
     """What a build's log shows (only warnings after a build that succeeded), with fixes
-    as values for this build, appended to the record and returned as events."""
+    as values for this build, appended to the record and returned as events; a failed
+    build no specific signature explains ends with its root-cause lines (UnrecognisedEvent)."""
     record.close()
     if not record.log_path.is_file():
         return []
@@ -276,8 +309,12 @@ def build_diagnoses(record: BuildRecord, exit_code: int | None, *, plan: BuildPl
                      if d.severity == "warning"]
         else:
             found = diagnose_stream(fh, exit_code=exit_code)
+    unknown = None if warnings_only or recognised(found) else unrecognised_event(
+        record.log_path)
+    if unknown is not None:
+        record.append(TFWIZARD, unrecognised_block(unknown))
     if not found:
-        return []
+        return [unknown] if unknown is not None else []
     # fixes as values for this build: half of the --jobs this plan ran, the recipe's
     # flags plus one (a "halve" in the recipe broke it)
     recipe = None
@@ -290,12 +327,23 @@ def build_diagnoses(record: BuildRecord, exit_code: int | None, *, plan: BuildPl
                              tuple(d.excerpt)) for d in found]
     for d in found:
         record.append(TFWIZARD, diagnosis_block(d))
-    return events
+    return [*events, unknown] if unknown is not None else list(events)
+
+
+def unrecognised_event(log: Path) -> UnrecognisedEvent:
+    """The root-cause lines of a build log no signature explains (unrecognised.py), as
+    the event a build yields; the same lines go into the log itself when it is a record's."""
+    from ..unrecognised import root_lines
+
+    with log.open("rb") as fh:
+        unknown = root_lines(fh, "build")
+    return UnrecognisedEvent("build", tuple((r.line, r.text, r.speaker)
+                                            for r in unknown.lines), unknown.query)
 
 
 def guarded_diagnoses(record: BuildRecord, exit_code: int | None, *, plan: BuildPlan,
                       recipe_text: str | None, warnings_only: bool
-                      ) -> tuple[list[DiagnosisEvent], str | None]:
+                      ) -> tuple[list[DiagnosisEvent | UnrecognisedEvent], str | None]:
     """build_diagnoses that never loses the build: when the diagnosis itself fails (a
     broken catalogue, a log nobody foresaw), no diagnoses and the line that says why, for
     the log; the outcome, the wheel and the record stand."""

@@ -94,6 +94,19 @@ class DiagnosisEvent(BuildEvent):
 
 
 @dataclass(frozen=True)
+class UnrecognisedEvent(BuildEvent):
+    """A failed build whose log no failure signature explains: the log's root-cause lines
+    and a search query (unrecognised.py). Not a diagnosis: no id, cause or fix."""
+
+    type: ClassVar[str] = "unrecognised"
+    kind: str  # build
+    #: (line number, text, speaker) of each root-cause line, in log order
+    lines: tuple[tuple[int, str, str], ...] = ()
+    query: str = ""
+    recognised: bool = False  # always: the JSON says so to whoever reads it
+
+
+@dataclass(frozen=True)
 class Artifact(BuildEvent):
     """A file the build made: the wheel, the record folder, the BEP file."""
 

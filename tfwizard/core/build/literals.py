@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 
-#: characters that stand for themselves in a regex (outside classes and groups)
-_PLAIN = re.compile(r"[A-Za-z0-9 _:'\"=,/<>!@%&;#~`-]+")
+#: characters that stand for themselves in a regex (outside classes and groups): any
+#: character beyond ASCII too (a localised compiler's 错误, a typographic quote)
+_PLAIN = re.compile(r"[A-Za-z0-9 _:'\"=,/<>!@%&;#~`\u0080-\U0010ffff-]+")
 _ESCAPED_PLAIN = set(".()[]{}*+?|^$\\/-'\"#&~ :")
 
 

@@ -8,10 +8,17 @@ every match contains (`Prefilter`), and runs the same per-line check on those li
 counting line numbers with `bytes.count`.
 
 Wrapped lines: terminals and people posting logs break long lines. A pattern that starts
-with a literal of `MIN_LEAD` characters or more (its lead) also matches when the line
-holding the lead continues on the next `WRAP_LINES` lines, joined without a separator
-(where a terminal cut it). The match must start in the first line, and the pattern must
-not contain `.*` or `.+` (which would reach into unrelated next lines).
+with a literal of `MIN_LEAD` characters or more also matches when the line holding its
+first `MIN_LEAD` characters (its lead) continues on the next `WRAP_LINES` lines, joined
+without a separator (where a terminal cut it, even inside an error code). The match must
+start in the first line, and the pattern must not contain `.*` or `.+` (which would reach
+into unrelated next lines).
+
+Log prefixes: what CI systems, terminals and job launchers put before a tool's words (a
+time, MSBuild's `1>`, mpirun's `[1,0]<stderr>:`, Yocto's `| `, Ray's `(Actor pid=N)`, a
+paste's line number `976 | `, a `[N]` counter) and ANSI colour codes are taken off a line
+before its patterns are tried (`line_text`), so a pattern anchored at `^` means the start of
+the tool's own text. The prefilter looks for literals anywhere and is not affected.
 
 Context lines: a key may own the lines that follow its match (`LineMatcher(context=...)`,
 failures.toml's `context_lines`: what a server answered after Bazel's warning). The next N
@@ -37,13 +44,28 @@ MAX_LINES = 50
 #: how many following lines a wrapped match may continue on
 WRAP_LINES = 2
 #: the shortest leading literal that makes a pattern wrap-tolerant (long enough to be
-#: specific: the lead is then the only text the fast path can look for)
+#: specific: the lead is then the only text the fast path can look for); the lead is its
+#: first MIN_LEAD characters, so a literal wrapped after them is found too
 MIN_LEAD = 16
 #: bytes read at a time by scan_stream
 CHUNK = 8 << 20
 #: bytes of the log's start used to pick rare prefilter anchors
 SAMPLE = 256 << 10
 
+#: one prefix a CI system, terminal or launcher puts before a line (see the module docstring)
+_PREFIX = re.compile(
+    r"(?:\d\d:\d\d:\d\d(?:[.,]\d+)? "          # 00:30:13 (CI time)
+    r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z? "  # GitHub Actions' ISO time
+    r"|#\d+ \d+\.\d+ "                           # Docker BuildKit's step and time
+    r"|\d+\.\d+ (?=\S)"                           # a bare elapsed time (31.55)
+    r"|\d+>"                                        # MSBuild's project number
+    r"|\[\d+,\d+\]<std(?:out|err)>:"                # mpirun
+    r"|\d* ?\| "                                    # Yocto's "| ", a numbered paste's "976 | "
+    r"|\([^()\s]*(?:\([^()]*\))? pid=\d+(?:, ip=[\d.]+)?\) "  # Ray's worker prefix
+    r"|\[\d+\] )"                                   # a [N] counter
+)
+#: ANSI colour and cursor codes (a pasted terminal's)
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _PROGRESS_LINE = re.compile(r"\[[\d,]+ / [\d,]+\] ")
 #: an unescaped `.*` or `.+`: across a joined line it could swallow the next line's words
 _ANY_RUN = re.compile(r"(?<!\\)\.[*+]")
@@ -77,6 +99,8 @@ def line_pattern(key: str, pattern: str | re.Pattern[str]) -> LinePattern:
     lead = leading_literal(regex.pattern)
     if lead is None or len(lead) < MIN_LEAD or _ANY_RUN.search(regex.pattern):
         lead = None
+    else:  # its first MIN_LEAD characters: a console may wrap the rest of it too
+        lead = lead[:MIN_LEAD]
     return LinePattern(key, regex, required_runs(regex.pattern), lead)
 
 
@@ -109,7 +133,8 @@ class LineMatcher:
 
     def __init__(self, patterns: Iterable[LinePattern], *, untag_lines: bool = False,
                  skip_progress: bool = False, max_hits: int = MAX_LINES,
-                 context: Mapping[str, int] | None = None) -> None:
+                 context: Mapping[str, int] | None = None,
+                 keep_last: Iterable[str] = ()) -> None:
         self.groups: list[tuple[str, list[LinePattern]]] = []
         by_key: dict[str, list[LinePattern]] = {}
         for p in patterns:
@@ -120,6 +145,9 @@ class LineMatcher:
         self.untag_lines = untag_lines
         self.skip_progress = skip_progress
         self.max_hits = max_hits
+        #: keys whose last `max_hits` matches are kept rather than their first ones (a
+        #: program's last exception is the one that ended it)
+        self.keep_last = frozenset(keep_last)
         #: per key, how many lines after its evidence belong to it
         self.context = {key: n for key, n in (context or {}).items() if n > 0}
         #: how many lines after a line its check may read (wrapped matches, context lines)
@@ -140,7 +168,7 @@ class LineMatcher:
     # -- the per-line definition ----------------------------------------------------------
 
     def _text(self, raw: str) -> str:
-        return untag(raw)[1] if self.untag_lines else raw
+        return line_text(raw, untag_lines=self.untag_lines)
 
     def check_line(self, raw: str,
                    following: Sequence[str] | Callable[[], Sequence[str]] = ()
@@ -226,6 +254,9 @@ class LineMatcher:
             hits = result.hits.setdefault(key, [])
             if len(hits) < self.max_hits:
                 hits.append(LineHit(number, text, groups, context))
+            elif key in self.keep_last:
+                del hits[0]
+                hits.append(LineHit(number, text, groups, context))
 
     # -- the fast path ----------------------------------------------------------------------
 
@@ -300,6 +331,26 @@ class LineMatcher:
                 counted = start
                 self._add(result, line_no, found)
         return line_no + buf.count(b"\n", counted, limit)
+
+
+def line_text(raw: str, *, untag_lines: bool = False) -> str:
+    """The text a pattern is tried on: the line without its log.txt channel tag (when
+    asked), ANSI codes and the prefixes CI systems and launchers put before it."""
+    text = untag(raw)[1] if untag_lines else raw
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    first = text[:1]
+    if first.isdigit() or first in "|#[( ":
+        start = len(text) - len(text.lstrip(" "))
+        end = start
+        while True:
+            m = _PREFIX.match(text, end)
+            if m is None or m.end() == end:
+                break
+            end = m.end()
+        if end > start:
+            text = text[end:]
+    return text
 
 
 def _fitted(stream: BinaryIO, chunk_size: int) -> int:

@@ -7,7 +7,7 @@ look for (see `Prefilter`); the matcher then runs its per-line check on those li
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -18,6 +18,13 @@ WINDOW = 8
 
 #: the shortest window of a literal the prefilter tests
 MIN_WINDOW = 4
+
+#: a window found more often than once per this many bytes of the sample (and more than
+#: COMMON_WINDOW_MIN times) is too common to find lines by, when its alternative has another
+COMMON_WINDOW_BYTES = 32768
+COMMON_WINDOW_MIN = 4
+#: the most times the windows of the alternatives with a common one are chosen again
+COVER_ROUNDS = 64
 
 
 def _memchr_cost(share: float) -> float:
@@ -68,20 +75,36 @@ class Prefilter:
             byte, memchr = choice
             return _memchr_cost(share[byte]) if memchr else _regex_cost(share[byte])
 
+        # a rare byte can sit in a window that is common all the same ("dbox" of the
+        # "linux-sandbox" every Bazel progress line names): a chosen window the sample holds
+        # often is given up for another of its alternative's, so the windows looked for are
+        # about as rare as the lines that can match
+        first = _cover(options, cost, set(range(len(options))))
+        chosen = dict(first)
+        left = [dict(option) for option in options]  # the options not found common yet
+        too_many = max(COMMON_WINDOW_MIN, len(sample) // COMMON_WINDOW_BYTES)
+        seen: dict[bytes, int] = {}
+
+        def common_window(i: int) -> bool:
+            return _count(seen, sample, options[i][chosen[i]][1]) > too_many
+
+        for _round in range(COVER_ROUNDS):
+            again = {i for i in chosen if len(left[i]) > 1 and common_window(i)}
+            if not again:
+                break
+            for i in again:
+                del left[i][chosen[i]]
+            chosen.update(_cover(left, cost, again))
+        # an alternative whose every window is common (its lines are) keeps the cheapest
+        chosen.update({i: first[i] for i in chosen if common_window(i)})
         rare: dict[int, dict[int, set[bytes]]] = {}  # byte -> offset -> windows
         common: dict[int, set[bytes]] = {}
-        open_ = set(range(len(options)))
-        every = sorted({c for option in options for c in option})
-        while open_:
-            best = max(every, key=lambda c: (sum(1 for i in open_ if c in options[i]) / cost(c),
-                                             -c[0], c[1]))
-            for i in [i for i in open_ if best in options[i]]:
-                offset, window = options[i][best]
-                if best[1]:
-                    rare.setdefault(best[0], {}).setdefault(offset, set()).add(window)
-                else:
-                    common.setdefault(best[0], set()).add(window)
-                open_.discard(i)
+        for i, best in chosen.items():
+            offset, window = options[i][best]
+            if best[1]:
+                rare.setdefault(best[0], {}).setdefault(offset, set()).add(window)
+            else:
+                common.setdefault(best[0], set()).add(window)
         self.rare = [(bytes((b,)), [(k, re.compile(_trie(sorted(w))))
                                     for k, w in sorted(by_offset.items())])
                      for b, by_offset in sorted(rare.items())]
@@ -102,6 +125,30 @@ class Prefilter:
             found.extend(m.start() for m in regex.finditer(buf, start, limit))
         found.sort()
         return found
+
+
+def _cover(options: list[dict[tuple[int, bool], tuple[int, bytes]]],
+           cost: Callable[[tuple[int, bool]], float], open_: set[int]
+           ) -> dict[int, tuple[int, bool]]:
+    """A greedy set cover of the alternatives in `open_`: per alternative the (byte,
+    memchr) choice that finds it, choices covering many for little cost first."""
+    chosen: dict[int, tuple[int, bool]] = {}
+    open_ = set(open_)
+    every = sorted({c for i in open_ for c in options[i]})
+    while open_:
+        best = max(every, key=lambda c: (sum(1 for i in open_ if c in options[i]) / cost(c),
+                                         -c[0], c[1]))
+        for i in [i for i in open_ if best in options[i]]:
+            chosen[i] = best
+            open_.discard(i)
+    return chosen
+
+
+def _count(seen: dict[bytes, int], sample: bytes, window: bytes) -> int:
+    """How often `window` occurs in the sample (counted once per window)."""
+    if window not in seen:
+        seen[window] = sample.count(window)
+    return seen[window]
 
 
 def _byte_counts(sample: bytes) -> list[int]:

@@ -44,6 +44,7 @@ from .events import (
     DiagnosisEvent,
     Finished,
     PhaseChanged,
+    UnrecognisedEvent,
 )
 from .flags import RECORD
 from .plan import LABEL, BuildPlan, Step
@@ -170,7 +171,7 @@ class BuildRunner(FollowsSource):
             except TfWizardError as exc:
                 found = outcome.from_error(exc, cancelled=self.cancelled)
             yield self.log.say(build_outcome(found.status, found.message))
-            diagnoses: list[DiagnosisEvent] = []
+            diagnoses: list[DiagnosisEvent | UnrecognisedEvent] = []
             if found.status != "cancelled":
                 # a build that succeeded is looked at for warnings (a remote cache Bazel
                 # could not use), one that failed for everything
@@ -222,7 +223,7 @@ class BuildRunner(FollowsSource):
             _("record: {path}").format(path=self.record.path))]
 
     def _finish(self, found: outcome.Outcome, exit_code: int | None, bep: BepSummary | None,
-                diagnoses: list[DiagnosisEvent]) -> BuildResult:
+                diagnoses: list[DiagnosisEvent | UnrecognisedEvent]) -> BuildResult:
         """The result, written to the record's result.json."""
         assert self.record is not None
         stats = self.parser.stats
@@ -236,7 +237,7 @@ class BuildRunner(FollowsSource):
             bazel_exit=bep.exit_name if bep else None, message=found.message,
             elapsed_s=round(time.monotonic() - self._started, 2),
             actions=stats.total_actions or self.parser.total, cache_hits=stats.cache_hits,
-            findings=tuple(d.id for d in diagnoses),
+            findings=tuple(d.id for d in diagnoses if isinstance(d, DiagnosisEvent)),
             cache=cache.to_dict() if cache is not None else None)
         self.record.write_result({**self.result.to_dict(), "stats": stats.__dict__,
                                   "image_id": self.plan.image_id,

@@ -30,6 +30,7 @@ from tfwizard.core.build.events import (
     LogLines,
     PhaseChanged,
     Progress,
+    UnrecognisedEvent,
 )
 from tfwizard.core.build.progress import CacheSummary, cache_summary_text
 from tfwizard.core.diagnosis_text import diagnosis_lines
@@ -44,6 +45,7 @@ from ..widgets.bundle import BundleSaver
 from ..widgets.findings import severity_icon
 from ..widgets.logview import LogView
 from ..widgets.rebuild import RebuildGuard
+from ..widgets.unrecognised import UnrecognisedCard
 from .base import RecipePage
 from .build_watch import BuildWatch
 from .rebuild import RebuildBar
@@ -160,6 +162,8 @@ class BuildPage(RecipePage):
         self.diagnosis_layout.setContentsMargins(0, 0, 0, 0)
         self.body.addWidget(self.diagnosis_box)
         self.diagnoses: list[DiagnosisRow] = []
+        #: a failure no signature explains: the log's lines to read (not a diagnosis)
+        self.unrecognised: UnrecognisedCard | None = None
         self.bundle = BundleSaver(state, self.content, "save-bundle")
         self.body.addWidget(self.bundle)
 
@@ -276,6 +280,9 @@ class BuildPage(RecipePage):
         for row in self.diagnoses:
             row.deleteLater()
         self.diagnoses = []
+        if self.unrecognised is not None:
+            self.unrecognised.deleteLater()
+            self.unrecognised = None
 
     # -- events -> widgets -------------------------------------------------------------------
     def show_event(self, event: BuildEvent) -> None:
@@ -301,6 +308,9 @@ class BuildPage(RecipePage):
                 row.fix_button.clicked.connect(lambda _c=False, f=event: self.fix_and_rebuild(f))
             self.diagnosis_layout.addWidget(row)
             self.diagnoses.append(row)
+        elif isinstance(event, UnrecognisedEvent):  # no known cause: the lines to read
+            self.unrecognised = UnrecognisedCard(event, self.diagnosis_box)
+            self.diagnosis_layout.addWidget(self.unrecognised)
         elif isinstance(event, Artifact):
             if event.kind == "record":
                 self.state.record_dir = event.path

@@ -28,6 +28,7 @@ from tfwizard.core.verify_panel import PanelRow, panel_rows, verdict_text
 from ..i18n import tr
 from ..state import WizardState
 from .findings import severity_icon
+from .unrecognised import UnrecognisedCard
 
 #: a row's status -> the severity icon that shows it (pass: a check mark)
 _ICONS = {"fail": "error", "info": "info"}
@@ -181,18 +182,29 @@ class OutputDiagnosis(QWidget):
         column.addLayout(row)
         self.cards = DiagnosisCards(self)
         column.addWidget(self.cards)
+        self.unknown: UnrecognisedCard | None = None  # shown when nothing is recognised
+        self.column = column
 
     def diagnose(self) -> None:
-        """Run the core's runtime diagnosis on the pasted text and show its cards."""
+        """Run the core's runtime diagnosis on the pasted text and show its cards; when it
+        knows nothing, the output's root-cause lines (not a diagnosis)."""
         from tfwizard.core.runtime_diagnosis import diagnose_log
+        from tfwizard.core.unrecognised import root_lines
 
         text = self.edit.toPlainText()
         if not text.strip():
             self.status.setText(tr("Paste a program's output first."))
             return
-        self.diagnoses = diagnose_log(text.splitlines(), self.state.effective_target,
-                                      kb=self.state.kb)
+        lines = text.splitlines()
+        self.diagnoses = diagnose_log(lines, self.state.effective_target, kb=self.state.kb)
         self.cards.show_diagnoses(self.diagnoses)
+        if self.unknown is not None:
+            self.unknown.deleteLater()
+            self.unknown = None
+        if not self.diagnoses:
+            self.unknown = UnrecognisedCard(root_lines(lines, "runtime", kb=self.state.kb),
+                                            self)
+            self.column.addWidget(self.unknown)
         self.status.setText(tr("Known problems found: {count}.").format(
             count=len(self.diagnoses)) if self.diagnoses else
             tr("No known problem in this output."))
