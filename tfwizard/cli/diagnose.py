@@ -189,8 +189,8 @@ def _diagnose_build(args: argparse.Namespace, env: Environment, source: _Source,
 
 def _diagnose_runtime(args: argparse.Namespace, env: Environment, source: _Source,
                       fixes: FixContext, shown: str) -> ExitStatus:
-    from ..core.host import HostProfile
     from ..core.diagnosis_text import unrecognised_block
+    from ..core.host import HostProfile
     from ..core.runtime_diagnosis import diagnose_log
     from ..core.unrecognised import root_lines
 
