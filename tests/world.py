@@ -406,17 +406,21 @@ def remove_volume(name: str) -> None:
 def fixture_recipe(path: Path, *, workspace: Path | None, prefix: str,
                    name: str = "fixture", image: str = IMAGE, network: str = "none",
                    bazel_flags: Sequence[str] = (), disk_cache: bool = True,
-                   extra: str = "", git_url: str = "", ref: str = "") -> Path:
+                   extra: str = "", git_url: str = "", ref: str = "",
+                   opt_flags: Sequence[str] = ()) -> Path:
     """Write an ordinary recipe that builds the TF-shaped fixture in the offline test image.
 
     gcc toolchain (the image has no clang), two jobs, caches in volumes named after
     `prefix` so each test module owns its own; `extra` is appended as more TOML tables.
     The source is the checkout `workspace`, or with `git_url` (and `ref`) a git clone of
-    the release tag (or ref) from that URL.
+    the release tag (or ref) from that URL. `opt_flags`: build.opt_flags (configure's
+    CC_OPT_FLAGS) when given.
     """
     import json
 
     flags = ", ".join(json.dumps(f) for f in bazel_flags)
+    opts = (f"opt_flags = [{', '.join(json.dumps(f) for f in opt_flags)}]\n"
+            if opt_flags else "")
     if git_url:
         source = f"git_url = {json.dumps(git_url)}" + (f"\nref = {json.dumps(ref)}" if ref else "")
     else:
@@ -436,7 +440,7 @@ image = "{image}"
 network = "{network}"
 jobs = 2
 bazel_flags = [{flags}]
-[cache]
+{opts}[cache]
 disk_cache = {"true" if disk_cache else "false"}
 volume_prefix = "{prefix}"
 {extra}"""

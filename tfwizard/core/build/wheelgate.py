@@ -1,0 +1,93 @@
+"""The gate every built wheel passes before a build reports success (both runners).
+
+The wheel the build copied out is read (METADATA, WHEEL, TensorFlow's build_info.py) and
+held against the plan (core/wheelcheck.py): the release asked for (or, for a ref or a
+checkout, the version its source says), the Python tag and glibc floor, the backend, the
+CUDA and cuDNN versions and the compute capabilities configure was given. The comparison
+goes into the record (wheel-check.json), the log and the result; a fact that differs
+fails the build, naming it. The wheel stays where it was copied (nothing is lost), but
+the result hands out none, so nothing installs it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from ..i18n import _
+from ..knowledge import load_knowledge
+from ..wheelcheck import Found, WheelCheck, compare, expected_of
+from ..wheelfacts import read_wheel_facts
+from .events import Artifact, BuildEvent
+from .plan import SRC, BuildPlan
+
+ReadSource = Callable[[str], "bytes | None"]
+
+
+def _source_version(read: ReadSource) -> str | None:
+    """The TensorFlow version a source tree says it is, from the first of TF's own files
+    that names it: `tensorflow/tf_version.bzl` (TF_VERSION, 2.20 on), the C API's
+    `tensorflow/core/public/version.h` (TF_MAJOR/MINOR/PATCH_VERSION, TF_VERSION_SUFFIX),
+    the pip package's `setup.py` (_VERSION, older releases). A minimal reader of this
+    module's own, for the wheel check only; None when no file names one."""
+    text = _text(read("tensorflow/tf_version.bzl"))
+    m = re.search(r'^TF_VERSION\s*=\s*"([^"]+)"', text, re.M)
+    if m:
+        return m.group(1)
+    text = _text(read("tensorflow/core/public/version.h"))
+    parts = [re.search(rf"#define\s+TF_{n}_VERSION\s+(\d+)", text) for n in
+             ("MAJOR", "MINOR", "PATCH")]
+    if all(parts):
+        suffix = re.search(r'#define\s+TF_VERSION_SUFFIX\s+"([^"]*)"', text)
+        return ".".join(p.group(1) for p in parts if p) + (suffix.group(1) if suffix else "")
+    m = re.search(r"""^_VERSION\s*=\s*['"]([^'"]+)['"]""",
+                  _text(read("tensorflow/tools/pip_package/setup.py")), re.M)
+    return m.group(1) if m else None
+
+
+def _text(data: bytes | None) -> str:
+    return data.decode("utf-8", "replace") if data else ""
+
+
+def check_built_wheel(plan: BuildPlan, wheel: Path, read: ReadSource) -> WheelCheck:
+    """The wheel held against the plan (blocking: reads the wheel, and the source through
+    `read`, a function from a path under the source folder to its bytes or None)."""
+    release = load_knowledge().release(plan.release)
+    expected = expected_of(plan, source_version=_source_version(read),
+                           glibc_floor=release.glibc_floor if release is not None else "")
+    return compare(expected, Found.of_wheel(read_wheel_facts(wheel)), wheel=str(wheel))
+
+
+class WheelGate:
+    """The runners' part that checks the wheel they copied out (a mixin of BuildRunner)."""
+
+    wheel_check: WheelCheck | None = None
+
+    def _read_source(self, path: str) -> bytes | None:
+        """A file of the build's source tree (a path under it), None when absent."""
+        from .artifacts import read_archive_file
+
+        runner: Any = self  # a BuildRunner: the last step's container has the source
+        last = runner.stepper.last
+        return read_archive_file(last.container, f"{SRC}/{path}") if last else None
+
+    async def _wheel_events(self, wheels: list[Path]) -> AsyncIterator[BuildEvent]:
+        """The Artifact of each wheel copied out, then the check of the build's wheel (the
+        last one): its line in the log, wheel-check.json in the record."""
+        for wheel in wheels:
+            yield Artifact("wheel", str(wheel))
+        if not wheels:
+            return
+        runner: Any = self
+        checked = await runner.engine.call(_("checking the wheel against the recipe"),
+                                           check_built_wheel, runner.plan, wheels[-1],
+                                           self._read_source)
+        self.wheel_check = checked
+        checked.write(runner.record.path)
+        yield runner.log.say(checked.summary())
+
+    def wheel_mismatch(self) -> str:
+        """What the build's wheel has that the recipe did not ask for ("" when nothing)."""
+        return self.wheel_check.difference() if self.wheel_check is not None else ""
