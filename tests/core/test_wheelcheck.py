@@ -238,3 +238,17 @@ def test_a_mismatch_fails_the_build_and_hands_out_no_wheel():
     ok = outcome.classify(cancelled=False, exit_code=0, last_step="build", oom=False,
                           wheel_dir="/w", wheels=["/out/w.whl"])
     assert ok.status == "succeeded" and ok.wheel == "/out/w.whl"
+
+
+def test_a_checkouts_version_is_read_from_the_checkout_itself(tmp_path):
+    """A recipe with source_dir: the host folder is the source (no engine call); other
+    kinds read the build's container (the Docker tests)."""
+    from tfwizard.core.build.wheelgate import WheelGate
+
+    source = tmp_path / "tf"
+    (source / "tensorflow").mkdir(parents=True)
+    (source / "tensorflow" / "tf_version.bzl").write_text('TF_VERSION = "2.23.0"\n')
+    gate = WheelGate()
+    gate.plan = cpu_plan(**{"tensorflow.source_dir": str(source)})  # type: ignore[attr-defined]
+    assert _source_version(gate._read_source) == "2.23.0"
+    assert gate._read_source("tensorflow/none.bzl") is None

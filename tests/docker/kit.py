@@ -58,13 +58,15 @@ def fake_wheel(python: str = BUSYBOX_PYTHON) -> bytes:
     it as it would a real build's; its checkout says no version, so that is not checked."""
     tag = "cp" + python.replace(".", "")
     dist = "tensorflow_cpu-2.18.0.dist-info"
+    members = {f"{dist}/METADATA": "Metadata-Version: 2.1\nName: tensorflow_cpu\n"
+                                   "Version: 2.18.0\n",
+               f"{dist}/WHEEL": f"Wheel-Version: 1.0\nTag: {tag}-{tag}-linux_x86_64\n",
+               "tensorflow/python/platform/build_info.py":
+                   "build_info = {'is_cuda_build': False, 'is_rocm_build': False}\n"}
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr(f"{dist}/METADATA", "Metadata-Version: 2.1\nName: tensorflow_cpu\n"
-                                        "Version: 2.18.0\n")
-        zf.writestr(f"{dist}/WHEEL", f"Wheel-Version: 1.0\nTag: {tag}-{tag}-linux_x86_64\n")
-        zf.writestr("tensorflow/python/platform/build_info.py",
-                    "build_info = {'is_cuda_build': False, 'is_rocm_build': False}\n")
+        for name, text in members.items():  # fixed times: the same bytes on every call
+            zf.writestr(zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0)), text)
     return buf.getvalue()
 
 

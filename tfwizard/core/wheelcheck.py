@@ -142,12 +142,18 @@ def recorded_expectation(record: Path) -> Expected | None:
         return None
 
 
+def version_from_source(plan: BuildPlan) -> bool:
+    """Whether the wheel's version is the one its source says (a ref, a checkout, master),
+    not the release asked for."""
+    return not (plan.source_kind == "release" and _is_version(plan.release))
+
+
 def expected_of(plan: BuildPlan, *, source_version: str | None = None,
                 glibc_floor: str = "") -> Expected:
     """What `plan`'s wheel must say: the release asked for (a ref or a checkout: the
     version its source says, `source_version`), the wheel name and Python, the release's
     glibc floor, and the CUDA answers configure got."""
-    if plan.source_kind == "release" and _is_version(plan.release):
+    if not version_from_source(plan):
         version, source = plan.release, _("the release asked for")
     elif source_version:
         version, source = source_version, _("the version the source says")

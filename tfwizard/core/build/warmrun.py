@@ -24,7 +24,7 @@ from ..i18n import _
 from . import artifacts, wheelsums
 from .attach import PLAN_DIGEST_LABEL
 from .events import STDERR, STDOUT, BuildEvent, PhaseChanged, ThreadFeed
-from .plan import SRC, BuildPlan
+from .plan import BuildPlan
 from .record import data_dir
 from .runner import BuildRunner
 from .steps import StepOutcome
@@ -192,9 +192,9 @@ class WarmRunner(BuildRunner):
         self.stepper.last = StepOutcome(code, None, None)
         yield self.log.say(_("step {step} exited with {code}").format(step=name, code=code))
 
-    def _read_source(self, path: str) -> bytes | None:
-        """A file of the workspace's source tree, read in the warm container."""
-        return self.warm.read_file(f"{SRC}/{path}") if self.warm is not None else None
+    def _read_in_container(self, path: str) -> bytes | None:
+        """A file in the warm container (the workspace's source volume)."""
+        return self.warm.read_file(path) if self.warm is not None else None
 
     async def _copy_wheels(self) -> list[Path]:
         """The wheel this build's BEP names (never an older one bazel-bin still holds)."""

@@ -18,7 +18,8 @@ from typing import Any
 
 from ..i18n import _
 from ..knowledge import load_knowledge
-from ..wheelcheck import Found, WheelCheck, compare, expected_of
+from ..safety import safe_relative
+from ..wheelcheck import Found, WheelCheck, compare, expected_of, version_from_source
 from ..wheelfacts import read_wheel_facts
 from .events import Artifact, BuildEvent
 from .plan import SRC, BuildPlan
@@ -52,10 +53,12 @@ def _text(data: bytes | None) -> str:
 
 
 def check_built_wheel(plan: BuildPlan, wheel: Path, read: ReadSource) -> WheelCheck:
-    """The wheel held against the plan (blocking: reads the wheel, and the source through
-    `read`, a function from a path under the source folder to its bytes or None)."""
+    """The wheel held against the plan (blocking: reads the wheel, and when the plan's
+    version is the source's own, the source through `read`, a function from a path under
+    the source folder to its bytes or None)."""
     release = load_knowledge().release(plan.release)
-    expected = expected_of(plan, source_version=_source_version(read),
+    source = _source_version(read) if version_from_source(plan) else None
+    expected = expected_of(plan, source_version=source,
                            glibc_floor=release.glibc_floor if release is not None else "")
     return compare(expected, Found.of_wheel(read_wheel_facts(wheel)), wheel=str(wheel))
 
@@ -66,12 +69,24 @@ class WheelGate:
     wheel_check: WheelCheck | None = None
 
     def _read_source(self, path: str) -> bytes | None:
-        """A file of the build's source tree (a path under it), None when absent."""
+        """A file of the build's source tree (a path under it), None when absent: from the
+        checkout itself for a recipe with source_dir, else from the build's container."""
+        runner: Any = self
+        plan: BuildPlan = runner.plan
+        if plan.source_kind == "dir" and plan.source_dir:
+            try:
+                return (Path(plan.source_dir) / safe_relative(path)).read_bytes()
+            except OSError:
+                return None
+        return self._read_in_container(f"{SRC}/{path}")
+
+    def _read_in_container(self, path: str) -> bytes | None:
+        """A file in the last step's container (its volumes have the source)."""
         from .artifacts import read_archive_file
 
-        runner: Any = self  # a BuildRunner: the last step's container has the source
+        runner: Any = self
         last = runner.stepper.last
-        return read_archive_file(last.container, f"{SRC}/{path}") if last else None
+        return read_archive_file(last.container, path) if last else None
 
     async def _wheel_events(self, wheels: list[Path]) -> AsyncIterator[BuildEvent]:
         """The Artifact of each wheel copied out, then the check of the build's wheel (the
