@@ -163,8 +163,13 @@ def ensure_images() -> None:
         _images_ready = True
 
 
-def copy_workspace(tmp_path: Path) -> Path:
-    """A fresh copy of the fixture workspace under tmp_path (builds must not write the repo)."""
+def copy_workspace(tmp_path: Path, *, version: str = "") -> Path:
+    """A fresh copy of the fixture workspace under tmp_path (builds must not write the repo).
+
+    `version`: the copy says it is that TensorFlow version, where TensorFlow's source does
+    (tensorflow/tf_version.bzl; the fixture's own is 2.18.0), as a release tag's source
+    says its release: the build's wheel check holds a release build's wheel to it.
+    """
     dest = Path(tmp_path) / "tf_workspace"
     shutil.copytree(
         FIXTURE_WORKSPACE,
@@ -174,6 +179,12 @@ def copy_workspace(tmp_path: Path) -> Path:
             "bazel-*", ".tf_configure.bazelrc", "python_bin_path.sh", "__pycache__", "*.whl"
         ),
     )
+    if version:
+        path = dest / "tensorflow" / "tf_version.bzl"
+        text = path.read_text("utf-8")
+        assert 'TF_VERSION = "2.18.0"' in text, "the fixture's version moved"
+        path.write_text(text.replace('TF_VERSION = "2.18.0"', f'TF_VERSION = "{version}"'),
+                        "utf-8")
     return dest
 
 

@@ -40,11 +40,7 @@ def gw(tmp_path_factory):
     if shutil.which("git") is None:
         pytest.fail("git is needed (the CI clone itself has it)")
     for ns in kit.docker_world(tmp_path_factory, "git"):
-        work = world.copy_workspace(ns.base)
-        # the tag's source says it is 2.21.0, where TensorFlow's does: the build's wheel
-        # check holds the wheel of a release build to the release asked for
-        version = work / "tensorflow" / "tf_version.bzl"
-        version.write_text(version.read_text().replace('"2.18.0"', '"2.21.0"'))
+        work = world.copy_workspace(ns.base, version="2.21.0")  # as the tag's source says
         _git("init", "-q", "-b", "main", cwd=work)
         _git("add", "-A", cwd=work)
         _git("commit", "-q", "-m", "fixture at 2.21.0", cwd=work)

@@ -69,6 +69,8 @@ def _build(pq, name: str, *extra: str) -> tuple[int, dict, str]:
     assert done, err[-3000:]
     result = done[-1]["result"]
     pq.builds.append(result["build_id"])
+    pq.wheels_offered = [e["path"] for e in events
+                         if e.get("type") == "artifact" and e.get("kind") == "wheel"]
     log = (Path(result["record_dir"]) / "log.txt").read_text("utf-8")
     return int(status), result, log
 
@@ -101,7 +103,7 @@ def _succeeded(status: int, result: dict, log: str) -> str:
 
 def test_p_q_p_warm_each_compiles_with_its_own_answers(pq):
     p1 = _succeeded(*_build(pq, "p"))
-    assert _mark(p1) == "recipe_p"
+    assert _mark(p1) == "recipe_p" and pq.wheels_offered == [p1]
     q1 = _succeeded(*_build(pq, "q"))
     assert _mark(q1) == "recipe_q"
     assert "recipe_q" in (pq.source / ".tf_configure.bazelrc").read_text()
@@ -140,7 +142,7 @@ def test_a_wheel_that_contradicts_its_recipe_fails_the_build_naming_it(pq):
     assert status == 0, err
     status, result, log = _build(pq, "p")
     assert status != 0 and result["status"] == "failed", result
-    assert result["wheel"] is None
+    assert result["wheel"] is None and pq.wheels_offered == []  # nothing offers to install it
     said = "is_cuda_build: the wheel says True, the recipe False"
     assert said in result["message"], result["message"]
     assert "wheel check FAILED: " + said in log

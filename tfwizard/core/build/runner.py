@@ -159,7 +159,7 @@ class BuildRunner(WheelGate):
                 if outcome.wants_wheels(cancelled=self.cancelled, exit_code=exit_code,
                                         wheel_dir=self.plan.wheel_dir):
                     wheels = await self._copy_wheels()
-                    async for event in self._wheel_events(wheels):  # each, then the check
+                    async for event in self._wheel_events(wheels):  # the check, then each
                         yield event
                 found = outcome.classify(
                     cancelled=self.cancelled, exit_code=exit_code,

@@ -89,10 +89,9 @@ class WheelGate:
         return read_archive_file(last.container, path) if last else None
 
     async def _wheel_events(self, wheels: list[Path]) -> AsyncIterator[BuildEvent]:
-        """The Artifact of each wheel copied out, then the check of the build's wheel (the
-        last one): its line in the log, wheel-check.json in the record."""
-        for wheel in wheels:
-            yield Artifact("wheel", str(wheel))
+        """The check of the build's wheel (the last one copied out): its line in the log,
+        wheel-check.json in the record; then, when it passed, the Artifact of each wheel
+        (front ends offer an Artifact's wheel to install: never one that failed)."""
         if not wheels:
             return
         runner: Any = self
@@ -102,6 +101,8 @@ class WheelGate:
         self.wheel_check = checked
         checked.write(runner.record.path)
         yield runner.log.say(checked.summary())
+        for wheel in wheels if checked.ok else []:
+            yield Artifact("wheel", str(wheel))
 
     def wheel_mismatch(self) -> str:
         """What the build's wheel has that the recipe did not ask for ("" when nothing)."""
