@@ -40,12 +40,14 @@ set -e
 mkdir -p "$STATE" "${WHEEL%/*}" /tmp/src
 head -c $((MB * 1048576)) /dev/urandom > "$WHEEL"
 sed "s#file://[^\"]*\.whl#file://$WHEEL#g" /tmp/bep.json > "$STATE/bep-tok.json"
-: > /tmp/src/.tf_configure.bazelrc
+echo "build:opt --copt=-Wno-sign-compare" > /tmp/src/.tf_configure.bazelrc
+cp /tmp/src/.tf_configure.bazelrc "$STATE/configure.bazelrc"
 echo want > "$STATE/configure.sha256"
 cd /tmp/src
 run() {
-  sh -c "$WRAP" sh "$STATE" 1800 tok sh -c "$REPORT" sh mark - "$STATE/bep-tok.json" 10 \
-    "$IFC" "$STATE/configure.sha256" want /tmp/src/.tf_configure.bazelrc env -u \
+  sh -c "$WRAP" sh "$STATE" 1800 tok sh -c "$REPORT" sh mark - "$STATE/bep-tok.json" 12 \
+    "$IFC" "$STATE/configure.sha256" want /tmp/src/.tf_configure.bazelrc \
+    "$STATE/configure.bazelrc" note env -u \
     TFWIZARD_SECRET_BAZELRC CC_OPT_FLAGS=-Wno-sign-compare PYTHON_BIN_PATH=/usr/bin/python3 \
     true true
 }

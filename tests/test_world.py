@@ -18,6 +18,8 @@ import zipfile
 
 import pytest
 
+from tfwizard.core.wheelfacts import read_wheel_facts
+
 try:
     from tests import world
 except ImportError:  # tests/ is not a package: pytest put tests/ itself on sys.path
@@ -269,7 +271,10 @@ def test_wheel_is_valid(built):
         assert "Provides-Extra: and-cuda\n" in metadata
         assert 'Requires-Dist: tfwizard-fixture-cuda-stub==1.0 ; extra == "and-cuda"' in metadata
         assert "Tag: cp311-cp311-linux_x86_64\n" in zf.read(f"{dist_info}/WHEEL").decode()
-        assert {"tensorflow/__init__.py", "tensorflow/libtensorflow_framework.so"} <= names
+        assert {"tensorflow/__init__.py", "tensorflow/libtensorflow_framework.so",
+                "tensorflow/python/platform/build_info.py"} <= names
+        # no --copt=-DTFW_FIXTURE_MARK: the library says so
+        assert b"tfw-fixture-mark=none" in zf.read("tensorflow/libtensorflow_framework.so")
         rows = list(csv.reader(io.StringIO(zf.read(f"{dist_info}/RECORD").decode())))
         recorded = {r[0] for r in rows}
         assert recorded == names
@@ -380,12 +385,12 @@ def test_cuda_build_reports_cuda_in_build_info(tmp_path_factory, built, cache_vo
     assert res.exit_code == 0, res.output[-5000:]
     assert res.wheel is not None
     assert res.wheel.name == "tensorflow-2.18.0-cp311-cp311-linux_x86_64.whl"
-    with zipfile.ZipFile(res.wheel) as zf:
-        info = zf.read("tensorflow/_build_info.py").decode()
-    assert "'is_cuda_build': True" in info
-    assert "'cuda_version': '12.5.1'" in info
-    assert "'cudnn_version': '9'" in info
-    assert "'cuda_compute_capabilities': ['sm_86']" in info
+    # where TensorFlow keeps its build facts, in TF's shape (tfwizard's wheel check reads it)
+    info = read_wheel_facts(res.wheel).build_info
+    assert info is not None
+    assert info["is_cuda_build"] is True and info["cuda_version"] == "12.5.1"
+    assert info["cudnn_version"] == "9"
+    assert info["cuda_compute_capabilities"] == ["sm_86"]
 
 
 @pytest.mark.slow

@@ -163,8 +163,13 @@ def ensure_images() -> None:
         _images_ready = True
 
 
-def copy_workspace(tmp_path: Path) -> Path:
-    """A fresh copy of the fixture workspace under tmp_path (builds must not write the repo)."""
+def copy_workspace(tmp_path: Path, *, version: str = "") -> Path:
+    """A fresh copy of the fixture workspace under tmp_path (builds must not write the repo).
+
+    `version`: the copy says it is that TensorFlow version, where TensorFlow's source does
+    (tensorflow/tf_version.bzl; the fixture's own is 2.18.0), as a release tag's source
+    says its release: the build's wheel check holds a release build's wheel to it.
+    """
     dest = Path(tmp_path) / "tf_workspace"
     shutil.copytree(
         FIXTURE_WORKSPACE,
@@ -174,6 +179,12 @@ def copy_workspace(tmp_path: Path) -> Path:
             "bazel-*", ".tf_configure.bazelrc", "python_bin_path.sh", "__pycache__", "*.whl"
         ),
     )
+    if version:
+        path = dest / "tensorflow" / "tf_version.bzl"
+        text = path.read_text("utf-8")
+        assert 'TF_VERSION = "2.18.0"' in text, "the fixture's version moved"
+        path.write_text(text.replace('TF_VERSION = "2.18.0"', f'TF_VERSION = "{version}"'),
+                        "utf-8")
     return dest
 
 
@@ -406,18 +417,22 @@ def remove_volume(name: str) -> None:
 def fixture_recipe(path: Path, *, workspace: Path | None, prefix: str,
                    name: str = "fixture", image: str = IMAGE, network: str = "none",
                    bazel_flags: Sequence[str] = (), disk_cache: bool = True,
-                   extra: str = "", git_url: str = "", ref: str = "") -> Path:
+                   extra: str = "", git_url: str = "", ref: str = "",
+                   opt_flags: Sequence[str] = ()) -> Path:
     """Write an ordinary recipe that builds the TF-shaped fixture in the offline test image.
 
     gcc toolchain (the image has no clang: toolchain.local_clang, since 2.21 would otherwise
     compile with TF's hermetic LLVM), two jobs, caches in volumes named after
     `prefix` so each test module owns its own; `extra` is appended as more TOML tables.
     The source is the checkout `workspace`, or with `git_url` (and `ref`) a git clone of
-    the release tag (or ref) from that URL.
+    the release tag (or ref) from that URL. `opt_flags`: build.opt_flags (configure's
+    CC_OPT_FLAGS) when given.
     """
     import json
 
     flags = ", ".join(json.dumps(f) for f in bazel_flags)
+    opts = (f"opt_flags = [{', '.join(json.dumps(f) for f in opt_flags)}]\n"
+            if opt_flags else "")
     if git_url:
         source = f"git_url = {json.dumps(git_url)}" + (f"\nref = {json.dumps(ref)}" if ref else "")
     else:
@@ -438,7 +453,7 @@ image = "{image}"
 network = "{network}"
 jobs = 2
 bazel_flags = [{flags}]
-[cache]
+{opts}[cache]
 disk_cache = {"true" if disk_cache else "false"}
 volume_prefix = "{prefix}"
 {extra}"""

@@ -9,8 +9,11 @@ Bazel workspace in the offline Bazel image) the real thing.
 from __future__ import annotations
 
 import asyncio
+import base64
 import dataclasses
+import io
 import uuid
+import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import SimpleNamespace
@@ -22,6 +25,8 @@ from tfwizard.core.build.runner import BuildRunner
 from tfwizard.core.recipe import load_recipe
 
 WHEEL_DIR = f"{OUTPUT_USER_ROOT}/w"
+#: the Python of the busybox plans (their fixture recipe's release's default)
+BUSYBOX_PYTHON = "3.11"
 
 
 def recipe_file(path: Path, *, source_dir: Path, prefix: str, name: str = "fixture",
@@ -41,17 +46,38 @@ def busybox_plan(tmp_path: Path, steps: str | Sequence[Step], *, prefix: str,
     recipe = recipe_file(tmp_path / f"{name}.toml", source_dir=src, prefix=prefix, name=name,
                          network=network)
     plan = make_plan(load_recipe(recipe), recipe_dir=tmp_path, uid=uid, gid=gid)
+    assert plan.python == BUSYBOX_PYTHON, "fake_wheel() must say the plan's Python"
     if isinstance(steps, str):
         steps = [Step("build", "analyse", ("sh", "-c", steps), workdir="/")]
     return dataclasses.replace(plan, image=world.BUSYBOX, wheel_dir=WHEEL_DIR, steps=list(steps))
 
 
+def fake_wheel(python: str = BUSYBOX_PYTHON) -> bytes:
+    """A small wheel shaped like the busybox plans' (a CPU build of their fixture recipe:
+    tensorflow_cpu, cpXY, TensorFlow's build_info.py), so the runner's wheel check passes
+    it as it would a real build's; its checkout says no version, so that is not checked."""
+    tag = "cp" + python.replace(".", "")
+    dist = "tensorflow_cpu-2.18.0.dist-info"
+    members = {f"{dist}/METADATA": "Metadata-Version: 2.1\nName: tensorflow_cpu\n"
+                                   "Version: 2.18.0\n",
+               f"{dist}/WHEEL": f"Wheel-Version: 1.0\nTag: {tag}-{tag}-linux_x86_64\n",
+               "tensorflow/python/platform/build_info.py":
+                   "build_info = {'is_cuda_build': False, 'is_rocm_build': False}\n"}
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, text in members.items():  # fixed times: the same bytes on every call
+            zf.writestr(zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0)), text)
+    return buf.getvalue()
+
+
 def make_wheel_script(name: str = "t-1-py3-none-any.whl", size_mib: int = 0) -> str:
-    """sh that writes a wheel into WHEEL_DIR (zeros of size_mib MiB, else one line)."""
-    if size_mib:
-        return (f"mkdir -p {WHEEL_DIR} && dd if=/dev/zero of={WHEEL_DIR}/{name} bs=1048576 "
-                f"count={size_mib} 2>/dev/null")
-    return f"mkdir -p {WHEEL_DIR} && echo wheel > {WHEEL_DIR}/{name}"
+    """sh that writes fake_wheel() into WHEEL_DIR (after size_mib MiB of zeros: a zip may
+    start late, so the size is what a copy test needs and the file is still a wheel)."""
+    data = base64.b64encode(fake_wheel()).decode("ascii")
+    path = f"{WHEEL_DIR}/{name}"
+    zeros = (f"dd if=/dev/zero of={path} bs=1048576 count={size_mib} 2>/dev/null && "
+             if size_mib else f": > {path} && ")
+    return f"mkdir -p {WHEEL_DIR} && {zeros}echo {data} | base64 -d >> {path}"
 
 
 def run(runner: BuildRunner, on_event: Callable[[BuildRunner, Any], None] | None = None

@@ -63,7 +63,7 @@ def test_events_stream_from_a_container_with_channels_and_a_wheel(tw, tmp_path):
     """Plumbing on busybox: stdout/stderr separated, partial and \\r lines, record, wheel."""
     plan = make_plan(load_recipe(tw.recipe), recipe_dir=tw.base)
     script = ("echo out-1; echo err-1 >&2; printf 'cr-a\\rcr-b\\n'; printf 'no-newline'; "
-              f"mkdir -p {OUTPUT_USER_ROOT}/w; echo wheel > {OUTPUT_USER_ROOT}/w/t-1-py3-none-any.whl")
+              + kit.make_wheel_script())
     plan = dataclasses.replace(
         plan, image=world.BUSYBOX, wheel_dir=f"{OUTPUT_USER_ROOT}/w",
         steps=[Step("build", "analyse", ("sh", "-c", script), workdir="/")])
@@ -71,7 +71,7 @@ def test_events_stream_from_a_container_with_channels_and_a_wheel(tw, tmp_path):
     events = kit.run(runner)
     result = events[-1].result
     assert result.status == "succeeded", result.message
-    assert Path(result.wheel).read_text() == "wheel\n"
+    assert Path(result.wheel).read_bytes() == kit.fake_wheel()
     logs = [(e.channel, line) for e in events if e.type == "log" for line in e.lines]
     # order holds within a channel (stdout and stderr are separate pipes: not across them)
     assert [t for c, t in logs if c == "stdout"] == ["out-1", "cr-a", "cr-b", "no-newline"]
@@ -257,7 +257,7 @@ def test_secrets_reach_the_container_but_never_the_record(tw, tmp_path):
     plan = make_plan(load_recipe(tw.recipe), recipe_dir=tw.base)
     env = dict(plan.container_env, HTTPS_PROXY="${TFW_TEST_PROXY}")
     script = ('echo "len=${#HTTPS_PROXY}"; echo "proxy is $HTTPS_PROXY"; '
-              f"mkdir -p {OUTPUT_USER_ROOT}/w; echo w > {OUTPUT_USER_ROOT}/w/t-1-py3-none-any.whl")
+              + kit.make_wheel_script())
     plan = dataclasses.replace(
         plan, image=world.BUSYBOX, wheel_dir=f"{OUTPUT_USER_ROOT}/w", container_env=env,
         steps=[Step("build", "analyse", ("sh", "-c", script), workdir="/")])

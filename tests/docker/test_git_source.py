@@ -40,7 +40,7 @@ def gw(tmp_path_factory):
     if shutil.which("git") is None:
         pytest.fail("git is needed (the CI clone itself has it)")
     for ns in kit.docker_world(tmp_path_factory, "git"):
-        work = world.copy_workspace(ns.base)
+        work = world.copy_workspace(ns.base, version="2.21.0")  # as the tag's source says
         _git("init", "-q", "-b", "main", cwd=work)
         _git("add", "-A", cwd=work)
         _git("commit", "-q", "-m", "fixture at 2.21.0", cwd=work)
@@ -77,6 +77,9 @@ def test_the_release_tag_is_cloned_from_a_file_mirror_and_built(gw, tmp_path):
     assert "Cloning into '/src'" in log
     wheel = Path(result.wheel)
     assert wheel.is_file() and wheel.name.startswith("tensorflow_cpu-")
+    # the wheel is the release asked for: held against it before the build says so
+    facts = {f["fact"]: (f["found"], f["verdict"]) for f in result.wheel_check["facts"]}
+    assert facts["version"] == ("2.21.0", "match"), result.wheel_check
 
 
 def test_a_full_commit_hash_is_fetched_and_built(gw, tmp_path):

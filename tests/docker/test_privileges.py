@@ -101,7 +101,8 @@ def test_network_mode_is_what_the_recipe_asks_and_only_for_steps_that_need_it(pw
 def test_wheel_names_from_the_container_cannot_escape_the_output_folder(pw, tmp_path):
     """Links, folders, fifos, hidden and odd names in the wheel folder are never copied."""
     w = kit.WHEEL_DIR
-    script = (f"mkdir -p {w}/d-1-py3-none-any.whl && cd {w} && echo good > good-1-py3-none-any.whl"
+    script = (kit.make_wheel_script("good-1-py3-none-any.whl") +  # a real wheel, checked
+              f" && mkdir -p {w}/d-1-py3-none-any.whl && cd {w}"
               " && ln -s /etc/passwd link-1-py3-none-any.whl && ln -s ../../../../x.whl up.whl"
               " && ln good-1-py3-none-any.whl hard-1-py3-none-any.whl"
               " && echo hidden > ..evil.whl && echo nl > \"$(printf 'n\\nl.whl')\""
@@ -114,7 +115,7 @@ def test_wheel_names_from_the_container_cannot_escape_the_output_folder(pw, tmp_
     result = kit.run(runner)[-1].result
     assert result.status == "succeeded", result.message
     assert sorted(p.name for p in out.iterdir()) == ["good-1-py3-none-any.whl"]
-    assert (out / "good-1-py3-none-any.whl").read_text() == "good\n"
+    assert (out / "good-1-py3-none-any.whl").read_bytes() == kit.fake_wheel()
     assert not list(tmp_path.rglob("x.whl")) and not list(tmp_path.rglob("in.whl"))
     assert not list(tmp_path.rglob("*evil*"))
     assert kit.leftovers(pw.client, runner.build_id) == []

@@ -173,7 +173,7 @@ def test_warm_build_on_a_remote_engine(engine, tmp_path):
 
     from tfwizard.core.build import warm
 
-    work = world.copy_workspace(tmp_path)
+    work = world.copy_workspace(tmp_path, version="2.21.0")  # as the tag's source says
     _git("init", "-q", "-b", "main", cwd=work)
     _git("add", "-A", cwd=work)
     _git("commit", "-q", "-m", "fixture", cwd=work)

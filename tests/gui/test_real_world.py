@@ -94,8 +94,11 @@ def test_build_install_verify_the_fixture_from_the_pages(qtbot, make_window, doc
     if sys.version_info[:2] != (3, 11):
         pytest.skip("the fixture wheel is cp311")
     monkeypatch.setenv("TFWIZARD_DATA_DIR", str(tmp_path / "data"))
+    # a CPU recipe installs no [and-cuda] unless it says so: this one does, so that pip
+    # resolves the extra from the offline folder
     recipe = _write_recipe(tmp_path / "fixture.toml", workspace=world.copy_workspace(tmp_path),
-                           prefix=docker_world.prefix)
+                           prefix=docker_world.prefix,
+                           install='[install]\nextras = ["and-cuda"]\n')
     window, page, started, seen = _real_build_window(make_window, recipe)
     wizard = window.wizard
 

@@ -88,7 +88,8 @@ def test_edit_rebuild_reinstall_verify_from_the_pages(qtbot, make_window, engine
     prefix = f"tfwizard-test-{uuid.uuid4().hex[:8]}"
     source = world.copy_workspace(tmp_path)
     recipe = world.fixture_recipe(tmp_path / "loop.toml", workspace=source, prefix=prefix,
-                                  name="gui-loop")
+                                  name="gui-loop",  # a CPU recipe that asks for the extra
+                                  extra='[install]\nextras = ["and-cuda"]\n')
     window = make_window(recipe=load_recipe(recipe), host=host("no-gpu-server"), jobs=Jobs(),
                          ask_close=lambda: CLOSE_CANCEL)
     wizard = window.wizard

@@ -26,7 +26,6 @@ driver each toolkit shipped with). Facts not read from the wheel go to `unverifi
 from __future__ import annotations
 
 import argparse
-import ast
 import collections
 import datetime
 import hashlib
@@ -49,6 +48,8 @@ from packaging.requirements import Requirement
 from packaging.tags import Tag, parse_tag
 from packaging.utils import parse_wheel_filename
 from packaging.version import Version
+
+from tfwizard.core.wheelfacts import parse_build_info
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -197,18 +198,6 @@ def glibc_of(platform: str) -> str | None:
 
 def manylinux_name(platform: str, arch: str) -> str:
     return platform.removesuffix("_" + arch)
-
-
-def parse_build_info(text: str) -> dict[str, Any]:
-    """The `build_info` mapping of TF's generated build_info.py, without importing it."""
-    for node in ast.parse(text).body:
-        if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == "build_info" for t in node.targets):
-            value = node.value
-            if isinstance(value, ast.Call) and value.args:  # collections.OrderedDict([...])
-                return dict(ast.literal_eval(value.args[0]))
-            return dict(ast.literal_eval(value))
-    raise ValueError("build_info.py has no build_info assignment")
 
 
 def parse_metadata(text: str) -> dict[str, Any]:

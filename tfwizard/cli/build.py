@@ -169,8 +169,10 @@ def install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any, 
                 python=installed.python, record=record))
         return ExitStatus.OK
     from ..core.verify import render_report, verify
+    from ..core.wheelcheck import recorded_expectation
 
-    checked = verify(str(installed.python), host=host, env=env.env, recipe=recipe)
+    checked = verify(str(installed.python), host=host, env=env.env, recipe=recipe,
+                     expected=recorded_expectation(record))
     (record / "verify.json").write_text(checked.to_json() + "\n", encoding="utf-8")
     env.out(checked.to_json() if args.json else render_report(checked, show_log=False))
     return ExitStatus.OK if checked.ok else ExitStatus.ERROR

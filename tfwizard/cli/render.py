@@ -47,6 +47,9 @@ def build_summary(result: Any, diagnoses: list[Any]) -> list[str]:
              else build_outcome(result.status, result.message)]
     if result.cache:  # every build Bazel ran ends with where its actions came from
         lines.append(cache_summary_text(CacheSummary(**result.cache)))
+    check = getattr(result, "wheel_check", None)  # the wheel against its recipe
+    if check and check.get("ok"):
+        lines.append(check.get("summary", ""))
     for d in diagnoses:  # an unrecognised failure's root-cause lines come last
         block = (unrecognised_block(d) if getattr(d, "type", "") == "unrecognised"
                  else diagnosis_block(d, quotes=4))

@@ -23,7 +23,9 @@ def register(sub: Any) -> None:
                    "says it is)"))
     p.add_argument("--recipe", metavar="RECIPE", help=_("the recipe the wheel was built from"))
     p.add_argument("--build", metavar="ID",
-                   help=_("a build record (id or folder): save the report there as verify.json"))
+                   help=_("a build record (id or folder): hold TensorFlow against what that "
+                          "build's wheel had to be (its wheel-check.json), and save the report "
+                          "there as verify.json"))
     p.add_argument("--host", metavar="PROFILE.json",
                    help=_("this machine's profile (default: detect it)"))
     p.add_argument("--json", action="store_true", help=_("print the report as JSON"))
@@ -75,8 +77,12 @@ def cmd_verify(args: argparse.Namespace, env: Environment) -> ExitStatus:
 
         host = detect_host(env=env.env)
     # Ctrl-C stops the probe through the job's cancel(); the report then says "cancelled"
+    from ..core.wheelcheck import recorded_expectation
+
+    # a build record keeps what its wheel had to be: the installed TensorFlow must still be
+    expected = recorded_expectation(record) if record is not None else None
     report = run_job(Verification(python, expect=args.expect, host=host, timeout=args.timeout,
-                                  env=env.env, recipe=recipe))
+                                  env=env.env, recipe=recipe, expected=expected))
     text = report.to_json()
     saved: list[Path] = []
     for target in ([record / "verify.json"] if record else []) + (

@@ -8,7 +8,7 @@ import tomlkit
 
 from .host import HostProfile
 from .knowledge import KnowledgeBase, default_python, load_knowledge
-from .recipe import RECIPE_SCHEMA, SECTIONS, Recipe
+from .recipe import RECIPE_SCHEMA, SECTIONS, Recipe, extras_for_backend
 from .toolchain import has_hermetic_cc, llvm_default
 
 
@@ -37,8 +37,7 @@ def default_recipe(host: HostProfile | None = None, kb: KnowledgeBase | None = N
         recipe.name = f"tf{release.series.replace('.', '')}-rocm"
         recipe.rocm.version = host.amd.rocm_version or "6.2.0"
         recipe.rocm.amdgpu_targets = ["auto"]
-    if recipe.backend.kind != "cuda":
-        recipe.install.extras = []
+    recipe.install.extras = extras_for_backend(recipe.backend.kind, recipe.install.extras)
     recipe.install.venv = f"~/.venvs/{recipe.name}"
     return recipe
 

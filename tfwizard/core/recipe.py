@@ -13,6 +13,7 @@ import difflib
 import os
 import re
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,8 @@ from .errors import RecipeError, UsageError
 from .i18n import _, ngettext
 
 RECIPE_SCHEMA = 1
+#: the wheel extra that brings NVIDIA's CUDA libraries from pip: a CUDA recipe installs it
+AND_CUDA = "and-cuda"
 #: largest recipe we read; recipes are a few hundred bytes, anything huge is a mistake
 MAX_RECIPE_BYTES = 1_000_000
 
@@ -166,8 +169,9 @@ class InstallSection:
 
     venv: str = _key("virtualenv to install the wheel into", check="path", default="")
     python: str = _key("interpreter to install into instead of a venv", check="path", default="")
-    extras: list[str] = _key("wheel extras to install", kind="list", check="name",
-                             default=["and-cuda"])
+    extras: list[str] = _key("wheel extras to install; left out, a CUDA recipe installs "
+                             "and-cuda (NVIDIA's CUDA libraries from pip), any other none",
+                             kind="list", check="name", default=[])
     index_url: str = _key("pip index URL (a mirror)", check="url", default="")
     trusted_host: str = _key("pip --trusted-host for the mirror", check="name", default="")
 
@@ -302,8 +306,19 @@ class Recipe:
             return getattr(self, section)
         return getattr(getattr(self, section), key)
 
-    def with_changes(self, changes: dict[str, Any]) -> Recipe:
-        """A copy with some keys changed, e.g. {"cuda.version": "12.5.1"} (a finding's fix)."""
+    def implied_changes(self, changes: Mapping[str, Any]) -> dict[str, Any]:
+        """`changes` and what they imply: a backend change moves [and-cuda] with it (on for
+        cuda, off for cpu and rocm), unless the same changes set install.extras."""
+        out = dict(changes)
+        kind = out.get("backend.kind")
+        if kind is not None and kind != self.backend.kind and "install.extras" not in out:
+            out["install.extras"] = extras_for_backend(str(kind), self.install.extras)
+        return out
+
+    def with_changes(self, changes: Mapping[str, Any]) -> Recipe:
+        """A copy with some keys changed, e.g. {"cuda.version": "12.5.1"} (a finding's fix),
+        and what they imply (`implied_changes`)."""
+        changes = self.implied_changes(changes)
         new = dataclasses.replace(self)
         for name in SECTIONS:
             setattr(new, name, dataclasses.replace(getattr(self, name)))
@@ -367,6 +382,13 @@ class Recipe:
                     doc[name] = table
                 _set(table, f.name, value)
         return tomlkit.dumps(doc)
+
+
+def extras_for_backend(kind: str, extras: Sequence[str] = ()) -> list[str]:
+    """`extras` with [and-cuda] following the backend `kind`: first for cuda, gone otherwise
+    (the one rule for `recipe new`, `recipe set`, the wizard and a recipe without the key)."""
+    rest = [e for e in extras if e != AND_CUDA]
+    return [AND_CUDA, *rest] if kind == "cuda" else rest
 
 
 def _set(container: Any, key: str, value: Any) -> None:
@@ -627,6 +649,9 @@ def validate(plain: dict[str, Any], text: str, where: str = "recipe") -> Recipe:
             if checked is not _INVALID:
                 setattr(section, sub, checked)
 
+    install = plain.get("install")
+    if not isinstance(install, dict) or "extras" not in install:
+        recipe.install.extras = extras_for_backend(recipe.backend.kind)
     _cross_checks(recipe, plain, col, kb)
     if col.problems:
         col.problems.sort(key=lambda p: (p.line is None, p.line or 0))

@@ -104,6 +104,7 @@ def apply_assignments(recipe: Recipe, assignments: Iterable[Assignment]) -> tupl
         else:
             value = _value(a.key, kind, a.value)
         changes[a.key] = value
+    changes = recipe.implied_changes(changes)  # e.g. [and-cuda] with backend.kind
     changed = {k: v for k, v in changes.items() if v != recipe.get(k)}
     return recipe.with_changes(changes), changed
 

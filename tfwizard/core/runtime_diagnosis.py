@@ -477,15 +477,24 @@ def _check_gpu_visible(ctx: _Ctx) -> None:
             evidence=["tf.config.list_physical_devices('GPU') = []"])
 
 
+def cuda_and_driver(probe: Mapping[str, Any], host: HostProfile | None
+                    ) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """(the CUDA the wheel says it was built with, the CUDA the host's driver supports) as
+    (major, minor) pairs; None when either is unknown."""
+    built = _mm((probe.get("build_info") or {}).get("cuda_version"))
+    if built is None or host is None or not host.nvidia.cuda_driver_version:
+        return None
+    driver_cuda = _mm(host.nvidia.cuda_driver_version)
+    return None if driver_cuda is None else (built, driver_cuda)
+
+
 def _check_cuda_vs_driver(ctx: _Ctx) -> None:
     info = ctx.probe.get("build_info") or {}
-    built = _mm(info.get("cuda_version"))
     host = ctx.host
-    if built is None or host is None or not host.nvidia.cuda_driver_version:
+    pair = cuda_and_driver(ctx.probe, host)
+    if pair is None or pair[0] <= pair[1] or host is None:
         return
-    driver_cuda = _mm(host.nvidia.cuda_driver_version)
-    if driver_cuda is None or built <= driver_cuda:
-        return
+    built, driver_cuda = pair
     values = {
         "cuda": info.get("cuda_version"), "driver": host.nvidia.driver_version or "?",
         "driver_cuda": host.nvidia.cuda_driver_version,
@@ -507,24 +516,30 @@ def build_targets(probe: Mapping[str, Any]) -> list[str]:
     return [str(t) for t in raw or [] if str(t)]
 
 
+def target_gpus(probe: Mapping[str, Any], host: HostProfile | None) -> list[tuple[str, str]]:
+    """(label, compute capability) of this machine's NVIDIA GPUs: the host profile's, else
+    what TensorFlow listed."""
+    gpus: list[tuple[str, str]] = []
+    if host:
+        for g in host.nvidia.gpus:
+            if g.compute_capability and not g.error:
+                gpus.append((_("GPU {index} ({name})").format(index=g.index, name=g.name or "?"),
+                             g.compute_capability))
+    if not gpus:
+        for d in probe.get("gpu_details") or []:
+            if d.get("compute_capability"):
+                gpus.append((f"{d.get('name')} ({d.get('device_name') or '?'})",
+                             d["compute_capability"]))
+    return gpus
+
+
 def _check_cc(ctx: _Ctx) -> None:
     tokens = build_targets(ctx.probe)
     targets = ccmod.targets(tokens)
     if not targets:
         return
-    gpus: list[tuple[str, str]] = []
-    if ctx.host:
-        for g in ctx.host.nvidia.gpus:
-            if g.compute_capability and not g.error:
-                gpus.append((_("GPU {index} ({name})").format(index=g.index, name=g.name or "?"),
-                             g.compute_capability))
-    if not gpus:
-        for d in ctx.probe.get("gpu_details") or []:
-            if d.get("compute_capability"):
-                gpus.append((f"{d.get('name')} ({d.get('device_name') or '?'})",
-                             d["compute_capability"]))
     built = ", ".join(tokens)
-    for label, cc in gpus:
+    for label, cc in target_gpus(ctx.probe, ctx.host):
         if ctx.has("ptx-jit") or ctx.has("cc-below-minimum"):
             # TF itself said so; the message diagnosis is the more precise one
             if any(cc in e for d in ctx.found for e in d.evidence):

@@ -16,7 +16,7 @@ planned, the clone at the tag right after the build's fetch step) and win over t
 | `redist_cuda`, `redist_cudnn`, `redist_without_nccl` | a `cuda_redist_versions.bzl` in the tree |
 | `wheel_style` | `tensorflow/tools/pip_package/BUILD` (`:wheel` or `:build_pip_package`) |
 | `module_bazel`, `bzlmod` | `MODULE.bazel` there; `.bazelrc`'s `--enable_bzlmod` / `--noenable_bzlmod` |
-| `tf_version` | `setup.py`'s `_VERSION`, else `TF_*_VERSION` in `release_version.h` / `version.h` |
+| `tf_version` | `tf_version.bzl`'s `TF_VERSION`, else `setup.py`'s `_VERSION`, else `TF_*_VERSION` in `release_version.h` / `version.h` |
 
 Every field is None (or empty) when the tree does not state it: a fact that is not there
 is unknown, never "different". `origin` names the file each stated fact came from.
@@ -44,6 +44,7 @@ BAZELVERSION = ".bazelversion"
 BAZELRC = ".bazelrc"
 CONFIGURE = "configure.py"
 SETUP_PY = "tensorflow/tools/pip_package/setup.py"
+TF_VERSION_BZL = "tensorflow/tf_version.bzl"  # where TF keeps its version from 2.20 on
 VERSION_HEADERS = ("tensorflow/core/public/release_version.h", "tensorflow/core/public/version.h")
 PIP_BUILD = "tensorflow/tools/pip_package/BUILD"
 #: where a workspace pins rules_ml_toolchain (TF 2.21: tensorflow/workspace0.bzl)
@@ -60,7 +61,10 @@ REDIST_FILES = ("third_party/gpus/cuda/hermetic/cuda_redist_versions.bzl",
 LOCK_FILE = re.compile(r"^requirements_lock_3_(\d+)\.txt$")
 LOCK_CANDIDATES = tuple(f"requirements_lock_3_{minor}.txt" for minor in range(8, 17))
 #: every file read by a fixed name
-FIXED_FILES = (BAZELVERSION, BAZELRC, CONFIGURE, SETUP_PY, *VERSION_HEADERS, PIP_BUILD,
+#: the files that may name the tree's TensorFlow version, in the order they are asked
+VERSION_FILES = (TF_VERSION_BZL, SETUP_PY, *VERSION_HEADERS)
+FIXED_FILES = (BAZELVERSION, BAZELRC, CONFIGURE, TF_VERSION_BZL, SETUP_PY, *VERSION_HEADERS,
+               PIP_BUILD,
                *PIN_FILES, *REDIST_FILES)
 #: files larger than this are not read (TF's biggest, configure.py, is ~55 kB)
 MAX_FILE_BYTES = 4 << 20
@@ -301,7 +305,7 @@ def facts_from_files(files: Mapping[str, str], where: str, commit: str = "") -> 
                CONFIGURE)
         stated("bazel_min", consts.get("_TF_MIN_BAZEL_VERSION"), CONFIGURE)
         stated("bazel_max", consts.get("_TF_MAX_BAZEL_VERSION"), CONFIGURE)
-    stated("tf_version", *_tf_version(files))
+    stated("tf_version", *tf_version_of(files))
     locks = sorted(int(m.group(1)) for m in map(LOCK_FILE.match, files) if m)
     if locks:
         stated("pythons", tuple(f"3.{minor}" for minor in locks),
@@ -325,8 +329,14 @@ def facts_from_files(files: Mapping[str, str], where: str, commit: str = "") -> 
     return SourceFacts(where=where, commit=commit, origin=origin, **values)
 
 
-def _tf_version(files: Mapping[str, str]) -> tuple[str | None, str]:
-    """(the tree's TensorFlow version, the file it came from)."""
+def tf_version_of(files: Mapping[str, str]) -> tuple[str | None, str]:
+    """(the tree's TensorFlow version, the file it came from), from `VERSION_FILES`."""
+    found = re.search(r'^TF_VERSION\s*=\s*"([^"]+)"', files.get(TF_VERSION_BZL) or "", re.M)
+    if found:
+        try:
+            return str(Version(found.group(1))), TF_VERSION_BZL
+        except InvalidVersion:
+            pass
     version = parse_tf_version(files.get(SETUP_PY), None)
     if version is not None:
         return version, SETUP_PY

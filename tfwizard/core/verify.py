@@ -35,6 +35,8 @@ from .runtime_diagnosis import (
     op_error,
     probe_failure,
 )
+from .verifyfacts import fact_checks
+from .wheelcheck import Expected
 
 PROBE_SCRIPT = Path(__file__).with_name("probe_tf.py")
 DEFAULT_TIMEOUT = 300.0
@@ -226,6 +228,7 @@ class Check:
     name: str
     ok: bool
     detail: str = ""
+    key: str = ""  # "fact:..." for verifyfacts' checks (the Verify page's rows)
 
 
 @dataclass
@@ -283,7 +286,9 @@ def _wheel_kind(data: Mapping[str, Any]) -> str:
     return "cpu"
 
 
-def _checks(run: ProbeRun, expect: str) -> list[Check]:
+def _checks(run: ProbeRun, expect: str, facts: list[tuple[str, str, bool, str]]
+            ) -> list[Check]:
+    """The checks of a probe run; `facts`: verifyfacts.fact_checks of it."""
     data = run.data
     # the check names and details are words for people (verify.json keeps them as shown)
     checks = [Check(_("probe finished"), run.status == "ok", run.message or
@@ -310,6 +315,7 @@ def _checks(run: ProbeRun, expect: str) -> list[Check]:
                             bool(gpus) and len(gpu_ops) >= len(gpus)
                             and all(o.get("ok") for o in gpu_ops),
                             _ops_detail(gpu_ops) if gpu_ops else _("no GPU op ran")))
+    checks.extend(Check(name, ok, detail, key) for key, name, ok, detail in facts)
     return checks
 
 
@@ -351,18 +357,20 @@ class Verification:
 
     ``expect`` None takes the recipe's backend.kind, else what the wheel says it is.
     ``recipe`` (a Recipe) also lets a compute-capability fix list the whole new value.
+    ``expected``: what the build promised of its wheel (wheelcheck.recorded_expectation of
+    its record): the installed TensorFlow's own facts are held against it.
     """
 
     def __init__(self, python: str | os.PathLike[str], *, expect: str | None = None,
                  host: HostProfile | None = None, timeout: float = DEFAULT_TIMEOUT,
                  env: Mapping[str, str] | None = None, recipe: Any = None,
-                 kb: KnowledgeBase | None = None) -> None:
+                 kb: KnowledgeBase | None = None, expected: Expected | None = None) -> None:
         if expect is not None and expect not in EXPECTATIONS:
             raise UsageError(_("expect: {value!r} is not one of {choices}").format(
                 value=expect, choices=", ".join(EXPECTATIONS)))
         self.python = os.fspath(python)
         self.expect, self.host, self.timeout = expect, host, timeout
-        self.recipe, self.kb = recipe, kb
+        self.recipe, self.kb, self.expected = recipe, kb, expected
         self.result: VerifyReport | None = None
         self._probe = ProbeProcess(python, timeout=timeout, env=env)
 
@@ -384,22 +392,23 @@ class Verification:
     def run(self) -> VerifyReport:
         """Probe and judge, blocking (events() runs this in a thread); sets `result`."""
         self.result = judge(self._probe.run(), expect=self.expect, host=self.host,
-                            recipe=self.recipe, kb=self.kb)
+                            recipe=self.recipe, kb=self.kb, expected=self.expected)
         return self.result
 
 
 def verify(python: str | os.PathLike[str], *, expect: str | None = None,
            host: HostProfile | None = None, timeout: float = DEFAULT_TIMEOUT,
            env: Mapping[str, str] | None = None, recipe: Any = None,
-           kb: KnowledgeBase | None = None) -> VerifyReport:
+           kb: KnowledgeBase | None = None, expected: Expected | None = None) -> VerifyReport:
     """Probe TensorFlow in `python` and judge it against `expect` (cpu | cuda | rocm),
     blocking: `Verification(...).run()`."""
     return Verification(python, expect=expect, host=host, timeout=timeout, env=env,
-                        recipe=recipe, kb=kb).run()
+                        recipe=recipe, kb=kb, expected=expected).run()
 
 
 def judge(run: ProbeRun, *, expect: str | None = None, host: HostProfile | None = None,
-          recipe: Any = None, kb: KnowledgeBase | None = None) -> VerifyReport:
+          recipe: Any = None, kb: KnowledgeBase | None = None,
+          expected: Expected | None = None) -> VerifyReport:
     """The report on a probe run: checks against the expectation, and the diagnoses."""
     kb = kb or load_knowledge()
     python = run.python
@@ -429,7 +438,10 @@ def judge(run: ProbeRun, *, expect: str | None = None, host: HostProfile | None 
                      "driver": host.nvidia.driver_version,
                      "cuda_driver_version": host.nvidia.cuda_driver_version,
                      "amd": [asdict(g) for g in host.amd.gpus], "wsl2": host.os.wsl2}
-    return VerifyReport(python, expect, source, run, _checks(run, expect), diagnoses, host_gpus)
+    facts = [] if run.status == "cancelled" else fact_checks(run.data, host=host, kb=kb,
+                                                             expected=expected)
+    return VerifyReport(python, expect, source, run, _checks(run, expect, facts), diagnoses,
+                        host_gpus)
 
 
 def _last_lines(run: ProbeRun, count: int = 8) -> list[str]:

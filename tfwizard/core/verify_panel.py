@@ -105,7 +105,8 @@ def _library_row(data: Mapping[str, Any]) -> PanelRow:
 
 def panel_rows(report: VerifyReport) -> list[PanelRow]:
     """The panel's rows for a report: TensorFlow imported, version, built with CUDA/cuDNN,
-    GPUs visible, an op on each device, the matmul figures, where the libraries came from."""
+    GPUs visible, an op on each device, the matmul figures, where the libraries came from,
+    and the wheel's build facts against the recipe and this machine."""
     data = report.probe.data
     rows = _import_rows(data)
     if not data.get("tensorflow"):
@@ -115,6 +116,9 @@ def panel_rows(report: VerifyReport) -> list[PanelRow]:
     rows += _op_rows(data)
     rows += _matmul_rows(data)
     rows.append(_library_row(data))
+    # the wheel's own build facts against the recipe's build and this machine (verifyfacts)
+    rows += [PanelRow(c.key, c.name, "pass" if c.ok else "fail", c.detail)
+             for c in report.checks if c.key.startswith("fact:")]
     return rows
 
 

@@ -11,6 +11,7 @@ import importlib
 import os
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from tfwizard.core.build.events import BuildEvent
@@ -146,9 +147,12 @@ def target_python(state: WizardState) -> str:
 def default_verify(state: WizardState, python: str) -> Job:
     """The core's verification of TensorFlow in `python` (the Verify page can cancel it)."""
     from tfwizard.core import verify
+    from tfwizard.core.wheelcheck import recorded_expectation
 
+    # the build's record (when this session built the wheel) keeps what it promised
+    expected = recorded_expectation(Path(state.record_dir)) if state.record_dir else None
     return verify.Verification(python, host=state.effective_target, recipe=state.recipe,
-                               kb=state.kb)
+                               kb=state.kb, expected=expected)
 
 
 def render_verify_report(report: Any) -> str:

@@ -106,24 +106,68 @@ def test_earlier_builds_files_go_in_one_rm_and_a_busy_builds_stay(tmp_path):
         "bep-busy.json", "bep-new.json", "bep-new.wheels"]
 
 
-def test_the_build_scripts_configure_check_runs_configure_only_when_its_hash_changed(tmp_path):
+def _configure_runner(tmp_path: Path):
+    """BUILD_SCRIPT with a configure that writes its argument into the output (as TF's
+    writes the recipe's answers), in the script's real shell; returns build(want, answer)."""
     out, hash_file = tmp_path / ".tf_configure.bazelrc", tmp_path / "configure.sha256"
-    calls = tmp_path / "configure-runs"
-    configure = ["sh", "-c", f'echo ran >> "{calls}"; : > "{out}"; exit "$0"']
+    kept, calls = tmp_path / "configure.bazelrc", tmp_path / "configure-runs"
+    configure = ["sh", "-c", f'echo ran >> "{calls}"; echo "$1" > "{out}"; exit "$0"']
 
-    def build(want: str, code: str = "0") -> subprocess.CompletedProcess[str]:
-        conf = [warm.IF_CHANGED, str(hash_file), want, str(out), *configure, code]
+    def build(want: str, answer: str = "a", code: str = "0") -> subprocess.CompletedProcess[str]:
+        conf = [warm.IF_CHANGED, str(hash_file), want, str(out), str(kept), "NOTE: not ours",
+                *configure, code, answer]
         return subprocess.run(["sh", "-c", warm.BUILD_SCRIPT, "sh", str(tmp_path / "bep-b.json"),
                                str(len(conf)), *conf, "echo", "built"],
                               capture_output=True, text=True, check=False)
 
+    return build, out, hash_file, kept, calls
+
+
+def test_the_build_scripts_configure_check_runs_configure_only_when_its_hash_changed(tmp_path):
+    build, out, hash_file, kept, calls = _configure_runner(tmp_path)
     first = build("h1")
     assert first.stdout.splitlines() == ["built"] and hash_file.read_text() == "h1\n"
+    assert kept.read_text() == out.read_text() == "a\n"  # what configure wrote, kept
     again = build("h1")  # unchanged: the check in the script's own shell, configure not run
     assert again.stdout.splitlines() == [warm.SKIP_LINE, "built"]
     assert calls.read_text().splitlines() == ["ran"]
-    failed = build("h2", "3")  # changed, and configure fails: no build, no hash kept
+    failed = build("h2", code="3")  # changed, and configure fails: no build, no hash kept
     assert failed.returncode == 3 and "built" not in failed.stdout and not hash_file.exists()
     out.unlink()
     assert build("h2").stdout.splitlines() == ["built"] and hash_file.read_text() == "h2\n"
     assert len(calls.read_text().splitlines()) == 3
+
+
+def test_another_recipes_configure_output_makes_configure_run_again(tmp_path):
+    """Reliability F3: the inputs' hash is this workspace's, but the file in the shared
+    source folder holds another recipe's answers: configure runs again, and says why."""
+    build, out, hash_file, kept, calls = _configure_runner(tmp_path)
+    assert build("p", "answers-of-p").returncode == 0
+    out.write_text("answers-of-q\n")  # Q's build of the same checkout, in between
+    again = build("p", "answers-of-p")
+    assert again.stdout.splitlines() == ["NOTE: not ours", "built"], again.stdout
+    assert out.read_text() == kept.read_text() == "answers-of-p\n"
+    assert len(calls.read_text().splitlines()) == 2
+    # the same hash and the file its own again: skipped
+    assert build("p", "answers-of-p").stdout.splitlines() == [warm.SKIP_LINE, "built"]
+    # a workspace that kept no copy yet (made by an earlier tfwizard) reruns without a note
+    kept.unlink()
+    assert build("p", "answers-of-p").stdout.splitlines() == ["built"]
+    assert kept.exists()
+
+
+def test_configure_in_an_exec_of_its_own_checks_the_same(tmp_path):
+    out, hash_file, kept = (tmp_path / ".tf_configure.bazelrc", tmp_path / "h",
+                            tmp_path / "kept")
+    configure = ["sh", "-c", f'echo "$0" > "{out}"']
+
+    def run(answer: str) -> list[str]:
+        done = subprocess.run(["sh", "-c", warm.CONFIGURE_IF_CHANGED, "sh", str(hash_file),
+                               "want", str(out), str(kept), "NOTE", *configure, answer],
+                              capture_output=True, text=True, check=True)
+        return done.stdout.splitlines()
+
+    assert run("p") == [] and kept.read_text() == "p\n"
+    assert run("p") == [warm.SKIP_LINE]
+    out.write_text("q\n")
+    assert run("p") == ["NOTE"] and out.read_text() == "p\n"

@@ -123,6 +123,7 @@ def variants() -> list[Case]:
         ("cc auto here", l({"cuda.compute_capabilities": ["auto"]}), nogpu, None),
         ("cc auto target", l({"cuda.compute_capabilities": ["auto"]}), nogpu, nogpu),
         ("and-cuda major", l({"cuda.version": "11.8"}), nogpu, None),
+        ("and-cuda missing", l({"install.extras": []}), nogpu, None),
         ("clang 19", l({"toolchain.clang": "19"}), nogpu, None),
         ("clang 17", l({"toolchain.clang": "17"}), nogpu, None),
         ("clang unknown", l({"toolchain.clang": "99"}), nogpu, None),

@@ -230,7 +230,7 @@ def bundle_contents(record_dir: Path, *, host: HostProfile | None = None,
 
     scan = _log_files(files, notes, record, result, tail_lines, extra)
 
-    for name in ("install.json", "verify.json"):
+    for name in ("wheel-check.json", "install.json", "verify.json"):
         data = _read_json(record_dir / name)
         if data is None and reports:
             data = reports.get(name)
@@ -370,6 +370,8 @@ def _descriptions() -> dict[str, str]:
         "unrecognised.json": _("when no known cause matched: the log's root-cause lines, "
                                "the tool that printed each, and a search query (not a "
                                "diagnosis)"),
+        "wheel-check.json": _("the wheel held against its recipe: every fact, the plan's "
+                              "value, the wheel's, the verdict"),
         "install.json": _("the install report (`tfwizard install`)"),
         "verify.json": _("the verify report (`tfwizard verify`): TF build info, devices, ops"),
         "manifest.json": _("what this bundle holds, as JSON"),

@@ -132,6 +132,8 @@ class BuildResult:
     findings: tuple[str, ...] = ()  # ids of the matched failure signatures
     #: where the actions came from (progress.CacheSummary.to_dict()); None: Bazel never said
     cache: dict[str, Any] | None = None
+    #: the wheel held against its recipe (wheelcheck.WheelCheck.to_dict()); None: no wheel
+    wheel_check: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:

@@ -32,11 +32,13 @@ def wants_wheels(*, cancelled: bool, exit_code: int | None, wheel_dir: str) -> b
 
 
 def classify(*, cancelled: bool, exit_code: int | None, last_step: str, oom: bool,
-             wheel_dir: str, wheels: Sequence[str] = ()) -> Outcome:
+             wheel_dir: str, wheels: Sequence[str] = (), mismatch: str = "") -> Outcome:
     """The outcome of a build whose steps ran (or were stopped) without an error.
 
     `wheels` are the wheels copied out (oldest first), only looked at when
-    `wants_wheels(...)` held; the last one is the build's wheel.
+    `wants_wheels(...)` held; the last one is the build's wheel. `mismatch`: what that
+    wheel says that its recipe did not ask for (wheelgate.py): the build failed, and
+    hands out no wheel (the file stays where it was copied).
     """
     if cancelled:
         return Outcome("cancelled", _("cancelled by the user"))
@@ -44,6 +46,11 @@ def classify(*, cancelled: bool, exit_code: int | None, last_step: str, oom: boo
         return Outcome("failed", _failed_step(last_step, exit_code, oom))
     if not wheel_dir:  # a plan that makes no wheel (tfwizard fetch)
         return Outcome("succeeded", _("every step passed (this plan makes no wheel)"))
+    if wheels and mismatch:
+        return Outcome("failed", _("the wheel does not match the recipe: {difference} (the "
+                                   "wheel is kept at {path}; wheel-check.json in the record "
+                                   "has every fact)").format(difference=mismatch,
+                                                             path=wheels[-1]))
     if wheels:
         wheel = str(wheels[-1])
         return Outcome("succeeded", _("wheel: {path}").format(path=wheel), wheel)

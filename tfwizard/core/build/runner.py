@@ -54,12 +54,13 @@ from .sharedclient import shared_client
 from .sourcefollow import FollowsSource, follow_source
 from .steps import BuildLog, Stepper
 from .volumes import Volumes, check_paths
+from .wheelgate import WheelGate
 
 #: seconds between SIGINT and SIGKILL when a build is cancelled (the whole stop takes < 10 s)
 CANCEL_GRACE_S = 5.0
 
 
-class BuildRunner(FollowsSource):
+class BuildRunner(FollowsSource, WheelGate):
     """Run one BuildPlan (the long-job protocol of core/jobs.py): `events()` once, `cancel()`
     from any thread, `result` at the end."""
 
@@ -123,11 +124,9 @@ class BuildRunner(FollowsSource):
                 loop.call_soon_threadsafe(self._cancel.set)
 
     def detach(self) -> None:
-        """Let the front end leave without stopping the build (`tfwizard build --attach`).
-
-        Call it, then stop iterating `events()`: the containers run on, the log so far stays
-        in the record, result.json still says "running".
-        """
+        """Let the front end leave without stopping the build (`tfwizard build --attach`):
+        call it, then stop iterating `events()`. The containers run on, the log so far stays
+        in the record, result.json still says "running"."""
         self._detached = True
 
     @property
@@ -162,12 +161,13 @@ class BuildRunner(FollowsSource):
                 if outcome.wants_wheels(cancelled=self.cancelled, exit_code=exit_code,
                                         wheel_dir=self.plan.wheel_dir):
                     wheels = await self._copy_wheels()
-                    for w in wheels:
-                        yield Artifact("wheel", str(w))
+                    async for event in self._wheel_events(wheels):  # the check, then each
+                        yield event
                 found = outcome.classify(
                     cancelled=self.cancelled, exit_code=exit_code,
                     last_step=self.stepper.last_step, oom=self.stepper.oom,
-                    wheel_dir=self.plan.wheel_dir, wheels=[str(w) for w in wheels])
+                    wheel_dir=self.plan.wheel_dir, wheels=[str(w) for w in wheels],
+                    mismatch=self.wheel_mismatch())
             except TfWizardError as exc:
                 found = outcome.from_error(exc, cancelled=self.cancelled)
             yield self.log.say(build_outcome(found.status, found.message))
@@ -238,7 +238,8 @@ class BuildRunner(FollowsSource):
             elapsed_s=round(time.monotonic() - self._started, 2),
             actions=stats.total_actions or self.parser.total, cache_hits=stats.cache_hits,
             findings=tuple(d.id for d in diagnoses if isinstance(d, DiagnosisEvent)),
-            cache=cache.to_dict() if cache is not None else None)
+            cache=cache.to_dict() if cache is not None else None,
+            wheel_check=self.wheel_check.to_dict() if self.wheel_check else None)
         self.record.write_result({**self.result.to_dict(), "stats": stats.__dict__,
                                   "image_id": self.plan.image_id,
                                   "image_digest": self.plan.image_digest})

@@ -25,9 +25,11 @@ The pieces, each tested against a real engine (tests/docker/test_warm.py):
   pid as the process group to signal; `cancel()` sends SIGINT to that group (Bazel's
   client asks its server to stop the command; the server stays up, warm), SIGKILL after
   the grace period.
-- `./configure` runs only when the sha256 of its inputs (argv, configure environment,
-  container environment, image) differs from the one stored after its last success, or
-  its output (.tf_configure.bazelrc) is missing.
+- `./configure` runs only when its output in the source folder is not this workspace's
+  own: the sha256 of its inputs (argv, configure environment, container environment,
+  image) differs from the one stored after its last success, or .tf_configure.bazelrc
+  differs from the copy of what that run wrote (another recipe built the same checkout
+  meanwhile: warmconfigure.py).
 - The wheel is the wheel target's named output in this build's own BEP file (a new file
   per build, `--build_event_json_file` is not an option analysis depends on): a failed
   build names no output, so no wheel can come out of it, whatever bazel-bin still holds.
@@ -54,9 +56,18 @@ from . import dockerutil
 from .containers import secret_references
 from .plan import LABEL, OUTPUT_USER_ROOT, RECORD, SRC, BuildPlan, Step
 from .warmbep import BuildReport, bep_wheels, new_mark, report_script
+from .warmconfigure import (
+    CONFIGURE_IF_CHANGED,
+    IF_CHANGED,
+    OURS,
+    SKIP_LINE,
+    configure_check,
+    configure_digest,
+)
 from .warmsecrets import RC_VAR, WarmSecrets
 
-__all__ = ["bep_wheels"]  # moved to warmbep.py; tests and testrun still find it here
+# moved to warmbep.py and warmconfigure.py; tests, benchmarks and testrun find them here
+__all__ = ["IF_CHANGED", "SKIP_LINE", "bep_wheels", "configure_digest"]
 
 #: the idle timeout of a warm container when neither recipe nor command line says otherwise
 DEFAULT_IDLE_S = 30 * 60
@@ -66,8 +77,6 @@ SPEC_LABEL = f"{LABEL}.warm-spec"
 PURPOSE_LABEL = f"{LABEL}.volume"
 #: the state volume's files (mounted at RECORD, where the plan's BEP flag already points)
 DEADLINE = "deadline"
-CONFIGURE_HASH = "configure.sha256"
-CONFIGURE_OUTPUT = ".tf_configure.bazelrc"
 BEP_FLAG = "--build_event_json_file="
 #: seconds between SIGINT and SIGKILL on cancel
 CANCEL_GRACE_S = 5.0
@@ -114,32 +123,13 @@ exit $rc
 #: cancel: $1 the signal, $2 the busy file; signals the recorded process group
 SIGNAL_GROUP = 'pid=$(cat "$2" 2>/dev/null) && [ -n "$pid" ] && kill -s "$1" -- "-$pid"'
 
-#: configure when needed: $1 the hash file, $2 the new hash, $3 configure's output, then
-#: the configure command; prints SKIP_LINE and exits 0 when nothing changed
-SKIP_LINE = "tfwizard: configure inputs unchanged; ./configure not run again"
-CONFIGURE_IF_CHANGED = r"""
-hash_file=$1; want=$2; output=$3; shift 3
-have=
-[ -e "$output" ] && [ -f "$hash_file" ] && read -r have < "$hash_file"
-if [ -e "$output" ] && [ "$have" = "$want" ]; then
-  echo "__SKIP__"; exit 0
-fi
-rm -f "$hash_file"
-"$@" || exit $?
-echo "$want" > "$hash_file"
-""".replace("__SKIP__", SKIP_LINE)
-
-#: BUILD_SCRIPT's configure command that starts with IF_CHANGED, the hash file, the hash and
-#: configure's output: configure-if-changed checked in the build's own shell (no process
-#: when nothing changed), as CONFIGURE_IF_CHANGED does in an exec of its own
-IF_CHANGED = "--tfwizard-if-changed"
-
 #: one build in one exec (issue 17: every exec costs a round trip): $1 this build's BEP
 #: file, $2 how many of the next arguments are the configure command (0: none), then that
 #: command, then the build command. Removes the BEP files (and wheel lists, warmbep.py) of
 #: earlier builds whose exec is not busy, in one `rm`, runs the configure command (skipped
-#: behind IF_CHANGED when its hash is the kept one), and on its success the build.
-BUILD_SCRIPT = r"""
+#: behind IF_CHANGED when the source's configure output is this workspace's own:
+#: warmconfigure.py), and on its success the build.
+BUILD_SCRIPT = OURS + r"""
 bep=$1; n=$2; shift 2
 state=${bep%/*} old=
 for f in "$state"/bep-*; do
@@ -150,18 +140,16 @@ for f in "$state"/bep-*; do
 done
 [ -z "$old" ] || { IFS='
 '; set -f; rm -f -- $old; set +f; unset IFS; }
-if [ "$n" -gt 3 ] && [ "$1" = __IF__ ]; then
-  have=
-  [ -e "$4" ] && [ -f "$2" ] && read -r have < "$2"
-  if [ -e "$4" ] && [ "$have" = "$3" ]; then echo "__SKIP__"; shift "$n"; n=0; fi
+if [ "$n" -gt 5 ] && [ "$1" = __IF__ ] && ours "$2" "$3" "$4" "$5" "$6"; then
+  echo "__SKIP__"; shift "$n"; n=0
 fi
 if [ "$n" -gt 0 ]; then
   ( i=0; for a do if [ "$i" -lt "$n" ]; then set -- "$@" "$a"; fi; shift; i=$((i+1)); done
     [ "$1" = __IF__ ] || exec "$@"
-    hash_file=$2; want=$3; shift 4
+    hash_file=$2; want=$3; output=$4; kept=$5; shift 6
     rm -f "$hash_file"
     "$@" || exit $?
-    echo "$want" > "$hash_file" ) || exit $?
+    cp "$output" "$kept" && echo "$want" > "$hash_file" ) || exit $?
 fi
 shift "$n"
 exec "$@"
@@ -200,15 +188,6 @@ def workspace_for(plan: BuildPlan, recipe_id: str) -> Workspace:
     ident = json.dumps([recipe_id, plan.release, ref or "", plan.backend])
     key = hashlib.sha256(ident.encode("utf-8")).hexdigest()[:16]
     return Workspace(key, plan.recipe_name, plan.release, ref or "", plan.backend)
-
-
-def configure_digest(plan: BuildPlan, step: Step) -> str:
-    """sha256 of what feeds ./configure: its argv, its environment (the recipe's configure
-    keys), the container's environment and the image."""
-    data = json.dumps({"argv": list(step.argv), "env": step.env,
-                       "container_env": plan.container_env, "image": plan.image,
-                       "workdir": step.workdir}, sort_keys=True)
-    return hashlib.sha256(data.encode("utf-8")).hexdigest()
 
 
 @dataclass
@@ -520,8 +499,8 @@ class WarmContainer:
         return result
 
     def configure(self, on_output: OnOutput | None = None) -> ExecResult:
-        """./configure, unless its inputs are those of its last successful run (then the
-        result's `skipped` is True)."""
+        """./configure, unless the source's configure output is what its last successful run
+        wrote for these inputs (then the result's `skipped` is True)."""
         return self.exec(self._configure_argv(), env=self._step("configure").env,
                          workdir=self._step("configure").workdir, on_output=on_output)
 
@@ -530,8 +509,7 @@ class WarmContainer:
         then configure behind `env -u RC_VAR K=V...`, for an exec whose own environment is
         the build step's: its secret rc lines are Bazel's, not configure's)."""
         step = self._step("configure")
-        check = [f"{RECORD}/{CONFIGURE_HASH}", configure_digest(self.plan, step),
-                 f"{step.workdir}/{CONFIGURE_OUTPUT}"]
+        check = configure_check(self.plan, step)
         if with_env:
             return [IF_CHANGED, *check, "env", "-u", RC_VAR,
                     *[f"{k}={v}" for k, v in sorted(step.env.items())], *step.argv]

@@ -199,6 +199,10 @@ class WarmRunner(BuildRunner):
         self.stepper.last = StepOutcome(code, None, None)
         yield self.log.say(_("step {step} exited with {code}").format(step=name, code=code))
 
+    def _read_in_container(self, path: str) -> bytes | None:
+        """A file in the warm container (the workspace's source volume)."""
+        return self.warm.read_file(path) if self.warm is not None else None
+
     async def _copy_wheels(self) -> list[Path]:
         """The wheel this build's BEP names (never an older one bazel-bin still holds)."""
         assert self.record is not None and self.warm is not None

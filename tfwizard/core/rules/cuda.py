@@ -6,6 +6,7 @@ from packaging.version import Version
 
 from ..i18n import _
 from ..knowledge import RedistList, Release
+from ..recipe import AND_CUDA, extras_for_backend
 from ..vocab import Severity
 from .context import (
     Ctx,
@@ -62,7 +63,7 @@ def rule_cuda_versions(ctx: Ctx) -> None:
                         {"cuda.version": rel.tested_cuda}))
     cv = as_version(cuda) if cuda else None
     wheel_major = (as_version(rel.wheel_cuda) or Version("0")).major
-    if cv is not None and rel.and_cuda and "and-cuda" in r.install.extras and cv.major != wheel_major:
+    if cv is not None and rel.and_cuda and AND_CUDA in r.install.extras and cv.major != wheel_major:
         ctx.add("AND_CUDA_MAJOR", "warning",
                 _("TensorFlow {version}'s [and-cuda] extra installs CUDA {wheel_major} pip "
                   "libraries, but this wheel is built for CUDA {major}; install it without "
@@ -70,6 +71,15 @@ def rule_cuda_versions(ctx: Ctx) -> None:
                 .format(version=rel.version, wheel_major=wheel_major, major=cv.major),
                 ["pypi-wheels"], "install.extras", Fix(_("Install without [and-cuda]"),
                                                        {"install.extras": []}))
+    if rel.and_cuda and AND_CUDA not in r.install.extras and (cv is None or
+                                                              cv.major == wheel_major):
+        ctx.add("AND_CUDA_MISSING", "warning",
+                _("This CUDA recipe installs the wheel without its [and-cuda] extra: unless "
+                  "the target machine has CUDA {major} libraries of its own, TensorFlow finds "
+                  "none and runs on the CPU only (\"Could not find cuda drivers\").").format(
+                    major=wheel_major), ["pypi-wheels"], "install.extras",
+                Fix(_("Install with [and-cuda]"),
+                    {"install.extras": extras_for_backend("cuda", r.install.extras)}))
     if cudnn and cv is not None:
         compat = ctx.kb.cudnn_compat(cudnn)
         if compat is not None and cv.major not in compat.cuda_majors:

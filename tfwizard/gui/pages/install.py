@@ -20,6 +20,7 @@ from qasync import asyncSlot
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.install import InstallTarget, base_python
 from tfwizard.core.jobs import Job
+from tfwizard.core.recipe import AND_CUDA
 
 from .. import jobs
 from ..i18n import tr
@@ -135,8 +136,8 @@ class InstallPage(RecipePage):
         return row
 
     def _extras(self, on: bool) -> None:
-        extras = [e for e in self.state.recipe.install.extras if e != "and-cuda"]
-        self.set({"install.extras": (["and-cuda"] + extras) if on else extras})
+        extras = [e for e in self.state.recipe.install.extras if e != AND_CUDA]
+        self.set({"install.extras": ([AND_CUDA] + extras) if on else extras})
 
     def _links(self, text: str) -> None:
         self.state.install_find_links = text.strip()
@@ -164,8 +165,11 @@ class InstallPage(RecipePage):
         self.links_edit.setText(self.state.install_find_links)
         self.venv_edit.setText(r.install.venv)
         self.python_edit.setText(r.install.python)
-        self.and_cuda.setChecked("and-cuda" in r.install.extras)
-        self.and_cuda.setEnabled(r.backend.kind == "cuda")
+        # the recipe's [and-cuda] follows its backend (Recipe.implied_changes), so the box
+        # does too; a CPU recipe that asks for it anyway can still untick it
+        on = AND_CUDA in r.install.extras
+        self.and_cuda.setChecked(on)
+        self.and_cuda.setEnabled(r.backend.kind == "cuda" or on)
         self._say_download()
 
     def isComplete(self) -> bool:
