@@ -178,7 +178,7 @@ def test_the_version_a_checkout_or_ref_must_have_is_its_own(tmp_path):
      "2.21.0"),
     ({"tensorflow/core/public/version.h":
       "#define TF_MAJOR_VERSION 2\n#define TF_MINOR_VERSION 22\n#define TF_PATCH_VERSION 0\n"
-      '#define TF_VERSION_SUFFIX "-rc0"\n'}, "2.22.0-rc0"),
+      '#define TF_VERSION_SUFFIX "-rc0"\n'}, "2.22.0rc0"),  # PEP 440, as the wheel names it
     ({"tensorflow/tools/pip_package/setup.py": "import os\n_VERSION = '2.16.2'\n"}, "2.16.2"),
     ({}, None),
 ])
