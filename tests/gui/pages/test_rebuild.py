@@ -145,7 +145,7 @@ def test_a_save_during_a_build_rebuilds_after_it(qtbot, fixture_window):
     bar.factory = slow
     qtbot.mouseClick(bar.rebuild_button, Qt.MouseButton.LeftButton)
     # the page runs before its job exists (the plan is made first, in a thread)
-    qtbot.waitUntil(lambda: page.running and made_slow, timeout=WAIT)
+    qtbot.waitUntil(lambda: page.running and bool(made_slow), timeout=WAIT)
     assert not bar.rebuild_button.isEnabled()
     bar._saved(str(workspace / "configure.py"))  # as the watcher says it
     bar.on_save.setChecked(True)
