@@ -62,7 +62,7 @@ def sw(tmp_path_factory):
 
 
 def _disagreeing(where: Path, pythons: tuple[int, ...]) -> Path:
-    work = world.copy_workspace(where)
+    work = world.copy_workspace(where, version="2.21.0")  # the release its recipes name
     rc = work / ".bazelrc"
     rc.write_text("".join(line for line in rc.read_text().splitlines(keepends=True)
                           if not line.startswith("build:cuda_wheel ")))
