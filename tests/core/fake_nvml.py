@@ -258,6 +258,23 @@ def _scenarios() -> dict[str, Any]:
             driver="560.35.03",
             cuda=12060,
         ),
+        # read from a real H200 with nvidia-ml-py (2026-11-28; tests/data/nvidia-smi/README.md):
+        # nvmlSystemGetCudaDriverVersion 13000, memory 150754820096 bytes, MIG (0, 0)
+        "h200_driver580_real": lambda: FakeNvml(
+            gpus=[
+                FakeGpu(
+                    name="NVIDIA H200",
+                    cc=(9, 0),
+                    uuid="GPU-00000000-0000-4000-8000-000000000200",
+                    memory_total_mib=150754820096 // MIB,
+                    pci_bus_id="00000000:00:06.0",
+                    architecture=pynvml.NVML_DEVICE_ARCH_HOPPER,
+                    mig=(0, 0),
+                )
+            ],
+            driver="580.159.04",
+            cuda=13000,
+        ),
         # NVML starts but cannot even count the GPUs
         "count_fails": lambda: FakeNvml(gpus=[_rtx3060()], count_error=pynvml.NVML_ERROR_UNKNOWN),
     }

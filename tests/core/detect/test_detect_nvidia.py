@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from tests.core.fake_nvml import SCENARIOS, nvidia_smi_calls, scenario, write_fake_nvidia_smi
+from tests.core.fake_nvml import (
+    DATA,
+    SCENARIOS,
+    nvidia_smi_calls,
+    scenario,
+    write_fake_nvidia_smi,
+)
 from tfwizard.core.detect import subprocess_runner
 from tfwizard.core.detect.nvidia import decode_cuda_version, probe_nvidia
 from tfwizard.core.host import HostProfile, NvidiaInfo
@@ -169,6 +176,25 @@ def test_smi_modern_driver(tmp_path: Path) -> None:
     assert (gpu.compute_capability, gpu.cc_derived) == ("8.6", False)
     assert (gpu.memory_total_mib, gpu.pci_bus_id) == (6144, "00000000:01:00.0")
     assert gpu.architecture == "Ampere"
+    assert len(calls) == 2  # the query, then the banner for "CUDA Version"
+
+
+def test_a_real_h200_reads_the_same_through_nvml_and_nvidia_smi(tmp_path: Path) -> None:
+    """Both paths on one real machine's captures (driver 580, CUDA 13.0) give the same GPU,
+    driver and CUDA, and the same as the host profile detected there."""
+    smi, calls = _smi(tmp_path, "r580-h200-real")
+    nvml = probe_nvidia(nvml=scenario("h200_driver580_real"), run=subprocess_runner({}))
+    assert (smi.source, nvml.source) == ("nvidia-smi", "nvml")
+    for info in (smi, nvml):
+        assert (info.status, info.driver_version, info.cuda_driver_version) == (
+            "ok", "580.159.04", "13.0")
+        [gpu] = info.gpus
+        assert (gpu.name, gpu.compute_capability, gpu.memory_total_mib, gpu.pci_bus_id,
+                gpu.architecture) == ("NVIDIA H200", "9.0", 143771, "00000000:00:06.0", "Hopper")
+    profile = json.loads((DATA / "hosts" / "h200-driver580-real.json").read_text())
+    [kept] = profile["nvidia"]["gpus"]
+    assert (kept["name"], kept["compute_capability"], kept["memory_total_mib"]) == (
+        "NVIDIA H200", "9.0", 143771)
     assert len(calls) == 2  # the query, then the banner for "CUDA Version"
 
 
