@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tfwizard.core import cc as ccmod
-from tfwizard.core.build import record
-from tfwizard.core.build.plan import job_sizing, make_plan, resource_limits
+from tfwizard.core.building.plan.plan import job_sizing, make_plan, resource_limits
+from tfwizard.core.building.run import record
 from tfwizard.core.defaults import default_recipe
 from tfwizard.core.host import HostProfile
 from tfwizard.core.knowledge import default_python, load_knowledge, recipe_python

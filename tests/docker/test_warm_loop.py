@@ -16,8 +16,8 @@ import pytest
 from tests import world
 from tfwizard.cli import capture
 from tfwizard.cli.context import ExitStatus
-from tfwizard.core.build import warm
-from tfwizard.core.build.plan import LABEL, make_plan
+from tfwizard.core.building.plan.plan import LABEL, make_plan
+from tfwizard.core.building.warm import container as warm
 from tfwizard.core.recipe import load_recipe
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

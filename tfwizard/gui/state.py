@@ -14,7 +14,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from tfwizard.core import rules
-from tfwizard.core.build.plan import auto_host, resolve_ccs
+from tfwizard.core.building.plan.plan import auto_host, resolve_ccs
 from tfwizard.core.errors import RecipeError, UsageError
 from tfwizard.core.host import HostProfile
 from tfwizard.core.i18n import _

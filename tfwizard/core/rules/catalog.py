@@ -5,8 +5,8 @@ from __future__ import annotations
 from ..host import HostProfile
 from ..knowledge import KnowledgeBase, load_knowledge
 from ..recipe import Recipe
-from ..srcfacts import SourceFacts
-from ..srcoverlay import source_view
+from ..tfsource.facts import SourceFacts
+from ..tfsource.overlay import source_view
 from .capabilities import rule_compute_capabilities
 from .compiler import rule_compiler
 from .context import Ctx, Finding, Rule, sort_findings
@@ -33,7 +33,9 @@ def evaluate(
     The release is the table's entry as the source's own files describe it: the
     checkout's (tensorflow.source_dir), or `source_facts` read from a clone
     (srcoverlay.py)."""
-    from ..build.plan import auto_host  # "auto" and the target: one rule for check, plan and build
+    from ..building.plan.plan import (  # "auto" and the target: one rule for check, plan and build
+        auto_host,
+    )
 
     kb = kb or load_knowledge()
     view = source_view(recipe, kb, facts=source_facts)

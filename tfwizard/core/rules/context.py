@@ -15,7 +15,7 @@ from .. import cc as ccmod
 from ..host import HostProfile
 from ..knowledge import KnowledgeBase, Release
 from ..recipe import Recipe
-from ..srcoverlay import SourceView
+from ..tfsource.overlay import SourceView
 from ..toolchain import CxxToolchain, cxx_toolchain
 from ..vocab import Severity, severity_order
 

@@ -19,7 +19,9 @@ def rule_resources(ctx: Ctx) -> None:
     b, r = ctx.build, ctx.recipe
     if b is None:
         return
-    from ..build.plan import job_sizing  # the one jobs/RAM sizing rule, shared with the plan
+    from ..building.plan.plan import (  # the one jobs/RAM sizing rule, shared with the plan
+        job_sizing,
+    )
 
     mem = ctx.kb.platforms["memory"]
     sizing = job_sizing(b, mem["gib_per_job"])

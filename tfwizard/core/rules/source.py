@@ -5,7 +5,7 @@ will mount that folder (issue 19: a missing or empty folder passed `check` and t
 from __future__ import annotations
 
 from ..i18n import _, translate
-from ..srcoverlay import FACT_NAMES, SOURCE_KEY
+from ..tfsource.overlay import FACT_NAMES, SOURCE_KEY
 from .context import Ctx, Fix
 
 
