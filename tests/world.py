@@ -390,8 +390,8 @@ def new_volume_name(prefix: str = "tfwizard-test-cache") -> str:
 def remove_warm(client: Any, space: Any, prefix: str) -> None:
     """Remove a test's warm workspace (core/building/warm/container.py) and its volumes named PREFIX-*,
     then close the client."""
-    from tfwizard.core.building.plan.plan import LABEL
     from tfwizard.core.building.warm import container as warm
+    from tfwizard.core.paths import LABEL
 
     try:
         warm.remove_workspace(client, space)

@@ -267,7 +267,8 @@ def test_a_failed_builds_summary_ends_with_the_lines_to_read():
     """`tfwizard build`'s end (cli/render.build_summary): the diagnoses, then a failure no
     signature names as the lines to read, then the record."""
     from tfwizard.cli.render import build_summary
-    from tfwizard.core.building.run.events import BuildResult, DiagnosisEvent, UnrecognisedEvent
+    from tfwizard.core.building.run.events import BuildResult
+    from tfwizard.core.diagnosis.types import DiagnosisEvent, UnrecognisedEvent
 
     result = BuildResult("b1", "failed", "/tmp/rec", message="step build exited with 1")
     lines = build_summary(result, [

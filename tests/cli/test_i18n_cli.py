@@ -35,16 +35,16 @@ from tests.core.install.test_install import make_wheel
 from tests.i18n_scan import unmarked
 from tfwizard.cli import Environment, ExitStatus, build_parser, capture
 from tfwizard.core import i18n
-from tfwizard.core.building.plan.plan import LABEL
 from tfwizard.core.building.run.events import (
     BuildResult,
-    DiagnosisEvent,
     Finished,
     LogLines,
     PhaseChanged,
     Progress,
 )
 from tfwizard.core.diagnosis.build import diagnose_file
+from tfwizard.core.diagnosis.types import DiagnosisEvent
+from tfwizard.core.paths import LABEL
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = ROOT / "recipes"

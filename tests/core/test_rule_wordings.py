@@ -177,7 +177,7 @@ def test_a_bfc_warning_the_caller_says_is_no_failure_stays_quiet():
 
 
 def test_a_console_wrapped_code_is_still_found():
-    # cut after its first 16 characters (logscan.MIN_LEAD): the lead the line is found by
+    # cut after its first 16 characters (literals.MIN_LEAD): the lead the line is found by
     lines = ["E tensorflow/stream_executor/cuda/cuda_dnn.cc:329] cudnn status: CUDNN_STATUS_NOT_I",
              "NITIALIZED", "Traceback (most recent call last):"]
     found = diagnose_log(lines)

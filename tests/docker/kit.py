@@ -20,8 +20,9 @@ from types import SimpleNamespace
 from typing import Any
 
 from tests import world
-from tfwizard.core.building.plan.plan import LABEL, OUTPUT_USER_ROOT, BuildPlan, Step, make_plan
+from tfwizard.core.building.plan.plan import OUTPUT_USER_ROOT, BuildPlan, Step, make_plan
 from tfwizard.core.building.run.runner import BuildRunner
+from tfwizard.core.paths import LABEL
 from tfwizard.core.recipe import load_recipe
 
 WHEEL_DIR = f"{OUTPUT_USER_ROOT}/w"

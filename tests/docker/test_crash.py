@@ -28,10 +28,11 @@ from tests import world
 from tests.core.install.test_install import make_wheel
 from tests.docker import kit
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core.building.plan.plan import LABEL, OUTPUT_USER_ROOT, SRC, Step
+from tfwizard.core.building.plan.plan import OUTPUT_USER_ROOT, SRC, Step
 from tfwizard.core.building.run.record import read_log
 from tfwizard.core.building.run.runner import BuildRunner
 from tfwizard.core.errors import UsageError
+from tfwizard.core.paths import LABEL
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]

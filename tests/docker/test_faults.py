@@ -22,11 +22,12 @@ from tests import world
 from tests.docker import kit
 from tests.docker.engine2 import SecondEngine
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core.building.plan.plan import LABEL, Flag
+from tfwizard.core.building.plan.plan import Flag
 from tfwizard.core.building.run.record import read_log
 from tfwizard.core.building.run.runner import BuildRunner
 from tfwizard.core.docker import client as dockerutil
 from tfwizard.core.errors import DockerUnavailable, ImageMissing
+from tfwizard.core.paths import LABEL
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]

@@ -26,8 +26,8 @@ from tests import world
 from tests.docker import kit
 from tests.net.servers import SecondDockerd, free_port, wait_for_port
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core.building.plan.plan import LABEL
 from tfwizard.core.docker import client as dockerutil
+from tfwizard.core.paths import LABEL
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

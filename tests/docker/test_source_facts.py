@@ -193,8 +193,8 @@ def test_the_container_readers_read_what_the_host_reader_reads(sw, tmp_path):
     warm path's) give the facts srcfacts reads from a folder here."""
     from types import SimpleNamespace
 
-    from tfwizard.core.building.plan.plan import LABEL
     from tfwizard.core.building.run.sourcefollow import read_container_facts, read_running_facts
+    from tfwizard.core.paths import LABEL
     from tfwizard.core.tfsource.facts import read_source_facts
 
     tree = tmp_path / "src"

@@ -18,11 +18,12 @@ import pytest
 
 from tests import world
 from tfwizard.cli import capture
-from tfwizard.core.building.plan.plan import LABEL, make_plan
+from tfwizard.core.building.plan.plan import make_plan
 from tfwizard.core.building.run.events import Finished
 from tfwizard.core.building.warm import container as warm
 from tfwizard.core.building.warm.run import WarmRunner, cold_reason
 from tfwizard.core.jobs import run_blocking
+from tfwizard.core.paths import LABEL
 from tfwizard.core.recipe import load_recipe
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

@@ -19,8 +19,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from tests import world
-from tfwizard.core.building.plan.plan import LABEL
 from tfwizard.core.building.run.events import LogLines, PhaseChanged
+from tfwizard.core.paths import LABEL
 from tfwizard.core.recipe import load_recipe
 from tfwizard.gui import jobs
 from tfwizard.gui.jobs import Jobs

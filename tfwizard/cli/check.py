@@ -61,9 +61,10 @@ def gpu_targets(recipe: Recipe, build: HostProfile,
 
 def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """The rules' findings (and with --preflight the network, paths and image checks)."""
+    from ..core.findings import errors, sort_findings
     from ..core.knowledge import load_knowledge
     from ..core.recipe import load_recipe
-    from ..core.rules import errors, evaluate, sort_findings
+    from ..core.rules import evaluate
 
     recipe = load_recipe(arg_path(env, args.recipe))
     build, target = load_hosts(args, env, recipe)

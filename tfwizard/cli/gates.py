@@ -74,7 +74,8 @@ def show_note(text: str, env: Environment) -> None:
 def check_gate(recipe: Recipe, build_host: HostProfile, target_host: HostProfile | None,
                args: argparse.Namespace, env: Environment) -> ExitStatus | None:
     """Refuse to build while `tfwizard check` reports an error (unless --force)."""
-    from ..core.rules import errors, evaluate
+    from ..core.findings import errors
+    from ..core.rules import evaluate
 
     findings = evaluate(recipe, build_host, target_host)
     failed = errors(findings)
@@ -129,7 +130,7 @@ def preflight_gate(recipe: Recipe, args: argparse.Namespace, env: Environment,
     """Before starting Docker work (build, fetch): the preflight checks, then (when they
     found no error) the build image of `plan`; errors stop the command unless --force."""
     from ..core.building.run.preflight import preflight
-    from ..core.rules import errors, sort_findings
+    from ..core.findings import errors, sort_findings
 
     findings = preflight(recipe, env.env) + remote_findings(recipe, env, plan)
     if plan is not None and not errors(findings):

@@ -70,7 +70,6 @@ def python_option(env: Environment, value: str) -> str | Path:
 
 def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Install the wheel; pip's progress as it goes, the result at the end."""
-    from ..core.building.run.events import TFWIZARD
     from ..core.install.job import (
         InstallEvent,
         InstallProgress,
@@ -81,6 +80,7 @@ def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:
         run_installation,
     )
     from ..core.install.requirement import RequirementInstallation, parse_requirement
+    from ..core.streams import TFWIZARD
 
     recipe = load_recipe_option(args, env)
     inst = recipe.install if recipe is not None else None

@@ -43,9 +43,10 @@ def register(sub: Any) -> None:
 def cmd_test(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Start (or reuse) the warm container, run the tests live, print their results."""
     from ..core.building.plan.plan import make_plan
-    from ..core.building.run.record import data_dir, new_build_id
+    from ..core.building.run.record import new_build_id
     from ..core.docker import client as dockerutil
     from ..core.errors import UsageError
+    from ..core.paths import data_dir
     from ..core.recipe import load_recipe
     from ..core.testloop import run as testrun
     from ..core.testloop.job import TestJob

@@ -53,7 +53,7 @@ def pick(env: Environment, args: argparse.Namespace, box: Any, recipe: Any
          ) -> tuple[list[str], bool]:
     """The tests of the change, narrowed and capped, and whether the container sees a GPU;
     the list and the estimate on stderr."""
-    from ..core.building.run.record import data_dir
+    from ..core.paths import data_dir
     from ..core.testloop.run import tag_filters
     from ..core.testloop.select import select_tests
 
@@ -96,7 +96,7 @@ def write_summary(env: Environment, args: argparse.Namespace, box: Any, recipe: 
                   run: Any, targets: list[str]) -> None:
     """The PR summary of `run` to args.summary (a file, or "-" for standard output), and
     into the run's record as summary.md."""
-    from ..core.building.run.record import atomic_write
+    from ..core.paths import atomic_write
     from ..core.testloop.summary import markdown_summary
 
     base = base_of(args, recipe)

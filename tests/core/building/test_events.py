@@ -8,14 +8,8 @@ import time
 
 import pytest
 
-from tfwizard.core.building.run.events import (
-    BuildResult,
-    Finished,
-    LineSplitter,
-    LogLines,
-    Progress,
-    ThreadFeed,
-)
+from tfwizard.core.building.run.events import BuildResult, Finished, LogLines, Progress
+from tfwizard.core.streams import LineSplitter, ThreadFeed
 
 
 def test_chunks_are_not_lines():

@@ -148,7 +148,7 @@ def test_bep_tolerates_a_truncated_last_line_and_reads_aborts():
 def test_cache_summary_from_the_processes_line(log, disk, remote, expected):
     """Issue 15 item 10: every build ends with where its actions came from (real logs)."""
     from tfwizard.core.building.run.progress import cache_summary, cache_summary_text
-    from tfwizard.core.building.run.record import untag
+    from tfwizard.core.streams import untag
 
     parser = ProgressParser()
     for raw in (LOGS / log).read_text().splitlines():

@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import os
 
-from tfwizard.core.building.run.record import (
-    BuildRecord,
-    atomic_write,
-    data_dir,
-    new_build_id,
-    read_log,
-)
+from tfwizard.core.building.run.record import BuildRecord, new_build_id, read_log
+from tfwizard.core.paths import atomic_write, data_dir
 
 
 def test_record_is_written_as_lines_arrive(tmp_path):

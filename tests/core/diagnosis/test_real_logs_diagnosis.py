@@ -24,6 +24,7 @@ from tfwizard.core.diagnosis.build import (
     load_failures,
     matcher_for,
 )
+from tfwizard.core.diagnosis.literals import line_pattern
 from tfwizard.core.diagnosis.logscan import (
     WRAP_LINES,
     LineHit,
@@ -31,7 +32,6 @@ from tfwizard.core.diagnosis.logscan import (
     Prefilter,
     ScanResult,
     _wrapped_match,
-    line_pattern,
     line_text,
     read_lines,
 )

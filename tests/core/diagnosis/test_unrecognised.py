@@ -11,10 +11,11 @@ from pathlib import Path
 from tests.core.building.test_bundle import write_record
 from tests.core.diagnosis import real_logs
 from tfwizard.core.building.plan.plan import make_plan
-from tfwizard.core.building.run.events import DiagnosisEvent, UnrecognisedEvent
+from tfwizard.core.building.run.diagnoses import build_diagnoses
 from tfwizard.core.building.run.record import BuildRecord
-from tfwizard.core.diagnosis.build import build_diagnoses, diagnose_stream, recognised
+from tfwizard.core.diagnosis.build import diagnose_stream, recognised
 from tfwizard.core.diagnosis.text import unrecognised_block
+from tfwizard.core.diagnosis.types import DiagnosisEvent, UnrecognisedEvent
 from tfwizard.core.diagnosis.unrecognised import QUERY_WORDS, Unrecognised, root_lines, search_query
 from tfwizard.core.recipe import parse_recipe
 

@@ -12,12 +12,12 @@ from PySide6.QtWidgets import QLabel, QPushButton, QWizard
 from tfwizard.core.building.run.events import (
     Artifact,
     BuildResult,
-    DiagnosisEvent,
     Finished,
     LogLines,
     PhaseChanged,
     Progress,
 )
+from tfwizard.core.diagnosis.types import DiagnosisEvent
 from tfwizard.gui.jobs import Jobs
 from tfwizard.gui.main_window import CLOSE_CANCEL, CLOSE_DETACH
 from tfwizard.gui.pages import PageId

@@ -17,8 +17,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
 from tests import world
-from tfwizard.core.building.plan.plan import LABEL, make_plan
+from tfwizard.core.building.plan.plan import make_plan
 from tfwizard.core.building.warm import container as warm
+from tfwizard.core.paths import LABEL
 from tfwizard.core.recipe import load_recipe
 from tfwizard.core.testloop.job import RecipeTestJob
 from tfwizard.gui.pages import PageId

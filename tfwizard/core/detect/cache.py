@@ -21,9 +21,9 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from ..building.run.record import atomic_write, data_dir
 from ..errors import TfWizardError
 from ..host import HostProfile
+from ..paths import atomic_write, data_dir
 
 #: how long a detected profile is used again, in seconds
 TTL_S = 120

@@ -7,7 +7,6 @@ with the 1-based numbers of the lines that matched and the first lines as eviden
 
 from __future__ import annotations
 
-import contextlib
 import re
 import sys
 from collections.abc import Iterable, Mapping
@@ -16,19 +15,16 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from ..building.run.events import TFWIZARD, DiagnosisEvent, UnrecognisedEvent
-from ..errors import KnowledgeError, TfWizardError
+from ..errors import KnowledgeError
 from ..fixes import record_context, resolve_diagnoses
 from ..i18n import _
-from ..recipe import parse_recipe
 from ..resources import resource_path
 from ..vocab import SPEAKERS, Severity
-from .logscan import LineMatcher, ScanResult, line_pattern
-from .text import diagnosis_block, unrecognised_block
+from .literals import line_pattern
+from .logscan import LineMatcher, ScanResult
+from .types import UnrecognisedEvent
 
 if TYPE_CHECKING:
-    from ..building.plan.plan import BuildPlan
-    from ..building.run.record import BuildRecord
     from ..recipe import Recipe
 
 if sys.version_info >= (3, 11):
@@ -218,6 +214,14 @@ def diagnose_stream(stream: BinaryIO, *, exit_code: int | None = None) -> list[D
                           exit_code=exit_code)
 
 
+def diagnose_warnings(stream: BinaryIO) -> list[Diagnosis]:
+    """The warnings a log shows, matched with only the warnings' patterns (after a build
+    that succeeded: the success path stays cheap)."""
+    sigs = warning_signatures(load_failures())
+    return [d for d in diagnoses_from(_warning_matcher().scan_stream(stream), sigs)
+            if d.severity == "warning"]
+
+
 def diagnoses_from(scan: ScanResult, sigs: tuple[FailureSignature, ...], *,
                    exit_code: int | None = None) -> list[Diagnosis]:
     """The diagnoses of a scan's hits, ordered and with generic ones dropped (see diagnose)."""
@@ -292,44 +296,6 @@ def diagnose_file(path: Path, *, exit_code: int | None = None, recipe: Recipe | 
     return resolve_diagnoses(found, recipe=recipe, plan=plan)
 
 
-def build_diagnoses(record: BuildRecord, exit_code: int | None, *, plan: BuildPlan,
-                    recipe_text: str | None, warnings_only: bool
-                    ) -> list[DiagnosisEvent | UnrecognisedEvent]:
-    """What a build's log shows (only warnings after a build that succeeded), with fixes
-    as values for this build, appended to the record and returned as events; a failed
-    build no specific signature explains ends with its root-cause lines (UnrecognisedEvent)."""
-    record.close()
-    if not record.log_path.is_file():
-        return []
-    # streamed from log.txt in big chunks: a multi-GB log in constant memory
-    with record.log_path.open("rb") as fh:
-        if warnings_only:  # only the warnings' patterns: the success path stays cheap
-            sigs = warning_signatures(load_failures())
-            found = [d for d in diagnoses_from(_warning_matcher().scan_stream(fh), sigs)
-                     if d.severity == "warning"]
-        else:
-            found = diagnose_stream(fh, exit_code=exit_code)
-    unknown = None if warnings_only or recognised(found) else unrecognised_event(
-        record.log_path)
-    if unknown is not None:
-        record.append(TFWIZARD, unrecognised_block(unknown))
-    if not found:
-        return [unknown] if unknown is not None else []
-    # fixes as values for this build: half of the --jobs this plan ran, the recipe's
-    # flags plus one (a "halve" in the recipe broke it)
-    recipe = None
-    with contextlib.suppress(TfWizardError):
-        recipe = (parse_recipe(recipe_text, "recipe") if recipe_text is not None
-                  else record_context(record.path)[0])
-    found = resolve_diagnoses(found, recipe=recipe, plan=plan)
-    events = [DiagnosisEvent(d.id, d.title, d.cause, d.next_step, tuple(d.lines),
-                             dict(d.recipe_fix), d.fix_problem, d.severity,
-                             tuple(d.excerpt)) for d in found]
-    for d in found:
-        record.append(TFWIZARD, diagnosis_block(d))
-    return [*events, unknown] if unknown is not None else list(events)
-
-
 def unrecognised_event(log: Path) -> UnrecognisedEvent:
     """The root-cause lines of a build log no signature explains (unrecognised.py), as
     the event a build yields; the same lines go into the log itself when it is a record's."""
@@ -341,16 +307,3 @@ def unrecognised_event(log: Path) -> UnrecognisedEvent:
                                             for r in unknown.lines), unknown.query)
 
 
-def guarded_diagnoses(record: BuildRecord, exit_code: int | None, *, plan: BuildPlan,
-                      recipe_text: str | None, warnings_only: bool
-                      ) -> tuple[list[DiagnosisEvent | UnrecognisedEvent], str | None]:
-    """build_diagnoses that never loses the build: when the diagnosis itself fails (a
-    broken catalogue, a log nobody foresaw), no diagnoses and the line that says why, for
-    the log; the outcome, the wheel and the record stand."""
-    try:
-        return build_diagnoses(record, exit_code, plan=plan, recipe_text=recipe_text,
-                               warnings_only=warnings_only), None
-    except Exception as exc:  # any failure of the diagnosis; the build's result matters more
-        return [], _("the log's diagnosis failed ({kind}: {error}); the build's result "
-                     "stands, `tfwizard diagnose` can read the log again").format(
-            kind=type(exc).__name__, error=exc)

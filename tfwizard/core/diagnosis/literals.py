@@ -1,4 +1,6 @@
-"""The plain text every match of a regex must contain: what logscan's fast path looks for.
+"""The plain text every match of a regex must contain: what logscan's fast path looks for,
+and a signature's regex compiled with it (LinePattern, which the prefilter and the scanner
+both read).
 
 `required_runs(pattern)` gives, per top-level alternative, the literal runs (escapes
 resolved) that any match contains; `leading_literal(pattern)` the text every match starts
@@ -8,6 +10,7 @@ with (None when the pattern has top-level alternatives or starts with no literal
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 #: characters that stand for themselves in a regex (outside classes and groups): any
 #: character beyond ASCII too (a localised compiler's 错误, a typographic quote)
@@ -146,3 +149,48 @@ def required_runs(pattern: str) -> tuple[tuple[str, ...], ...] | None:
             return None
         out.append(tuple(runs))
     return tuple(out)
+
+
+# -- a signature's pattern ------------------------------------------------------------
+
+#: the shortest leading literal that makes a pattern wrap-tolerant (long enough to be
+#: specific: the lead is then the only text the fast path can look for); the lead is its
+#: first MIN_LEAD characters, so a literal wrapped after them is found too
+MIN_LEAD = 16
+
+
+#: an unescaped `.*` or `.+`: across a joined line it could swallow the next line's words
+_ANY_RUN = re.compile(r"(?<!\\)\.[*+]")
+
+
+@dataclass(frozen=True)
+class LinePattern:
+    """One regex of a signature, with what the fast path needs to know about it."""
+
+    key: str
+    regex: re.Pattern[str]
+    #: per top-level alternative, the plain runs every match of it contains, longest first
+    #: (None: some alternative has none, so any line may match)
+    runs: tuple[tuple[str, ...], ...] | None
+    #: the literal the pattern starts with, when long enough to find wrapped lines
+    lead: str | None = None
+    #: one literal per alternative: every matching line contains one of them (None: any)
+    anchors: tuple[str, ...] | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        anchors = ((self.lead,) if self.lead is not None
+                   else None if self.runs is None else tuple(r[0] for r in self.runs))
+        object.__setattr__(self, "anchors", anchors)
+
+
+def line_pattern(key: str, pattern: str | re.Pattern[str]) -> LinePattern:
+    """Compile `pattern` for signature `key` and work out its anchors and lead."""
+    regex = pattern if isinstance(pattern, re.Pattern) else re.compile(pattern)
+    if regex.flags & re.IGNORECASE:
+        return LinePattern(key, regex, None)
+    lead = leading_literal(regex.pattern)
+    if lead is None or len(lead) < MIN_LEAD or _ANY_RUN.search(regex.pattern):
+        lead = None
+    else:  # its first MIN_LEAD characters: a console may wrap the rest of it too
+        lead = lead[:MIN_LEAD]
+    return LinePattern(key, regex, required_runs(regex.pattern), lead)

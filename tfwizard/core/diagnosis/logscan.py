@@ -35,18 +35,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from ..building.run.record import untag
-from .literals import leading_literal, required_runs
+from ..streams import untag
+from .literals import LinePattern
 from .prefilter import Prefilter
 
 #: most matching lines kept per key (a failing TF build can repeat an error thousands of times)
 MAX_LINES = 50
 #: how many following lines a wrapped match may continue on
 WRAP_LINES = 2
-#: the shortest leading literal that makes a pattern wrap-tolerant (long enough to be
-#: specific: the lead is then the only text the fast path can look for); the lead is its
-#: first MIN_LEAD characters, so a literal wrapped after them is found too
-MIN_LEAD = 16
 #: bytes read at a time by scan_stream
 CHUNK = 8 << 20
 #: bytes of the log's start used to pick rare prefilter anchors
@@ -67,41 +63,6 @@ _PREFIX = re.compile(
 #: ANSI colour and cursor codes (a pasted terminal's)
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _PROGRESS_LINE = re.compile(r"\[[\d,]+ / [\d,]+\] ")
-#: an unescaped `.*` or `.+`: across a joined line it could swallow the next line's words
-_ANY_RUN = re.compile(r"(?<!\\)\.[*+]")
-
-
-@dataclass(frozen=True)
-class LinePattern:
-    """One regex of a signature, with what the fast path needs to know about it."""
-
-    key: str
-    regex: re.Pattern[str]
-    #: per top-level alternative, the plain runs every match of it contains, longest first
-    #: (None: some alternative has none, so any line may match)
-    runs: tuple[tuple[str, ...], ...] | None
-    #: the literal the pattern starts with, when long enough to find wrapped lines
-    lead: str | None = None
-    #: one literal per alternative: every matching line contains one of them (None: any)
-    anchors: tuple[str, ...] | None = field(init=False, default=None)
-
-    def __post_init__(self) -> None:
-        anchors = ((self.lead,) if self.lead is not None
-                   else None if self.runs is None else tuple(r[0] for r in self.runs))
-        object.__setattr__(self, "anchors", anchors)
-
-
-def line_pattern(key: str, pattern: str | re.Pattern[str]) -> LinePattern:
-    """Compile `pattern` for signature `key` and work out its anchors and lead."""
-    regex = pattern if isinstance(pattern, re.Pattern) else re.compile(pattern)
-    if regex.flags & re.IGNORECASE:
-        return LinePattern(key, regex, None)
-    lead = leading_literal(regex.pattern)
-    if lead is None or len(lead) < MIN_LEAD or _ANY_RUN.search(regex.pattern):
-        lead = None
-    else:  # its first MIN_LEAD characters: a console may wrap the rest of it too
-        lead = lead[:MIN_LEAD]
-    return LinePattern(key, regex, required_runs(regex.pattern), lead)
 
 
 @dataclass

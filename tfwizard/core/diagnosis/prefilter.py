@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .logscan import LinePattern
+from .literals import LinePattern
 
 #: prefilter window: the most of a literal tested where its first byte was found
 WINDOW = 8

@@ -20,7 +20,8 @@ from ..host import HostProfile
 from ..i18n import _
 from ..knowledge import KnowledgeBase, load_knowledge
 from ..vocab import SEVERITIES, SPEAKERS, Severity, severity_order
-from .logscan import LineHit, LineMatcher, ScanResult, line_pattern
+from .literals import line_pattern
+from .logscan import LineHit, LineMatcher, ScanResult
 
 #: the libraries TF's MaybeTryDlopenGPULibraries() needs (gpu-compat-facts.md section 10)
 GPU_LIBRARIES = ("libcudart", "libcublas", "libcufft", "libcusolver", "libcusparse", "libcudnn")

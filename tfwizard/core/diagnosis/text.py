@@ -3,11 +3,11 @@
 Every front end and report prints a diagnosis with these lines: `tfwizard diagnose`, the
 build's printers and its record, verify's report, the bundle, the wizard's diagnosis rows.
 A diagnosis is any object with the fields both kinds share (diagnose.Diagnosis,
-runtime_diagnosis.Diagnosis, events.DiagnosisEvent): id, title, severity, cause,
+runtime.Diagnosis, types.DiagnosisEvent): id, title, severity, cause,
 next_step, lines, recipe_fix, fix_problem, and its log's own words as `excerpt` (a build
 log) or `evidence` (a program's output).
 
-A failure no rule knows (unrecognised.Unrecognised, events.UnrecognisedEvent) is not a
+A failure no rule knows (unrecognised.Unrecognised, types.UnrecognisedEvent) is not a
 diagnosis and never looks like one: `unrecognised_block` says "not recognised" first,
 then the log's root-cause lines with the tool that printed each, and a query to search for.
 """

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, ClassVar, cast
 
 from ..knowledge import KnowledgeBase, load_knowledge
-from .logscan import LineHit, LineMatcher, ScanResult, line_pattern
+from .literals import line_pattern
+from .logscan import LineHit, LineMatcher, ScanResult
 
 #: the most root-cause lines shown
 MOST = 5

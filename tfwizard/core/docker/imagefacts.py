@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import bazelversion as bv
-from ..building.plan.plan import LABEL
 from ..errors import TfWizardError
 from ..i18n import _
+from ..paths import LABEL
 from . import client as dockerutil
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..building.plan.plan import LABEL
 from ..i18n import _
+from ..paths import LABEL
 from . import client as dockerutil
 
 BUILD = f"{LABEL}.build"

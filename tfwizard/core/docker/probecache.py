@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from ..building.run.record import atomic_write, data_dir
+from ..paths import atomic_write, data_dir
 
 #: the folder under tfwizard's data folder
 FOLDER = "probe-cache"

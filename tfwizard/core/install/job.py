@@ -30,10 +30,10 @@ from typing import Any, ClassVar
 from packaging.tags import Tag
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 
-from ..building.run.events import STDERR, STDOUT, TFWIZARD, LineSplitter, ThreadFeed
 from ..errors import InstallCancelled, InstallFailed, UsageError, WheelIncompatible
 from ..i18n import _
 from ..jobs import Event
+from ..streams import STDERR, STDOUT, TFWIZARD, LineSplitter, ThreadFeed
 
 VENV_TIMEOUT = 300.0
 TAGS_TIMEOUT = 60.0

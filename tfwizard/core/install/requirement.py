@@ -28,10 +28,10 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 
-from ..building.run.events import ThreadFeed
 from ..errors import InstallFailed, UsageError
 from ..i18n import _
 from ..secrets import redact
+from ..streams import ThreadFeed
 from .job import (
     PIP_TIMEOUT,
     Installation,

@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import UsageError
+from ..findings import Finding
 from ..i18n import _
 from ..recipe import Recipe
-from ..rules import Finding
 from . import reapi
 from .tls import tls_settings
 

@@ -13,8 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..building.plan.flags import Flag
-from ..i18n import _
 from ..recipe import Recipe
 
 if TYPE_CHECKING:  # the REAPI client loads only for a recipe that calls a service
@@ -57,18 +55,6 @@ def tls_files(recipe: Recipe, recipe_dir: Path | None = None) -> list[TlsFile]:
         if path is not None:
             out.append(TlsFile(key, flag, path, f"{TLS_DIR}/{name}"))
     return out
-
-
-def tls_flags(recipe: Recipe) -> list[Flag]:
-    """--tls_certificate, --tls_client_certificate, --tls_client_key (container paths)."""
-    why = {"remote.tls_certificate": _("the CA that signed the remote service's certificate "
-                                       "(remote.tls_certificate, mounted read-only)"),
-           "remote.tls_client_certificate": _("client certificate for the remote service "
-                                              "(remote.tls_client_certificate, mounted "
-                                              "read-only)"),
-           "remote.tls_client_key": _("client key for the remote service "
-                                      "(remote.tls_client_key, mounted read-only)")}
-    return [Flag(f"{f.flag}={f.target}", why[f.key]) for f in tls_files(recipe)]
 
 
 def tls_settings(recipe: Recipe, recipe_dir: Path | None = None) -> TlsSettings:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..findings import Finding, sort_findings
 from ..host import HostProfile
 from ..knowledge import KnowledgeBase, load_knowledge
 from ..recipe import Recipe
@@ -9,7 +10,7 @@ from ..tfsource.facts import SourceFacts
 from ..tfsource.overlay import source_view
 from .capabilities import rule_compute_capabilities
 from .compiler import rule_compiler
-from .context import Ctx, Finding, Rule, sort_findings
+from .context import Ctx, Rule
 from .cuda import rule_cuda_versions
 from .driver import rule_driver
 from .network import rule_least_privilege, rule_remote_and_network
@@ -33,9 +34,7 @@ def evaluate(
     The release is the table's entry as the source's own files describe it: the
     checkout's (tensorflow.source_dir), or `source_facts` read from a clone
     (srcoverlay.py)."""
-    from ..building.plan.plan import (  # "auto" and the target: one rule for check, plan and build
-        auto_host,
-    )
+    from ..host import auto_host  # "auto" and the target: one rule for check, plan and build
 
     kb = kb or load_knowledge()
     view = source_view(recipe, kb, facts=source_facts)

@@ -31,13 +31,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ..building.plan.plan import RECORD
-from ..building.run.events import STDOUT, TFWIZARD, LineSplitter, LogLines
+from ..building.run.events import LogLines
 from ..building.run.progress import bep_events
-from ..building.run.record import atomic_write
 from ..building.warm.container import BUILD_SCRIPT, WarmContainer
 from ..errors import UsageError
 from ..i18n import _, ngettext
 from ..jobs import Event
+from ..paths import atomic_write
+from ..streams import STDOUT, TFWIZARD, LineSplitter
 from .filetail import FileTail, container_runner
 from .run import TestEvents, TestResult, TestRun, keep_record, tag_filters, test_argv
 

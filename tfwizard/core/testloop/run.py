@@ -198,7 +198,7 @@ def keep_record(box: WarmContainer, run: TestRun, bep: bytes) -> None:
     """Into run.record_dir: bep.json, every test's test.xml and each failing test's own
     test.log (tests/<package>/<name>/), and result.json; the ${ENV} secrets' values masked
     (the BEP repeats the client's environment and the rc files' flags)."""
-    from ..building.run.record import atomic_write
+    from ..paths import atomic_write
 
     assert run.record_dir is not None
     values = tuple(box.secrets.step.values.values())

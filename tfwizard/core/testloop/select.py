@@ -277,7 +277,7 @@ def cache_file(cache_dir: Path, box: WarmContainer, changes: Changes, expression
 
 
 def _keep(path: Path, text: str) -> None:
-    from ..building.run.record import atomic_write
+    from ..paths import atomic_write
 
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, text.encode("utf-8"))

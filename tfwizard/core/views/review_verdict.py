@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 from ..advise import Advice, Intent, advise
 from ..errors import TfWizardError
+from ..findings import Finding
 from ..host import HostProfile
 from ..i18n import _, ngettext
 from ..knowledge import KnowledgeBase
 from ..recipe import Recipe
-from ..rules import Finding
 
 READY = "ready"
 WARNINGS = "warnings"

@@ -25,15 +25,14 @@ from qasync import asyncSlot
 from tfwizard.core.building.run.events import (
     Artifact,
     BuildEvent,
-    DiagnosisEvent,
     Finished,
     LogLines,
     PhaseChanged,
     Progress,
-    UnrecognisedEvent,
 )
 from tfwizard.core.building.run.progress import CacheSummary, cache_summary_text
 from tfwizard.core.diagnosis.text import diagnosis_lines
+from tfwizard.core.diagnosis.types import DiagnosisEvent, UnrecognisedEvent
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.fixes import fix_text
 from tfwizard.core.vocab import build_title, eta_text, phase_name

@@ -44,7 +44,8 @@ COL_NAME, COL_STATUS, COL_DURATION, COL_ATTEMPTS = range(4)
 
 def default_test_job(state: WizardState, targets: Sequence[str]) -> Job:
     """A RecipeTestJob for the state's recipe, its record in <data>/tests/<id>."""
-    from tfwizard.core.building.run.record import data_dir, new_build_id
+    from tfwizard.core.building.run.record import new_build_id
+    from tfwizard.core.paths import data_dir
     from tfwizard.core.testloop.job import RecipeTestJob
 
     recipe = state.recipe

@@ -12,9 +12,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ...i18n import _
+from ...paths import LABEL
 from ...recipe import Recipe
 from .flags import REPO_CACHE
-from .plan import LABEL, BuildPlan, Step, make_plan
+from .plan import BuildPlan, Step, make_plan
 
 #: printed by the fetch plan's repository-cache listing steps: "<marker> SIZE PATH"
 REPO_CACHE_MARKER = "tfwizard-repo-cache"

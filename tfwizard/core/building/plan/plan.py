@@ -22,9 +22,10 @@ from packaging.version import Version
 from ... import bazelversion as bv
 from ... import cc as ccmod
 from ...errors import UsageError
-from ...host import HostProfile
+from ...host import HostProfile, auto_host
 from ...i18n import _
 from ...knowledge import KnowledgeBase, Release, load_knowledge, recipe_python
+from ...paths import LABEL
 from ...recipe import Recipe
 from ...remote.tls import tls_files
 from ...tfsource.facts import SourceFacts
@@ -34,21 +35,11 @@ from ...vocab import Phase, StepRole
 from . import flags as fl
 from . import remote as rx
 from .configure import DEFAULT_PYTHON_BIN, configure_env, simulate_configure
-from .flags import (
-    DISK_CACHE,
-    DISTDIR,
-    PROGRESS_FLAGS,
-    RECORD,
-    REPO_CACHE,
-    Flag,
-    JobSizing,
-    job_sizing,
-    resource_limits,
-)
+from .flags import DISK_CACHE, DISTDIR, PROGRESS_FLAGS, RECORD, REPO_CACHE, Flag, resource_limits
 from .planflags import plan_flags
 
 __all__ = ["DISK_CACHE", "DISTDIR", "PROGRESS_FLAGS", "RECORD", "REPO_CACHE", "Flag",
-           "JobSizing", "job_sizing", "resource_limits"]
+           "resource_limits"]
 
 #: where things live inside the build container (the caches and /record: flags.py)
 SRC = "/src"
@@ -56,7 +47,6 @@ HOME = "/tmp/tfwizard-home"
 OUTPUT_USER_ROOT = "/tmp/tfwizard-bazel"
 WHEEL_DIR_WHEEL = "bazel-bin/tensorflow/tools/pip_package/wheel_house"
 PKG_DIR_LEGACY = "/tmp/tfwizard-pkg"
-LABEL = "io.tfwizard"
 
 #: the roles of steps in plans written before steps declared them (records to attach to)
 _ROLE_OF_NAME: dict[str, StepRole] = {
@@ -185,16 +175,6 @@ def resolve_release(recipe: Recipe, kb: KnowledgeBase) -> Release:
                 version=recipe.tensorflow.version or "master"),
             _("Known: {versions}").format(versions=", ".join(kb.release_versions())))
     return release
-
-
-def auto_host(build_host: HostProfile | None,
-              target_host: HostProfile | None) -> HostProfile | None:
-    """The machine "auto" GPU targets come from: the target profile, else the build host.
-
-    The one rule for "auto" (check, plan, build, the GUI): a recipe without
-    target.host_profile builds for the machine it is built on.
-    """
-    return target_host if target_host is not None else build_host
 
 
 def _no_gpu_for_auto(key: str, build_host: HostProfile | None,
@@ -416,7 +396,6 @@ def make_plan(
         source_facts=view.to_record() if view is not None else {},
         hermetic_llvm=str(toolchain.clang) if toolchain.hermetic else "",
     )
-
 
 
 def _image_and_notes(recipe: Recipe, release: Release, kb: KnowledgeBase, python: str,

@@ -8,7 +8,6 @@ from packaging.version import Version
 from ...host import HostProfile
 from ...knowledge import KnowledgeBase, Release
 from ...recipe import Recipe
-from ...remote.tls import tls_flags
 from ...toolchain import cxx_toolchain
 from . import flags as fl
 from . import remote as rx
@@ -43,7 +42,7 @@ def plan_flags(recipe: Recipe, release: Release, *, kb: KnowledgeBase, python: s
         "resources": fl.resource_flags(release, build_host, jobs, why, ram_mb, kb, bazel),
         "remote": [*fl.remote_flags(recipe.remote),
                    *rx.execution_flags(recipe.remote, properties or []),
-                   *tls_flags(recipe)],
+                   *rx.tls_flags(recipe)],
         "network": fl.network_flags(recipe),
         "user": fl.user_flags(recipe),
     })

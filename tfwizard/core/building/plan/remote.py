@@ -7,6 +7,9 @@ one) unless `remote.exec_properties` says otherwise, `--jobs` follows the servic
 (`remote.jobs`), and the disk cache is left out for a Bazel that refuses it beside an
 executor (before 5.0, or an unknown version: the safe side).
 
+The recipe's TLS files (remote/tls.py) reach Bazel as --tls_* flags naming their paths in
+the container.
+
 The Bazel version comes, in this order, from the image (`bazel --version` in a short
 container, `image_bazel_version`, which the build's preflight runs), the source's
 `.bazelversion`, and the release's knowledge.
@@ -22,6 +25,7 @@ from ...bazelfacts import load_bazel_facts
 from ...i18n import _
 from ...knowledge import Release
 from ...recipe import Recipe, RemoteSection
+from ...remote.tls import tls_files
 from .flags import Flag
 
 #: the exec_properties entry that stands for the build image's container-image
@@ -100,3 +104,15 @@ def no_disk_cache_note(report: bv.BazelVersionReport) -> str:
     return _("remote execution with Bazel {version}: no --disk_cache (Bazel before 5.0 "
              "refuses it beside --remote_executor; an unknown version is treated so)").format(
                  version=str(report.effective) if report.effective else _("unknown"))
+
+
+def tls_flags(recipe: Recipe) -> list[Flag]:
+    """--tls_certificate, --tls_client_certificate, --tls_client_key (container paths)."""
+    why = {"remote.tls_certificate": _("the CA that signed the remote service's certificate "
+                                       "(remote.tls_certificate, mounted read-only)"),
+           "remote.tls_client_certificate": _("client certificate for the remote service "
+                                              "(remote.tls_client_certificate, mounted "
+                                              "read-only)"),
+           "remote.tls_client_key": _("client key for the remote service "
+                                      "(remote.tls_client_key, mounted read-only)")}
+    return [Flag(f"{f.flag}={f.target}", why[f.key]) for f in tls_files(recipe)]

@@ -33,8 +33,8 @@ from ...errors import UsageError
 from ...host import HostProfile
 from ...i18n import DEFAULT, N_, _, language, ngettext, translate
 from ...secrets import env_reference, redact, references
-from ..run.events import TFWIZARD
-from ..run.record import BuildRecord, untag
+from ...streams import TFWIZARD, untag
+from ..run.record import BuildRecord
 
 #: log lines kept at the end of the log
 TAIL_LINES = 2000

@@ -23,9 +23,10 @@ from typing import Any
 from ...docker import client as dockerutil
 from ...errors import BuildCancelled
 from ...i18n import _
+from ...paths import atomic_write
 from ...secrets import redact
 from .progress import BepSummary, parse_bep
-from .record import BuildRecord, atomic_write
+from .record import BuildRecord
 
 
 def engine_time(text: str) -> float | None:

@@ -19,8 +19,10 @@ from typing import Any
 from ...docker import client as dockerutil
 from ...errors import UsageError
 from ...i18n import _
-from ..plan.plan import LABEL, BuildPlan
-from .events import LineSplitter, LogLines
+from ...paths import LABEL
+from ...streams import LineSplitter
+from ..plan.plan import BuildPlan
+from .events import LogLines
 from .record import BuildRecord, builds_dir, record_path
 
 #: container labels set when a step container is made (a step cannot change them)

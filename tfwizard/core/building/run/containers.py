@@ -28,8 +28,9 @@ from ... import secrets
 from ...docker import client as dockerutil
 from ...errors import BuildCancelled, TfWizardError, UsageError
 from ...i18n import _, ngettext
+from ...paths import LABEL
 from ...secrets import redact, substitute
-from ..plan.plan import LABEL, BuildPlan, Step
+from ..plan.plan import BuildPlan, Step
 from .artifacts import engine_time
 
 T = TypeVar("T")

@@ -31,13 +31,14 @@ from typing import Any
 from ...docker import client as dockerutil
 from ...docker.probecache import cached_probe
 from ...errors import TfWizardError
+from ...findings import Finding
 from ...i18n import _
+from ...paths import LABEL
 from ...recipe import Recipe
 from ...remote.tls import tls_files
-from ...rules import Finding
 from ...secrets import env_reference
 from ..plan.configure import header_candidates
-from ..plan.plan import LABEL, BuildPlan
+from ..plan.plan import BuildPlan
 from .record import list_records
 
 #: seconds per TCP connect

@@ -25,26 +25,13 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-import platformdirs
-
 from ...errors import UsageError
 from ...i18n import _
+from ...paths import atomic_write, data_dir
 from ...secrets import redact
-from .events import STDERR, STDOUT, TFWIZARD
+from ...streams import STDERR, STDOUT, TAGS, TFWIZARD, untag
 
-DATA_DIR_ENV = "TFWIZARD_DATA_DIR"
-TAGS = {STDOUT: "out | ", STDERR: "err | ", TFWIZARD: "tfw | "}
-_UNTAG = {v: k for k, v in TAGS.items()}
 _BUILD_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{6}$")
-
-
-def data_dir(env: Mapping[str, str] | None = None) -> Path:
-    """tfwizard's data folder: $TFWIZARD_DATA_DIR, else the platform's user data dir."""
-    env = os.environ if env is None else env
-    override = env.get(DATA_DIR_ENV)
-    if override:
-        return Path(override).expanduser()
-    return Path(platformdirs.user_data_dir("tfwizard"))
 
 
 def builds_dir(root: Path | None = None, env: Mapping[str, str] | None = None) -> Path:
@@ -92,21 +79,6 @@ def new_build_id() -> str:
 def is_build_id(text: str) -> bool:
     """Whether a text looks like a build id (20250102-130405-a1b2c3)."""
     return bool(_BUILD_ID.match(text))
-
-
-def atomic_write(path: Path, data: bytes | str) -> None:
-    """Write to a temporary name beside `path`, then rename over it."""
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    # "x" mode with a random name instead of mkstemp: the file gets the umask's mode
-    # (0644 usually), as any file the user writes, not mkstemp's 0600
-    tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
-    try:
-        with tmp.open("xb") as fh:
-            fh.write(raw)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 class BuildRecord:
@@ -262,13 +234,6 @@ class BuildRecord:
     def replay(self) -> Iterator[tuple[str, str]]:
         """(channel, line) for every line logged so far."""
         yield from read_log(self.log_path)
-
-
-def untag(line: str) -> tuple[str | None, str]:
-    """(channel, text) of one log.txt line; (None, line) for a plain log."""
-    tag = line[:6]
-    channel = _UNTAG.get(tag)
-    return (channel, line[6:]) if channel else (None, line)
 
 
 def read_log(path: Path) -> Iterator[tuple[str, str]]:

@@ -26,30 +26,22 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ...diagnosis.build import guarded_diagnoses
+from ...diagnosis.types import DiagnosisEvent, UnrecognisedEvent
 from ...docker import client as dockerutil
 from ...docker.shared import shared_client
 from ...errors import BuildCancelled, TfWizardError
 from ...i18n import _
 from ...jobs import run_blocking
+from ...paths import LABEL
+from ...streams import STDERR, STDOUT, TFWIZARD
 from ...vocab import build_outcome
 from ..plan.flags import RECORD
-from ..plan.plan import LABEL, BuildPlan, Step
+from ..plan.plan import BuildPlan, Step
 from . import artifacts, attach, outcome, preflight
 from .attach import OUT_LABEL, PLAN_DIGEST_LABEL, RECORD_LABEL, plan_digest
 from .containers import ROOT, Engine, StepSecrets
-from .events import (
-    STDERR,
-    STDOUT,
-    TFWIZARD,
-    Artifact,
-    BuildEvent,
-    BuildResult,
-    DiagnosisEvent,
-    Finished,
-    PhaseChanged,
-    UnrecognisedEvent,
-)
+from .diagnoses import guarded_diagnoses
+from .events import Artifact, BuildEvent, BuildResult, Finished, PhaseChanged
 from .progress import BepSummary, ProgressParser, cache_summary
 from .record import BuildRecord, new_build_id, record_path
 from .sourcefollow import FollowsSource, follow_source
@@ -72,7 +64,7 @@ class BuildRunner(FollowsSource, WheelGate):
                  pull: bool = True, keep_containers: bool = False,
                  mem_limit: str | None = None) -> None:
         """`out_dir`: where the wheel goes (None: the record folder); `data_root`: instead of
-        record.data_dir(env); `keep_containers`: leave the step containers for inspection
+        paths.data_dir(env); `keep_containers`: leave the step containers for inspection
         (benchmarks); `mem_limit`: cap each step container's memory ("4g")."""
         self.plan, self.out_dir, self.recipe_text = plan, out_dir, recipe_text
         self.env, self.data_root = env, data_root

@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import TfWizardError
+from ...findings import Finding, errors
 from ...i18n import _, translate
+from ...paths import atomic_write
 from ...recipe import Recipe
-from ...rules import Finding, errors, evaluate
+from ...rules import evaluate
 from ...tfsource.facts import (
     FIXED_FILES,
     LOCK_CANDIDATES,
@@ -35,7 +37,6 @@ from ..plan.plan import SRC, BuildPlan
 from .artifacts import read_archive_file
 from .attach import PLAN_DIGEST_LABEL, plan_digest
 from .events import BuildEvent
-from .record import atomic_write
 
 #: the record's copy of what the source said
 FACTS_FILE = "source-facts.json"

@@ -20,20 +20,11 @@ from ...docker import client as dockerutil
 from ...errors import TfWizardError
 from ...i18n import _
 from ...secrets import redact
+from ...streams import STDERR, STDOUT, TFWIZARD, LineSplitter, ThreadFeed
 from ..plan.plan import BuildPlan, Step
 from .attach import SkippingSplitter
 from .containers import Engine, StepSecrets, create_container, create_options, started_at
-from .events import (
-    STDERR,
-    STDOUT,
-    TFWIZARD,
-    BuildEvent,
-    LineSplitter,
-    LogLines,
-    PhaseChanged,
-    Progress,
-    ThreadFeed,
-)
+from .events import BuildEvent, LogLines, PhaseChanged, Progress
 from .progress import ProgressParser
 from .record import BuildRecord
 from .volumes import step_mounts

@@ -19,10 +19,11 @@ from typing import Any
 
 from ...errors import TfWizardError, UsageError
 from ...i18n import _
+from ...paths import LABEL
 from ...remote.tls import TLS_DIR
 from ...safety import check_mount_file, check_mount_source, check_output_dir
 from ..plan.flags import RECORD
-from ..plan.plan import LABEL, OUTPUT_USER_ROOT, SRC, BuildPlan, Step
+from ..plan.plan import OUTPUT_USER_ROOT, SRC, BuildPlan, Step
 from .containers import Engine, _uid_gid
 
 

@@ -53,7 +53,8 @@ from typing import Any
 from ...docker import client as dockerutil
 from ...errors import TfWizardError, UsageError
 from ...i18n import _
-from ..plan.plan import LABEL, OUTPUT_USER_ROOT, RECORD, SRC, BuildPlan, Step
+from ...paths import LABEL
+from ..plan.plan import OUTPUT_USER_ROOT, RECORD, SRC, BuildPlan, Step
 from ..run.containers import secret_references
 from .bep import BuildReport, bep_wheels, new_mark, report_script
 from .configure import (
@@ -362,7 +363,7 @@ class WarmContainer:
         """Run argv in the warm container (blocking), streaming lines to on_output;
         `token` names the exec's busy file (default: a new one); stdout from a line with
         `report_mark` on goes to the result's `report`, not to on_output."""
-        from ..run.events import LineSplitter
+        from ...streams import LineSplitter
 
         if self.container is None:
             raise TfWizardError(_("the warm build container is not started"))

@@ -21,11 +21,12 @@ from typing import Any
 
 from ...errors import BuildCancelled, TfWizardError
 from ...i18n import _
+from ...paths import data_dir
+from ...streams import STDERR, STDOUT, ThreadFeed
 from ..plan.plan import BuildPlan
 from ..run import artifacts
 from ..run.attach import PLAN_DIGEST_LABEL
-from ..run.events import STDERR, STDOUT, BuildEvent, PhaseChanged, ThreadFeed
-from ..run.record import data_dir
+from ..run.events import BuildEvent, PhaseChanged
 from ..run.runner import BuildRunner
 from ..run.sourcefollow import apply_facts, read_running_facts
 from ..run.steps import StepOutcome

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..run.record import atomic_write
+from ...paths import atomic_write
 from .bep import file_sha256, same_file
 
 #: the file under tfwizard's data folder
