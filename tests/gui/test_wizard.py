@@ -379,7 +379,7 @@ def test_refresh_keeps_user_edits(qtbot, make_window):
     qtbot.waitUntil(lambda: wizard.state.build_host is laptop, timeout=WAIT)
     assert wizard.state.recipe.name == "my-edited-name"
     # a finding's fix applied with its button is an edit too
-    from tfwizard.core.rules import Finding, Fix
+    from tfwizard.core.findings import Finding, Fix
 
     other = make_window(host=host("no-gpu-server"), jobs=Jobs(detect=lambda: laptop))
     state = other.wizard.state

@@ -44,7 +44,7 @@ def gpu_targets(recipe: Recipe, build: HostProfile,
                 target: HostProfile | None) -> dict[str, list[str] | None]:
     """The GPU targets the plan will build ("auto" resolved as the plan resolves it);
     None where "auto" finds no GPU (the rules report that as an error)."""
-    from ..core.build.plan import resolve_amd_targets, resolve_ccs
+    from ..core.building.plan.plan import resolve_amd_targets, resolve_ccs
     from ..core.errors import UsageError
 
     out: dict[str, list[str] | None] = {"compute_capabilities": [], "amdgpu_targets": []}
@@ -61,16 +61,17 @@ def gpu_targets(recipe: Recipe, build: HostProfile,
 
 def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """The rules' findings (and with --preflight the network, paths and image checks)."""
+    from ..core.findings import errors, sort_findings
     from ..core.knowledge import load_knowledge
     from ..core.recipe import load_recipe
-    from ..core.rules import errors, evaluate, sort_findings
+    from ..core.rules import evaluate
 
     recipe = load_recipe(arg_path(env, args.recipe))
     build, target = load_hosts(args, env, recipe)
     kb = load_knowledge()
     findings = evaluate(recipe, build, target, kb)
     if args.preflight:
-        from ..core.build.preflight import preflight
+        from ..core.building.run.preflight import preflight
 
         findings = sort_findings(findings + preflight(recipe, env.env)
                                  + remote_findings(recipe, env, None, build, target)

@@ -24,10 +24,10 @@ from PySide6.QtWidgets import (
 )
 from qasync import asyncSlot
 
-from tfwizard.core.build import history
-from tfwizard.core.build.bundle import make_bundle
-from tfwizard.core.build.diagnose import diagnose_file, recognised, unrecognised_event
-from tfwizard.core.diagnosis_text import diagnosis_block, unrecognised_block
+from tfwizard.core.building.report import history
+from tfwizard.core.building.report.bundle import make_bundle
+from tfwizard.core.diagnosis.build import diagnose_file, recognised, unrecognised_event
+from tfwizard.core.diagnosis.text import diagnosis_block, unrecognised_block
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.vocab import duration_text, status_word
 

@@ -14,13 +14,13 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from tfwizard.core import rules
-from tfwizard.core.build.plan import auto_host, resolve_ccs
+from tfwizard.core.building.plan.plan import resolve_ccs
 from tfwizard.core.errors import RecipeError, UsageError
-from tfwizard.core.host import HostProfile
+from tfwizard.core.findings import Finding
+from tfwizard.core.host import HostProfile, auto_host
 from tfwizard.core.i18n import _
 from tfwizard.core.knowledge import KnowledgeBase, load_knowledge
 from tfwizard.core.recipe import Recipe, parse_recipe
-from tfwizard.core.rules import Finding
 
 #: a recipe value the schema rejects (bad flag, unsafe path...) becomes an error finding
 INVALID_CODE = "RECIPE_INVALID"

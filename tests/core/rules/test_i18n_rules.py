@@ -15,9 +15,10 @@ from pathlib import Path
 
 from tests.i18n_scan import unmarked
 from tfwizard.core import i18n
+from tfwizard.core.findings import Finding
 from tfwizard.core.host import HostProfile, NvidiaGpu, NvidiaInfo, PythonInterpreter
 from tfwizard.core.recipe import Recipe, load_recipe
-from tfwizard.core.rules import Finding, evaluate
+from tfwizard.core.rules import evaluate
 
 ROOT = Path(__file__).resolve().parents[3]
 HOSTS = ROOT / "tests" / "data" / "hosts"

@@ -84,7 +84,7 @@ def test_a_pasted_program_output_is_diagnosed_as_cards(qtbot, make_window):
 def test_pasted_output_nothing_known_explains_shows_the_lines_to_read(qtbot, make_window):
     """No known runtime message: no diagnosis card, but the output's own root-cause line
     (the last exception), labelled as not recognised; a known one replaces it again."""
-    from tests.core.test_unrecognised import RUNTIME_LOG
+    from tests.core.diagnosis.test_unrecognised import RUNTIME_LOG
 
     window, page = open_verify_page(make_window)
     box = page.output_diagnosis

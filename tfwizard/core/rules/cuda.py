@@ -4,17 +4,12 @@ from __future__ import annotations
 
 from packaging.version import Version
 
+from ..findings import Fix
 from ..i18n import _
 from ..knowledge import RedistList, Release
 from ..recipe import AND_CUDA, extras_for_backend
 from ..vocab import Severity
-from .context import (
-    Ctx,
-    Fix,
-    as_version,
-    major_minor,
-    version_number,
-)
+from .context import Ctx, as_version, major_minor, version_number
 
 
 def _closest(wanted: str, options: tuple[str, ...] | list[str]) -> str | None:

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from packaging.version import Version
 
+from ..findings import Fix
 from ..i18n import _, translate
-from .context import (
-    Ctx,
-    Fix,
-    as_version,
-)
+from .context import Ctx, as_version
 
 
 def rule_platform(ctx: Ctx) -> None:

@@ -22,18 +22,17 @@ from PySide6.QtWidgets import (
 )
 from qasync import asyncSlot
 
-from tfwizard.core.build.events import (
+from tfwizard.core.building.run.events import (
     Artifact,
     BuildEvent,
-    DiagnosisEvent,
     Finished,
     LogLines,
     PhaseChanged,
     Progress,
-    UnrecognisedEvent,
 )
-from tfwizard.core.build.progress import CacheSummary, cache_summary_text
-from tfwizard.core.diagnosis_text import diagnosis_lines
+from tfwizard.core.building.run.progress import CacheSummary, cache_summary_text
+from tfwizard.core.diagnosis.text import diagnosis_lines
+from tfwizard.core.diagnosis.types import DiagnosisEvent, UnrecognisedEvent
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.fixes import fix_text
 from tfwizard.core.vocab import build_title, eta_text, phase_name
@@ -107,7 +106,7 @@ class BuildPage(RecipePage):
         self.task: asyncio.Task[Any] | None = None
         self.result: Any = None
         self.again = RebuildGuard()
-        self.unavailable = None if factory is not None else jobs.missing_core_module("build.runner")
+        self.unavailable = None if factory is not None else jobs.missing_core_module("building.run.runner")
         if self.unavailable:
             self.body.addWidget(unavailable_banner(self.content, self.unavailable))
         top = QHBoxLayout()

@@ -12,8 +12,8 @@ from PySide6.QtCore import QTimer, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from tfwizard.core.build.events import BuildResult, Progress
-from tfwizard.core.build.plan import make_plan
+from tfwizard.core.building.plan.plan import make_plan
+from tfwizard.core.building.run.events import BuildResult, Progress
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.vocab import build_title, duration_text
 

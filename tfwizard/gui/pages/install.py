@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 from qasync import asyncSlot
 
 from tfwizard.core.errors import TfWizardError
-from tfwizard.core.install import InstallTarget, base_python
+from tfwizard.core.install.job import InstallTarget, base_python
 from tfwizard.core.jobs import Job
 from tfwizard.core.recipe import AND_CUDA
 
@@ -46,7 +46,7 @@ class InstallPage(RecipePage):
         self.task: asyncio.Task[Any] | None = None
         self.job: Job | None = None
         self.result: Any = None
-        self.unavailable = None if factory is not None else jobs.missing_core_module("install")
+        self.unavailable = None if factory is not None else jobs.missing_core_module("install.job")
         if self.unavailable:
             self.body.addWidget(unavailable_banner(self.content, self.unavailable))
         form = QFormLayout()

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (
     QSpinBox,
 )
 
-from tfwizard.core.build.plan import resource_limits
+from tfwizard.core.building.plan.plan import resource_limits
 from tfwizard.core.knowledge import recipe_python
 
 from ..i18n import tr

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from tfwizard.core.choice_notes import release_label
+from tfwizard.core.views.choice_notes import release_label
 
 from ..i18n import tr
 from ..state import WizardState

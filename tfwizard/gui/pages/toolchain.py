@@ -13,10 +13,10 @@ from PySide6.QtWidgets import (
     QStyle,
 )
 
-from tfwizard.core.choice_notes import clang_choices, cuda_notes, with_note
+from tfwizard.core.findings import Finding
 from tfwizard.core.recipe import Recipe
-from tfwizard.core.rules import Finding
 from tfwizard.core.toolchain import has_hermetic_cc
+from tfwizard.core.views.choice_notes import clang_choices, cuda_notes, with_note
 
 from ..i18n import tr
 from ..state import WizardState

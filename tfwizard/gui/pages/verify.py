@@ -42,7 +42,7 @@ class VerifyPage(RecipePage):
                          tr("Import TensorFlow in the target interpreter, list its devices, run "
                             "ops on each, and explain what went wrong."))
         self.factory = verify or jobs.default_verify
-        self.unavailable = None if verify is not None else jobs.missing_core_module("verify")
+        self.unavailable = None if verify is not None else jobs.missing_core_module("verify.job")
         self.report: Any = None
         self.job: Job | None = None
         self.task: asyncio.Task[Any] | None = None

@@ -18,7 +18,7 @@ from qasync import asyncSlot
 
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.host import HostProfile
-from tfwizard.core.readiness import readiness
+from tfwizard.core.views.readiness import readiness
 
 from ..i18n import tr
 from ..state import WizardState

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tfwizard.core.findings import Finding
 from tfwizard.core.i18n import ngettext
-from tfwizard.core.rules import Finding
 
 from ..i18n import tr
 from ..state import WizardState, key_matches

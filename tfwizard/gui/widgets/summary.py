@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tfwizard.core.build.cost import BuildCost, SummaryLine
+from tfwizard.core.building.report.cost import BuildCost, SummaryLine
 
 from ..i18n import tr
 

@@ -1,12 +1,12 @@
 """The verdict banner at the top of Review: ready, ready with warnings, or blocked, and
-whether the official wheel already serves (core/review_verdict.py decides)."""
+whether the official wheel already serves (core/views/review_verdict.py decides)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
-from tfwizard.core.review_verdict import BLOCKED, READY, WARNINGS, Verdict
+from tfwizard.core.views.review_verdict import BLOCKED, READY, WARNINGS, Verdict
 
 from ..i18n import tr
 

@@ -20,10 +20,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tfwizard.core.diagnosis_text import diagnosis_lines
+from tfwizard.core.diagnosis.text import diagnosis_lines
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.fixes import fix_text
-from tfwizard.core.verify_panel import PanelRow, panel_rows, verdict_text
+from tfwizard.core.views.verify_panel import PanelRow, panel_rows, verdict_text
 
 from ..i18n import tr
 from ..state import WizardState
@@ -188,8 +188,8 @@ class OutputDiagnosis(QWidget):
     def diagnose(self) -> None:
         """Run the core's runtime diagnosis on the pasted text and show its cards; when it
         knows nothing, the output's root-cause lines (not a diagnosis)."""
-        from tfwizard.core.runtime_diagnosis import diagnose_log
-        from tfwizard.core.unrecognised import root_lines
+        from tfwizard.core.diagnosis.runtime import diagnose_log
+        from tfwizard.core.diagnosis.unrecognised import root_lines
 
         text = self.edit.toPlainText()
         if not text.strip():
