@@ -52,7 +52,31 @@ def run() -> None:
         print()
         main(["detect"])
         sys.exit(0)
+    missing_libs = qt_cannot_start()
+    if missing_libs:
+        print(missing_libs, file=sys.stderr)
+        from tfwizard.core.qtlibs import EXIT_MISSING_LIBRARY
+
+        sys.exit(EXIT_MISSING_LIBRARY)
     sys.exit(run_gui(sys.argv))
+
+
+def qt_cannot_start(env: dict[str, str] | None = None) -> str:
+    """Why Qt could not open a window here (a system library its platform plugin needs is
+    missing or broken), or "" when it can; checked before Qt loads the plugin, whose own
+    message names the wrong library and then aborts the process."""
+    if not sys.platform.startswith("linux"):
+        return ""
+    from tfwizard.core import qtlibs
+    from tfwizard.core.i18n import _
+
+    checks = qtlibs.check_qt(env)
+    if qtlibs.usable(checks):
+        return ""
+    return "\n".join((
+        _("tfwizard-gui: Qt cannot open a window on this system."), qtlibs.report(checks),
+        _("Install the packages named above, then start tfwizard-gui again; the command-line "
+          "tool `tfwizard` works without them.")))
 
 
 _error_boxes: list[Any] = []
