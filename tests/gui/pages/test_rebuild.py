@@ -144,7 +144,8 @@ def test_a_save_during_a_build_rebuilds_after_it(qtbot, fixture_window):
 
     bar.factory = slow
     qtbot.mouseClick(bar.rebuild_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: page.running, timeout=WAIT)
+    # the job is made in a thread: running is true a moment before it exists
+    qtbot.waitUntil(lambda: page.running and bool(made_slow), timeout=WAIT)
     assert not bar.rebuild_button.isEnabled()
     bar._saved(str(workspace / "configure.py"))  # as the watcher says it
     bar.on_save.setChecked(True)

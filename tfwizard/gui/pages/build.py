@@ -32,7 +32,6 @@ from tfwizard.core.build.events import (
     Progress,
 )
 from tfwizard.core.build.progress import CacheSummary, cache_summary_text
-from tfwizard.core.diagnosis_text import diagnosis_lines
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.fixes import fix_text
 from tfwizard.core.vocab import build_title, eta_text, phase_name
@@ -44,6 +43,7 @@ from ..widgets.bundle import BundleSaver
 from ..widgets.findings import severity_icon
 from ..widgets.logview import LogView
 from ..widgets.rebuild import RebuildGuard
+from ..widgets.richtext import diagnosis_html
 from .base import RecipePage
 from .build_watch import BuildWatch
 from .rebuild import RebuildBar
@@ -73,10 +73,9 @@ class DiagnosisRow(QFrame):
         # the log's words are quoted for a warning (e.g. what the cache server said); an
         # error's log lines are in the log view
         quotes = 4 if finding.severity == "warning" else 0
-        text = QLabel("\n".join([finding.title, *diagnosis_lines(finding, quotes=quotes)]),
-                      self)
+        text = QLabel(diagnosis_html(finding, quotes=quotes), self)
         text.setWordWrap(True)
-        text.setTextFormat(Qt.TextFormat.PlainText)
+        text.setTextFormat(Qt.TextFormat.RichText)
         row.addWidget(text, 1)
         self.fix_button: QPushButton | None = None
         if finding.recipe_fix:

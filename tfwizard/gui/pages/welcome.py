@@ -172,7 +172,7 @@ class WelcomePage(RecipePage):
     def import_target(self, path: str) -> bool:
         """Use the profile at `path` as the target; says why not and returns False when it cannot."""
         try:
-            self.state.load_target_profile(path)
+            self.state.load_target_profile(path, fit=True)
         except TfWizardError as exc:
             self._import_failed(exc.message)
             return False
