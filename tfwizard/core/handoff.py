@@ -54,7 +54,7 @@ def target_steps(recipe: Recipe, wheel: str | None, target_path: str) -> str:
              _("1. Copy {wheel} to the target machine (scp, a USB stick, a shared folder).")
              .format(wheel=wheel or name),
              _("2. There, with tfwizard installed (`pipx install tfwizard`), run:")]
-    lines += [f"   {c}" for c in target_commands(recipe, wheel)]
+    lines += [f"   `{c}`" for c in target_commands(recipe, wheel)]
     return "\n".join(lines)
 
 

@@ -63,7 +63,7 @@ def rule_platform(ctx: Ctx) -> None:
 
 def _gpu_vendor(ctx: Ctx) -> None:
     """A GPU wheel for the other vendor's GPUs cannot use any GPU of the target (each code
-    spelled out in its own call: the rule lint finds codes by `ctx.add("CODE"`)."""
+    spelled out in its own call, where the rule lint finds it)."""
     r, t = ctx.recipe, ctx.target
     if t is None:
         return

@@ -136,6 +136,9 @@ class BuildPage(RecipePage):
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self.progress.setFormat(tr("%p % · %v / %m actions"))
+        # shown once Bazel says how many actions there are: "0 / 1 actions" before a
+        # build, or after one that failed before Bazel ran, is no figure at all
+        self.progress.setVisible(False)
         self.body.addWidget(self.progress)
         self.action_label = QLabel("", self.content)
         self.action_label.setObjectName("action")
@@ -268,6 +271,7 @@ class BuildPage(RecipePage):
         self.log.clear()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
+        self.progress.setVisible(False)
         self.eta_label.setText("")
         self.action_label.setText("")
         self.result_label.setText("")
@@ -284,6 +288,7 @@ class BuildPage(RecipePage):
         elif isinstance(event, Progress):
             self.phase_label.setText(tr("Phase: {phase}").format(phase=phase_name(event.phase)))
             if event.total:
+                self.progress.setVisible(True)
                 self.progress.setRange(0, event.total)
                 self.progress.setValue(event.done or 0)
                 self.eta_label.setText(eta_text(event.eta_s))
@@ -313,6 +318,7 @@ class BuildPage(RecipePage):
             self.phase_label.setText(build_title(result.status))
             self.action_label.setText("")  # the last action line is stale now
             if result.ok and result.actions:
+                self.progress.setVisible(True)
                 self.progress.setRange(0, result.actions)
                 self.progress.setValue(result.actions)
             self.eta_label.setText("")  # "Took …" under the chart says how long

@@ -124,6 +124,8 @@ class BuildWatch(QWidget):
         self.show_elapsed()
         if result is None:
             return
+        if len(self.chart.points) < 2:  # ended before Bazel counted actions: no chart
+            self.chart.setVisible(False)
         took = duration_text(result.elapsed_s or self.elapsed())
         self.elapsed_label.setText(tr("Took {time}").format(time=took))
         if result.ok and result.wheel:

@@ -61,6 +61,7 @@ class InstallPage(RecipePage):
     """Install: the wheel into a venv with pip, its progress and log, cancellable."""
 
     keys = ("install.",)
+    scrolls = True  # the fields, the index group and pip's log: taller than 1024x700
 
     def __init__(self, state: WizardState, factory: jobs.InstallFactory | None = None) -> None:
         super().__init__(state, tr("Install"),
@@ -134,6 +135,7 @@ class InstallPage(RecipePage):
         self.progress.setFormat(tr("pip's progress"))  # labelled: not a text field
         self.body.addWidget(self.progress)
         self.log = LogView(self.content, max_blocks=2000)
+        self.log.setMinimumHeight(200)  # in the scrolling page: a readable log, not a strip
         self.body.addWidget(self.log, 1)
 
     @property

@@ -151,6 +151,7 @@ class FindingsPanel(QWidget):
         self.state = state
         self.keys = tuple(keys) if keys is not None else None
         self.show_info = show_info
+        self.quiet_when_clean = False
         self.setObjectName("findings")
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
@@ -250,6 +251,8 @@ class FindingsPanel(QWidget):
         else:
             self.summary.setText(tr("No problems found."))
             self.summary.setStyleSheet("")
+        # a page with a status of its own (Welcome's checklist) says nothing when clean
+        self.summary.setVisible(bool(findings) or not self.quiet_when_clean)
 
     def _notes_toggled(self, shown: bool) -> None:
         self._show_notes(shown)
