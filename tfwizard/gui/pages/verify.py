@@ -96,8 +96,8 @@ class VerifyPage(RecipePage):
         self.done.setVisible(False)
         self.body.addWidget(self.done)
         # the whole report as `tfwizard verify` prints it, folded: the panel says it first
-        self.details = Details(self.content, tr("The full report, as `tfwizard verify` "
-                                                "prints it"), "verify-details")
+        self.details = Details(self.content, tr("The full report, as the tfwizard verify "
+                                                "command prints it"), "verify-details")
         self.report_view = QPlainTextEdit(self.details.body)
         self.report_view.setObjectName("verify-report")
         self.report_view.setMinimumHeight(220)
@@ -138,8 +138,8 @@ class VerifyPage(RecipePage):
         """The closing summary under the verdict: the wheel, the venv and how to use it,
         what was verified, what to run on the target machine."""
         s = self.state
-        python = s.installed_python or (self.python_edit.text().strip()
-                                        if self.report is not None else None)
+        # the interpreter that was verified (it may not be the one Install used)
+        python = str(getattr(self.report, "python", "") or "") or s.installed_python
         lines = finish_summary(s.recipe, wheel=s.wheel, python=python, report=self.report,
                                target_path=s.target_path)
         self.done.setVisible(self.report is not None and bool(lines))
