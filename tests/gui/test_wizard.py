@@ -155,7 +155,7 @@ def test_compute_presets(qtbot, make_window, kb):
     release = kb.release(wizard.state.recipe.tensorflow.version)
     assert wizard.state.recipe.cuda.compute_capabilities == list(
         release.wheel_compute_capabilities)
-    page.apply_preset("this-machine")
+    page.apply_preset("target")
     # compute_89: the cubin and the PTX of the newest (tf-cuda-rules)
     assert wizard.state.recipe.cuda.compute_capabilities == ["compute_89"]
     assert page.ticked() == ["8.9"] and page.ptx_check.isChecked()

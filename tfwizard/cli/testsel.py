@@ -97,17 +97,18 @@ def write_summary(env: Environment, args: argparse.Namespace, box: Any, recipe: 
     """The PR summary of `run` to args.summary (a file, or "-" for standard output), and
     into the run's record as summary.md."""
     from ..core.paths import atomic_write
+    from ..core.testloop.select import NO_GIT, no_git_error, source_git
     from ..core.testloop.summary import markdown_summary
 
     base = base_of(args, recipe)
-    step = next(s for s in box.plan.steps if s.name == "build")
     lines: list[str] = []
-    got = box.exec(["sh", "-c", DIFFSTAT_SCRIPT, "sh", base], workdir=step.workdir,
-                   on_output=lambda c, line: lines.append(line) if c == "stdout" else None)
+    code = source_git(box, DIFFSTAT_SCRIPT, [base],
+                      lambda c, line: lines.append(line) if c == "stdout" else None)
     commit, diffstat = (lines[0], "\n".join(lines[1:])) if lines else ("", "")
-    if got.exit_code != 0:  # the tests ran: say so, and summarize them all the same
-        env.err(_("git could not give the diffstat against {base}").format(base=base))
-        commit, diffstat = "", f"git diff --stat {base}: exit {got.exit_code}"
+    if code != 0:  # the tests ran: say so, and summarize them all the same
+        env.err(_("git could not give the diffstat against {base}").format(base=base)
+                if code != NO_GIT else no_git_error(box).message)
+        commit, diffstat = "", f"git diff --stat {base}: exit {code}"
     bare = [a for a in run.argv if not a.startswith("--build_event_json_file=")]
     commands = [shlex.join(["tfwizard", "test", args.recipe, *targets]),
                 shlex.join(bare)]

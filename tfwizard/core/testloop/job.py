@@ -376,8 +376,9 @@ class RecipeTestJob:
         return list(sel.labels)
 
     def _diffstat(self, box: WarmContainer) -> str:
-        step = next(s for s in box.plan.steps if s.name == "build")
-        ref = self._base()
-        run = box.exec(["git", "-c", "safe.directory=*", "diff", "--stat", ref],
-                       workdir=step.workdir)
-        return "\n".join(run.output) if run.exit_code == 0 else ""
+        from .testselect import source_git
+
+        lines: list[str] = []
+        code = source_git(box, 'git -c safe.directory="*" diff --stat "$1"', [self._base()],
+                          lambda c, line: lines.append(line) if c == "stdout" else None)
+        return "\n".join(lines) if code == 0 else ""

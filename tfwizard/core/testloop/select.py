@@ -4,8 +4,9 @@
     sel.chosen            # the labels to `bazel test`, after tag filters, --filter, the cap
     sel.estimate()        # sizes and the worst-case time (the sizes' default timeouts)
 
-What changed is git's answer in the source folder, inside the warm container (the source may
-be a bind-mounted checkout or the clone in the workspace's volume): `git diff --name-only
+What changed is git's answer in the source folder, where the checkout is: on this machine for
+a bind-mounted checkout (the build image needs no git), inside the warm container for the
+clone in the workspace's volume (`source_git`): `git diff --name-only
 BASE` (committed and uncommitted edits, deletions left out: no target owns a deleted file)
 plus the untracked files. BASE is the recipe's `tensorflow.ref` when it names one, else HEAD
 (the commit checked out), or `--base REV`. Not "the last successful build": a build record
@@ -38,7 +39,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from ..building.plan.plan import BuildPlan
+from ..building.plan.plan import SRC, BuildPlan
 from ..building.warm.container import OnOutput, WarmContainer
 from ..errors import TfWizardError
 from ..i18n import _
@@ -241,26 +242,78 @@ def narrow(sel: Selection, filters: Sequence[str], pattern: str | None, limit: i
     sel.chosen.sort(key=lambda c: c.label)
 
 
-def changed_files(box: WarmContainer, base: str) -> Changes:
-    """What changed in the container's source folder against `base` (see the module), and
-    whether a GPU device is there (the same exec)."""
+#: the exit status of a git script run in an image without git (GIT_CHECK)
+NO_GIT = 7
+#: put before a script that runs in the container: a missing git is said as itself,
+#: not as "no git checkout"
+GIT_CHECK = f"command -v git >/dev/null 2>&1 || exit {NO_GIT}\n"
+
+
+def source_git(box: WarmContainer, script: str, args: Sequence[str],
+               on_output: OnOutput) -> int:
+    """Run a git shell script in the source folder where the checkout is: on this machine
+    for a checkout bind-mounted from it (the build image needs no git then), else in the
+    warm container (the clone in its volume). Returns the exit status; NO_GIT when git
+    is missing where it must run."""
+    import shutil
+    import subprocess
+
     step = next(s for s in box.plan.steps if s.name == "build")
+    if box.plan.source_dir:
+        if shutil.which("git") is None:
+            return NO_GIT
+        folder = Path(box.plan.source_dir) / Path(step.workdir).relative_to(SRC)
+        done = subprocess.run(["sh", "-c", script, "sh", *args], cwd=folder,
+                              capture_output=True, text=True, timeout=600, check=False)
+        for channel, text in (("stdout", done.stdout), ("stderr", done.stderr)):
+            for line in text.splitlines():
+                on_output(channel, line)
+        return done.returncode
+    code = box.exec(["sh", "-c", GIT_CHECK + script, "sh", *args], workdir=step.workdir,
+                    on_output=on_output).exit_code
+    return -1 if code is None else code  # None: cancelled
+
+
+def no_git_error(box: WarmContainer) -> TfWizardError:
+    """Why git could not run: not on this machine (a local checkout), or not in the build
+    image (the clone lives in the container's volume)."""
+    if box.plan.source_dir:
+        return TfWizardError(_("git is not installed on this machine, where the checkout "
+                               "{path} is: tfwizard finds the changed files with git; "
+                               "install git, or name the test targets").format(
+                                   path=box.plan.source_dir))
+    return TfWizardError(_("the build image {image} has no git, and the source was cloned "
+                           "into the build container's volume, so git must run there: "
+                           "name the test targets, or set build.image to an image with "
+                           "git").format(image=box.plan.image))
+
+
+def changed_files(box: WarmContainer, base: str) -> Changes:
+    """What changed in the source folder against `base` (see the module), and whether a
+    GPU device is in the container; git runs where the checkout is (source_git)."""
+    from .testrun import has_gpu
+
     out: list[str] = []
     err: list[str] = []
-    result = box.exec(["sh", "-c", CHANGED_SCRIPT, "sh", base, *GPU_DEVICES, "--",
-                       *GRAPH_FILES], workdir=step.workdir,
-                      on_output=lambda c, line: (out if c == "stdout" else err).append(line))
-    if result.exit_code == 6:
+    on_host = bool(box.plan.source_dir)
+    devices = () if on_host else GPU_DEVICES  # this machine's devices are not the box's
+    code = source_git(box, CHANGED_SCRIPT, [base, *devices, "--", *GRAPH_FILES],
+                      lambda c, line: (out if c == "stdout" else err).append(line))
+    if code == NO_GIT:
+        raise no_git_error(box)
+    if code == 6:
         raise TfWizardError(_("the source folder is no git checkout: tfwizard finds the "
                               "changed files with git; name the test targets instead"))
-    if result.exit_code == 5:
+    if code == 5:
         raise TfWizardError(_("the base {base!r} is no commit of the source folder's git "
                               "checkout (use --base REV)").format(base=base))
-    if result.exit_code != 0:
+    if code != 0:
         raise TfWizardError(_("git could not list the changed files (exit {code}): "
-                              "{output}").format(code=result.exit_code,
-                                                 output=" ".join(err[-5:])))
-    return parse_changes(out)
+                              "{output}").format(code=code, output=" ".join(err[-5:])))
+    changes = parse_changes(out)
+    if on_host and has_gpu(box):
+        changes = Changes(changes.owned, changes.unowned, changes.graph_key, gpu=True)
+    return changes
 
 
 #: query answers kept in the cache folder (the newest ones)

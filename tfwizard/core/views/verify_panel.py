@@ -14,8 +14,9 @@ from ..diagnosis.runtime import gpu_devices, op_error
 from ..i18n import _
 from ..verify.job import VerifyReport, _wheel_kind, missing_interpreter
 
-#: a row's status: passed, failed, or a fact that is neither (e.g. a CPU wheel's CUDA)
-ROW_STATUSES = ("pass", "fail", "info")
+#: a row's status: passed, failed, a fact that is neither (e.g. a CPU wheel's CUDA), or
+#: not checked (TensorFlow did not import, so nothing after it could run)
+ROW_STATUSES = ("pass", "fail", "info", "skip")
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,13 @@ def panel_rows(report: VerifyReport) -> list[PanelRow]:
     data = report.probe.data
     rows = _import_rows(data)
     if not data.get("tensorflow"):
-        return rows
+        # every check still has its row, saying why it did not run
+        why = _("not checked: TensorFlow did not import")
+        gpu = report.expect in ("cuda", "rocm")
+        return rows + [PanelRow(key, label, "skip", why) for key, label in (
+            ("version", _("Version")), ("built-with", _("Built with CUDA/cuDNN")),
+            *([("gpus", _("GPUs visible"))] if gpu else []),
+            ("op", _("Op on each device")), ("matmul", _("Matmul")))]
     rows.append(_build_row(data, report.expect))
     rows.append(_gpu_row(data, report.expect))
     rows += _op_rows(data)

@@ -90,6 +90,7 @@ class ReviewPage(RecipePage):
         split.addWidget(self.toml_view)
         split.addWidget(self.commands_view)
         split.setStretchFactor(1, 2)
+        split.setMinimumHeight(280)  # the page scrolls: the two views keep a readable height
         self.details.body_layout.addWidget(split, 1)
         self.body.addWidget(self.details, 1)
 
