@@ -376,7 +376,7 @@ class RecipeTestJob:
         return list(sel.labels)
 
     def _diffstat(self, box: WarmContainer) -> str:
-        from .testselect import source_git
+        from .select import source_git
 
         lines: list[str] = []
         code = source_git(box, 'git -c safe.directory="*" diff --stat "$1"', [self._base()],

@@ -291,7 +291,7 @@ def no_git_error(box: WarmContainer) -> TfWizardError:
 def changed_files(box: WarmContainer, base: str) -> Changes:
     """What changed in the source folder against `base` (see the module), and whether a
     GPU device is in the container; git runs where the checkout is (source_git)."""
-    from .testrun import has_gpu
+    from .run import has_gpu
 
     out: list[str] = []
     err: list[str] = []
