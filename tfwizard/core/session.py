@@ -312,9 +312,14 @@ def install_built(recipe: Recipe, wheel: Path, target: InstallTarget, *, record:
                            trusted_host=inst.trusted_host, find_links=list(find_links),
                            no_index=no_index, env=env, reporter=hear, wheel_only=wheel_only)
     if record is not None:
-        save_report(record, INSTALL_REPORT, json.dumps({**result.to_dict(), "argv": argv},
-                                                       indent=2))
+        record_install(result, argv, record)
     return result
+
+
+def record_install(result: InstallResult, argv: Sequence[str], record: Path) -> Path:
+    """Save an install's result, with pip's argv, in the build record (install.json)."""
+    return save_report(record, INSTALL_REPORT, json.dumps({**result.to_dict(),
+                                                           "argv": list(argv)}, indent=2))
 
 
 def verification_host(given: HostProfile | None = None,

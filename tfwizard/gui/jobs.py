@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -141,6 +141,15 @@ def default_verify(state: WizardState, python: str) -> Job:
     return session.verify_installed(python, session.verification_host(state.build_host),
                                     recipe=state.recipe, kb=state.kb,
                                     record=Path(state.record_dir) if state.record_dir else None)
+
+
+def record_install(state: WizardState, result: Any, argv: Sequence[str]) -> None:
+    """Keep the install of this session's wheel in its build record (install.json), as
+    `tfwizard build --install` does."""
+    record = Path(state.record_dir) if state.record_dir else None
+    if record is not None and record.is_dir() and state.wheel \
+            and Path(result.wheel).name == Path(state.wheel).name:
+        session.record_install(result, argv, record)
 
 
 def record_verification(state: WizardState, report: Any) -> None:
