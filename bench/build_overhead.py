@@ -55,11 +55,11 @@ DEFAULT_JSON = ROOT / "bench" / "out" / "build_overhead.json"
 #: step -> the functions whose (exclusive) time is that step's: "module:Qual.name"
 STEPS: dict[str, list[str]] = {
     "host profile": ["tfwizard.core.detect.cache:cached_host"],
-    "check gate": ["tfwizard.cli.gates:check_gate"],
-    "preflight gate": ["tfwizard.cli.gates:preflight_gate"],
+    "check gate": ["tfwizard.core.rules.catalog:evaluate"],
+    "preflight gate": ["tfwizard.core.session:preflight_findings"],
     "recipe load": ["tfwizard.core.recipe:load_recipe"],
     "plan": ["tfwizard.core.building.plan.plan:make_plan"],
-    "runner setup": ["tfwizard.cli.build:make_runner"],
+    "runner setup": ["tfwizard.core.session:start"],
     "docker connect": ["tfwizard.core.docker.client:connect",
                        "tfwizard.core.docker.client:is_local_engine"],
     "container lookup": ["tfwizard.core.building.warm.container:WarmContainer.find",

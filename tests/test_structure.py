@@ -236,7 +236,7 @@ def test_import_direction():
 def test_the_import_checks_see_imports_inside_functions():
     # the GUI's jobs import the core lazily inside functions: the walk must see those
     lazy = {t for _line, t in all_imports(modules()["tfwizard.gui.jobs"])}
-    assert "tfwizard.core.building.run.runner" in lazy
+    assert "tfwizard.core.install.requirement" in lazy
     tree = ast.parse("def f():\n    from PySide6 import QtCore\n")
     probe = Module("tfwizard.core.probe", PACKAGE / "core" / "probe.py", tree)
     assert [t for _line, t in all_imports(probe)] == ["PySide6"]

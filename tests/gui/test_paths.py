@@ -32,8 +32,8 @@ def test_relative_output_dir_and_venv_follow_the_recipe_file(qapp, tmp_path, mon
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)  # the GUI's working folder is not the recipe's
     state = WizardState(load_recipe(path), host("no-gpu-server"))
-    job = jobs.default_build_job(state)
-    assert job.out_dir == path.parent / "dist"  # as `tfwizard build` (cli/build.py)
+    # where the session's runner puts the wheel, as for `tfwizard build` (core/session.py)
+    assert jobs.prepare_build(state, preflight=False).out_dir == path.parent / "dist"
     assert jobs.target_python(state) == str(path.parent / "venv" / "bin" / "python")
 
 

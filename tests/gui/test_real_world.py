@@ -69,7 +69,9 @@ def _real_build_window(make_window, recipe_path: Path):
     started: list = []
 
     def factory(state):
-        job = jobs.default_build_job(state)
+        # cold: these tests hold that a build and a cancel leave no container or volume;
+        # Start's warm default has its own test (test_warm_start.py)
+        job = jobs.default_build_job(state, warm=False)
         started.append(job)
         return job
 

@@ -350,7 +350,9 @@ def test_gui_resolves_auto_like_the_cli(qtbot, make_window, tmp_path):
             status, out, err = capture(["plan", str(recipe), "--host", str(profile),
                                         "--format", "json"])
             try:
-                gui = getattr(jobs.default_build_job(state).plan, key)
+                # the plan the session makes for Start (past the check: `plan` shows it)
+                gui = getattr(jobs.prepare_build(state, preflight=False, force=True).plan,
+                              key)
             except UsageError as exc:
                 assert status == ExitStatus.USAGE, (recipe.name, profile.stem, out[:300])
                 assert "auto" in exc.message and exc.message in err

@@ -51,7 +51,8 @@ def register(sub: Any) -> None:
 
 
 def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    """Check, plan, preflight, then run the build in Docker and follow it."""
+    """Check, plan, preflight, then run the build in Docker and follow it: the core's
+    pipeline (core/session.py), shown as it goes."""
     from ..core.building.plan.plan import make_plan
     from .follow import follow  # asyncio: only for a command that follows a build
 
@@ -59,44 +60,31 @@ def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
         return cmd_attach(args, env)
     if not args.recipe:
         raise UsageError(_("tfwizard build needs a RECIPE (or --attach [BUILD_ID])"))
-    prepared = prepare(args, env, make_plan)
+    out_dir = arg_path(env, args.out) if args.out else None
+    prepared = prepare(args, env, make_plan, out_dir=out_dir)
     if not isinstance(prepared, Prepared):
         return prepared
-    recipe = prepared.recipe
-    out_dir = arg_path(env, args.out) if args.out else recipe.resolve_path("output.dir")
-    check_out(out_dir)
-    runner = make_runner(args, env, prepared, out_dir)
+    started = make_runner(args, env, prepared)
+    runner = started.runner
     status = follow(runner, env, as_json=args.json)
     result = runner.result
     if status != ExitStatus.OK or result is None:
         return status
     if args.install and result.wheel:
-        return install_and_verify(args, env, recipe, Path(result.wheel),
+        return install_and_verify(args, env, prepared.recipe, Path(result.wheel),
                                   Path(result.record_dir), prepared.build_host,
-                                  warm=not args.fresh and hasattr(runner, "workspace"))
+                                  warm=started.warm)
     return ExitStatus.OK
 
 
-def make_runner(args: argparse.Namespace, env: Environment, prepared: Prepared,
-                out_dir: Path | None) -> Any:
-    """The warm runner (the recipe's warm workspace), or the cold one with --fresh or when
-    the plan cannot take the warm path (said on stderr)."""
-    from ..core.building.run.runner import BuildRunner
-    from ..core.building.warm.run import WarmRunner, cold_reason, recipe_idle_s
+def make_runner(args: argparse.Namespace, env: Environment, prepared: Prepared) -> Any:
+    """The session's runner (warm unless --fresh or the plan cannot: said on stderr)."""
+    from ..core.session import start
 
-    text = prepared.recipe_path.read_text("utf-8")
-    why = None if args.fresh else cold_reason(prepared.plan)
-    runner: BuildRunner
-    if args.fresh or why:
-        if why and not args.json:
-            env.err("tfwizard: " + _("a cold build: {reason}").format(reason=why))
-        runner = BuildRunner(prepared.plan, out_dir=out_dir, recipe_text=text, env=env.env)
-    else:
-        runner = WarmRunner(prepared.plan, recipe_id=str(prepared.recipe_path.resolve()),
-                            idle_s=recipe_idle_s(prepared.recipe.build.warm_idle_min),
-                            out_dir=out_dir, recipe_text=text, env=env.env)
-    runner.replan = prepared.replan  # after a clone, configure and build follow its files
-    return runner
+    started = start(prepared, fresh=args.fresh, env=env.env)
+    if started.cold_reason and not args.json:
+        env.err("tfwizard: " + _("a cold build: {reason}").format(reason=started.cold_reason))
+    return started
 
 
 def cmd_attach(args: argparse.Namespace, env: Environment) -> ExitStatus:
@@ -117,24 +105,17 @@ def cmd_attach(args: argparse.Namespace, env: Environment) -> ExitStatus:
 def install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any, wheel: Path,
                        record: Path, host: Any, *, warm: bool = False) -> ExitStatus:
     """`build --install [--verify]`: chain into install (and verify) with the recipe's
-    [install] section; their reports are saved in the build record. After a `warm` build
-    into a venv that has the wheel's dependencies, only the wheel is reinstalled."""
-    from ..core.install.job import InstallProgress, InstallStarted, install_wheel, resolve_target
+    [install] section through the session, which keeps their reports in the build record.
+    After a `warm` build into a venv that has the wheel's dependencies, only the wheel is
+    reinstalled."""
+    from ..core.install.job import InstallProgress
+    from ..core.session import install_built, install_target, only_the_wheel
 
-    inst = recipe.install
     # --venv is relative to where the command runs; the recipe's paths to the recipe
-    venv = arg_path(env, args.venv) if args.venv else recipe.resolve_path("install.venv")
-    python = recipe.resolve_path("install.python")
-    if venv is None and python is None:
-        raise UsageError(_("--install needs a target: set install.venv (or install.python) in "
-                           "the recipe, or pass --venv DIR"))
-    target = resolve_target(venv=venv, python=python, create=venv is not None)
+    target = install_target(recipe, arg_path(env, args.venv) if args.venv else None)
     last = [""]
-    argv: list[str] = []  # pip's, kept in install.json
 
     def report(event: Any) -> None:
-        if isinstance(event, InstallStarted):
-            argv[:] = event.argv
         if args.json:
             env.out(json.dumps(event.to_dict()))
         elif isinstance(event, InstallProgress) and event.summary() != last[0]:
@@ -144,35 +125,36 @@ def install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any, 
     if not args.json:
         env.out(_("Installing {wheel} into {python} ...").format(wheel=wheel.name,
                                                                  python=target.python))
-    from ..core.install.reinstall import deps_present
-
-    alone = warm and deps_present(wheel, target.python, list(inst.extras))
+    alone = only_the_wheel(recipe, wheel, target, warm=warm)
     if alone and not args.json:
         env.out(_("reinstalling only the TensorFlow wheel: {python} has its dependencies"
                   ).format(python=target.python))
-    installed = install_wheel(wheel, target, list(inst.extras), index_url=inst.index_url,
-                              trusted_host=inst.trusted_host,
-                              find_links=[str(arg_path(env, p)) for p in args.find_links],
-                              no_index=args.no_index, env=env.env, reporter=report,
-                              wheel_only=alone)
-    (record / "install.json").write_text(json.dumps({**installed.to_dict(), "argv": argv},
-                                                    indent=2) + "\n", encoding="utf-8")
-    if not installed.ok:
-        env.out(install_outcome(installed.status, installed.message))
+    result = install_built(recipe, wheel, target, record=record, wheel_only=alone,
+                           find_links=[str(arg_path(env, p)) for p in args.find_links],
+                           no_index=args.no_index, env=env.env, reporter=report)
+    if not result.ok:
+        env.out(install_outcome(result.status, result.message))
         return ExitStatus.ERROR
     if not args.json:
         env.out(_("Installed {requirement} into {python}.").format(
-            requirement=installed.requirement, python=installed.python))
+            requirement=result.requirement, python=result.python))
     if not args.verify:
         if not args.json:
             env.out(_("Next: `tfwizard verify --python {python} --build {record}`.").format(
-                python=installed.python, record=record))
+                python=result.python, record=record))
         return ExitStatus.OK
-    from ..core.install.wheelcheck import recorded_expectation
-    from ..core.verify.job import render_report, verify
+    return verify_build(args, env, recipe, str(result.python), record, host)
 
-    checked = verify(str(installed.python), host=host, env=env.env, recipe=recipe,
-                     expected=recorded_expectation(record))
-    (record / "verify.json").write_text(checked.to_json() + "\n", encoding="utf-8")
+
+def verify_build(args: argparse.Namespace, env: Environment, recipe: Any, python: str,
+                 record: Path, host: Any) -> ExitStatus:
+    """`build --install --verify`: the session's verification on this machine (the build
+    host's profile), its report kept in the record as verify.json."""
+    from ..core.session import record_verification, verification_host, verify_installed
+    from ..core.verify.job import render_report
+
+    checked = verify_installed(python, verification_host(host, env.env), recipe=recipe,
+                               record=record, env=env.env).run()
+    record_verification(checked, record)
     env.out(checked.to_json() if args.json else render_report(checked, show_log=False))
     return ExitStatus.OK if checked.ok else ExitStatus.ERROR

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.i18n import _, ngettext
 from ..core.vocab import severity_word
 from .context import Environment, ExitStatus, arg_path
-from .gates import image_findings, load_hosts, remote_findings
+from .gates import load_hosts
 from .render import finding_details
 from .term import finding_lines, terminal
 
@@ -79,10 +79,12 @@ def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
     findings = evaluate(recipe, build, target, kb)
     if args.preflight:
         from ..core.building.run.preflight import preflight
+        from ..core.session import image_findings, remote_findings
 
+        # every finding, the image's too: `check` reports where the build would stop
         findings = sort_findings(findings + preflight(recipe, env.env)
-                                 + remote_findings(recipe, env, None, build, target)
-                                 + image_findings(recipe, env, build, target))
+                                 + remote_findings(recipe, env.env, None, build, target)
+                                 + image_findings(recipe, env.env, build, target))
     targets = gpu_targets(recipe, build, target)
     if args.json:
         env.out(json.dumps({"recipe": recipe.name, "errors": len(errors(findings)), **targets,

@@ -36,16 +36,15 @@ def cmd_fetch(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Run the fetch plan, then say what it downloaded."""
     from ..core.building.plan.fetchplan import fetch_report, make_fetch_plan
     from ..core.building.run.record import read_log
-    from ..core.building.run.runner import BuildRunner
+    from ..core.session import start
     from .follow import follow
 
-    prepared = prepare(args, env, make_fetch_plan)
+    prepared = prepare(args, env, make_fetch_plan, wheel=False)
     if not isinstance(prepared, Prepared):
         return prepared
-    plan = prepared.plan
-    runner = BuildRunner(plan, recipe_text=prepared.recipe_path.read_text("utf-8"),
-                         env=env.env)
-    runner.replan = prepared.replan  # --nobuild with the clone's own facts
+    # in new containers (--nobuild with the clone's own facts): nothing to keep warm
+    runner = start(prepared, fresh=True, env=env.env).runner
+    plan = runner.plan
     follow(runner, env, as_json=args.json, rich=False)
     result = runner.result
     if result is None or result.status == "cancelled":

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from ..core.errors import UsageError
@@ -60,7 +59,8 @@ def cmd_verify(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Probe TensorFlow in the interpreter and print the report (saved where asked)."""
     from ..core.building.run.record import find_record
     from ..core.host import HostProfile
-    from ..core.verify.job import Verification, render_report
+    from ..core.session import record_verification, verification_host, verify_installed
+    from ..core.verify.job import render_report
     from .follow import run_job
 
     record = find_record(args.build, env=env.env, cwd=env.cwd) if args.build else None
@@ -70,26 +70,16 @@ def cmd_verify(args: argparse.Namespace, env: Environment) -> ExitStatus:
 
         recipe = load_recipe(record / "recipe.toml")
     python = interpreter(args, env, recipe)
-    if args.host:
-        host = HostProfile.load(arg_path(env, args.host))
-    else:
-        from ..core.detect import detect_host
-
-        host = detect_host(env=env.env)
-    # Ctrl-C stops the probe through the job's cancel(); the report then says "cancelled"
-    from ..core.install.wheelcheck import recorded_expectation
-
-    # a build record keeps what its wheel had to be: the installed TensorFlow must still be
-    expected = recorded_expectation(record) if record is not None else None
-    report = run_job(Verification(python, expect=args.expect, host=host, timeout=args.timeout,
-                                  env=env.env, recipe=recipe, expected=expected))
+    # judged against this machine, where the probe runs: --host's profile, else detected
+    host = verification_host(HostProfile.load(arg_path(env, args.host)) if args.host else None,
+                             env.env)
+    # Ctrl-C stops the probe through the job's cancel(); the report then says "cancelled".
+    # A build record keeps what its wheel had to be: the installed TensorFlow must still be
+    report = run_job(verify_installed(python, host, recipe=recipe, record=record,
+                                      expect=args.expect, env=env.env, timeout=args.timeout))
     text = report.to_json()
-    saved: list[Path] = []
-    for target in ([record / "verify.json"] if record else []) + (
-            [arg_path(env, args.save)] if args.save else []):
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text + "\n", encoding="utf-8")
-        saved.append(target)
+    saved = record_verification(report, record,
+                                [arg_path(env, args.save)] if args.save else [])
     if args.json:
         env.out(text)
     else:

@@ -1,7 +1,8 @@
 """The long jobs the last three pages drive, behind small factories tests can replace.
 
-The build runner, installer and verifier live in the core; these adapters only build
-their inputs from the wizard's state. A core module that this installation lacks makes
+The pipeline is the core's (core/session.py, which `tfwizard build` calls too: the
+check and preflight, warm or cold, the verification's machine and its record file); these
+adapters only build its inputs from the wizard's state. A core module that this installation lacks makes
 its page say so ("not available in this build") instead of failing.
 """
 
@@ -9,16 +10,17 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from tfwizard.core.building.plan.plan import make_plan
+from tfwizard.core import session
 from tfwizard.core.building.run.events import BuildEvent
 from tfwizard.core.host import HostProfile
 from tfwizard.core.i18n import _
 from tfwizard.core.jobs import Job
+from tfwizard.core.session import Prepared
 
 from .state import WizardState
 
@@ -66,45 +68,32 @@ def missing_core_module(name: str) -> str | None:
     return None
 
 
-def default_build_job(state: WizardState, *, warm: bool = False) -> BuildJob:
-    """A BuildRunner for the state's recipe; the wheel goes to output.dir or the record.
-    `warm`: the WarmRunner in the recipe's warm workspace, as `tfwizard build` without
-    --fresh (the caller checked that the plan can take that path: warmrun.cold_reason)."""
-    from tfwizard.core.building.run import record, runner
-    from tfwizard.core.building.run.record import new_build_id
-    from tfwizard.core.building.run.sourcefollow import SourceReplan
-    from tfwizard.core.building.warm import run as warmrun
-
+def prepare_inputs(state: WizardState) -> dict[str, Any]:
+    """The session's `prepare` arguments for the wizard's recipe and hosts, taken on the
+    GUI thread (the call itself runs in another)."""
     recipe = state.recipe
-    # as `tfwizard build` does: after a clone, configure and build follow its own files
-    replan = SourceReplan(recipe, make_plan, {
-        "build_host": state.build_host, "target_host": state.target_host, "kb": state.kb,
-        "recipe_dir": recipe.path.parent if recipe.path else None})
-    plan = make_plan(recipe, **replan.kwargs)
-    if recipe.remote.executor:
-        # as `tfwizard build` does: flags for the image's Bazel (no --disk_cache beside an
-        # executor before 5.0), actions pinned to the image's digest (a short container)
-        from tfwizard.core.docker.imagefacts import read_image_facts
+    return {"recipe": recipe, "build_host": state.build_host,
+            "target_host": state.target_host, "recipe_path": recipe.path,
+            "env": dict(os.environ),
+            "plan_options": {"kb": state.kb,
+                             "recipe_dir": recipe.path.parent if recipe.path else None}}
 
-        facts = read_image_facts(plan.image, os.environ, user=plan.user)
-        if facts is not None:
-            replan.kwargs.update(image_bazel=facts.bazel, repo_digests=facts.repo_digests)
-            plan = make_plan(recipe, **replan.kwargs)
-    build_id = new_build_id()
-    # relative to the recipe's folder, as `tfwizard build` has it (Recipe.resolve_path);
-    # empty = the build record folder (recipe.py), which the runner names by id
-    out_dir = recipe.resolve_path("output.dir") or record.record_path(build_id)
-    job: runner.BuildRunner
-    if warm:  # the same workspace as `tfwizard build` of the saved recipe file
-        job = warmrun.WarmRunner(
-            plan, recipe_id=str(recipe.path.resolve()) if recipe.path else recipe.name,
-            idle_s=warmrun.recipe_idle_s(recipe.build.warm_idle_min), out_dir=out_dir,
-            recipe_text=recipe.to_toml(), build_id=build_id)
-    else:
-        job = runner.BuildRunner(plan, out_dir=out_dir, recipe_text=recipe.to_toml(),
-                                 build_id=build_id)
-    job.replan = replan
-    return job
+
+def prepare_build(state: WizardState, **options: Any) -> Prepared:
+    """The session's prepare (check, plan, refit to the image, preflight) for the wizard's
+    recipe and hosts: what Review shows and Start builds; `options` as session.prepare's
+    (preflight, force). Blocks (the preflight opens connections and asks Docker): call it
+    off the GUI thread."""
+    return session.prepare(**prepare_inputs(state), **options)
+
+
+def default_build_job(state: WizardState, *, warm: bool = True) -> BuildJob:
+    """The session's runner for the state's recipe, as `tfwizard build` makes it: warm in
+    the recipe's workspace unless `warm` is False or the plan cannot take the warm path;
+    refused (TfWizardError, which the Build page shows) when the check or the preflight
+    finds an error. The recipe as edited here is what the record keeps."""
+    prepared = prepare_build(state)
+    return session.start(prepared, fresh=not warm, recipe_text=state.recipe.to_toml()).runner
 
 
 def default_install(state: WizardState, wheel: str, *, wheel_only: bool = False) -> Job:
@@ -146,14 +135,28 @@ def target_python(state: WizardState) -> str:
 
 
 def default_verify(state: WizardState, python: str) -> Job:
-    """The core's verification of TensorFlow in `python` (the Verify page can cancel it)."""
-    from tfwizard.core.install.wheelcheck import recorded_expectation
-    from tfwizard.core.verify import job as verify
+    """The session's verification of TensorFlow in `python` (the Verify page can cancel
+    it), judged on this machine, where the probe runs, as `tfwizard verify` judges it;
+    held against what this session's build record says its wheel had to be."""
+    return session.verify_installed(python, session.verification_host(state.build_host),
+                                    recipe=state.recipe, kb=state.kb,
+                                    record=Path(state.record_dir) if state.record_dir else None)
 
-    # the build's record (when this session built the wheel) keeps what it promised
-    expected = recorded_expectation(Path(state.record_dir)) if state.record_dir else None
-    return verify.Verification(python, host=state.effective_target, recipe=state.recipe,
-                               kb=state.kb, expected=expected)
+
+def record_install(state: WizardState, result: Any, argv: Sequence[str]) -> None:
+    """Keep the install of this session's wheel in its build record (install.json), as
+    `tfwizard build --install` does."""
+    record = Path(state.record_dir) if state.record_dir else None
+    if record is not None and record.is_dir() and state.wheel \
+            and Path(result.wheel).name == Path(state.wheel).name:
+        session.record_install(result, argv, record)
+
+
+def record_verification(state: WizardState, report: Any) -> None:
+    """Keep a verification of this session's build in its record (verify.json), as
+    `tfwizard build --verify` and `tfwizard verify --build` do."""
+    if state.record_dir and Path(state.record_dir).is_dir():
+        session.record_verification(report, Path(state.record_dir))
 
 
 def render_verify_report(report: Any) -> str:

@@ -176,9 +176,9 @@ def test_the_real_rebuild_job_is_the_warm_runner(make_window, tmp_path):
 
     cli_plan = make_plan(load_recipe(recipe), recipe_dir=recipe.parent)
     assert warm.workspace_for(cli_plan, str(recipe.resolve())).key == job.workspace.key
-    from tfwizard.core.building.run.runner import BuildRunner
-
-    assert type(jobs.default_build_job(window.wizard.state)) is BuildRunner  # Start: cold
+    # Start builds warm too, through the same session call as `tfwizard build`
+    start = jobs.default_build_job(window.wizard.state)
+    assert isinstance(start, WarmRunner) and start.workspace.key == job.workspace.key
 
 
 def test_without_a_source_folder_rebuild_is_off_and_a_fix_rebuilds_cold(qtbot, make_window):

@@ -10,7 +10,13 @@ import pytest
 from PySide6.QtWidgets import QLabel
 
 from tfwizard.core.findings import Finding
-from tfwizard.core.views.review_verdict import BLOCKED, READY, WARNINGS, review_verdict
+from tfwizard.core.views.review_verdict import (
+    BLOCKED,
+    CHECKING,
+    READY,
+    WARNINGS,
+    review_verdict,
+)
 from tfwizard.gui.pages import PageId
 
 from ..conftest import host
@@ -54,7 +60,8 @@ def test_official_wheel_serving_is_said(make_window):
     window = make_window()
     page = review(window)
     verdict = page.verdict.verdict
-    assert verdict.status in (READY, WARNINGS)
+    # the rules pass; the preflight (the image, the network) answers later, so not yet ready
+    assert verdict.status == CHECKING
     assert verdict.official  # the RTX 4070 on driver 550: tensorflow[and-cuda] serves it
     assert "A build may not be needed" in page.verdict.text()
     assert "tensorflow[and-cuda]" in page.verdict.text()
@@ -73,6 +80,10 @@ def test_verdict_words():
     assert "with 2 warnings worth" in review_verdict([warn, warn]).text
     error = dataclasses.replace(warn, severity="error")
     assert review_verdict([warn, error]).status == BLOCKED
+    # the preflight still to answer: never "ready", but an error blocks at once
+    assert review_verdict([warn], pending=True).status == CHECKING
+    assert "Ready" not in review_verdict([], pending=True).text
+    assert review_verdict([error], pending=True).status == BLOCKED
 
 
 def test_no_gpu_server_gets_a_verdict_without_advice_crash(make_window):

@@ -173,7 +173,8 @@ def test_closing_during_a_build_can_detach(qtbot, make_window):
     window = make_window(jobs=Jobs(build=factory), ask_close=lambda: CLOSE_DETACH)
     window.wizard.go_to(PageId.BUILD)
     window.wizard.build.start()
-    qtbot.waitUntil(lambda: window.wizard.build.running, timeout=WAIT)
+    # the job is made in a worker thread: running is set before it exists
+    qtbot.waitUntil(lambda: bool(made) and window.wizard.build.running, timeout=WAIT)
     window.close()
     assert window.detached and not window.isVisible()
     assert window.wizard.build.running  # the build goes on without the window

@@ -1,8 +1,10 @@
-"""The one-line verdict at the top of Review (issue 19): can the build start, and is a
-build needed at all (the official wheel may already serve the machine: core/advise.py).
+"""The one-line verdict at the top of Review: can the build start, and is a build needed
+at all (the official wheel may already serve the machine: core/advise.py).
 
-Whether it can start is what the findings say (errors block the build, as on every page);
-this only puts it in one sentence.
+Whether it can start is what the findings say: the rules' and the preflight's
+(core/session.py, as `tfwizard build` runs them); errors block the build, as on every
+page. Until the preflight has answered, a recipe the rules pass is CHECKING, never ready.
+This only puts it in one sentence.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ..recipe import Recipe
 READY = "ready"
 WARNINGS = "warnings"
 BLOCKED = "blocked"
+CHECKING = "checking"
 
 
 @dataclass(frozen=True)
@@ -45,8 +48,10 @@ def official_advice(kb: KnowledgeBase, recipe: Recipe, build: HostProfile | None
         return None
 
 
-def review_verdict(findings: Sequence[Finding], advice: Advice | None = None) -> Verdict:
-    """The verdict on the findings of every page, and the advice when given."""
+def review_verdict(findings: Sequence[Finding], advice: Advice | None = None, *,
+                   pending: bool = False) -> Verdict:
+    """The verdict on the findings of every page and the preflight's, and the advice when
+    given; `pending`: the preflight has not answered yet."""
     errors = [f for f in findings if f.severity == "error"]
     warnings = [f for f in findings if f.severity == "warning"]
     if errors:
@@ -54,6 +59,10 @@ def review_verdict(findings: Sequence[Finding], advice: Advice | None = None) ->
         text = ngettext("Not ready to build: fix the {count} error listed below first.",
                         "Not ready to build: fix the {count} errors listed below first.",
                         len(errors)).format(count=len(errors))
+    elif pending:
+        status = CHECKING
+        text = _("Checking what `tfwizard build` checks before it starts (proxies, paths, "
+                 "the build image)…")
     elif warnings:
         status = WARNINGS
         text = ngettext("Ready to build, with {count} warning worth reading below.",

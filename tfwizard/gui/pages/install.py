@@ -73,6 +73,7 @@ class InstallPage(RecipePage):
         self.task: asyncio.Task[Any] | None = None
         self.job: Job | None = None
         self.result: Any = None
+        self.argv: list[str] = []  # pip's, from the install's start (install.json keeps it)
         self.unavailable = None if factory is not None else jobs.missing_core_module("install.job")
         if self.unavailable:
             self.body.addWidget(unavailable_banner(self.content, self.unavailable))
@@ -288,9 +289,12 @@ class InstallPage(RecipePage):
             self.log.append_line(tr("created the venv {path}").format(path=event.path))
         elif kind == "started":
             self.log.append_line("pip install " + event.requirement)
+            self.argv = list(getattr(event, "argv", ()))
         elif kind == "finished":
             result = event.result
             self.result = result
+            if self.factory is jobs.default_install:  # a real install: the record keeps it
+                jobs.record_install(self.state, result, self.argv)
             self.progress.setRange(0, 1)
             self.progress.setValue(1 if result.ok else 0)
             self.say(result.message, error=result.status == "failed")

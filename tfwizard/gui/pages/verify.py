@@ -182,6 +182,8 @@ class VerifyPage(RecipePage):
             self.cancel_button.setEnabled(False)
             self.completeChanged.emit()
         if self.job.result is not None:
+            if self.factory is jobs.default_verify:  # a real report: the record keeps it
+                jobs.record_verification(self.state, self.job.result)
             self.show_report(self.job.result)
 
     def cancel(self) -> None:

@@ -1,20 +1,22 @@
-"""The verdict banner at the top of Review: ready, ready with warnings, or blocked, and
-whether the official wheel already serves (core/views/review_verdict.py decides)."""
+"""The verdict banner at the top of Review: ready, ready with warnings, blocked, or still
+checking (the preflight), and whether the official wheel already serves
+(core/views/review_verdict.py decides)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
-from tfwizard.core.views.review_verdict import BLOCKED, READY, WARNINGS, Verdict
+from tfwizard.core.views.review_verdict import BLOCKED, CHECKING, READY, WARNINGS, Verdict
 
 from ..i18n import tr
 from .richtext import code_html
 
 _STYLE = {READY: "background: #e6f4ea; color: #1e5631;",
           WARNINGS: "background: #fff4e0; color: #8a5300;",
-          BLOCKED: "background: #fdecea; color: #b00020;"}
-_WORD = {READY: "ready", WARNINGS: "warnings", BLOCKED: "blocked"}
+          BLOCKED: "background: #fdecea; color: #b00020;",
+          CHECKING: "background: #eef1f5; color: #333333;"}
+_WORD = {READY: "ready", WARNINGS: "warnings", BLOCKED: "blocked", CHECKING: "checking"}
 
 
 class VerdictBanner(QLabel):
