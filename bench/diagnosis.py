@@ -1,9 +1,8 @@
 """Benchmark: how well and how fast the diagnosis works on real logs.
 
 1. The real-log corpus (tests/data/real-logs): per kind (build, runtime), the tuning
-   excerpts and the held-out third apart, and within the holdout the round-5 excerpts
-   (collected after the signatures of their time, never seen by whoever wrote the newer
-   ones) apart from the older ones. An excerpt is recognised when the first cause reported
+   excerpts and the held-out third apart, and within the holdout the round-5 and round-6
+   excerpts (each collected after the signatures of its time) apart from the older ones. An excerpt is recognised when the first cause reported
    is its label ("none": nothing reported); the fallback for unrecognised failures
    (core/diagnosis/unrecognised.py) never counts as recognised. Then, per cause, recognised of
    excerpts in each group; the false positives: a diagnosis on an excerpt where nothing
@@ -52,7 +51,7 @@ BLOCK = 4 << 20
 
 #: the groups of excerpts reported apart: (name, holdout, round or None for any)
 GROUPS = (("tuning", False, None), ("holdout", True, None), ("holdout round 5", True, 5),
-          ("holdout older", True, 0))
+          ("holdout round 6", True, 6), ("holdout older", True, 0))
 
 
 def _diagnosis(entry: dict) -> tuple[list[str], bool]:
