@@ -37,6 +37,7 @@ from .runtime_diagnosis import (
 )
 from .verifyfacts import fact_checks
 from .wheelcheck import Expected
+from .wheelhouse.provenance import installed_line
 
 PROBE_SCRIPT = Path(__file__).with_name("probe_tf.py")
 DEFAULT_TIMEOUT = 300.0
@@ -486,6 +487,9 @@ def render_report(report: VerifyReport, *, show_log: bool = True) -> str:
     out = [_("TensorFlow verification of {python}").format(python=report.python)]
     out.append(_row("TensorFlow", str(tf.get("version", "-")) +
                     (f"  ({tf.get('path')})" if tf.get("path") else "")))
+    house = installed_line(data)
+    if house:
+        out.append(_row(_("Wheelhouse"), house))
     py = data.get("python") or {}
     if py:
         out.append(_row("Python", f"{py.get('version')}  ({py.get('executable')})"))
