@@ -2,7 +2,8 @@
 
 The fixed layout keeps the data in resources/ at the top of the repository; the wheel ships
 it as the package tfwizard.resources (its folders as namespace packages, so setuptools does
-not warn about data folders). Everything else is in pyproject.toml; tests/test_packaging.py
+not warn about data folders), and the documents of docs/ (the user guide the wizard's Help
+shows offline) as tfwizard.resources.docs. Everything else is in pyproject.toml; tests/test_packaging.py
 compares the wheel with the files git tracks.
 
 An editable install (`pip install -e .`, PEP 660: setuptools runs this file with the
@@ -14,6 +15,7 @@ package (tfwizard/core/resources.py); tests/test_packaging.py checks both instal
 """
 
 import sys
+from pathlib import Path
 
 from setuptools import find_namespace_packages, setup
 
@@ -21,8 +23,11 @@ CODE = find_namespace_packages(include=["tfwizard", "tfwizard.*"], exclude=["*._
 DATA = ["tfwizard.resources", *(f"tfwizard.resources.{name}" for name in
                                  find_namespace_packages(where="resources",
                                                          exclude=["*.__pycache__"]))]
+# a tree copied without docs/ (a test of the data layout) still builds, without the guide
+DOCS = {"tfwizard.resources.docs": "docs"} if Path("docs").is_dir() else {}
 
 if "editable_wheel" in sys.argv[1:]:
     setup(packages=CODE, package_dir={"": "."})
 else:
-    setup(packages=CODE + DATA, package_dir={"tfwizard.resources": "resources"})
+    setup(packages=CODE + DATA + list(DOCS),
+          package_dir={"tfwizard.resources": "resources", **DOCS})

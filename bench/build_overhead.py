@@ -54,30 +54,30 @@ from tfwizard.cli import capture  # noqa: E402
 DEFAULT_JSON = ROOT / "bench" / "out" / "build_overhead.json"
 #: step -> the functions whose (exclusive) time is that step's: "module:Qual.name"
 STEPS: dict[str, list[str]] = {
-    "host profile": ["tfwizard.core.build.hostcache:cached_host"],
+    "host profile": ["tfwizard.core.detect.cache:cached_host"],
     "check gate": ["tfwizard.cli.gates:check_gate"],
     "preflight gate": ["tfwizard.cli.gates:preflight_gate"],
     "recipe load": ["tfwizard.core.recipe:load_recipe"],
-    "plan": ["tfwizard.core.build.plan:make_plan"],
+    "plan": ["tfwizard.core.building.plan.plan:make_plan"],
     "runner setup": ["tfwizard.cli.build:make_runner"],
-    "docker connect": ["tfwizard.core.build.dockerutil:connect",
-                       "tfwizard.core.build.dockerutil:is_local_engine"],
-    "container lookup": ["tfwizard.core.build.warm:WarmContainer.find",
-                         "tfwizard.core.build.warm:WarmContainer.ensure",
-                         "tfwizard.core.build.warm:WarmContainer.spec_digest"],
-    "configure hash": ["tfwizard.core.build.warm:configure_digest"],
-    "exec": ["tfwizard.core.build.warm:WarmContainer.exec"],
-    "BEP/wheel report": ["tfwizard.core.build.warmbep:BuildReport.parse",
-                         "tfwizard.core.build.artifacts:store_bep",
-                         "tfwizard.core.build.warm:WarmContainer.copy_wheel"],
-    "success scan": ["tfwizard.core.build.runner:guarded_diagnoses"],
+    "docker connect": ["tfwizard.core.docker.client:connect",
+                       "tfwizard.core.docker.client:is_local_engine"],
+    "container lookup": ["tfwizard.core.building.warm.container:WarmContainer.find",
+                         "tfwizard.core.building.warm.container:WarmContainer.ensure",
+                         "tfwizard.core.building.warm.container:WarmContainer.spec_digest"],
+    "configure hash": ["tfwizard.core.building.warm.container:configure_digest"],
+    "exec": ["tfwizard.core.building.warm.container:WarmContainer.exec"],
+    "BEP/wheel report": ["tfwizard.core.building.warm.bep:BuildReport.parse",
+                         "tfwizard.core.building.run.artifacts:store_bep",
+                         "tfwizard.core.building.warm.container:WarmContainer.copy_wheel"],
+    "success scan": ["tfwizard.core.building.run.runner:guarded_diagnoses"],
     "knowledge load": ["tfwizard.core.knowledge:load_knowledge_from"],
-    "record writes": ["tfwizard.core.build.record:BuildRecord.create",
-                      "tfwizard.core.build.record:BuildRecord.lock",
-                      "tfwizard.core.build.record:BuildRecord.write_recipe",
-                      "tfwizard.core.build.record:BuildRecord.write_plan",
-                      "tfwizard.core.build.record:BuildRecord.write_result",
-                      "tfwizard.core.build.record:BuildRecord.append"],
+    "record writes": ["tfwizard.core.building.run.record:BuildRecord.create",
+                      "tfwizard.core.building.run.record:BuildRecord.lock",
+                      "tfwizard.core.building.run.record:BuildRecord.write_recipe",
+                      "tfwizard.core.building.run.record:BuildRecord.write_plan",
+                      "tfwizard.core.building.run.record:BuildRecord.write_result",
+                      "tfwizard.core.building.run.record:BuildRecord.append"],
     "terminal output": ["tfwizard.cli.follow:PlainPrinter.event",
                         "tfwizard.cli.follow:Printer.finished"],
 }
@@ -166,7 +166,7 @@ def clear_process_caches() -> int:
     of tfwizard's modules (knowledge, failure signatures, catalogs...) and the kept docker
     client. Returns how many caches were cleared."""
     try:
-        from tfwizard.core.build import sharedclient
+        from tfwizard.core.docker import shared as sharedclient
     except ImportError:  # a tfwizard before sharedclient.py (a "before" figure)
         pass
     else:
@@ -199,7 +199,7 @@ def measure(rounds: int, profile: Path | None, keep_caches: bool) -> dict[str, A
     """Bare Bazel's and `tfwizard build`'s no-op, interleaved, with the per-step split."""
     import docker
 
-    from tfwizard.core.build import warm
+    from tfwizard.core.building.warm import container as warm
 
     tmp = Path(tempfile.mkdtemp(prefix="tfwizard-bench-overhead-"))
     subject = rb.fixture_subject(tmp)

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from _common import fixture_recipe, remove_volumes, world
 
-from tfwizard.core.build.plan import make_plan
-from tfwizard.core.build.runner import build_blocking
+from tfwizard.core.building.plan.plan import make_plan
+from tfwizard.core.building.run.runner import build_blocking
 from tfwizard.core.recipe import load_recipe
 
 

@@ -5,10 +5,10 @@
    (collected after the signatures of their time, never seen by whoever wrote the newer
    ones) apart from the older ones. An excerpt is recognised when the first cause reported
    is its label ("none": nothing reported); the fallback for unrecognised failures
-   (core/unrecognised.py) never counts as recognised. Then, per cause, recognised of
+   (core/diagnosis/unrecognised.py) never counts as recognised. Then, per cause, recognised of
    excerpts in each group; the false positives: a diagnosis on an excerpt where nothing
    applies, a specific build signature where only the generic one should fire, or an id
-   that is neither the excerpt's cause nor one tests/core/build/test_real_logs_diagnosis.py
+   that is neither the excerpt's cause nor one tests/core/diagnosis/test_real_logs_diagnosis.py
    lists as present too; the negatives (every one, held out or not) with a diagnosis of
    either catalogue; and the fallback's coverage: of the failures nothing specific
    recognised, how many get at least one root-cause line. Hits of the other kind's
@@ -42,8 +42,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.core import real_logs  # noqa: E402
-from tests.core.build.test_real_logs_diagnosis import false_positives  # noqa: E402
+from tests.core.diagnosis import real_logs  # noqa: E402
+from tests.core.diagnosis.test_real_logs_diagnosis import false_positives  # noqa: E402
 
 LOGS = ROOT / "tests" / "data" / "logs"
 FAILURE = "build/gcc-killed-signal-cc1plus-tf-seal.log"  # a real OOM, put near the end
@@ -58,7 +58,7 @@ GROUPS = (("tuning", False, None), ("holdout", True, None), ("holdout round 5", 
 def _diagnosis(entry: dict) -> tuple[list[str], bool]:
     """The ids diagnosed on an excerpt, and whether they name a cause: for a build log a
     specific error signature (diagnose.recognised), for a program's output any message."""
-    from tfwizard.core.build.diagnose import diagnose_file, recognised
+    from tfwizard.core.diagnosis.build import diagnose_file, recognised
 
     if entry["kind"] == "build":
         found = diagnose_file(real_logs.CORPUS / entry["file"])
@@ -68,7 +68,7 @@ def _diagnosis(entry: dict) -> tuple[list[str], bool]:
 
 
 def _fallback_lines(entry: dict) -> int:
-    from tfwizard.core.unrecognised import root_lines
+    from tfwizard.core.diagnosis.unrecognised import root_lines
 
     with (real_logs.CORPUS / entry["file"]).open("rb") as fh:
         return len(root_lines(fh, entry["kind"]).lines)
@@ -196,8 +196,8 @@ _CHILD = """
 import json, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-from tfwizard.core.build.diagnose import diagnose_file
-from tfwizard.core.build.logscan import CHUNK
+from tfwizard.core.diagnosis.build import diagnose_file
+from tfwizard.core.diagnosis.logscan import CHUNK
 
 def hwm():
     for line in open('/proc/self/status'):
@@ -212,7 +212,7 @@ if mode == 'read':
             pass
     found = []
 elif mode == 'fallback':
-    from tfwizard.core.unrecognised import root_lines
+    from tfwizard.core.diagnosis.unrecognised import root_lines
     with path.open('rb') as fh:
         found = [{'line': r.line, 'speaker': r.speaker} for r in root_lines(fh, 'build').lines]
 else:
@@ -233,8 +233,8 @@ def reference_equals_fast_path(path: Path, limit: int) -> tuple[bool, float, flo
     """The first `limit` bytes through the per-line reference and through the fast path."""
     import io
 
-    from tfwizard.core.build.diagnose import load_failures, matcher_for
-    from tfwizard.core.build.logscan import _decode
+    from tfwizard.core.diagnosis.build import load_failures, matcher_for
+    from tfwizard.core.diagnosis.logscan import _decode
 
     with path.open("rb") as fh:
         data = fh.read(limit)

@@ -26,8 +26,8 @@ if __package__:
 else:
     from _common import ROOT
 
-from tfwizard.core.build import warm  # noqa: E402
-from tfwizard.core.build.warmbep import report_script  # noqa: E402
+from tfwizard.core.building.warm import container as warm  # noqa: E402
+from tfwizard.core.building.warm.bep import report_script  # noqa: E402
 
 IMAGE = "tfwizard-test/bazel:bookworm"
 STATE = "/tmp/state"

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from _common import fixture_recipe, world
 
-from tfwizard.core.build.plan import Step, make_plan
-from tfwizard.core.build.runner import BuildRunner
+from tfwizard.core.building.plan.plan import Step, make_plan
+from tfwizard.core.building.run.runner import BuildRunner
 from tfwizard.core.recipe import load_recipe
 
 LINE = ("[12,345 / 23,456] Compiling tensorflow/core/kernels/conv_ops_fused_impl.cc; "

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from _common import ROOT, fixture_recipe, remove_volumes, world
 
-from tfwizard.core.build.plan import OUTPUT_USER_ROOT, RECORD, make_plan
+from tfwizard.core.building.plan.plan import OUTPUT_USER_ROOT, RECORD, make_plan
 from tfwizard.core.recipe import load_recipe
 
 

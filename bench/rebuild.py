@@ -3,7 +3,7 @@
 For each workspace (the fixture; bench/bigws.py's TF-shaped one with @big_external in
 distdir), in ONE run and interleaved (measure_interleaved): bare Bazel in a long-lived
 container with the same image and flags (bench/rebuild_baseline.WarmContainer) and
-tfwizard's warm workspace (core/build/warm.py, its own volumes) are both up; after a first
+tfwizard's warm workspace (core/building/warm/container.py, its own volumes) are both up; after a first
 build of each, every round times one bare and one tfwizard rebuild on the same state of the
 source, in alternating order, so load from elsewhere falls on both sides: NOOP_ROUNDS no-op
 rounds (cheap, so more of them: 9 by default), then ROUNDS rounds after a one-line kernel
@@ -54,8 +54,8 @@ else:
     import rebuild_baseline as rb
     from _common import ROOT, remove_warm, world
 
-from tfwizard.core.build import warm  # noqa: E402
-from tfwizard.core.install import install_wheel, resolve_target  # noqa: E402
+from tfwizard.core.building.warm import container as warm  # noqa: E402
+from tfwizard.core.install.job import install_wheel, resolve_target  # noqa: E402
 from tfwizard.core.recipe import load_recipe  # noqa: E402
 
 DEFAULT_JSON = ROOT / "bench" / "out" / "rebuild.json"

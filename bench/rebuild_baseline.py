@@ -13,7 +13,7 @@ fixture, and the generated TF-shaped one of bench/bigws.py with @big_external in
   volume, the same disk- and repository-cache volumes. Timed: a no-op rebuild and a
   rebuild after an edit, each as configure + build, each step in its own container.
 
-The Bazel commands are the build plan's own (tfwizard.core.build.plan.make_plan of the recipe
+The Bazel commands are the build plan's own (tfwizard.core.building.plan.plan.make_plan of the recipe
 that write_recipe() writes, which bench/rebuild.py builds with tfwizard as well): the same
 --config, --jobs, --output_user_root, --disk_cache, --repository_cache, --distdir and
 progress flags. Each timed build is checked: it passed, and the wheel's sha256 changed
@@ -54,9 +54,7 @@ else:
     from _common import ROOT, world
 
 # every tfwizard name this baseline mirrors, in one place (after _common: sys.path)
-from tfwizard.core.build.containers import PREPARE_CAPS  # noqa: E402
-from tfwizard.core.build.containers import ROOT as ROOT_USER  # noqa: E402
-from tfwizard.core.build.plan import (  # noqa: E402
+from tfwizard.core.building.plan.plan import (  # noqa: E402
     OUTPUT_USER_ROOT,
     RECORD,
     SRC,
@@ -64,7 +62,9 @@ from tfwizard.core.build.plan import (  # noqa: E402
     Step,
     make_plan,
 )
-from tfwizard.core.build.progress import BuildStats, ProgressParser  # noqa: E402
+from tfwizard.core.building.run.containers import PREPARE_CAPS  # noqa: E402
+from tfwizard.core.building.run.containers import ROOT as ROOT_USER  # noqa: E402
+from tfwizard.core.building.run.progress import BuildStats, ProgressParser  # noqa: E402
 from tfwizard.core.recipe import load_recipe  # noqa: E402
 
 #: the fixture's kernel that bench/rebuild.py edits (bigws.edit_kernel appends a line)

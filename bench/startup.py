@@ -51,7 +51,7 @@ else:
     import rebuild_baseline as rb
     from _common import ROOT, remove_warm, world
 
-from tfwizard.core.build import warm  # noqa: E402
+from tfwizard.core.building.warm import container as warm  # noqa: E402
 
 DEFAULT_JSON = ROOT / "bench" / "out" / "startup.json"
 BAR = 1.25  # the no-op's ratio to bare Bazel ...

@@ -42,8 +42,8 @@ else:
     import rebuild_baseline as rb
     from _common import ROOT, remove_warm, world
 
-from tfwizard.core.build import warm  # noqa: E402
-from tfwizard.core.build.testrun import tag_filters, test_argv  # noqa: E402
+from tfwizard.core.building.warm import container as warm  # noqa: E402
+from tfwizard.core.testloop.run import tag_filters, test_argv  # noqa: E402
 
 DEFAULT_JSON = ROOT / "bench" / "out" / "test_loop.json"
 EDIT_FILE = "tensorflow/core/kernels/reduce_sum_op.cc"

@@ -12,6 +12,8 @@ import re
 
 _MARKED = re.compile(r"⟦[^⟦⟧]*⟧")
 _HTML = re.compile(r"<[^<>]*>|&[a-z]+;|&#\d+;")
+# a command shown as code in a label, as a backtick span is in plain text
+_CODE = re.compile(r"<code>.*?</code>")
 _QUOTED = re.compile(r"`[^`]*`|'[^'\n]*'|\"[^\"\n]*\"")
 # two or more English words in a row: "is not", "No GPU" ... (lower-case second word)
 _PROSE = re.compile(r"\b[A-Za-z][a-z]+[,:;]?\s+[a-z]{2,}\b")
@@ -33,7 +35,7 @@ def unmarked(output: str, allow: tuple[str, ...] = ()) -> list[str]:
     """Lines of `output` with English prose outside ⟦ ⟧ (after removing `allow` texts)."""
     bad = []
     for line in output.splitlines():
-        rest = strip_marked(_HTML.sub(" ", line))
+        rest = strip_marked(_HTML.sub(" ", _CODE.sub(" ", line)))
         for text in allow:
             rest = rest.replace(text, " ")
         rest = _QUOTED.sub(" ", rest)

@@ -345,4 +345,4 @@ def test_pyinstaller_cli_bundle_runs_standalone(bundler, tmp_path):
     done = _run([str(exe), "--help"], env=env, cwd=tmp_path, timeout=60)
     for command in ("check", "build", "bundle", "install-desktop-entry"):
         assert command in done.stdout
-    assert (bundle / "_internal" / "tfwizard" / "core" / "probe_tf.py").is_file()
+    assert (bundle / "_internal" / "tfwizard" / "core" / "verify" / "probe_tf.py").is_file()

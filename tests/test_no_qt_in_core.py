@@ -67,4 +67,4 @@ def test_no_container_is_ever_privileged():
                     where = f"{path.relative_to(ROOT)}:{value.lineno}"
                     assert isinstance(value, ast.Constant) and value.value is False, where
                     found.append(where)
-    assert any(w.startswith("tfwizard/core/build/containers.py") for w in found), found
+    assert any(w.startswith("tfwizard/core/building/run/containers.py") for w in found), found

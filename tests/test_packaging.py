@@ -25,6 +25,9 @@ def source_files() -> set[str]:
     """What the wheel must hold, as wheel member names."""
     names = set(tracked("tfwizard"))
     names |= {"tfwizard/" + name for name in tracked("resources")}
+    # the documents of docs/ (not its screenshots): Help shows the guide offline
+    names |= {"tfwizard/resources/" + name for name in tracked("docs")
+              if name.count("/") == 1 and name.endswith(".md")}
     return names
 
 
@@ -33,8 +36,8 @@ def wheel(tmp_path_factory) -> Path:
     """The wheel `pip wheel` builds from a copy of the tracked files (no stale build/)."""
     tmp = tmp_path_factory.mktemp("wheel")
     src = tmp / "src"
-    for name in tracked("tfwizard", "resources", "setup.py", "pyproject.toml", "README.md",
-                        "LICENSE"):
+    for name in tracked("tfwizard", "resources", "docs", "setup.py", "pyproject.toml",
+                        "README.md", "LICENSE"):
         (src / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, src / name)
     dist = tmp / "dist"
@@ -96,3 +99,16 @@ def test_the_wheel_ships_the_compiled_catalog(wheel):
     assert {"tfwizard/resources/locale/zh_CN/LC_MESSAGES/tfwizard.mo",
             "tfwizard/resources/locale/zh_CN/LC_MESSAGES/tfwizard.po"} <= names
     assert not any(n.startswith("tfwizard/resources/i18n/") for n in names)
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_the_user_guide(wheel, tmp_path):
+    """Help > User guide reads it offline from the installed wheel."""
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
+                    str(target), str(wheel)], check=True, timeout=300)
+    code = "import tfwizard.core.resources as r; print(r.guide_path())"
+    out = subprocess.run([sys.executable, "-c", code], env={"PYTHONPATH": str(target),
+                                                            "PATH": "/usr/bin:/bin"},
+                         capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert out.stdout.strip() == str(target / "tfwizard/resources/docs/guide.md"), out.stderr

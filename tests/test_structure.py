@@ -30,19 +30,19 @@ MAX_FUNCTION_LINES = 80
 LONG_MODULES: dict[str, str] = {
     "tfwizard/core/advise.py": "one question (which official wheel or build serves this "
                                "machine) answered from every fact; to split by backend",
-    "tfwizard/core/reapi.py": "a self-contained REAPI client (protobuf wire format, "
+    "tfwizard/core/remote/reapi.py": "a self-contained REAPI client (protobuf wire format, "
                               "capabilities, execution probe) with no other user",
     "tfwizard/core/recipe.py": "the recipe schema is one table of keys with their help "
                                "texts; loading and saving read it",
-    "tfwizard/core/install.py": "tag checks, venv and pip steps of one installation job",
+    "tfwizard/core/install/job.py": "tag checks, venv and pip steps of one installation job",
     "tfwizard/core/knowledge.py": "one dataclass per knowledge file and the loader that "
                                   "checks them; wheels.toml's loader could move out",
-    "tfwizard/core/build/warm.py": "the warm workspace (volumes, container lifecycle, exec, "
+    "tfwizard/core/building/warm/container.py": "the warm workspace (volumes, container lifecycle, exec, "
                                    "configure hash, BEP wheel); splits when the runner uses "
                                    "it (issue 17)",
-    "tfwizard/core/verify.py": "the verification job: probe process, checks against the "
+    "tfwizard/core/verify/job.py": "the verification job: probe process, checks against the "
                                "expectation, report and its text; the GUI panel reads it",
-    "tfwizard/core/runtime_diagnosis.py": "one rule per runtime failure kind, in the order "
+    "tfwizard/core/diagnosis/runtime.py": "one rule per runtime failure kind, in the order "
                                           "runtime.toml lists them",
 }
 
@@ -52,7 +52,7 @@ LONG_FUNCTIONS: dict[str, str] = {
                                               "texts; to split with advise.py",
     "tfwizard/core/detect/report.py::render_host_report": "a linear report of every "
                                                           "section, one block each",
-    "tfwizard/core/install.py::Installation.events": "the installation job's steps in order",
+    "tfwizard/core/install/job.py::Installation.events": "the installation job's steps in order",
     "tfwizard/core/knowledge.py::_assemble": "one constructor call per knowledge file",
 }
 
@@ -236,7 +236,7 @@ def test_import_direction():
 def test_the_import_checks_see_imports_inside_functions():
     # the GUI's jobs import the core lazily inside functions: the walk must see those
     lazy = {t for _line, t in all_imports(modules()["tfwizard.gui.jobs"])}
-    assert "tfwizard.core.build.runner" in lazy
+    assert "tfwizard.core.building.run.runner" in lazy
     tree = ast.parse("def f():\n    from PySide6 import QtCore\n")
     probe = Module("tfwizard.core.probe", PACKAGE / "core" / "probe.py", tree)
     assert [t for _line, t in all_imports(probe)] == ["PySide6"]

@@ -18,7 +18,7 @@ import zipfile
 
 import pytest
 
-from tfwizard.core.wheelfacts import read_wheel_facts
+from tfwizard.core.install.wheelfacts import read_wheel_facts
 
 try:
     from tests import world

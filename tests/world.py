@@ -388,10 +388,10 @@ def new_volume_name(prefix: str = "tfwizard-test-cache") -> str:
 
 
 def remove_warm(client: Any, space: Any, prefix: str) -> None:
-    """Remove a test's warm workspace (core/build/warm.py) and its volumes named PREFIX-*,
+    """Remove a test's warm workspace (core/building/warm/container.py) and its volumes named PREFIX-*,
     then close the client."""
-    from tfwizard.core.build import warm
-    from tfwizard.core.build.plan import LABEL
+    from tfwizard.core.building.warm import container as warm
+    from tfwizard.core.paths import LABEL
 
     try:
         warm.remove_workspace(client, space)
@@ -470,8 +470,8 @@ def warm_fixture(tmp_path: Path) -> tuple[Path, str, Any, Any]:
     ensure_images()
     import docker
 
-    from tfwizard.core.build import warm
-    from tfwizard.core.build.plan import make_plan
+    from tfwizard.core.building.plan.plan import make_plan
+    from tfwizard.core.building.warm import container as warm
     from tfwizard.core.recipe import load_recipe
 
     prefix = f"tfwizard-test-{uuid.uuid4().hex[:8]}"

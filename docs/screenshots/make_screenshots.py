@@ -1,23 +1,30 @@
-"""Screenshots of every wizard page in a real (Xvfb) window: docs/screenshots/NN-page.png.
+"""Screenshots of every wizard page in a real (Xvfb) window, in both languages and at two
+screen sizes, in one command:
 
-    python docs/screenshots/make_screenshots.py               # English
-    python docs/screenshots/make_screenshots.py --lang zh_CN  # docs/screenshots/zh_CN/
+    python docs/screenshots/make_screenshots.py            # everything (4 sets)
+    python docs/screenshots/make_screenshots.py --langs en --sizes 1280x800   # one set
+
+Where they go: docs/screenshots/NN-page.png (English, 1280x800: the guide's and the
+README's), docs/screenshots/zh_CN/ (Chinese, 1280x800), and a 1024x700/ folder in each
+(the smallest screen the wizard is made for). Each set runs in a process of its own with
+an Xvfb screen of its size, so the window is as a user of that screen first sees it
+(MainWindow.show_first: within the screen's available area).
 
 Needs what the test world needs (tests/world.py): a Docker engine and the local test image
 tfwizard-test/bazel:bookworm (tests/images/build_images.sh), and <repo>/.venv-tf with the
 real tensorflow-cpu (made by the tests' `tf_python` fixture, or
-`python -m venv .venv-tf && .venv-tf/bin/pip install tensorflow-cpu`). Chinese needs a CJK
-font (Debian: fonts-noto-cjk).
+`python -m venv .venv-tf && .venv-tf/bin/pip install tensorflow-cpu`), Xvfb, and for
+Chinese a CJK font (Debian: fonts-noto-cjk).
 
-Starts `Xvfb :99` when DISPLAY is unset and uses Qt's xcb platform. Pages 1-7 show the
-choices for a saved host profile (tests/data/hosts) and a shipped example recipe. Pages
-8-11 show real states, nothing staged: this machine (detected), the TF-shaped fixture
-workspace copied to a temporary folder and built for real in Docker (08-build.png while it
-runs, with progress and the actions chart; 08-build-done.png when it has finished, with
-the wheel's path), the Test page as it opens (09-test.png), that wheel installed into a
-new venv (10-install.png), and the verification of the real tensorflow-cpu in .venv-tf
-(11-verify.png). The build's cache
-volumes and the temporary folder are removed at the end.
+Pages 1-7 show the choices for a saved host profile (tests/data/hosts) and a shipped
+example recipe. Pages 8-11 show real states, nothing staged: this machine (detected), the
+TF-shaped fixture workspace copied to a temporary folder and built for real in Docker
+(08-build.png while it runs, with progress and the actions chart; 08-build-done.png when
+it has finished, with the wheel's path), the Test page as it opens (09-test.png), that
+wheel installed into a new venv (10-install.png), and the verification of the real
+tensorflow-cpu in .venv-tf with the closing summary (11-verify.png). The sets share the
+build's cache volumes (the first set builds, the others find the actions cached); the
+volumes and the temporary folders are removed at the end.
 """
 
 from __future__ import annotations
@@ -48,20 +55,31 @@ INSTALL_TIMEOUT_S = 300
 VERIFY_TIMEOUT_S = 300
 
 
-def start_display() -> subprocess.Popen[bytes] | None:
-    if os.environ.get("DISPLAY"):
-        return None
+LANGS = ("en", "zh_CN")
+SIZES = ("1280x800", "1024x700")
+
+
+def out_dir_for(lang: str, size: str) -> Path:
+    """Where a set goes: English 1280x800 at the top (the guide's), Chinese in zh_CN/,
+    the small screen in a 1024x700/ folder of each."""
+    base = HERE if lang == "en" else HERE / lang
+    return base if size == SIZES[0] else base / size
+
+
+def start_display(size: str) -> tuple[subprocess.Popen[bytes], str]:
+    """An Xvfb screen of `size` on a free display number."""
     xvfb = shutil.which("Xvfb")
     if xvfb is None:
-        sys.exit("no DISPLAY and no Xvfb: install xvfb (Debian: apt-get install xvfb)")
-    proc = subprocess.Popen([xvfb, ":99", "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.environ["DISPLAY"] = ":99"
-    for _ in range(50):
-        if Path("/tmp/.X11-unix/X99").exists():
+        sys.exit("no Xvfb: install xvfb (Debian: apt-get install xvfb)")
+    number = next(n for n in range(120, 200) if not Path(f"/tmp/.X11-unix/X{n}").exists()
+                  and not Path(f"/tmp/.X{n}-lock").exists())
+    proc = subprocess.Popen([xvfb, f":{number}", "-screen", "0", f"{size}x24", "-nolisten",
+                             "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        if Path(f"/tmp/.X11-unix/X{number}").exists():
             break
         time.sleep(0.1)
-    return proc
+    return proc, f":{number}"
 
 
 async def settle(seconds: float = 0.4) -> None:
@@ -110,9 +128,9 @@ async def choice_pages(out_dir: Path, written: list[Path]) -> None:
     recipe = load_recipe(ROOT / "recipes" / "tf218-cuda-laptop.toml")
     if Path(SYSTEM_PYTHON).is_file():  # Source names the venv's interpreter: not this
         recipe = recipe.with_changes({"install.python": SYSTEM_PYTHON})  # machine's own
-    window = MainWindow(host=host, recipe=recipe)
-    window.resize(1100, 860)
-    window.show()
+    window = MainWindow(host=host, recipe=recipe, ask_save=lambda: "discard")
+    window.show_first()
+    await settle(1.0)
     for page_id in PageId:
         if page_id > PageId.REVIEW:
             break
@@ -143,9 +161,10 @@ async def real_pages(out_dir: Path, tmp: Path, prefix: str, written: list[Path])
     from tfwizard.gui.pages import PageId
 
     recipe = load_recipe(fixture_recipe(tmp, prefix))
-    window = MainWindow(host=detect_host(), recipe=recipe, ask_close=lambda: CLOSE_CANCEL)
-    window.resize(1100, 860)
-    window.show()
+    window = MainWindow(host=detect_host(), recipe=recipe, ask_close=lambda: CLOSE_CANCEL,
+                        ask_save=lambda: "discard")
+    window.show_first()
+    await settle(1.0)
     wizard = window.wizard
     if wizard.go_to(PageId.BUILD) != PageId.BUILD:
         raise SystemExit("the fixture recipe does not reach the Build page")
@@ -207,36 +226,31 @@ def remove_volumes(prefix: str) -> None:
     client.close()
 
 
-async def shoot(out_dir: Path) -> list[Path]:
+async def shoot(out_dir: Path, prefix: str) -> list[Path]:
     written: list[Path] = []
     # pages 1-7 show where builds would go: the data folder of the saved profile's user
     # (nothing is written there), not this machine's
     os.environ["TFWIZARD_DATA_DIR"] = "/home/user/.local/share/tfwizard"
     await choice_pages(out_dir, written)
-    prefix = f"tfwizard-shots-{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory(prefix="tfwizard-shots-") as tmp:
         os.environ["TFWIZARD_DATA_DIR"] = str(Path(tmp) / "data")
-        try:
-            await real_pages(out_dir, Path(tmp), prefix, written)
-        finally:
-            remove_volumes(prefix)
+        await real_pages(out_dir, Path(tmp), prefix, written)
     return written
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Screenshots of every wizard page.")
-    parser.add_argument("--lang", default="en", help="en (default) or zh_CN")
-    args = parser.parse_args(argv)
-    if not TF_PYTHON.exists():
-        sys.exit(f"no {TF_PYTHON.relative_to(ROOT)}: see this script's docstring")
-    out_dir = HERE if args.lang == "en" else HERE / args.lang
-    out_dir.mkdir(exist_ok=True)
-    display = start_display()
+def one_set(lang: str, size: str, prefix: str) -> int:
+    """One language at one screen size, on an Xvfb screen of that size (this process)."""
+    out_dir = out_dir_for(lang, size)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    display, name = start_display(size)
+    os.environ["DISPLAY"] = name
     os.environ["QT_QPA_PLATFORM"] = "xcb"
-    os.environ["TFWIZARD_LANG"] = args.lang
-    for name in [n for n in os.environ if n.startswith("PIP_")]:
-        del os.environ[name]  # pip as it comes: no local find-links in the pictures
+    os.environ["TFWIZARD_LANG"] = lang
+    for var in [n for n in os.environ if n.startswith("PIP_")]:
+        del os.environ[var]  # pip as it comes: no local find-links in the pictures
     os.environ["PIP_CONFIG_FILE"] = os.devnull  # nor from this machine's pip.conf
+    # the window's first size, not one a run before left in this machine's settings
+    os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="tfwizard-shots-config-")
     try:
         import qasync
         from PySide6.QtWidgets import QApplication
@@ -244,17 +258,45 @@ def main(argv: list[str] | None = None) -> int:
         app = QApplication(sys.argv[:1])
         from tfwizard.gui import i18n
 
-        i18n.install(args.lang)
+        i18n.install(lang)
         loop = qasync.QEventLoop(app)
         asyncio.set_event_loop(loop)
         with loop:
-            written = loop.run_until_complete(shoot(out_dir))
-        print(f"{len(written)} screenshots")
+            written = loop.run_until_complete(shoot(out_dir, prefix))
+        print(f"{len(written)} screenshots in {out_dir.relative_to(ROOT)}", flush=True)
         return 0
     finally:
-        if display is not None:
-            display.terminate()
-            display.wait(timeout=10)
+        shutil.rmtree(os.environ["XDG_CONFIG_HOME"], ignore_errors=True)
+        display.terminate()
+        display.wait(timeout=10)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Screenshots of every wizard page.")
+    parser.add_argument("--langs", nargs="+", default=list(LANGS), choices=LANGS)
+    parser.add_argument("--sizes", nargs="+", default=list(SIZES), choices=SIZES)
+    parser.add_argument("--one", nargs=3, metavar=("LANG", "SIZE", "PREFIX"),
+                        help=argparse.SUPPRESS)  # one set, in the process the others start
+    args = parser.parse_args(argv)
+    if not TF_PYTHON.exists():
+        sys.exit(f"no {TF_PYTHON.relative_to(ROOT)}: see this script's docstring")
+    if args.one:
+        return one_set(*args.one)
+    prefix = f"tfwizard-shots-{uuid.uuid4().hex[:8]}"
+    failed = []
+    try:
+        for lang in args.langs:
+            for size in args.sizes:
+                print(f"== {lang} {size}", flush=True)
+                done = subprocess.run([sys.executable, __file__, "--one", lang, size, prefix],
+                                      check=False)
+                if done.returncode != 0:
+                    failed.append(f"{lang} {size}")
+    finally:
+        remove_volumes(prefix)
+    if failed:
+        print("failed: " + ", ".join(failed), file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

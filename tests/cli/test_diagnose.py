@@ -10,7 +10,7 @@ import shlex
 import shutil
 from pathlib import Path
 
-from tests.core import real_logs
+from tests.core.diagnosis import real_logs
 from tfwizard.cli import Environment, ExitStatus, capture, main
 from tfwizard.core.recipe import load_recipe
 
@@ -199,8 +199,8 @@ def test_recipe_set_refuses_bad_input_and_leaves_the_file(tmp_path):
 def test_an_unknown_build_failure_by_its_build_id_shows_the_lines_to_read(tmp_path):
     """`tfwizard diagnose BUILD_ID`: only generic signatures match, so the compiler's and
     Bazel's own first errors follow, with who printed them and a query; never a cause."""
-    from tests.core.build.test_bundle import write_record
-    from tests.core.test_unrecognised import BUILD_LOG
+    from tests.core.building.test_bundle import write_record
+    from tests.core.diagnosis.test_unrecognised import BUILD_LOG
 
     write_record(tmp_path / "data", "20261122-080000-000003", log_lines=BUILD_LOG)
     env = {**os.environ, "TFWIZARD_DATA_DIR": str(tmp_path / "data")}
@@ -243,7 +243,7 @@ def test_an_unknown_build_failure_on_standard_input():
 
 
 def test_an_unknown_runtime_failure_shows_the_last_exception(tmp_path):
-    from tests.core.test_unrecognised import RUNTIME_LOG
+    from tests.core.diagnosis.test_unrecognised import RUNTIME_LOG
 
     log = tmp_path / "out.txt"
     log.write_text("\n".join(RUNTIME_LOG) + "\n")
@@ -267,7 +267,8 @@ def test_a_failed_builds_summary_ends_with_the_lines_to_read():
     """`tfwizard build`'s end (cli/render.build_summary): the diagnoses, then a failure no
     signature names as the lines to read, then the record."""
     from tfwizard.cli.render import build_summary
-    from tfwizard.core.build.events import BuildResult, DiagnosisEvent, UnrecognisedEvent
+    from tfwizard.core.building.run.events import BuildResult
+    from tfwizard.core.diagnosis.types import DiagnosisEvent, UnrecognisedEvent
 
     result = BuildResult("b1", "failed", "/tmp/rec", message="step build exited with 1")
     lines = build_summary(result, [

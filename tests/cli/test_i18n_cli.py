@@ -28,23 +28,23 @@ from pathlib import Path
 import pytest
 
 from tests import world
-from tests.core.build.test_bundle import ENV as BUNDLE_ENV
-from tests.core.build.test_bundle import HOST as BUNDLE_HOST
-from tests.core.build.test_bundle import write_record
-from tests.core.test_install import make_wheel
+from tests.core.building.test_bundle import ENV as BUNDLE_ENV
+from tests.core.building.test_bundle import HOST as BUNDLE_HOST
+from tests.core.building.test_bundle import write_record
+from tests.core.install.test_install import make_wheel
 from tests.i18n_scan import unmarked
 from tfwizard.cli import Environment, ExitStatus, build_parser, capture
 from tfwizard.core import i18n
-from tfwizard.core.build.diagnose import diagnose_file
-from tfwizard.core.build.events import (
+from tfwizard.core.building.run.events import (
     BuildResult,
-    DiagnosisEvent,
     Finished,
     LogLines,
     PhaseChanged,
     Progress,
 )
-from tfwizard.core.build.plan import LABEL
+from tfwizard.core.diagnosis.build import diagnose_file
+from tfwizard.core.diagnosis.types import DiagnosisEvent
+from tfwizard.core.paths import LABEL
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = ROOT / "recipes"
@@ -326,7 +326,7 @@ def test_install_desktop_entry_and_uninstall(tmp_path):
 @pytest.mark.docker
 def test_clean_lists_and_removes_in_the_current_language():
     world.require_docker()
-    from tfwizard.core.build import dockerutil
+    from tfwizard.core.docker import client as dockerutil
 
     client = dockerutil.connect(os.environ)
     tag = uuid.uuid4().hex[:6]

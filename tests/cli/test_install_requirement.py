@@ -17,10 +17,10 @@ import pytest
 from packaging.requirements import Requirement
 
 from tests.cli.test_i18n_cli import PSEUDO, check_marked
-from tests.core.test_install import make_wheel
+from tests.core.install.test_install import make_wheel
 from tfwizard.cli import ExitStatus, capture
 from tfwizard.core.errors import UsageError
-from tfwizard.core.fetch_wheel import download_argv, parse_requirement
+from tfwizard.core.install.requirement import download_argv, parse_requirement
 
 ROOT = Path(__file__).resolve().parents[2]
 NO_GPU = ROOT / "tests" / "data" / "hosts" / "no-gpu-server.json"

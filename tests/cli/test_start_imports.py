@@ -15,11 +15,11 @@ from tests.conftest import ROOT
 
 #: loaded by no command that only reads a recipe or prints help
 HEAVY = ("docker", "requests", "urllib3", "asyncio", "grpc", "ssl", "pynvml", "rich",
-         "PySide6", "packaging.requirements", "tfwizard.core.reapi", "tfwizard.core.detect",
+         "PySide6", "packaging.requirements", "tfwizard.core.remote.reapi", "tfwizard.core.detect",
          "tfwizard.core.advise", "tfwizard.gui")
 #: more that `--help` needs none of: it builds every command's parser and nothing else
 HELP_ALSO = ("tomlkit", "packaging", "traceback", "tfwizard.core.recipe",
-             "tfwizard.core.knowledge", "tfwizard.core.host", "tfwizard.core.build")
+             "tfwizard.core.knowledge", "tfwizard.core.host", "tfwizard.core.building")
 
 RECIPE = str(ROOT / "recipes" / "tf221-cpu-portable.toml")
 HOST = str(ROOT / "tests" / "data" / "hosts" / "no-gpu-server.json")

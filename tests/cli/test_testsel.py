@@ -23,6 +23,6 @@ def test_json_and_the_summary_on_stdout_exclude_each_other(tmp_path):
 
 def test_the_cli_cap_is_the_core_cap():
     from tfwizard.cli.testsel import DEFAULT_MAX as cli_max
-    from tfwizard.core.build.testselect import DEFAULT_MAX as core_max
+    from tfwizard.core.testloop.select import DEFAULT_MAX as core_max
 
     assert cli_max == core_max

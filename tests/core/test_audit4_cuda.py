@@ -16,8 +16,8 @@ import pytest
 
 from tfwizard.core import cc as ccmod
 from tfwizard.core.advise import Intent, advise
-from tfwizard.core.build.configure import configure_env
-from tfwizard.core.build.plan import make_plan
+from tfwizard.core.building.plan.configure import configure_env
+from tfwizard.core.building.plan.plan import make_plan
 from tfwizard.core.host import HostProfile, PythonInterpreter
 from tfwizard.core.recipe import Recipe, load_recipe, schema_reference
 from tfwizard.core.rules import apply_fix, evaluate

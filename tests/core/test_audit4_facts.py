@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tfwizard.cli import capture
-from tfwizard.core.build.plan import make_plan
+from tfwizard.core.building.plan.plan import make_plan
 from tfwizard.core.knowledge import load_knowledge
 from tfwizard.core.recipe import Recipe
 from tfwizard.core.rules import evaluate
@@ -72,8 +72,8 @@ def test_r2_master_is_2_23(kb):
     # a checkout of master (version.h 2.23.0) is master's series: no version finding
     tree = {"tensorflow/core/public/version.h": "#define TF_MAJOR_VERSION 2\n"
             "#define TF_MINOR_VERSION 23\n#define TF_PATCH_VERSION 0\n"}
-    from tfwizard.core.srcfacts import facts_from_files
-    from tfwizard.core.srcoverlay import overlay
+    from tfwizard.core.tfsource.facts import facts_from_files
+    from tfwizard.core.tfsource.overlay import overlay
 
     assert overlay(master, facts_from_files(tree, "master"), kb).differences == ()
 
@@ -105,7 +105,7 @@ def test_20_5_the_2_20_nvshmem_default(kb):
     release = kb.release("2.20.0")
     assert release.hermetic_nvshmem_default == "3.2.5" and "tf-java-2-20" in release.sources
     assert "75402befe" in kb.sources["tf-java-2-20"].ref
-    from tfwizard.core.srcfacts import read_source_facts
+    from tfwizard.core.tfsource.facts import read_source_facts
 
     assert read_source_facts(TREES / "2.20").hermetic["HERMETIC_NVSHMEM_VERSION"] == "3.2.5"
 

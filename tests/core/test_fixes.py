@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.test_verify import cuda_probe, gpu_host, log
+from tests.core.verify.test_verify import cuda_probe, gpu_host, log
 from tfwizard.cli import ExitStatus, capture
 from tfwizard.core import cc as ccmod
-from tfwizard.core.build.diagnose import load_failures
-from tfwizard.core.build.plan import make_plan
+from tfwizard.core.building.plan.plan import make_plan
+from tfwizard.core.diagnosis.build import load_failures
+from tfwizard.core.diagnosis.runtime import diagnose as runtime_diagnose
 from tfwizard.core.errors import UsageError
 from tfwizard.core.fixes import (
     apply_fix,
@@ -30,7 +31,6 @@ from tfwizard.core.fixes import (
 from tfwizard.core.host import HostProfile
 from tfwizard.core.recipe import load_recipe, parse_recipe
 from tfwizard.core.rules import evaluate
-from tfwizard.core.runtime_diagnosis import diagnose as runtime_diagnose
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTS = ROOT / "tests" / "data" / "hosts"
@@ -192,7 +192,7 @@ def test_diagnose_file_streams_a_record_and_resolves_against_its_plan(tmp_path):
     """diagnose_file on a record folder (or its log.txt) reads the log through the streaming
     scanner and resolves the fix against the record's plan.json and recipe.toml; given a
     recipe, that one wins."""
-    from tfwizard.core.build.diagnose import diagnose_file
+    from tfwizard.core.diagnosis.build import diagnose_file
 
     recipe_path = ROOT / "recipes" / "tf221-cpu-portable.toml"
     host = HostProfile.load(HOSTS / "no-gpu-server.json")

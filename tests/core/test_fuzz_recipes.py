@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core.build.plan import make_plan
+from tfwizard.core.building.plan.plan import make_plan
 from tfwizard.core.errors import RecipeError, TfWizardError
 from tfwizard.core.host import HostProfile
 from tfwizard.core.recipe import SECTIONS, Recipe, parse_recipe

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core.build.artifacts import extract_wheels as _extract_wheels
-from tfwizard.core.build.artifacts import wheel_member_name
-from tfwizard.core.build.plan import make_plan
-from tfwizard.core.build.runner import BuildRunner
+from tfwizard.core.building.plan.plan import make_plan
+from tfwizard.core.building.run.artifacts import extract_wheels as _extract_wheels
+from tfwizard.core.building.run.artifacts import wheel_member_name
+from tfwizard.core.building.run.runner import BuildRunner
 from tfwizard.core.errors import RecipeError
 from tfwizard.core.recipe import parse_recipe, schema_reference
 from tfwizard.core.rules import evaluate

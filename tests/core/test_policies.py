@@ -9,14 +9,16 @@ from pathlib import Path
 import pytest
 
 from tfwizard.core import cc as ccmod
-from tfwizard.core.build import record
-from tfwizard.core.build.plan import job_sizing, make_plan, resource_limits
+from tfwizard.core import paths
+from tfwizard.core.building.plan.plan import make_plan, resource_limits
+from tfwizard.core.building.run import record
 from tfwizard.core.defaults import default_recipe
 from tfwizard.core.host import HostProfile
 from tfwizard.core.knowledge import default_python, load_knowledge, recipe_python
 from tfwizard.core.recipe import load_recipe
 from tfwizard.core.rules import evaluate
 from tfwizard.core.secrets import references, substitute
+from tfwizard.core.sizing import job_sizing
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTS = ROOT / "tests" / "data" / "hosts"
@@ -87,7 +89,7 @@ def test_plan_and_check_size_jobs_by_the_same_rule(ram_gib):
 
 
 def test_record_location_is_one_rule(tmp_path):
-    env = {record.DATA_DIR_ENV: str(tmp_path)}
+    env = {paths.DATA_DIR_ENV: str(tmp_path)}
     assert record.builds_dir(env=env) == tmp_path / "builds"
     assert record.record_path("20250102-130405-a1b2c3", env=env) == \
         tmp_path / "builds" / "20250102-130405-a1b2c3"
@@ -97,5 +99,5 @@ def test_record_location_is_one_rule(tmp_path):
 def test_detect_measures_free_disk_where_the_data_dir_is(tmp_path, monkeypatch):
     from tfwizard.core.detect.resources import default_disk_path
 
-    monkeypatch.setenv(record.DATA_DIR_ENV, str(tmp_path / "data"))
-    assert default_disk_path() == record.data_dir() == tmp_path / "data"
+    monkeypatch.setenv(paths.DATA_DIR_ENV, str(tmp_path / "data"))
+    assert default_disk_path() == paths.data_dir() == tmp_path / "data"

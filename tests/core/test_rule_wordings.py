@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from tfwizard.core.build.diagnose import diagnose
-from tfwizard.core.runtime_diagnosis import diagnose_log
+from tfwizard.core.diagnosis.build import diagnose
+from tfwizard.core.diagnosis.runtime import diagnose_log
 
 #: (lines, the id diagnosed first, alone)
 BUILD = [
@@ -177,7 +177,7 @@ def test_a_bfc_warning_the_caller_says_is_no_failure_stays_quiet():
 
 
 def test_a_console_wrapped_code_is_still_found():
-    # cut after its first 16 characters (logscan.MIN_LEAD): the lead the line is found by
+    # cut after its first 16 characters (literals.MIN_LEAD): the lead the line is found by
     lines = ["E tensorflow/stream_executor/cuda/cuda_dnn.cc:329] cudnn status: CUDNN_STATUS_NOT_I",
              "NITIALIZED", "Traceback (most recent call last):"]
     found = diagnose_log(lines)
@@ -198,7 +198,7 @@ def test_a_deeper_cause_supersedes_what_it_explains():
 def test_a_fix_that_is_a_recipe_change_is_a_recipe_value():
     """The new signatures whose fix is a recipe change carry it as data: one click (or
     `tfwizard recipe set`) applies it after fixes.py resolves it."""
-    from tfwizard.core.build.diagnose import load_failures
+    from tfwizard.core.diagnosis.build import load_failures
 
     fixes = {s.id: dict(s.recipe_fix) for s in load_failures()}
     assert fixes["bazel-sandbox-mount-failed"] == {

@@ -48,8 +48,8 @@ def test_a_secret_with_a_line_break_is_refused_before_anything_runs(tmp_path):
     value with a line break could add lines of its own, so the build stops first."""
     import asyncio
 
-    from tfwizard.core.build.plan import make_plan
-    from tfwizard.core.build.runner import BuildRunner
+    from tfwizard.core.building.plan.plan import make_plan
+    from tfwizard.core.building.run.runner import BuildRunner
     from tfwizard.core.recipe import load_recipe
 
     root = Path(__file__).resolve().parents[2]

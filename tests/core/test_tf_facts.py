@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from tfwizard.core.build import configure
-from tfwizard.core.build.configure import configure_env, simulate_find_cuda
-from tfwizard.core.build.plan import make_plan
+from tfwizard.core.building.plan import configure
+from tfwizard.core.building.plan.configure import configure_env, simulate_find_cuda
+from tfwizard.core.building.plan.plan import make_plan
 from tfwizard.core.knowledge import load_knowledge
 from tfwizard.core.recipe import Recipe
 from tfwizard.core.rules import evaluate

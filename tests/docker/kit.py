@@ -20,8 +20,9 @@ from types import SimpleNamespace
 from typing import Any
 
 from tests import world
-from tfwizard.core.build.plan import LABEL, OUTPUT_USER_ROOT, BuildPlan, Step, make_plan
-from tfwizard.core.build.runner import BuildRunner
+from tfwizard.core.building.plan.plan import OUTPUT_USER_ROOT, BuildPlan, Step, make_plan
+from tfwizard.core.building.run.runner import BuildRunner
+from tfwizard.core.paths import LABEL
 from tfwizard.core.recipe import load_recipe
 
 WHEEL_DIR = f"{OUTPUT_USER_ROOT}/w"
@@ -152,7 +153,7 @@ def numbered_lines(events: list[Any]) -> dict[int, str]:
 def assert_front_end_saw_the_record(events: list[Any], record: Path) -> None:
     """Every line of the record's log reached the live front end once, numbered as in
     log.txt: none said only to the record (the diagnosis comes as its own events)."""
-    from tfwizard.core.build.record import read_log
+    from tfwizard.core.building.run.record import read_log
 
     lines = [text for _channel, text in read_log(record / "log.txt")]
     seen = numbered_lines(events)
@@ -211,7 +212,7 @@ def make_test_world(tmp_path_factory: Any) -> Iterator[SimpleNamespace]:
     world.ensure_images()
     import docker
 
-    from tfwizard.core.build import warm
+    from tfwizard.core.building.warm import container as warm
 
     base = tmp_path_factory.mktemp("testworld")
     prefix = f"tfwizard-test-{uuid.uuid4().hex[:8]}"

@@ -24,10 +24,11 @@ import pytest
 from tests import world
 from tests.docker import kit
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core.build.diagnose import diagnose_file
-from tfwizard.core.build.plan import LABEL, OUTPUT_USER_ROOT, Step, make_plan
-from tfwizard.core.build.record import read_log
-from tfwizard.core.build.runner import BuildRunner
+from tfwizard.core.building.plan.plan import OUTPUT_USER_ROOT, Step, make_plan
+from tfwizard.core.building.run.record import read_log
+from tfwizard.core.building.run.runner import BuildRunner
+from tfwizard.core.diagnosis.build import diagnose_file
+from tfwizard.core.paths import LABEL
 from tfwizard.core.recipe import load_recipe
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

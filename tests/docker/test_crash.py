@@ -25,13 +25,14 @@ from pathlib import Path
 import pytest
 
 from tests import world
-from tests.core.test_install import make_wheel
+from tests.core.install.test_install import make_wheel
 from tests.docker import kit
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core.build.plan import LABEL, OUTPUT_USER_ROOT, SRC, Step
-from tfwizard.core.build.record import read_log
-from tfwizard.core.build.runner import BuildRunner
+from tfwizard.core.building.plan.plan import OUTPUT_USER_ROOT, SRC, Step
+from tfwizard.core.building.run.record import read_log
+from tfwizard.core.building.run.runner import BuildRunner
 from tfwizard.core.errors import UsageError
+from tfwizard.core.paths import LABEL
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,7 +44,7 @@ import asyncio, json, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from tests.docker import kit
-from tfwizard.core.build.runner import BuildRunner
+from tfwizard.core.building.run.runner import BuildRunner
 tmp, out, prefix, script = Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4], sys.argv[5]
 plan = kit.busybox_plan(tmp, script, prefix=prefix)
 runner = BuildRunner(plan, out_dir=out, data_root=tmp / "data")
@@ -330,7 +331,7 @@ def _tree(root: Path) -> dict[str, tuple[int, int]]:
 def test_cancel_during_pip_install_leaves_the_venv_as_it_was(tmp_path):
     """pip resolving a dependency from an index that accepts and never answers; cancelled
     there: the venv's files are exactly as before (not only `pip freeze`)."""
-    from tfwizard.core.install import Installation, PipLine, resolve_target
+    from tfwizard.core.install.job import Installation, PipLine, resolve_target
 
     server = socket.socket()
     server.bind(("127.0.0.1", 0))

@@ -11,8 +11,8 @@ import json
 import pytest
 
 from tests.docker import kit
-from tfwizard.core.build import diagnose
-from tfwizard.core.build.runner import BuildRunner
+from tfwizard.core.building.run.runner import BuildRunner
+from tfwizard.core.diagnosis import build as diagnose
 
 pytestmark = [pytest.mark.docker]
 

@@ -8,7 +8,7 @@ import socket
 import pytest
 
 from tests import world
-from tfwizard.core.build import dockerutil
+from tfwizard.core.docker import client as dockerutil
 
 pytestmark = [pytest.mark.docker]
 

@@ -22,11 +22,12 @@ from tests import world
 from tests.docker import kit
 from tests.docker.engine2 import SecondEngine
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core.build import dockerutil
-from tfwizard.core.build.plan import LABEL, Flag
-from tfwizard.core.build.record import read_log
-from tfwizard.core.build.runner import BuildRunner
+from tfwizard.core.building.plan.plan import Flag
+from tfwizard.core.building.run.record import read_log
+from tfwizard.core.building.run.runner import BuildRunner
+from tfwizard.core.docker import client as dockerutil
 from tfwizard.core.errors import DockerUnavailable, ImageMissing
+from tfwizard.core.paths import LABEL
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,7 +82,7 @@ def test_socket_permission_denied_says_docker_group(engine2):
     # the interpreter's stdlib (under /root here) is unreadable for nobody: import and
     # exercise every module on the way first (a connect to a socket that does not exist)
     code = ("import os, json\n"
-            "from tfwizard.core.build import dockerutil\n"
+            "from tfwizard.core.building import dockerutil\n"
             "try:\n"
             "    dockerutil.connect({'DOCKER_HOST': 'unix:///nonexistent/docker.sock'})\n"
             "except Exception:\n"
@@ -238,7 +239,7 @@ import json, resource, signal, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from tests.docker import kit
-from tfwizard.core.build.runner import BuildRunner
+from tfwizard.core.building.run.runner import BuildRunner
 import docker
 tmp, out, limit = Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4])
 plan = kit.busybox_plan(tmp, kit.make_wheel_script(size_mib=8), prefix=sys.argv[5])

@@ -17,8 +17,8 @@ import pytest
 
 from tests import world
 from tests.docker import kit
-from tfwizard.core.build.plan import make_plan
-from tfwizard.core.build.runner import BuildRunner
+from tfwizard.core.building.plan.plan import make_plan
+from tfwizard.core.building.run.runner import BuildRunner
 from tfwizard.core.recipe import load_recipe
 
 pytestmark = pytest.mark.docker
@@ -102,7 +102,7 @@ def test_a_mirror_another_user_owns_is_warned_then_diagnosed(gw, tmp_path):
     the real failure is diagnosed from the log."""
     import os
 
-    from tfwizard.core.build.preflight import preflight
+    from tfwizard.core.building.run.preflight import preflight
 
     if os.geteuid() != 0:
         pytest.skip("needs root to give the mirror to another uid (CI runs as root)")

@@ -24,9 +24,9 @@ import pytest
 from tests import world
 from tests.docker import kit
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core.build.plan import Step, make_plan
-from tfwizard.core.build.preflight import check_image, image_needs, recorded_image
-from tfwizard.core.build.runner import BuildRunner
+from tfwizard.core.building.plan.plan import Step, make_plan
+from tfwizard.core.building.run.preflight import check_image, image_needs, recorded_image
+from tfwizard.core.building.run.runner import BuildRunner
 from tfwizard.core.recipe import Recipe, load_recipe
 
 pytestmark = [pytest.mark.docker]

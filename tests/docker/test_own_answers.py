@@ -24,10 +24,10 @@ import pytest
 from tests import world
 from tests.docker import kit
 from tfwizard.cli import capture
-from tfwizard.core.build import warm
-from tfwizard.core.build.plan import make_plan
+from tfwizard.core.building.plan.plan import make_plan
+from tfwizard.core.building.warm import container as warm
+from tfwizard.core.install.wheelcheck import RECORD_FILE
 from tfwizard.core.recipe import load_recipe
-from tfwizard.core.wheelcheck import RECORD_FILE
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

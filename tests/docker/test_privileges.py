@@ -12,10 +12,11 @@ import pytest
 
 from tests import world
 from tests.docker import kit
-from tfwizard.core.build.containers import PREPARE_CAPS
-from tfwizard.core.build.plan import LABEL, Step, make_plan
-from tfwizard.core.build.runner import BuildRunner
+from tfwizard.core.building.plan.plan import Step, make_plan
+from tfwizard.core.building.run.containers import PREPARE_CAPS
+from tfwizard.core.building.run.runner import BuildRunner
 from tfwizard.core.errors import UsageError
+from tfwizard.core.paths import LABEL
 from tfwizard.core.recipe import load_recipe
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

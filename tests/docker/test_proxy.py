@@ -23,8 +23,9 @@ from tests import world
 from tests.docker import kit
 from tests.net.servers import NginxServer, TinyProxy
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core.build.plan import LABEL, Step, make_plan
-from tfwizard.core.build.runner import BuildRunner
+from tfwizard.core.building.plan.plan import Step, make_plan
+from tfwizard.core.building.run.runner import BuildRunner
+from tfwizard.core.paths import LABEL
 from tfwizard.core.recipe import load_recipe
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

@@ -1,4 +1,4 @@
-"""tfwizard's REAPI client (tfwizard/core/reapi.py) against the real test service.
+"""tfwizard's REAPI client (tfwizard/core/remote/reapi.py) against the real test service.
 
 The service is tests/reapi (BuildGrid from PyPI with PostgreSQL and a docker-exec worker):
 instance `tfwizard-test` executes, `tfwizard-test-cache-only` only caches. TLS, client
@@ -23,8 +23,8 @@ import pytest
 from tests import world
 from tests.net.servers import free_port
 from tests.reapi.front import API_KEY_HEADER, Certs, Front, SilentServer, make_certs
-from tfwizard.core import reapi as client
-from tfwizard.core.reapi import ReapiError, ReapiTarget, TlsSettings
+from tfwizard.core.remote import reapi as client
+from tfwizard.core.remote.reapi import ReapiError, ReapiTarget, TlsSettings
 
 pytestmark = pytest.mark.docker
 

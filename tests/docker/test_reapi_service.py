@@ -388,7 +388,7 @@ def _warm_build(recipe: Path, env: dict[str, str]) -> SimpleNamespace:
 
 def _bazel_actions(actions: list[dict]) -> list[dict]:
     """The worker's records less tfwizard's preflight probe (a no-op action of its own)."""
-    from tfwizard.core.reapi import PROBE_ARGV
+    from tfwizard.core.remote.reapi import PROBE_ARGV
 
     return [a for a in actions if a.get("argv") != list(PROBE_ARGV)]
 
@@ -398,8 +398,8 @@ def test_warm_build_with_the_recipes_executor_runs_remotely_and_reuses_its_conta
     import docker
 
     from tests.docker import kit
-    from tfwizard.core.build import warm
-    from tfwizard.core.build.plan import make_plan
+    from tfwizard.core.building.plan.plan import make_plan
+    from tfwizard.core.building.warm import container as warm
     from tfwizard.core.recipe import load_recipe
 
     token = uuid.uuid4().hex[:8]

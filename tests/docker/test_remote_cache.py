@@ -24,7 +24,8 @@ import pytest
 from tests import world
 from tests.net.servers import Http10Cache, NginxServer
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core.build.plan import LABEL, make_plan
+from tfwizard.core.building.plan.plan import make_plan
+from tfwizard.core.paths import LABEL
 from tfwizard.core.recipe import load_recipe
 from tfwizard.core.rules import evaluate
 

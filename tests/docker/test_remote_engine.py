@@ -26,8 +26,8 @@ from tests import world
 from tests.docker import kit
 from tests.net.servers import SecondDockerd, free_port, wait_for_port
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core.build import dockerutil
-from tfwizard.core.build.plan import LABEL
+from tfwizard.core.docker import client as dockerutil
+from tfwizard.core.paths import LABEL
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -171,7 +171,7 @@ def test_warm_build_on_a_remote_engine(engine, tmp_path):
     (DOCKER_HOST) removes them there."""
     import docker
 
-    from tfwizard.core.build import warm
+    from tfwizard.core.building.warm import container as warm
 
     work = world.copy_workspace(tmp_path, version="2.21.0")  # as the tag's source says
     _git("init", "-q", "-b", "main", cwd=work)

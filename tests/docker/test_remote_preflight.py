@@ -12,8 +12,8 @@ import pytest
 
 from tests import world
 from tfwizard.cli import ExitStatus, capture
-from tfwizard.core.build.remotecheck import check_service
 from tfwizard.core.recipe import parse_recipe
+from tfwizard.core.remote.check import check_service
 
 pytestmark = [pytest.mark.docker]
 

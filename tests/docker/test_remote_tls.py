@@ -16,10 +16,10 @@ import pytest
 
 from tests import world
 from tests.reapi.front import Front, make_certs
-from tfwizard.core.build.plan import make_plan
-from tfwizard.core.build.remotecheck import check_service
-from tfwizard.core.build.remotetls import TLS_DIR
+from tfwizard.core.building.plan.plan import make_plan
 from tfwizard.core.recipe import load_recipe
+from tfwizard.core.remote.check import check_service
+from tfwizard.core.remote.tls import TLS_DIR
 
 pytestmark = [pytest.mark.docker]
 

@@ -31,9 +31,9 @@ import pytest
 from tests import world
 from tests.docker import kit
 from tfwizard.cli import capture
-from tfwizard.core.build.plan import make_plan
-from tfwizard.core.build.runner import BuildRunner
-from tfwizard.core.build.sourcefollow import FACTS_FILE, SourceReplan
+from tfwizard.core.building.plan.plan import make_plan
+from tfwizard.core.building.run.runner import BuildRunner
+from tfwizard.core.building.run.sourcefollow import FACTS_FILE, SourceReplan
 from tfwizard.core.recipe import load_recipe
 
 pytestmark = pytest.mark.docker
@@ -165,7 +165,7 @@ def test_a_clone_that_cannot_build_the_recipe_stops_before_configure(sw, tmp_pat
 def test_tfwizard_build_on_the_warm_path_follows_the_clone_too(sw, tmp_path):
     """`tfwizard build` (warm by default): the CLI hands its replanner to the warm runner,
     which reads the clone in its warm container after the fetch."""
-    from tfwizard.core.build import warm
+    from tfwizard.core.building.warm import container as warm
 
     path = _recipe(tmp_path / "warm.toml", workspace=None, prefix=sw.prefix,
                    name="srcfacts-warm", git_url=f"file://{sw.mirrors['nowheelcfg']}")
@@ -193,9 +193,9 @@ def test_the_container_readers_read_what_the_host_reader_reads(sw, tmp_path):
     warm path's) give the facts srcfacts reads from a folder here."""
     from types import SimpleNamespace
 
-    from tfwizard.core.build.plan import LABEL
-    from tfwizard.core.build.sourcefollow import read_container_facts, read_running_facts
-    from tfwizard.core.srcfacts import read_source_facts
+    from tfwizard.core.building.run.sourcefollow import read_container_facts, read_running_facts
+    from tfwizard.core.paths import LABEL
+    from tfwizard.core.tfsource.facts import read_source_facts
 
     tree = tmp_path / "src"
     shutil.copytree(TREES / "2.22-rc0", tree)  # symbolic links copied as files

@@ -1,4 +1,4 @@
-"""`tfwizard test` (issue 23, core/build/testrun.py, cli/test.py) against the real engine and
+"""`tfwizard test` (issue 23, core/testloop/run.py, cli/test.py) against the real engine and
 the fixture workspace's test targets: passing and failing tests in the warm container, TF's
 tag filters leaving out a named `manual` and a `gpu` test, the failing test's own log and
 every test.xml kept in the record, a rerun served from Bazel's cache.

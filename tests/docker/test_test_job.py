@@ -1,4 +1,4 @@
-"""`bazel test` as a long job (core/build/testjob.py, cli/test.py) against the real engine
+"""`bazel test` as a long job (core/testloop/job.py, cli/test.py) against the real engine
 and the fixture workspace's tests: live log lines and counts read from the BEP as Bazel
 writes it, cancel (Bazel's server stays up), the record's status, and `tfwizard test
 --attach` following a run whose `tfwizard test` process was SIGKILLed.
@@ -20,9 +20,9 @@ import pytest
 
 from tests.docker import kit
 from tfwizard.cli import capture
-from tfwizard.core.build import warm
-from tfwizard.core.build.testjob import TestJob
-from tfwizard.core.build.testrun import parse_test_events
+from tfwizard.core.building.warm import container as warm
+from tfwizard.core.testloop.job import TestJob
+from tfwizard.core.testloop.run import parse_test_events
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

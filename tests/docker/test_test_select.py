@@ -1,4 +1,4 @@
-"""`tfwizard test RECIPE` without targets (issue 23, core/build/testselect.py, cli/testsel.py)
+"""`tfwizard test RECIPE` without targets (issue 23, core/testloop/select.py, cli/testsel.py)
 against the real engine: the fixture workspace as a git checkout, one kernel source edited,
 and exactly the tests that depend on it selected (git diff + `bazel query rdeps` inside the
 warm container), run, and named with their results in the pull-request summary.

@@ -18,9 +18,10 @@ import pytest
 
 from bench import bigws
 from tests import world
-from tfwizard.core.build import warm
-from tfwizard.core.build.leftovers import find_leftovers, remove_leftovers
-from tfwizard.core.build.plan import LABEL, make_plan
+from tfwizard.core.building.plan.plan import make_plan
+from tfwizard.core.building.warm import container as warm
+from tfwizard.core.docker.leftovers import find_leftovers, remove_leftovers
+from tfwizard.core.paths import LABEL
 from tfwizard.core.recipe import load_recipe
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

@@ -18,8 +18,8 @@ import pytest
 from tests import world
 from tfwizard.cli import capture
 from tfwizard.cli.context import ExitStatus
-from tfwizard.core.build import warmattach
-from tfwizard.core.build.attachany import running_build_ids
+from tfwizard.core.building.warm import attach as warmattach
+from tfwizard.core.building.warm.attachany import running_build_ids
 from tfwizard.gui.attach import running_builds
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

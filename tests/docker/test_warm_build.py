@@ -1,4 +1,4 @@
-"""`tfwizard build` on the warm path (issue 17, core/build/warmrun.py) against the real engine
+"""`tfwizard build` on the warm path (issue 17, core/building/warm/run.py) against the real engine
 and the TF-shaped fixture: the record, result.json and wheel as a cold build gives them,
 the container reused with configure skipped, a failed rebuild without a wheel, cancel.
 """
@@ -18,11 +18,12 @@ import pytest
 
 from tests import world
 from tfwizard.cli import capture
-from tfwizard.core.build import warm
-from tfwizard.core.build.events import Finished
-from tfwizard.core.build.plan import LABEL, make_plan
-from tfwizard.core.build.warmrun import WarmRunner, cold_reason
+from tfwizard.core.building.plan.plan import make_plan
+from tfwizard.core.building.run.events import Finished
+from tfwizard.core.building.warm import container as warm
+from tfwizard.core.building.warm.run import WarmRunner, cold_reason
 from tfwizard.core.jobs import run_blocking
+from tfwizard.core.paths import LABEL
 from tfwizard.core.recipe import load_recipe
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

@@ -1,4 +1,4 @@
-"""${ENV} secrets on the warm path (issue 17, core/build/warmsecrets.py), real engine, real
+"""${ENV} secrets on the warm path (issue 17, core/building/warm/secrets.py), real engine, real
 servers: a tinyproxy that demands Basic auth (the recipe's http_proxy is ${TFWS_PROXY}) in
 front of the fixture's one download, and an nginx WebDAV cache that logs the x-api-key
 header (${TFWS_API_KEY}) of every PUT.
@@ -23,10 +23,10 @@ from tests import world
 from tests.docker import kit
 from tests.docker.test_proxy import _workspace_with_download
 from tests.net.servers import NginxServer, TinyProxy
-from tfwizard.core.build import warm
-from tfwizard.core.build.plan import make_plan
-from tfwizard.core.build.warmrun import WarmRunner, cold_reason
-from tfwizard.core.build.warmsecrets import RC_VAR, RESTART_LINE
+from tfwizard.core.building.plan.plan import make_plan
+from tfwizard.core.building.warm import container as warm
+from tfwizard.core.building.warm.run import WarmRunner, cold_reason
+from tfwizard.core.building.warm.secrets import RC_VAR, RESTART_LINE
 from tfwizard.core.recipe import load_recipe
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

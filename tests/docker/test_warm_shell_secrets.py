@@ -1,5 +1,5 @@
 """`tfwizard shell` and `tfwizard test` with a recipe that holds ${ENV} secrets (issue 17):
-the values go into each exec's environment (core/build/warmsecrets.py, as WarmRunner's
+the values go into each exec's environment (core/building/warm/secrets.py, as WarmRunner's
 builds), never into the warm container's config, an exec's inspect or the output.
 
 Real servers: a tinyproxy that demands Basic auth (the recipe's http_proxy is
@@ -23,9 +23,9 @@ from tests.docker import kit
 from tests.docker.test_warm_secrets import ExecSpy
 from tests.net.servers import NginxServer, TinyProxy
 from tfwizard.cli import capture
-from tfwizard.core.build import warm
-from tfwizard.core.build.plan import make_plan
-from tfwizard.core.build.warmsecrets import RC_VAR
+from tfwizard.core.building.plan.plan import make_plan
+from tfwizard.core.building.warm import container as warm
+from tfwizard.core.building.warm.secrets import RC_VAR
 from tfwizard.core.recipe import load_recipe
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -74,7 +74,7 @@ def sw(tmp_path_factory):
 def spy(monkeypatch):
     """The ids of the execs the CLI creates (Docker lists an exec only while it runs;
     inspect by id answers for minutes after)."""
-    from tfwizard.core.build import dockerutil
+    from tfwizard.core.docker import client as dockerutil
 
     ids: list[str] = []
     connect = dockerutil.connect

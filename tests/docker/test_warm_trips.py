@@ -16,8 +16,11 @@ import requests
 from tests import world
 from tfwizard.cli import capture
 from tfwizard.cli.context import ExitStatus
-from tfwizard.core.build import sharedclient, warm, wheelsums
-from tfwizard.core.build.plan import LABEL, make_plan
+from tfwizard.core.building.plan.plan import make_plan
+from tfwizard.core.building.warm import container as warm
+from tfwizard.core.building.warm import wheelsums
+from tfwizard.core.docker import shared as sharedclient
+from tfwizard.core.paths import LABEL
 from tfwizard.core.recipe import load_recipe
 
 pytestmark = [pytest.mark.docker]

@@ -112,7 +112,7 @@ def probe(lang: str, host_name: str, cc: list[str] | None, width: int, height: i
 
     app = QApplication.instance() or QApplication([])
     gui_i18n.install(lang)
-    window = MainWindow(host=host(host_name))
+    window = MainWindow(host=host(host_name), ask_save=lambda: "discard")
     if cc is not None:
         window.wizard.state.update({"cuda.compute_capabilities": cc})
     window.resize(width, height)

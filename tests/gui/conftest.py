@@ -63,6 +63,8 @@ def make_window(qtbot, qloop):
 
     def make(**kwargs):
         kwargs.setdefault("host", host("ada-8.9-driver550"))
+        # closing drops unsaved changes without the question (its own test asks it)
+        kwargs.setdefault("ask_save", lambda: "discard")
         window = MainWindow(**kwargs)
         windows.append(window)
         qtbot.addWidget(window)

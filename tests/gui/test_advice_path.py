@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 
 from tests.gui.conftest import host
 from tfwizard.gui.pages import PageId
+from tfwizard.gui.widgets.richtext import code_html
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
 
@@ -24,8 +25,8 @@ def test_a_machine_the_official_wheel_serves_gets_the_verdict_and_the_button(qtb
     window, page = welcome(make_window, "rtx4090-driver550-py311")
     box = page.advice
     assert box.advice is not None and box.advice.official_serves
-    text = box.summary.text()
-    assert text.startswith("The official `tensorflow[and-cuda]==") and \
+    text = box.summary.text()  # the command as code, not in backticks
+    assert text.startswith("The official <code>tensorflow[and-cuda]==") and \
         "wheel runs on this machine. Installing it takes minutes; no source build" in text
     assert box.official_button.isVisible()
     qtbot.mouseClick(box.official_button, Qt.MouseButton.LeftButton)
@@ -46,7 +47,7 @@ def test_a_machine_it_does_not_serve_gets_no_install_button(make_window, name, w
     window, page = welcome(make_window, name)
     box = page.advice
     assert box.advice is not None
-    assert box.summary.text() == box.advice.summary and words in box.summary.text()
+    assert box.summary.text() == code_html(box.advice.summary) and words in box.summary.text()
     assert box.official_button.isVisible() == box.advice.official_serves
     if name.startswith("celeron"):
         assert not box.official_button.isVisible()

@@ -52,7 +52,7 @@ def test_ignore_leaves_the_wizard_alone(make_window, qtbot):
 
 
 def test_attach_opens_the_build_page_following_that_build(make_window, monkeypatch, qtbot):
-    from tfwizard.core.build import runner
+    from tfwizard.core.building.run import runner
 
     calls = []
 

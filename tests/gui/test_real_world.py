@@ -19,8 +19,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from tests import world
-from tfwizard.core.build.events import LogLines, PhaseChanged
-from tfwizard.core.build.plan import LABEL
+from tfwizard.core.building.run.events import LogLines, PhaseChanged
+from tfwizard.core.paths import LABEL
 from tfwizard.core.recipe import load_recipe
 from tfwizard.gui import jobs
 from tfwizard.gui.jobs import Jobs
@@ -238,7 +238,7 @@ def test_in_chinese_a_failed_fixture_build_gives_a_bundle(qtbot, make_window, do
 
     from tests.i18n_scan import unmarked
     from tfwizard.core import i18n
-    from tfwizard.core.build.bundle import read_bundle
+    from tfwizard.core.building.report.bundle import read_bundle
     from tfwizard.gui import i18n as gui_i18n
 
     monkeypatch.setenv("TFWIZARD_DATA_DIR", str(tmp_path / "data"))

@@ -18,8 +18,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from tests import world
-from tfwizard.core.build import warm
-from tfwizard.core.build.plan import LABEL
+from tfwizard.core.building.warm import container as warm
+from tfwizard.core.paths import LABEL
 from tfwizard.core.recipe import load_recipe
 from tfwizard.gui.jobs import Jobs
 from tfwizard.gui.main_window import CLOSE_CANCEL

@@ -36,7 +36,7 @@ SCRIPT = textwrap.dedent("""
     attach.check_at_start = slow_check
     QTimer.singleShot(300, quit_now)  # Ctrl+Q a moment after start
     sys.exit(app.run_gui(["tfwizard-gui"], jobs=Jobs(detect=slow_detect),
-                         remember_language=False))
+                         remember=False))
 """)
 
 

@@ -155,7 +155,7 @@ def test_compute_presets(qtbot, make_window, kb):
     release = kb.release(wizard.state.recipe.tensorflow.version)
     assert wizard.state.recipe.cuda.compute_capabilities == list(
         release.wheel_compute_capabilities)
-    page.apply_preset("this-machine")
+    page.apply_preset("target")
     # compute_89: the cubin and the PTX of the newest (tf-cuda-rules)
     assert wizard.state.recipe.cuda.compute_capabilities == ["compute_89"]
     assert page.ticked() == ["8.9"] and page.ptx_check.isChecked()
@@ -379,7 +379,7 @@ def test_refresh_keeps_user_edits(qtbot, make_window):
     qtbot.waitUntil(lambda: wizard.state.build_host is laptop, timeout=WAIT)
     assert wizard.state.recipe.name == "my-edited-name"
     # a finding's fix applied with its button is an edit too
-    from tfwizard.core.rules import Finding, Fix
+    from tfwizard.core.findings import Finding, Fix
 
     other = make_window(host=host("no-gpu-server"), jobs=Jobs(detect=lambda: laptop))
     state = other.wizard.state

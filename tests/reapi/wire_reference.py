@@ -2,7 +2,7 @@
 
 Runs with the BuildGrid venv's Python: the messages are built with the generated REAPI,
 longrunning and google.rpc classes that ship in BuildGrid's wheel and serialised by the
-protobuf runtime, an implementation independent of tfwizard/core/reapi.py. Prints JSON
+protobuf runtime, an implementation independent of tfwizard/core/remote/reapi.py. Prints JSON
 {name: {"hex": ..., "about": ...}}; tests/data/reapi/wire-golden.json is its output, and
 tests/docker/test_reapi_client.py runs it again to check that file is still what the
 reference library writes.

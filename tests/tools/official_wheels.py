@@ -49,7 +49,7 @@ from packaging.tags import Tag, parse_tag
 from packaging.utils import parse_wheel_filename
 from packaging.version import Version
 
-from tfwizard.core.wheelfacts import parse_build_info
+from tfwizard.core.install.wheelfacts import parse_build_info
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -52,7 +52,7 @@ def register(sub: Any) -> None:
 
 def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Check, plan, preflight, then run the build in Docker and follow it."""
-    from ..core.build.plan import make_plan
+    from ..core.building.plan.plan import make_plan
     from .follow import follow  # asyncio: only for a command that follows a build
 
     if args.attach is not None:
@@ -90,8 +90,8 @@ def make_runner(args: argparse.Namespace, env: Environment, prepared: Prepared,
                 out_dir: Path | None) -> Any:
     """The warm runner (the recipe's warm workspace), or the cold one with --fresh or when
     the plan cannot take the warm path (said on stderr)."""
-    from ..core.build.runner import BuildRunner
-    from ..core.build.warmrun import WarmRunner, cold_reason, recipe_idle_s
+    from ..core.building.run.runner import BuildRunner
+    from ..core.building.warm.run import WarmRunner, cold_reason, recipe_idle_s
 
     text = prepared.recipe_path.read_text("utf-8")
     why = None if args.fresh else cold_reason(prepared.plan)
@@ -111,7 +111,7 @@ def make_runner(args: argparse.Namespace, env: Environment, prepared: Prepared,
 def cmd_attach(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """`tfwizard build --attach [BUILD_ID]`: follow a build its front end left (a warm
     build's exec first, else a cold build's containers)."""
-    from ..core.build.attachany import attach_runner
+    from ..core.building.warm.attachany import attach_runner
     from .follow import follow
 
     out_dir = arg_path(env, args.out) if args.out else None
@@ -128,7 +128,7 @@ def install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any, 
     """`build --install [--verify]`: chain into install (and verify) with the recipe's
     [install] section; their reports are saved in the build record. After a `warm` build
     into a venv that has the wheel's dependencies, only the wheel is reinstalled."""
-    from ..core.install import InstallProgress, InstallStarted, install_wheel, resolve_target
+    from ..core.install.job import InstallProgress, InstallStarted, install_wheel, resolve_target
 
     inst = recipe.install
     # --venv is relative to where the command runs; the recipe's paths to the recipe
@@ -153,7 +153,7 @@ def install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any, 
     if not args.json:
         env.out(_("Installing {wheel} into {python} ...").format(wheel=wheel.name,
                                                                  python=target.python))
-    from ..core.reinstall import deps_present
+    from ..core.install.reinstall import deps_present
 
     alone = warm and deps_present(wheel, target.python, list(inst.extras))
     if alone and not args.json:
@@ -177,8 +177,8 @@ def install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any, 
             env.out(_("Next: `tfwizard verify --python {python} --build {record}`.").format(
                 python=installed.python, record=record))
         return ExitStatus.OK
-    from ..core.verify import render_report, verify
-    from ..core.wheelcheck import recorded_expectation
+    from ..core.install.wheelcheck import recorded_expectation
+    from ..core.verify.job import render_report, verify
 
     checked = verify(str(installed.python), host=host, env=env.env, recipe=recipe,
                      expected=recorded_expectation(record))

@@ -29,8 +29,8 @@ def register(sub: Any) -> None:
 
 def cmd_bundle(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Write the bundle of a build record (the latest by default)."""
-    from ..core.build.bundle import make_bundle
-    from ..core.build.record import find_record
+    from ..core.building.report.bundle import make_bundle
+    from ..core.building.run.record import find_record
 
     record = find_record(args.build, env=env.env, cwd=env.cwd)
     host = None

@@ -37,6 +37,10 @@ def register(sub: Any) -> None:
                    "proxies and remote services answer (2 s TCP connect each), local paths "
                    "exist, the build image exists and has the compiler, Python and CUDA "
                    "paths the plan names (one short container)"))
+    p.add_argument("--fix", action="store_true",
+                   help=_("apply the one-click fix of each error (the wizard's \"Apply all "
+                          "fixes\") and save the recipe (the old one as RECIPE.bak), then "
+                          "check it"))
     p.set_defaults(handler=cmd_check)
 
 
@@ -44,7 +48,7 @@ def gpu_targets(recipe: Recipe, build: HostProfile,
                 target: HostProfile | None) -> dict[str, list[str] | None]:
     """The GPU targets the plan will build ("auto" resolved as the plan resolves it);
     None where "auto" finds no GPU (the rules report that as an error)."""
-    from ..core.build.plan import resolve_amd_targets, resolve_ccs
+    from ..core.building.plan.plan import resolve_amd_targets, resolve_ccs
     from ..core.errors import UsageError
 
     out: dict[str, list[str] | None] = {"compute_capabilities": [], "amdgpu_targets": []}
@@ -61,16 +65,20 @@ def gpu_targets(recipe: Recipe, build: HostProfile,
 
 def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """The rules' findings (and with --preflight the network, paths and image checks)."""
+    from ..core.findings import errors, sort_findings
     from ..core.knowledge import load_knowledge
     from ..core.recipe import load_recipe
-    from ..core.rules import errors, evaluate, sort_findings
+    from ..core.rules import evaluate
 
     recipe = load_recipe(arg_path(env, args.recipe))
     build, target = load_hosts(args, env, recipe)
     kb = load_knowledge()
+    fixed: list[Any] = []
+    if args.fix:
+        recipe, fixed = _fix(recipe, build, target, kb, args, env)
     findings = evaluate(recipe, build, target, kb)
     if args.preflight:
-        from ..core.build.preflight import preflight
+        from ..core.building.run.preflight import preflight
 
         findings = sort_findings(findings + preflight(recipe, env.env)
                                  + remote_findings(recipe, env, None, build, target)
@@ -78,6 +86,7 @@ def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
     targets = gpu_targets(recipe, build, target)
     if args.json:
         env.out(json.dumps({"recipe": recipe.name, "errors": len(errors(findings)), **targets,
+                            **({"fixed": [f.to_dict(kb) for f in fixed]} if args.fix else {}),
                             "findings": [f.to_dict(kb) for f in findings]}, indent=2))
     else:
         _print_targets(recipe, targets, env)
@@ -105,6 +114,26 @@ def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
             + (_(" ({hidden} notes hidden; -v shows them)").format(hidden=hidden)
                if hidden else ""))
     return ExitStatus.ERROR if errors(findings) else ExitStatus.OK
+
+
+def _fix(recipe: Recipe, build: HostProfile, target: HostProfile | None, kb: Any,
+         args: argparse.Namespace, env: Environment) -> tuple[Recipe, list[Any]]:
+    """--fix: the errors' fixes applied in turn (core fixes.fix_errors) and the recipe
+    saved; each fix said on standard error."""
+    from ..core.fixes import fix_errors, fix_text
+    from ..core.recipe import save_recipe
+
+    fixed_recipe, applied = fix_errors(recipe, build, target, kb)
+    for f in applied:
+        assert f.fix is not None
+        env.err(_("fixed {code}: {label} ({changes})").format(
+            code=f.code, label=f.fix.label, changes=fix_text(f.fix.changes)))
+    if applied and recipe.path is not None:
+        save_recipe(fixed_recipe, recipe.path)
+        env.err(_("saved {path} (the recipe before: {path}.bak)").format(path=recipe.path))
+    elif not applied:
+        env.err(_("no error has a fix to apply"))
+    return fixed_recipe, applied
 
 
 def _print_targets(recipe: Recipe, targets: dict[str, list[str] | None],

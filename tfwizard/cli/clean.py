@@ -29,8 +29,8 @@ def register(sub: Any) -> None:
 
 def cmd_clean(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Remove (or with --dry-run list) tfwizard's leftovers on the engine."""
-    from ..core.build import dockerutil
-    from ..core.build.leftovers import find_leftovers, remove_leftovers
+    from ..core.docker import client as dockerutil
+    from ..core.docker.leftovers import find_leftovers, remove_leftovers
 
     client = dockerutil.connect(env.env)
     try:

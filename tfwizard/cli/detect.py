@@ -29,5 +29,23 @@ def cmd_detect(args: argparse.Namespace, env: Environment) -> ExitStatus:
     else:
         from ..core.detect.report import render_host_report
 
-        env.out(render_host_report(profile))
+        env.out(render_host_report(profile) + "\n" + wizard_readiness(env))
     return ExitStatus.OK
+
+
+def wizard_readiness(env: Environment) -> str:
+    """The report's last section: whether `tfwizard-gui` can open a window here (the
+    system libraries of Qt's platform plugin, the check the wizard makes at its start)."""
+    import sys
+
+    from ..core.detect.report import wrap_line
+
+    if not sys.platform.startswith("linux"):
+        return ""
+    from ..core import qtlibs
+
+    checks = qtlibs.check_qt(env.env)
+    lines = [_("Wizard (tfwizard-gui)"), wrap_line(qtlibs.summary(checks))]
+    if not qtlibs.usable(checks):
+        lines += [wrap_line(line) for line in qtlibs.report(checks).splitlines()]
+    return "\n".join(lines) + "\n"

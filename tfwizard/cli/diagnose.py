@@ -1,7 +1,7 @@
 """`tfwizard diagnose`: explain a failed build's log (known failure signatures), or with
 --runtime a program's output; each diagnosis with the `tfwizard recipe set` command that
 applies its fix. A failure no rule knows gets its root-cause lines and a search query,
-labelled as not recognised (core/unrecognised.py)."""
+labelled as not recognised (core/diagnosis/unrecognised.py)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def register(sub: Any) -> None:
 
 def log_path(env: Environment, text: str) -> Path:
     """A log file or record folder named on the command line, or a build's record by id."""
-    from ..core.build.record import find_record
+    from ..core.building.run.record import find_record
 
     path = arg_path(env, text)
     if path.exists():
@@ -155,9 +155,9 @@ class _Source:
 
 def _diagnose_build(args: argparse.Namespace, env: Environment, source: _Source,
                     fixes: FixContext, shown: str) -> ExitStatus:
-    from ..core.build.diagnose import diagnose_file, diagnose_stream, recognised
-    from ..core.diagnosis_text import unrecognised_block
-    from ..core.unrecognised import root_lines
+    from ..core.diagnosis.build import diagnose_file, diagnose_stream, recognised
+    from ..core.diagnosis.text import unrecognised_block
+    from ..core.diagnosis.unrecognised import root_lines
 
     if source.given is not None:
         found = diagnose_file(source.given, recipe=fixes.recipe, plan=fixes.plan)
@@ -189,10 +189,10 @@ def _diagnose_build(args: argparse.Namespace, env: Environment, source: _Source,
 
 def _diagnose_runtime(args: argparse.Namespace, env: Environment, source: _Source,
                       fixes: FixContext, shown: str) -> ExitStatus:
-    from ..core.diagnosis_text import unrecognised_block
+    from ..core.diagnosis.runtime import diagnose_log
+    from ..core.diagnosis.text import unrecognised_block
+    from ..core.diagnosis.unrecognised import root_lines
     from ..core.host import HostProfile
-    from ..core.runtime_diagnosis import diagnose_log
-    from ..core.unrecognised import root_lines
 
     if args.target:
         host = HostProfile.load(arg_path(env, args.target))
@@ -229,7 +229,7 @@ def _diagnose_runtime(args: argparse.Namespace, env: Environment, source: _Sourc
 def _print_diagnosis(env: Environment, d: Any, fixes: FixContext, *, quotes: int) -> None:
     """A diagnosis (core.diagnosis_text's block) and the command that applies its fix, or
     how to get one."""
-    from ..core.diagnosis_text import diagnosis_block  # the recipe schema, through fixes
+    from ..core.diagnosis.text import diagnosis_block  # the recipe schema, through fixes
 
     for line in diagnosis_block(d, quotes=quotes):
         env.out(line)

@@ -34,9 +34,9 @@ def register(sub: Any) -> None:
 
 def cmd_fetch(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Run the fetch plan, then say what it downloaded."""
-    from ..core.build.fetchplan import fetch_report, make_fetch_plan
-    from ..core.build.record import read_log
-    from ..core.build.runner import BuildRunner
+    from ..core.building.plan.fetchplan import fetch_report, make_fetch_plan
+    from ..core.building.run.record import read_log
+    from ..core.building.run.runner import BuildRunner
     from .follow import follow
 
     prepared = prepare(args, env, make_fetch_plan)

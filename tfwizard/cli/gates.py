@@ -36,7 +36,7 @@ def load_hosts(args: argparse.Namespace, env: Environment,
     if getattr(args, "host", None):
         build = HostProfile.load(arg_path(env, args.host))
     else:
-        from ..core.build.hostcache import cached_host
+        from ..core.detect.cache import cached_host
 
         build = cached_host(env.env)  # detected, or kept from the last TTL_S seconds
     target: HostProfile | None = None
@@ -74,7 +74,8 @@ def show_note(text: str, env: Environment) -> None:
 def check_gate(recipe: Recipe, build_host: HostProfile, target_host: HostProfile | None,
                args: argparse.Namespace, env: Environment) -> ExitStatus | None:
     """Refuse to build while `tfwizard check` reports an error (unless --force)."""
-    from ..core.rules import errors, evaluate
+    from ..core.findings import errors
+    from ..core.rules import evaluate
 
     findings = evaluate(recipe, build_host, target_host)
     failed = errors(findings)
@@ -92,8 +93,8 @@ def check_gate(recipe: Recipe, build_host: HostProfile, target_host: HostProfile
 def image_findings(recipe: Recipe, env: Environment, build: HostProfile | None,
                    target: HostProfile | None, plan: Any = None) -> list[Any]:
     """The build image's findings (preflight.check_image) for the recipe's plan."""
-    from ..core.build.plan import make_plan
-    from ..core.build.preflight import check_image
+    from ..core.building.plan.plan import make_plan
+    from ..core.building.run.preflight import check_image
     from ..core.errors import TfWizardError
 
     if plan is None:
@@ -111,9 +112,9 @@ def remote_findings(recipe: Recipe, env: Environment, plan: Any = None,
     the plan's platform properties (made here when not given)."""
     if not recipe.remote.executor:
         return []  # before the imports: the REAPI client loads for a remote recipe only
-    from ..core.build.plan import make_plan
-    from ..core.build.remotecheck import check_service, plan_properties
+    from ..core.building.plan.plan import make_plan
     from ..core.errors import TfWizardError
+    from ..core.remote.check import check_service, plan_properties
 
     if plan is None:
         try:
@@ -128,8 +129,8 @@ def preflight_gate(recipe: Recipe, args: argparse.Namespace, env: Environment,
                    plan: Any = None) -> ExitStatus | None:
     """Before starting Docker work (build, fetch): the preflight checks, then (when they
     found no error) the build image of `plan`; errors stop the command unless --force."""
-    from ..core.build.preflight import preflight
-    from ..core.rules import errors, sort_findings
+    from ..core.building.run.preflight import preflight
+    from ..core.findings import errors, sort_findings
 
     findings = preflight(recipe, env.env) + remote_findings(recipe, env, plan)
     if plan is not None and not errors(findings):
@@ -164,8 +165,8 @@ class Prepared:
     recipe_path: Path
     recipe: Recipe
     build_host: HostProfile
-    plan: Any  # a core.build.plan.BuildPlan
-    #: plans the recipe again with a clone's own facts (core/build/sourcefollow.py)
+    plan: Any  # a core.building.plan.plan.BuildPlan
+    #: plans the recipe again with a clone's own facts (core/building/run/sourcefollow.py)
     replan: Any = None
 
 
@@ -174,7 +175,7 @@ def prepare(args: argparse.Namespace, env: Environment, planner: Callable[..., A
     """Shared by build and fetch: load the recipe and hosts, stop on check errors, make the
     plan with `planner`, print it for --dry-run, and run the preflight; returns an exit
     status to stop with, or what passed."""
-    from ..core.build.render import render_commands
+    from ..core.building.plan.render import render_commands
     from ..core.recipe import load_recipe
 
     recipe_path = arg_path(env, args.recipe)
@@ -183,7 +184,7 @@ def prepare(args: argparse.Namespace, env: Environment, planner: Callable[..., A
     status = check_gate(recipe, build_host, target_host, args, env)
     if status is not None:
         return status
-    from ..core.build.sourcefollow import SourceReplan
+    from ..core.building.run.sourcefollow import SourceReplan
 
     replan = SourceReplan(recipe, planner, {"build_host": build_host,
                                             "target_host": target_host})
@@ -205,7 +206,7 @@ def fit_plan_to_image(recipe: Recipe, plan: Any, replan: Any, env: Environment) 
     """The plan again with what the build image says: its Bazel (`bazel --version`) and
     repo digests (kept in `replan`, so a plan remade after the clone has them too); the
     same plan when the image cannot be asked."""
-    from ..core.build.imagefacts import read_image_facts
+    from ..core.docker.imagefacts import read_image_facts
 
     facts = read_image_facts(plan.image, env.env, user=plan.user)
     if facts is None:

@@ -1,7 +1,7 @@
 """`tfwizard install`: install a built wheel, or an official one named by its requirement,
 into a venv or interpreter (its tags checked first; a failed install is compared with
 `pip freeze` from before). A requirement's wheel is downloaded first with the target's pip
-(core/fetch_wheel.py)."""
+(core/install/requirement.py)."""
 
 from __future__ import annotations
 
@@ -82,9 +82,7 @@ def python_option(env: Environment, value: str) -> str | Path:
 
 def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Install the wheel; pip's progress as it goes, the result at the end."""
-    from ..core.build.events import TFWIZARD
-    from ..core.fetch_wheel import RequirementInstallation, parse_requirement
-    from ..core.install import (
+    from ..core.install.job import (
         InstallEvent,
         InstallProgress,
         PipLine,
@@ -93,6 +91,8 @@ def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:
         resolve_target,
         run_installation,
     )
+    from ..core.install.requirement import RequirementInstallation, parse_requirement
+    from ..core.streams import TFWIZARD
 
     recipe = load_recipe_option(args, env)
     inst = recipe.install if recipe is not None else None

@@ -52,7 +52,7 @@ def cmd_knowledge_from_source(args: argparse.Namespace, env: Environment) -> Exi
     """Read the tree, draft the entry, then print, check or write it."""
     from ..core.knowledge import load_knowledge, load_knowledge_from
     from ..core.resources import resource_path
-    from ..core.srcentry import fetch_tree, git_tag, is_url
+    from ..core.tfsource.entry import fetch_tree, git_tag, is_url
 
     folder = arg_path(env, args.knowledge) if args.knowledge else resource_path("knowledge")
     kb = load_knowledge_from(folder) if args.knowledge else load_knowledge()
@@ -72,8 +72,8 @@ def _run(args: argparse.Namespace, env: Environment, kb: Any, folder: Path, tree
          redist: str | None) -> ExitStatus:
     import dataclasses
 
-    from ..core.srcentry import draft_entry, entry_values, write_entry
-    from ..core.srcfacts import read_source_facts
+    from ..core.tfsource.entry import draft_entry, entry_values, write_entry
+    from ..core.tfsource.facts import read_source_facts
 
     facts = read_source_facts(tree)
     if not facts.stated:
@@ -99,7 +99,7 @@ def _run(args: argparse.Namespace, env: Environment, kb: Any, folder: Path, tree
 
 
 def _print(env: Environment, draft: Any) -> None:
-    from ..core.srcentry import READ_KEYS, entry_toml
+    from ..core.tfsource.entry import READ_KEYS, entry_toml
 
     facts = draft.facts
     where = facts.commit[:12] or _("commit unknown")

@@ -25,8 +25,8 @@ def register(sub: Any) -> None:
 
 def cmd_plan(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Make the plan and print it in the asked format."""
-    from ..core.build.plan import make_plan
-    from ..core.build.render import render_bazelrc, render_commands, render_env, render_json
+    from ..core.building.plan.plan import make_plan
+    from ..core.building.plan.render import render_bazelrc, render_commands, render_env, render_json
     from ..core.recipe import load_recipe
 
     recipe = load_recipe(arg_path(env, args.recipe))

@@ -22,7 +22,15 @@ def register(sub: Any) -> None:
     q.add_argument("out", metavar="OUT.toml")
     q.add_argument("--from-host", action="store_true",
                    help=_("pick backend and GPU targets from this machine"))
-    q.add_argument("--name", help=_("the recipe's name"))
+    q.add_argument("--target", metavar="PROFILE",
+                   help=_("build for the machine of this profile (`tfwizard detect --json` "
+                          "there): its GPUs pick the backend, a CUDA its driver runs and its "
+                          "compute capabilities"))
+    q.add_argument("--backend", choices=("cuda", "rocm", "cpu"),
+                   help=_("the backend (default: from the target's GPUs, or this machine's "
+                          "with --from-host, else cpu)"))
+    q.add_argument("--name", help=_("the recipe's name (default: after the release, the "
+                                    "backend and the target)"))
     q.add_argument("--force", action="store_true", help=_("overwrite OUT (a backup is kept)"))
     q.set_defaults(handler=cmd_recipe_new)
     q = rsub.add_parser("validate", help=_("check recipe files; exit 0 valid, 2 invalid"))
@@ -39,26 +47,38 @@ def register(sub: Any) -> None:
 
 
 def cmd_recipe_new(args: argparse.Namespace, env: Environment) -> ExitStatus:
-    """Write a commented default recipe (for this machine with --from-host)."""
+    """Write a commented default recipe (for this machine with --from-host, for another
+    with --target), through the wizard's own default_recipe()."""
+    import os
+
     from ..core.defaults import commented_recipe_toml, default_recipe
 
     out = arg_path(env, args.out)
     if out.exists() and not args.force:
         raise UsageError(_("{path}: already exists").format(path=out),
                          _("Pass --force to overwrite it."))
-    host = None
+    host = target = None
+    profile = ""
     if args.from_host:
         from ..core.detect import detect_host
 
         host = detect_host(env=env.env)
-    recipe = default_recipe(host)
+    if args.target:
+        from ..core.host import HostProfile
+
+        path = arg_path(env, args.target)
+        target = HostProfile.load(path)
+        # kept relative to the recipe's folder (Recipe.resolve_path) when it is beside it
+        relative = os.path.relpath(path, out.parent)
+        profile = relative if not relative.startswith("..") else str(path)
+    recipe = default_recipe(host, target=target, target_path=profile, backend=args.backend)
     if args.name:
         from ..core.safety import check_name
 
         problem = check_name(args.name)
         if problem:
             raise UsageError(f"--name: {problem}")
-        recipe.name = args.name
+        recipe = recipe.with_changes({"name": args.name, "install.venv": f"~/.venvs/{args.name}"})
     text = commented_recipe_toml(recipe)
     from ..core.recipe import parse_recipe, save_recipe
 

@@ -40,8 +40,8 @@ def build_summary(result: Any, diagnoses: list[Any]) -> list[str]:
     """How a build ended: the wheel or why there is none, where its actions came from, the
     diagnoses of its log (or, when none names the cause, its root-cause lines), and its
     record."""
-    from ..core.build.progress import CacheSummary, cache_summary_text
-    from ..core.diagnosis_text import diagnosis_block, unrecognised_block
+    from ..core.building.run.progress import CacheSummary, cache_summary_text
+    from ..core.diagnosis.text import diagnosis_block, unrecognised_block
 
     lines = [_("Wheel: {path}").format(path=result.wheel) if result.ok
              else build_outcome(result.status, result.message)]

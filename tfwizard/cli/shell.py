@@ -37,9 +37,9 @@ def start_warm(env: Environment, client: Any, path: Any, recipe: Any, plan: Any,
                idle_min: float | None) -> Any:
     """The recipe's warm container (a WarmContainer), reused or started (said on stderr);
     the recipe's ${ENV} secrets from this environment, passed per exec (warmsecrets.py)."""
-    from ..core.build import warm
-    from ..core.build.warmrun import recipe_idle_s
-    from ..core.build.warmsecrets import secret_values
+    from ..core.building.warm import container as warm
+    from ..core.building.warm.run import recipe_idle_s
+    from ..core.building.warm.secrets import secret_values
 
     idle = recipe_idle_s(recipe.build.warm_idle_min) if idle_min is None else int(idle_min * 60)
     box = warm.WarmContainer(client, plan, warm.workspace_for(plan, str(path.resolve())),
@@ -52,8 +52,8 @@ def start_warm(env: Environment, client: Any, path: Any, recipe: Any, plan: Any,
 
 def cmd_shell(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Start (or reuse) the warm container; run the command, or a shell on a terminal."""
-    from ..core.build import dockerutil
-    from ..core.build.plan import make_plan
+    from ..core.building.plan.plan import make_plan
+    from ..core.docker import client as dockerutil
     from ..core.errors import UsageError
     from ..core.recipe import load_recipe
 
@@ -88,7 +88,7 @@ def _interactive(box: Any) -> int:
     import termios
     import tty
 
-    from ..core.build import warm
+    from ..core.building.warm import container as warm
 
     api = box.client.api
     size = os.get_terminal_size()

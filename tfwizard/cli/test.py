@@ -1,5 +1,5 @@
 """`tfwizard test RECIPE [TARGET...] [--json] [--summary [FILE]]`: `bazel test` in the
-recipe's warm build container as a long job (core/build/testjob.py), followed live
+recipe's warm build container as a long job (core/testloop/job.py), followed live
 (cli/testprint.py): each test's result, a failing test's own log tail; without targets, the
 tests of the change (cli/testsel.py). `--attach [--run ID]` follows a run whose tfwizard
 process went away."""
@@ -42,12 +42,14 @@ def register(sub: Any) -> None:
 
 def cmd_test(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Start (or reuse) the warm container, run the tests live, print their results."""
-    from ..core.build import dockerutil, testrun
-    from ..core.build.plan import make_plan
-    from ..core.build.record import data_dir, new_build_id
-    from ..core.build.testjob import TestJob
+    from ..core.building.plan.plan import make_plan
+    from ..core.building.run.record import new_build_id
+    from ..core.docker import client as dockerutil
     from ..core.errors import UsageError
+    from ..core.paths import data_dir
     from ..core.recipe import load_recipe
+    from ..core.testloop import run as testrun
+    from ..core.testloop.job import TestJob
     from .follow import follow
 
     if args.json and args.summary == "-":
@@ -98,8 +100,8 @@ def _printer(env: Environment, as_json: bool, quiet: bool) -> Any:
 
 def _attach_folder(tests_dir: Path, wanted: str) -> Path:
     """The record folder of the run to follow: the one named, else the one running."""
-    from ..core.build.testjob import running_runs
     from ..core.errors import UsageError
+    from ..core.testloop.job import running_runs
 
     if wanted:
         return tests_dir / wanted

@@ -1,4 +1,4 @@
-"""Following a `tfwizard test` run (core/build/testjob.py) on the terminal: Bazel's lines
+"""Following a `tfwizard test` run (core/testloop/job.py) on the terminal: Bazel's lines
 on stderr, a live line of test counts (a bar on a terminal), each test's result at the end.
 `--json`: Bazel's lines on stderr, the run as one JSON object on stdout."""
 
@@ -26,7 +26,7 @@ def counts_text(event: Any) -> str:
 
 def print_run(env: Environment, run: Any) -> None:
     """Each test's result line, the failing tests' own log tails, the counts."""
-    from ..core.build.testrun import log_tail
+    from ..core.testloop.run import log_tail
 
     for test in run.tests:
         cached = _(" (cached)") if test.cached else ""

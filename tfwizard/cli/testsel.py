@@ -1,6 +1,6 @@
 """`tfwizard test`'s selection and summary options (issue 23): without targets, the tests of
-the change (core/build/testselect.py), shown with a size estimate before they run; and
-`--summary [FILE|-]`, the pull-request Markdown (core/build/testsummary.py)."""
+the change (core/testloop/select.py), shown with a size estimate before they run; and
+`--summary [FILE|-]`, the pull-request Markdown (core/testloop/summary.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 from ..core.i18n import _, ngettext
 from .context import Environment, arg_path
 
-#: the cap on selected tests when --max is not given: core.build.testselect.DEFAULT_MAX,
+#: the cap on selected tests when --max is not given: core.testloop.select.DEFAULT_MAX,
 #: written out so that building the parser imports no build module
 #: (tests/cli/test_testsel.py checks they agree)
 DEFAULT_MAX = 50
@@ -53,9 +53,9 @@ def pick(env: Environment, args: argparse.Namespace, box: Any, recipe: Any
          ) -> tuple[list[str], bool]:
     """The tests of the change, narrowed and capped, and whether the container sees a GPU;
     the list and the estimate on stderr."""
-    from ..core.build.record import data_dir
-    from ..core.build.testrun import tag_filters
-    from ..core.build.testselect import select_tests
+    from ..core.paths import data_dir
+    from ..core.testloop.run import tag_filters
+    from ..core.testloop.select import select_tests
 
     base = base_of(args, recipe)
     sel = select_tests(box, base=base, filters=tag_filters(), pattern=args.filter,
@@ -96,18 +96,19 @@ def write_summary(env: Environment, args: argparse.Namespace, box: Any, recipe: 
                   run: Any, targets: list[str]) -> None:
     """The PR summary of `run` to args.summary (a file, or "-" for standard output), and
     into the run's record as summary.md."""
-    from ..core.build.record import atomic_write
-    from ..core.build.testsummary import markdown_summary
+    from ..core.paths import atomic_write
+    from ..core.testloop.select import NO_GIT, no_git_error, source_git
+    from ..core.testloop.summary import markdown_summary
 
     base = base_of(args, recipe)
-    step = next(s for s in box.plan.steps if s.name == "build")
     lines: list[str] = []
-    got = box.exec(["sh", "-c", DIFFSTAT_SCRIPT, "sh", base], workdir=step.workdir,
-                   on_output=lambda c, line: lines.append(line) if c == "stdout" else None)
+    code = source_git(box, DIFFSTAT_SCRIPT, [base],
+                      lambda c, line: lines.append(line) if c == "stdout" else None)
     commit, diffstat = (lines[0], "\n".join(lines[1:])) if lines else ("", "")
-    if got.exit_code != 0:  # the tests ran: say so, and summarize them all the same
-        env.err(_("git could not give the diffstat against {base}").format(base=base))
-        commit, diffstat = "", f"git diff --stat {base}: exit {got.exit_code}"
+    if code != 0:  # the tests ran: say so, and summarize them all the same
+        env.err(_("git could not give the diffstat against {base}").format(base=base)
+                if code != NO_GIT else no_git_error(box).message)
+        commit, diffstat = "", f"git diff --stat {base}: exit {code}"
     bare = [a for a in run.argv if not a.startswith("--build_event_json_file=")]
     commands = [shlex.join(["tfwizard", "test", args.recipe, *targets]),
                 shlex.join(bare)]

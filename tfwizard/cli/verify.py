@@ -38,7 +38,7 @@ def register(sub: Any) -> None:
 
 def interpreter(args: argparse.Namespace, env: Environment, recipe: Any) -> str:
     """The interpreter to verify: --python, --venv's, else the recipe's [install] target."""
-    from ..core.install import venv_python
+    from ..core.install.job import venv_python
 
     if args.python:
         return str(python_option(env, args.python))
@@ -58,9 +58,9 @@ def interpreter(args: argparse.Namespace, env: Environment, recipe: Any) -> str:
 
 def cmd_verify(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Probe TensorFlow in the interpreter and print the report (saved where asked)."""
-    from ..core.build.record import find_record
+    from ..core.building.run.record import find_record
     from ..core.host import HostProfile
-    from ..core.verify import Verification, render_report
+    from ..core.verify.job import Verification, render_report
     from .follow import run_job
 
     record = find_record(args.build, env=env.env, cwd=env.cwd) if args.build else None
@@ -77,7 +77,7 @@ def cmd_verify(args: argparse.Namespace, env: Environment) -> ExitStatus:
 
         host = detect_host(env=env.env)
     # Ctrl-C stops the probe through the job's cancel(); the report then says "cancelled"
-    from ..core.wheelcheck import recorded_expectation
+    from ..core.install.wheelcheck import recorded_expectation
 
     # a build record keeps what its wheel had to be: the installed TensorFlow must still be
     expected = recorded_expectation(record) if record is not None else None

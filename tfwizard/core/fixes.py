@@ -18,14 +18,18 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from .errors import RecipeError, UsageError
+from .findings import Finding
+from .host import HostProfile
 from .i18n import _
+from .knowledge import KnowledgeBase
 from .recipe import Recipe, parse_recipe
+from .rules import evaluate
 
 HALVE = "halve"
 APPEND = "+"
@@ -179,6 +183,34 @@ def apply_fix(recipe: Recipe, changes: Mapping[str, Any]) -> Recipe:
                            "was left as it was").format(
                                problems="; ".join(str(p) for p in exc.problems))) from None
     return new
+
+
+#: how many fixes in a row "apply every fix" tries (each can bring or end another error)
+MAX_FIX_ROUNDS = 10
+
+
+def fix_errors(recipe: Recipe, build: HostProfile | None, target: HostProfile | None,
+               kb: KnowledgeBase | None = None,
+               wanted: Callable[[Finding], bool] = lambda _f: True,
+               ) -> tuple[Recipe, list[Finding]]:
+    """Apply the one-click fix of each error finding in turn (`check --fix`, the wizard's
+    "Apply all fixes"): the rules run again after every fix, since one changes the others
+    (a new CUDA changes the cuDNN check); it stops when no error with a fix is left or a
+    fix changes nothing. Returns the recipe and the findings whose fixes were applied;
+    each result is checked as `check` loads a recipe (UsageError, nothing changed)."""
+    applied: list[Finding] = []
+    for _round in range(MAX_FIX_ROUNDS):
+        fixable = [f for f in evaluate(recipe, build, target, kb=kb)
+                   if f.severity == "error" and f.fix is not None and wanted(f)]
+        if not fixable:
+            break
+        assert fixable[0].fix is not None
+        fixed = apply_fix(recipe, fixable[0].fix.changes)
+        if fixed == recipe:
+            break
+        recipe = fixed
+        applied.append(fixable[0])
+    return recipe, applied
 
 
 def fix_text(changes: Mapping[str, Any]) -> str:

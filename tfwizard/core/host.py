@@ -293,3 +293,13 @@ def _convert(hint: Any, value: Any, path: str, typing: Any, types: Any) -> Any:
                 path=path, value=value))
         return value
     return value
+
+
+def auto_host(build_host: HostProfile | None,
+              target_host: HostProfile | None) -> HostProfile | None:
+    """The machine "auto" GPU targets come from: the target profile, else the build host.
+
+    The one rule for "auto" (check, plan, build, the GUI): a recipe without
+    target.host_profile builds for the machine it is built on.
+    """
+    return target_host if target_host is not None else build_host

@@ -42,3 +42,15 @@ def _not_found() -> KnowledgeError:
 def resource_path(*parts: str) -> Path:
     """Path of one file under resources/."""
     return resources_dir().joinpath(*parts)
+
+
+def guide_path() -> Path | None:
+    """The user guide (guide.md): shipped in the wheel as resources/docs/, read from the
+    checkout's docs/ in a source tree or an editable install; None when neither has it."""
+    data = find_resources_dir()
+    if data is None:
+        return None
+    for candidate in (data / "docs" / "guide.md", data.parent / "docs" / "guide.md"):
+        if candidate.is_file():
+            return candidate
+    return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -52,7 +53,38 @@ def run() -> None:
         print()
         main(["detect"])
         sys.exit(0)
+    missing_libs = qt_cannot_start()
+    if missing_libs:
+        print(missing_libs, file=sys.stderr)
+        from tfwizard.core.qtlibs import EXIT_MISSING_LIBRARY
+
+        sys.exit(EXIT_MISSING_LIBRARY)
     sys.exit(run_gui(sys.argv))
+
+
+def qt_cannot_start(env: dict[str, str] | None = None) -> str:
+    """Why Qt could not open a window here (a system library its platform plugin needs is
+    missing or broken), or "" when it can; checked before Qt loads the plugin, whose own
+    message names the wrong library and then aborts the process."""
+    if not sys.platform.startswith("linux"):
+        return ""
+    from tfwizard.core import qtlibs
+    from tfwizard.core.i18n import _
+
+    checks = qtlibs.check_qt(env)
+    if qtlibs.usable(checks):
+        return ""
+    return "\n".join((
+        _("tfwizard-gui: Qt cannot open a window on this system."), qtlibs.report(checks),
+        _("Install the packages named above, then start tfwizard-gui again; the command-line "
+          "tool `tfwizard` works without them.")))
+
+
+def recipe_argument(args: list[str]) -> Path | None:
+    """The recipe file named on the command line (`tfwizard-gui RECIPE`), made absolute;
+    None when there is none (Qt's own options are gone from the list already)."""
+    files = [a for a in args if not a.startswith("-")]
+    return Path(os.path.abspath(files[0])) if files else None
 
 
 _error_boxes: list[Any] = []
@@ -90,7 +122,10 @@ def run_gui(argv: list[str] | None = None, **window_args: Any) -> int:
     import qasync
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication(argv or sys.argv)
+    existing = QApplication.instance()
+    app = existing or QApplication(argv or sys.argv)
+    # the recipe named on the command line; Qt took its own options out of its copy
+    args = (argv or sys.argv)[1:] if existing is not None else app.arguments()[1:]
     app.setApplicationName("tfwizard")
     # static on QGuiApplication; Wayland matches the window to tfwizard.desktop by this name
     QApplication.setDesktopFileName("tfwizard")
@@ -105,7 +140,7 @@ def run_gui(argv: list[str] | None = None, **window_args: Any) -> int:
     # would stop it while a start-up task still runs ("Event loop stopped before Future
     # completed", issue 19)
     QApplication.setQuitOnLastWindowClosed(False)
-    window_args.setdefault("remember_language", True)
+    window_args.setdefault("remember", True)
 
     async def main() -> int:
         from dataclasses import replace
@@ -121,9 +156,12 @@ def run_gui(argv: list[str] | None = None, **window_args: Any) -> int:
             window_args["jobs"] = jobs = replace(jobs, detect=detect_host)
         window = MainWindow(**window_args)
         window.closed.connect(lambda: None if closed.done() else closed.set_result(0))
-        window.show()
+        window.show_first()
         if window.wizard.state.build_host is None:
             window.wizard.welcome.refresh()  # detection runs in a thread; the window is up
+        opened = recipe_argument(args)
+        if opened is not None:  # `tfwizard-gui RECIPE`: shown on Review, as File > Open does
+            window.open_recipe(opened)
         if jobs.build is None:  # a real build, not a test's fake one
             from .attach import check_at_start
 

@@ -20,8 +20,8 @@ from .pages import PageId
 
 def running_builds(env: Mapping[str, str] | None = None) -> list[str]:
     """Ids of the builds running on the engine with a record here ([] without Docker)."""
-    from tfwizard.core.build import dockerutil
-    from tfwizard.core.build.attachany import running_build_ids
+    from tfwizard.core.building.warm.attachany import running_build_ids
+    from tfwizard.core.docker import client as dockerutil
     from tfwizard.core.errors import TfWizardError
 
     try:
@@ -75,7 +75,7 @@ def follow_build(window: Any, build_id: str) -> None:
     """Open the Build page following build `build_id` (its log so far, then live)."""
 
     def follow(_state: Any) -> Any:
-        from tfwizard.core.build.attachany import attach_runner
+        from tfwizard.core.building.warm.attachany import attach_runner
 
         return attach_runner(build_id)  # a warm build's exec, else its containers
 

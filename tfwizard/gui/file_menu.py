@@ -10,8 +10,6 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu
 
-from tfwizard.core.defaults import default_recipe
-
 from .i18n import tr
 from .pages import PageId
 
@@ -71,8 +69,10 @@ def new_recipe(window: Any) -> bool:
         window.show_error(tr("A build is running"),
                           tr("Start a new recipe when the build has ended."))
         return False
+    if not window.may_drop_changes():
+        return False
     state = wizard.state
-    state.set_recipe(default_recipe(state.build_host, state.kb))
+    state.set_recipe(state.default_recipe())
     wizard.recipe_is_default = True
     state.edited = False
     mark_clean(window)
@@ -84,6 +84,7 @@ def new_recipe(window: Any) -> bool:
 def mark_clean(window: Any) -> None:
     """The recipe as it is now is what is on disk (or the default): no modified mark."""
     window.clean_recipe = window.wizard.state.recipe
+    window._changes_settled = False
     show_title(window)
 
 
@@ -91,9 +92,13 @@ def show_title(window: Any) -> None:
     """"tfwizard: PATH" (or "tfwizard"), with "*" while the recipe is modified."""
     recipe = window.wizard.state.recipe
     window.setWindowTitle(f"tfwizard: {recipe.path}[*]" if recipe.path else "tfwizard[*]")
-    window.setWindowModified(recipe != window.clean_recipe)
+    # a recipe the user changed; not the default a detection replaced by a better one
+    window.setWindowModified(window.wizard.state.edited and recipe != window.clean_recipe)
 
 
 def watch_recipe(window: Any) -> None:
     """Keep the title's mark true as the recipe changes (call again for a new wizard)."""
     window.wizard.state.recipeChanged.connect(lambda: show_title(window))
+    # a change after a "Discard" on the way out is a new one: ask about it again
+    window.wizard.state.recipeChanged.connect(lambda: setattr(window, "_changes_settled",
+                                                              False))

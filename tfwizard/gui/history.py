@@ -7,8 +7,6 @@ import datetime
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from PySide6.QtCore import QUrl
-from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -24,15 +22,16 @@ from PySide6.QtWidgets import (
 )
 from qasync import asyncSlot
 
-from tfwizard.core.build import history
-from tfwizard.core.build.bundle import make_bundle
-from tfwizard.core.build.diagnose import diagnose_file, recognised, unrecognised_event
-from tfwizard.core.diagnosis_text import diagnosis_block, unrecognised_block
+from tfwizard.core.building.report import history
+from tfwizard.core.building.report.bundle import make_bundle
+from tfwizard.core.diagnosis.build import diagnose_file, recognised, unrecognised_event
+from tfwizard.core.diagnosis.text import diagnosis_block, unrecognised_block
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.vocab import duration_text, status_word
 
 from .dialogs import ask
 from .i18n import tr
+from .viewers import open_folder, show_text_file
 
 COLUMNS = ("id", "status", "duration", "release", "wheel", "cache")
 
@@ -214,5 +213,9 @@ class HistoryDialog(QDialog):
         self.reload()
 
     def _open(self, path: Path) -> None:
+        """A log in the app's viewer, a folder in the file manager (or where it is)."""
         self.opened.append(str(path))
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
+        if path.is_file():
+            show_text_file(self, path)
+        else:
+            open_folder(self, path)

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from tfwizard.core.build.events import BuildEvent
-from tfwizard.core.build.plan import make_plan
+from tfwizard.core.building.plan.plan import make_plan
+from tfwizard.core.building.run.events import BuildEvent
 from tfwizard.core.host import HostProfile
 from tfwizard.core.i18n import _
 from tfwizard.core.jobs import Job
@@ -36,9 +36,9 @@ class BuildJob(Protocol):
 
 
 BuildFactory = Callable[[WizardState], BuildJob]
-#: (state, wheel) -> the install as a long job (tfwizard.core.install.Installation)
+#: (state, wheel) -> the install as a long job (tfwizard.core.install.job.Installation)
 InstallFactory = Callable[[WizardState, str], Job]
-#: (state, python) -> the verification as a long job (tfwizard.core.verify.Verification)
+#: (state, python) -> the verification as a long job (tfwizard.core.verify.job.Verification)
 VerifyFactory = Callable[[WizardState, str], Job]
 
 
@@ -52,7 +52,7 @@ class Jobs:
     build: BuildFactory | None = None
     install: InstallFactory | None = None
     verify: VerifyFactory | None = None
-    #: (state, targets) -> a test run as a long job (core/build/testjob.RecipeTestJob)
+    #: (state, targets) -> a test run as a long job (core/testloop/job.RecipeTestJob)
     test: Callable[[WizardState, Any], Job] | None = None
 
 
@@ -70,9 +70,10 @@ def default_build_job(state: WizardState, *, warm: bool = False) -> BuildJob:
     """A BuildRunner for the state's recipe; the wheel goes to output.dir or the record.
     `warm`: the WarmRunner in the recipe's warm workspace, as `tfwizard build` without
     --fresh (the caller checked that the plan can take that path: warmrun.cold_reason)."""
-    from tfwizard.core.build import record, runner, warmrun
-    from tfwizard.core.build.record import new_build_id
-    from tfwizard.core.build.sourcefollow import SourceReplan
+    from tfwizard.core.building.run import record, runner
+    from tfwizard.core.building.run.record import new_build_id
+    from tfwizard.core.building.run.sourcefollow import SourceReplan
+    from tfwizard.core.building.warm import run as warmrun
 
     recipe = state.recipe
     # as `tfwizard build` does: after a clone, configure and build follow its own files
@@ -83,7 +84,7 @@ def default_build_job(state: WizardState, *, warm: bool = False) -> BuildJob:
     if recipe.remote.executor:
         # as `tfwizard build` does: flags for the image's Bazel (no --disk_cache beside an
         # executor before 5.0), actions pinned to the image's digest (a short container)
-        from tfwizard.core.build.imagefacts import read_image_facts
+        from tfwizard.core.docker.imagefacts import read_image_facts
 
         facts = read_image_facts(plan.image, os.environ, user=plan.user)
         if facts is not None:
@@ -110,9 +111,9 @@ def default_install(state: WizardState, wheel: str, *, wheel_only: bool = False)
     """The core installer for `wheel` (a file, or a requirement such as
     `tensorflow-cpu==2.20.0` that pip downloads first) into the recipe's venv (made if
     missing), created with install.python when one is set. `wheel_only`: replace only the
-    TensorFlow wheel (a rebuild into a venv that has its dependencies: core/reinstall.py)."""
-    from tfwizard.core import install
-    from tfwizard.core.fetch_wheel import RequirementInstallation, parse_requirement
+    TensorFlow wheel (a rebuild into a venv that has its dependencies: core/install/reinstall.py)."""
+    from tfwizard.core.install import job as install
+    from tfwizard.core.install.requirement import RequirementInstallation, parse_requirement
 
     inst = state.recipe.install
     venv = state.recipe.resolve_path("install.venv")
@@ -134,7 +135,7 @@ def target_python(state: WizardState) -> str:
     """The interpreter the wheel goes into: install.python, else the venv's python."""
     if state.installed_python:
         return state.installed_python
-    from tfwizard.core.install import venv_python
+    from tfwizard.core.install.job import venv_python
 
     recipe = state.recipe
     python = recipe.resolve_path("install.python")
@@ -146,8 +147,8 @@ def target_python(state: WizardState) -> str:
 
 def default_verify(state: WizardState, python: str) -> Job:
     """The core's verification of TensorFlow in `python` (the Verify page can cancel it)."""
-    from tfwizard.core import verify
-    from tfwizard.core.wheelcheck import recorded_expectation
+    from tfwizard.core.install.wheelcheck import recorded_expectation
+    from tfwizard.core.verify import job as verify
 
     # the build's record (when this session built the wheel) keeps what it promised
     expected = recorded_expectation(Path(state.record_dir)) if state.record_dir else None
@@ -157,6 +158,6 @@ def default_verify(state: WizardState, python: str) -> Job:
 
 def render_verify_report(report: Any) -> str:
     """The verification report as the text `tfwizard verify` prints."""
-    from tfwizard.core import verify
+    from tfwizard.core.verify import job as verify
 
     return str(verify.render_report(report))

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QActionGroup,
@@ -33,10 +33,14 @@ from .icons import app_icon
 from .jobs import Jobs
 from .pages import PageId
 from .recipe_excerpt import excerpt_html, toml_excerpt
+from .retranslate import Memory, retranslate
+from .window_fit import fit_frame, place, remember
 from .wizard import BuildWizard
 
 #: what the user chose when closing during a build
 CLOSE_CANCEL, CLOSE_DETACH, CLOSE_STAY = "cancel", "detach", "stay"
+#: what the user chose for a recipe with unsaved changes
+SAVE, DISCARD, KEEP_OPEN = "save", "discard", "keep"
 
 
 class MainWindow(QMainWindow):
@@ -49,28 +53,43 @@ class MainWindow(QMainWindow):
                  target_path: str = "", recipe: Recipe | None = None,
                  jobs: Jobs | None = None,
                  ask_close: Callable[[], str] | None = None,
-                 remember_language: bool = False,
+                 ask_save: Callable[[], str] | None = None,
+                 remember: bool = False,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        #: what a rebuilt wizard (after a language switch) is made with
         self.jobs = jobs or Jobs()
-        #: save a language chosen in the menu (QSettings); the app does, tests do not
-        self.remember_language = remember_language
+        #: the language, recent recipes and window size are kept here (QSettings) when
+        #: `remember` (the app does, tests do not)
+        self.settings = i18n.settings() if remember else None
         self.wizard = BuildWizard(host=host, target=target, target_path=target_path,
                                   recipe=recipe, jobs=self.jobs, parent=self)
         self.wizard.setWindowFlags(Qt.WindowType.Widget)
         self.setCentralWidget(self.wizard)
-        self.recent = RecentRecipes(i18n.settings() if remember_language else None)
+        self.recent = RecentRecipes(self.settings)
         mark_clean(self)
         watch_recipe(self)
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
         self.ask_close = ask_close or self._ask_close
+        self.ask_save = ask_save or self._ask_save
         self._closing_task: asyncio.Task[Any] | None = None
         self._may_close = False
+        self._changes_settled = False  # saved or dropped on the way out: ask once
         self.detached = False
+        #: what the last language switch made of each text (retranslate.py)
+        self.translations: Memory = {}
         self._menus()
-        self.resize(1000, 800)
+        #: shown maximised, as it was left
+        self.maximised = place(self, self.settings)
+
+    def show_first(self) -> None:
+        """Show the window as it was left (maximised or not), inside the screen."""
+        if self.maximised:
+            self.showMaximized()
+        else:
+            self.show()
+            # the window manager's frame is known only once the window is mapped
+            QTimer.singleShot(0, lambda: fit_frame(self))
 
     @property
     def state(self) -> Any:
@@ -132,46 +151,22 @@ class MainWindow(QMainWindow):
 
     # -- language -------------------------------------------------------------------------
     def set_language(self, code: str) -> bool:
-        """Switch the whole window to another language now.
+        """Switch the whole window to another language now, in place: every page keeps
+        its state (a finished build its log, result and Back), even while a build runs.
 
-        The texts are set when widgets are made, so the wizard is rebuilt over the same
-        recipe, hosts and page; while a build runs that would drop its widgets, so the
-        switch waits (the choice is still saved for the next start).
+        The texts on screen are put into the new language (retranslate.py); what the
+        pages make from the recipe, the hosts and the findings they make again.
         """
-        if self.remember_language:
+        if self.settings is not None:
             i18n.save_language(code)
-        if self.wizard.build.running:
-            self.language_actions[language()].setChecked(True)
-            self._error(tr("A build is running"),
-                        tr("The language changes when the build has ended, or at the next "
-                           "start."))
-            return False
-        i18n.install(code)
-        self._rebuild_wizard()
+        old = language()
+        new = i18n.install(code)
+        if new == old:
+            return True
+        retranslate(self, old, new, self.translations)
         self._menus()
+        self.wizard.retranslate()
         return True
-
-    def _rebuild_wizard(self) -> None:
-        old = self.wizard
-        state = old.state
-        page = PageId(old.currentId()) if old.currentId() >= 0 else PageId.WELCOME
-        wizard = BuildWizard(host=state.build_host, target=state.target_host,
-                             target_path=state.target_path, recipe=state.recipe,
-                             jobs=self.jobs, parent=self)
-        wizard.recipe_is_default = old.recipe_is_default
-        wizard.state.wheel = state.wheel
-        wizard.state.record_dir = state.record_dir
-        wizard.state.install_find_links = state.install_find_links
-        wizard.state.installed_python = state.installed_python
-        wizard.setWindowFlags(Qt.WindowType.Widget)
-        self.setCentralWidget(wizard)  # deletes the old one
-        self.wizard = wizard
-        watch_recipe(self)
-        if page <= PageId.REVIEW:
-            wizard.go_to(page)
-        else:
-            wizard.setStartId(int(page))
-            wizard.restart()
 
     # -- recipes ------------------------------------------------------------------------
     def open_recipe_dialog(self) -> None:
@@ -185,6 +180,8 @@ class MainWindow(QMainWindow):
         """Load a recipe and show what it will run (the Review page) before anything runs."""
         if self.wizard.build.running:
             self._error(tr("A build is running"), tr("Open the recipe when the build has ended."))
+            return False
+        if not self.may_drop_changes():
             return False
         try:
             recipe = load_recipe(path)
@@ -201,6 +198,7 @@ class MainWindow(QMainWindow):
             self.state.set_target(None)
         self.wizard.set_recipe(recipe)
         self.recent.add(path)
+        self._changes_settled = False
         mark_clean(self)
         reached = self.wizard.go_to(PageId.REVIEW)
         if reached != PageId.REVIEW:  # say why this page and not Review
@@ -287,10 +285,39 @@ class MainWindow(QMainWindow):
         return CLOSE_CANCEL if clicked is cancel else CLOSE_DETACH if clicked is detach \
             else CLOSE_STAY
 
+    def _ask_save(self) -> str:
+        box = QMessageBox(QMessageBox.Icon.Question, tr("Unsaved changes"),
+                          tr("The recipe has changes that are not saved in a file."),
+                          parent=self)
+        box.setObjectName("unsaved-box")
+        box.setInformativeText(tr("Save them before they are dropped?"))
+        save = box.addButton(QMessageBox.StandardButton.Save)
+        discard = box.addButton(QMessageBox.StandardButton.Discard)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(save)
+        box.exec()
+        clicked = box.clickedButton()
+        return SAVE if clicked is save else DISCARD if clicked is discard else KEEP_OPEN
+
+    def may_drop_changes(self) -> bool:
+        """Whether the recipe shown may be replaced or closed: it has no unsaved changes,
+        or the user saved them or chose to drop them (Cancel keeps everything)."""
+        if self._may_close or self._changes_settled or not self.isWindowModified():
+            return True
+        answer = self.ask_save()
+        if answer == SAVE:
+            return self.save_recipe()
+        return answer == DISCARD
+
     def closeEvent(self, event: QCloseEvent) -> None:
         build = self.wizard.build
+        if not self.may_drop_changes():
+            event.ignore()
+            return
+        self._changes_settled = True  # a build's question may follow: this one is done
         if self._may_close or not build.running:
             self.wizard.verify.cancel()  # a probe never outlives the window
+            remember(self, self.settings)
             event.accept()
             self.closed.emit()
             return

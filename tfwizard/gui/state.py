@@ -14,13 +14,13 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from tfwizard.core import rules
-from tfwizard.core.build.plan import auto_host, resolve_ccs
+from tfwizard.core.building.plan.plan import resolve_ccs
 from tfwizard.core.errors import RecipeError, UsageError
-from tfwizard.core.host import HostProfile
+from tfwizard.core.findings import Finding
+from tfwizard.core.host import HostProfile, auto_host
 from tfwizard.core.i18n import _
 from tfwizard.core.knowledge import KnowledgeBase, load_knowledge
 from tfwizard.core.recipe import Recipe, parse_recipe
-from tfwizard.core.rules import Finding
 
 #: a recipe value the schema rejects (bad flag, unsafe path...) becomes an error finding
 INVALID_CODE = "RECIPE_INVALID"
@@ -61,6 +61,9 @@ class WizardState(QObject):
         self.install_find_links = ""
         #: the user changed the recipe (a page, a fix, a target): a detection must keep it
         self.edited = False
+        #: the name and venv follow the release, backend and target while nobody chose a
+        #: name (a recipe opened from a file has its own; typing one on Source ends it)
+        self.name_follows = False
         self._evaluate()
 
     # -- reading -----------------------------------------------------------------------
@@ -88,13 +91,40 @@ class WizardState(QObject):
 
     # -- writing -----------------------------------------------------------------------
     def update(self, changes: dict[str, Any]) -> None:
-        """Change some recipe keys (e.g. {"cuda.version": "12.5.1"})."""
+        """Change some recipe keys (e.g. {"cuda.version": "12.5.1"}), and what they imply
+        (`follow`)."""
         if all(self.recipe.get(k) == v for k, v in changes.items()):
             return
-        new = self.recipe.with_changes(changes)
-        new.document, new.path = self.recipe.document, self.recipe.path
+        if "name" in changes:
+            self.name_follows = False
         self.edited = True
-        self.set_recipe(new)
+        self.set_recipe(self.follow(self.recipe.with_changes(changes)))
+
+    def follow(self, new: Recipe) -> Recipe:
+        """`new` (a change of the current recipe) with what the change implies, decided by
+        the core as `recipe new` decides it: a new backend gets the versions and targets it
+        needs for the target machine; the name and venv follow the release, backend and
+        target (`name_follows`)."""
+        from tfwizard.core.defaults import backend_choices, name_choices
+
+        old = self.recipe
+        if new.backend.kind != old.backend.kind:
+            new = new.with_changes(backend_choices(new, new.backend.kind, self.build_host,
+                                                   self.target_host, self.kb))
+        if self.name_follows:
+            new = new.with_changes(name_choices(new, self.target_host, self.target_path,
+                                                self.kb))
+        new.document, new.path = old.document, old.path
+        return new
+
+    def default_recipe(self) -> Recipe:
+        """The starting recipe for the hosts as they are now (core `default_recipe`, as
+        `recipe new --from-host/--target` writes it); its name follows from now on."""
+        from tfwizard.core.defaults import default_recipe
+
+        self.name_follows = True
+        return default_recipe(self.build_host, self.kb, target=self.target_host,
+                              target_path=self.target_path)
 
     def set_recipe(self, recipe: Recipe) -> None:
         """Take a new recipe and re-evaluate the findings."""
@@ -106,7 +136,20 @@ class WizardState(QObject):
     def apply_fix(self, finding: Finding) -> None:
         """Apply a finding's fix to the recipe."""
         self.edited = True
-        self.set_recipe(rules.apply_fix(self.recipe, finding))
+        self.set_recipe(self.follow(rules.apply_fix(self.recipe, finding)))
+
+    def apply_all_fixes(self, prefixes: Iterable[str] | None) -> int:
+        """Apply the fix of every error on keys under `prefixes` in turn, as `check --fix`
+        does (core fixes.fix_errors); returns how many were applied."""
+        from tfwizard.core.fixes import fix_errors
+
+        keys = tuple(prefixes) if prefixes is not None else None
+        fixed, applied = fix_errors(self.recipe, self.build_host, self.target_host, self.kb,
+                                    lambda f: key_matches(f.key, keys))
+        if applied:
+            self.edited = True
+            self.set_recipe(self.follow(fixed))
+        return len(applied)
 
     def apply_recipe_fix(self, changes: dict[str, Any]) -> None:
         """A build diagnosis's fix (concrete values); UsageError, and the recipe untouched,
@@ -115,28 +158,45 @@ class WizardState(QObject):
 
         fixed = apply_fix(self.recipe, changes)
         self.edited = True
-        self.set_recipe(fixed)
+        self.set_recipe(self.follow(fixed))
 
     def set_build_host(self, host: HostProfile | None) -> None:
         """Take a new build host and re-evaluate."""
         self.build_host = host
         self._hosts_changed()
 
-    def set_target(self, host: HostProfile | None, path: str = "") -> None:
-        """Build for another machine (host) or for this one (None)."""
+    def set_target(self, host: HostProfile | None, path: str = "", *,
+                   fit: bool = False) -> None:
+        """Build for another machine (host) or for this one (None). `fit` (a profile the
+        user imports): the target's GPUs choose the backend, a CUDA its driver runs and
+        its compute capabilities, as `recipe new --target` does."""
         self.target_host = host
         self.target_path = path if host is not None else ""
-        if self.recipe.target.host_profile != self.target_path:
-            new = self.recipe.with_changes({"target.host_profile": self.target_path})
-            new.document, new.path = self.recipe.document, self.recipe.path
+        new = self.recipe.with_changes({"target.host_profile": self.target_path})
+        if fit and host is not None:
+            from tfwizard.core.defaults import backend_choices, backend_for
+
+            new = new.with_changes(backend_choices(new, backend_for(host), self.build_host,
+                                                   host, self.kb, keep=False))
+        new = self.follow(new)
+        if new != self.recipe:
             self.recipe = new
             self.edited = True
             self.recipeChanged.emit()
         self._hosts_changed()
 
-    def load_target_profile(self, path: str | Path) -> None:
-        """Read a `tfwizard detect --json` file and build for that machine (raises UsageError)."""
-        self.set_target(HostProfile.load(path), str(path))
+    def load_target_profile(self, path: str | Path, *, fit: bool = False) -> None:
+        """Read a `tfwizard detect --json` file and build for that machine (raises
+        UsageError); `fit` as set_target."""
+        self.set_target(HostProfile.load(path), str(path), fit=fit)
+
+    def retranslate(self) -> None:
+        """After a language switch: the findings again (the core words them at evaluation)
+        and every listener told, so that what they show is made again in the language."""
+        self._evaluate()
+        self.hostsChanged.emit()
+        self.recipeChanged.emit()
+        self.findingsChanged.emit()
 
     def _hosts_changed(self) -> None:
         self._evaluate()

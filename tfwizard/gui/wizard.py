@@ -44,8 +44,10 @@ class BuildWizard(QWizard):
         jobs = jobs or Jobs()
         #: True until the user (or a file) picks the recipe: a detection may then replace it
         self.recipe_is_default = recipe is None
-        start = recipe if recipe is not None else default_recipe(host, kb)
+        start = recipe if recipe is not None else default_recipe(
+            host, kb, target=target, target_path=target_path)
         self.state = WizardState(start, host, target, target_path, kb, parent=self)
+        self.state.name_follows = recipe is None
         self.setWindowTitle(tr("tfwizard: build TensorFlow from source"))
         # Qt's own texts for these come from qtbase's catalog; ours keep both languages
         # complete even where PySide6 ships no Qt translation
@@ -81,14 +83,60 @@ class BuildWizard(QWizard):
             self.pages_by_id[page_id] = page
         self.setStartId(int(PageId.WELCOME))
         self._add_step_bar()
-        self.resize(980, 760)
 
     def _add_step_bar(self) -> None:
         self.step_bar = StepBar(self)
         self.setSideWidget(self.step_bar)
-        self.currentIdChanged.connect(
-            lambda page: self.step_bar.show_steps(page, self.visitedIds()))
-        self.step_bar.show_steps(self.startId(), [self.startId()])
+        #: every page reached since the start (Back keeps them: the step list jumps there)
+        self.reached: set[int] = {self.startId()}
+        self._shown = self.startId()
+        self.currentIdChanged.connect(self._page_changed)
+        self.step_bar.stepClicked.connect(self.jump_to)
+        self._show_steps()
+
+    def _show_steps(self) -> None:
+        self.step_bar.show_steps(self.currentId() if self.currentId() >= 0 else self.startId(),
+                                 self.visitedIds() or [self.startId()], self.reached)
+
+    def _page_changed(self, page_id: int) -> None:
+        """A page is shown: mark the steps; a page shown again by Back shows the recipe as
+        it is now (Qt initialises a page only on the way forward)."""
+        back = 0 <= page_id < self._shown
+        self._shown = page_id
+        if page_id >= 0:
+            self.reached.add(page_id)
+        self._show_steps()
+        page = self.currentPage()
+        if back and isinstance(page, RecipePage):
+            page.show_recipe()
+
+    def jump_to(self, page_id: int) -> PageId:
+        """Go to a page reached before (the step list): back through the pages, or on
+        through each one as Next would (a page with an error stops the way); returns the
+        page shown."""
+        target = int(page_id)
+        if target not in self.reached or target == self.currentId():
+            return PageId(self.currentId())
+        while self.currentId() > target and target in self.visitedIds():
+            self.back()
+        for _ in range(len(PageId)):
+            current = self.currentId()
+            page = self.currentPage()
+            if current == target or page is None or not page.isComplete():
+                break
+            self.next()  # validates the page, as the button does
+            if self.currentId() in (current, -1) or self.currentId() > target:
+                break
+        return PageId(self.currentId())
+
+    def retranslate(self) -> None:
+        """After a language switch (MainWindow.set_language): the step names, and what
+        each page makes from the recipe, the hosts and the findings, made again."""
+        self.setWindowTitle(tr("tfwizard: build TensorFlow from source"))
+        self.state.retranslate()
+        self._show_steps()
+        for page in self.pages_by_id.values():
+            page.retranslate()
 
     def page_for(self, page_id: PageId) -> RecipePage:
         """The page with this id."""
@@ -99,11 +147,12 @@ class BuildWizard(QWizard):
         (not opened from a file, not edited on any page)."""
         self.state.set_build_host(host)
         if self.recipe_is_default and not self.state.edited:
-            self.state.set_recipe(default_recipe(host, self.state.kb))
+            self.state.set_recipe(self.state.default_recipe())
 
     def set_recipe(self, recipe: Recipe) -> None:
         """Show another recipe (it is no longer the default one)."""
         self.recipe_is_default = False
+        self.state.name_follows = False  # a file's recipe keeps its own name
         self.state.set_recipe(recipe)
 
     def mark_user_changed(self) -> None:

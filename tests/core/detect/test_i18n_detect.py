@@ -23,7 +23,7 @@ from tests.core.fake_nvml import SCENARIOS, scenario, write_fake_nvidia_smi
 from tests.i18n_scan import unmarked
 from tfwizard.cli import capture
 from tfwizard.core import i18n, resources, safety
-from tfwizard.core.build.configure import configure_env, simulate_configure
+from tfwizard.core.building.plan.configure import configure_env, simulate_configure
 from tfwizard.core.detect import detect_host, render_host_report
 from tfwizard.core.detect.cpu import probe_cpu
 from tfwizard.core.detect.docker_probe import probe_docker

@@ -7,8 +7,8 @@ The case is the UX review's: a recipe with compute_capabilities = ["3.5"] for th
 from __future__ import annotations
 
 from tests.core.rules.test_rules import LAPTOP, codes, host
+from tfwizard.core.findings import SYMPTOMS
 from tfwizard.core.rules import apply_fix, evaluate
-from tfwizard.core.rules.context import SYMPTOMS
 
 
 def cc35(build: str = "ada-8.9-driver550"):

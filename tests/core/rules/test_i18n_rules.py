@@ -15,9 +15,10 @@ from pathlib import Path
 
 from tests.i18n_scan import unmarked
 from tfwizard.core import i18n
+from tfwizard.core.findings import Finding
 from tfwizard.core.host import HostProfile, NvidiaGpu, NvidiaInfo, PythonInterpreter
 from tfwizard.core.recipe import Recipe, load_recipe
-from tfwizard.core.rules import Finding, evaluate
+from tfwizard.core.rules import evaluate
 
 ROOT = Path(__file__).resolve().parents[3]
 HOSTS = ROOT / "tests" / "data" / "hosts"
@@ -155,6 +156,8 @@ def variants() -> list[Case]:
         ("rocm override", ROCM.with_changes({"rocm.amdgpu_targets": ["gfx1100"]}), nogpu,
          dataclasses.replace(mi210, amd=dataclasses.replace(mi210.amd,
                                                             hsa_override_gfx_version="9.0.10"))),
+        ("rocm for nvidia", ROCM, nogpu, host("ada-8.9-driver550")),
+        ("cuda for amd", LAPTOP, nogpu, mi210),
         ("small laptop", l({"build.jobs": 8}), host("small-laptop"), None),
         ("disk without path", l({"build.jobs": 8}), dataclasses.replace(
             host("small-laptop"), resources=dataclasses.replace(host("small-laptop").resources,

@@ -307,3 +307,24 @@ def test_portable_preset_follows_what_the_toolchain_can_build():
     assert tokens[0] == "sm_75" and "sm_100" in tokens and tokens[-1] == "compute_120"
     assert codes(check(cuda13.with_changes({"cuda.compute_capabilities": tokens})),
                  "error") == set()
+
+
+def test_a_gpu_wheel_for_the_other_vendors_gpus_is_an_error():
+    """ROCm for a target with only NVIDIA GPUs (and CUDA for one with only AMD GPUs) can
+    use none of them: an error on backend.kind with the other backend as its fix."""
+    rocm = load_recipe(ROOT / "recipes" / "tf216-rocm-gfx90a.toml")
+    nvidia_target = HostProfile.load(HOSTS / "rtx4090-driver550-py311.json")
+    findings = evaluate(rocm, HostProfile.load(HOSTS / "no-gpu-server.json"), nvidia_target)
+    found = [f for f in findings if f.code == "ROCM_FOR_NVIDIA_TARGET"]
+    assert found and found[0].severity == "error" and found[0].key == "backend.kind"
+    assert found[0].fix is not None and found[0].fix.changes == {"backend.kind": "cuda"}
+    # a target with an AMD GPU, or none known, is left to the ROCm rules
+    assert "ROCM_FOR_NVIDIA_TARGET" not in _codes(evaluate(
+        rocm, HostProfile.load(HOSTS / "no-gpu-server.json"),
+        HostProfile.load(HOSTS / "rocm-mi210.json")))
+    assert "ROCM_FOR_NVIDIA_TARGET" not in _codes(evaluate(
+        rocm, HostProfile.load(HOSTS / "no-gpu-server.json"), None))
+
+
+def _codes(findings) -> set[str]:
+    return {f.code for f in findings}

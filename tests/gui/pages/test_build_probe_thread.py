@@ -12,7 +12,7 @@ import time
 import pytest
 from PySide6.QtCore import Qt, QTimer
 
-from tfwizard.core.build import imagefacts
+from tfwizard.core.docker import imagefacts
 from tfwizard.core.errors import TfWizardError
 from tfwizard.gui.jobs import Jobs, default_build_job
 from tfwizard.gui.pages import PageId

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from PySide6.QtCore import Qt
 
-from tfwizard.core.install import InstallFinished, InstallProgress, InstallResult
+from tfwizard.core.install.job import InstallFinished, InstallProgress, InstallResult
 from tfwizard.gui.jobs import Jobs
 from tfwizard.gui.pages import PageId
 

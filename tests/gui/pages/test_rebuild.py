@@ -157,26 +157,26 @@ def test_a_save_during_a_build_rebuilds_after_it(qtbot, fixture_window):
 
 
 def test_the_real_rebuild_job_is_the_warm_runner(make_window, tmp_path):
-    from tfwizard.core.build.warmrun import WarmRunner
+    from tfwizard.core.building.warm.run import WarmRunner
 
     workspace = world.copy_workspace(tmp_path)
     recipe = world.fixture_recipe(tmp_path / "r.toml", workspace=workspace, prefix="tfwizard-x")
     window = make_window(recipe=load_recipe(recipe), host=host("no-gpu-server"))
     page = window.wizard.build
     assert page.factory is jobs.default_build_job
-    assert page.unavailable is None and page.start_button.isEnabled()  # core.build.runner
+    assert page.unavailable is None and page.start_button.isEnabled()  # core.building.run.runner
     assert page.rebuilder.factory is warm_build_job
     assert page.rebuilder.cold_reason() is None
     job = page.rebuilder.factory(window.wizard.state)
     assert isinstance(job, WarmRunner)
     assert job.workspace.ref == str(workspace)  # keyed by the source folder
     # the same workspace as `tfwizard build r.toml` (keyed by the recipe file's path)
-    from tfwizard.core.build import warm
-    from tfwizard.core.build.plan import make_plan
+    from tfwizard.core.building.plan.plan import make_plan
+    from tfwizard.core.building.warm import container as warm
 
     cli_plan = make_plan(load_recipe(recipe), recipe_dir=recipe.parent)
     assert warm.workspace_for(cli_plan, str(recipe.resolve())).key == job.workspace.key
-    from tfwizard.core.build.runner import BuildRunner
+    from tfwizard.core.building.run.runner import BuildRunner
 
     assert type(jobs.default_build_job(window.wizard.state)) is BuildRunner  # Start: cold
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from tfwizard.core.build.events import Artifact, BuildResult, Finished
-from tfwizard.core.build.progress import ProgressParser, cache_summary
+from tfwizard.core.building.run.events import Artifact, BuildResult, Finished
+from tfwizard.core.building.run.progress import ProgressParser, cache_summary
 from tfwizard.gui.jobs import Jobs
 from tfwizard.gui.pages import PageId
 

@@ -9,8 +9,8 @@ import dataclasses
 import pytest
 from PySide6.QtWidgets import QLabel
 
-from tfwizard.core.review_verdict import BLOCKED, READY, WARNINGS, review_verdict
-from tfwizard.core.rules import Finding
+from tfwizard.core.findings import Finding
+from tfwizard.core.views.review_verdict import BLOCKED, READY, WARNINGS, review_verdict
 from tfwizard.gui.pages import PageId
 
 from ..conftest import host

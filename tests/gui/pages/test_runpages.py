@@ -9,15 +9,15 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel, QPushButton, QWizard
 
-from tfwizard.core.build.events import (
+from tfwizard.core.building.run.events import (
     Artifact,
     BuildResult,
-    DiagnosisEvent,
     Finished,
     LogLines,
     PhaseChanged,
     Progress,
 )
+from tfwizard.core.diagnosis.types import DiagnosisEvent
 from tfwizard.gui.jobs import Jobs
 from tfwizard.gui.main_window import CLOSE_CANCEL, CLOSE_DETACH
 from tfwizard.gui.pages import PageId
@@ -183,7 +183,7 @@ def test_closing_during_a_build_can_detach(qtbot, make_window):
 
 
 def test_install_page_adapts_the_installers_events(qtbot, make_window):
-    from tfwizard.core.install import (
+    from tfwizard.core.install.job import (
         InstallFinished,
         InstallProgress,
         InstallResult,
@@ -276,8 +276,8 @@ class UnknownFailureBuild(FakeBuild):
     failure fits)."""
 
     async def events(self):
-        from tests.core import real_logs
-        from tfwizard.core.build.diagnose import unrecognised_event
+        from tests.core.diagnosis import real_logs
+        from tfwizard.core.diagnosis.build import unrecognised_event
 
         yield Artifact("record", "/tmp/fake-record")
         yield unrecognised_event(real_logs.CORPUS / "build"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tfwizard.core.install_python import (
+from tfwizard.core.install.python import (
     CHOSEN,
     DEFAULT,
     EXISTING_VENV,

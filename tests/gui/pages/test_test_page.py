@@ -17,10 +17,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
 from tests import world
-from tfwizard.core.build import warm
-from tfwizard.core.build.plan import LABEL, make_plan
-from tfwizard.core.build.testjob import RecipeTestJob
+from tfwizard.core.building.plan.plan import make_plan
+from tfwizard.core.building.warm import container as warm
+from tfwizard.core.paths import LABEL
 from tfwizard.core.recipe import load_recipe
+from tfwizard.core.testloop.job import RecipeTestJob
 from tfwizard.gui.pages import PageId
 from tfwizard.gui.pages.test import COL_ATTEMPTS, COL_DURATION, COL_STATUS, COLOURS
 

@@ -37,7 +37,7 @@ def open_verify_page(make_window, **kwargs):
 
 
 def test_verify_page_shows_the_report_and_copies_it(qtbot, make_window):
-    from tfwizard.core.verify import Check, ProbeRun, VerifyFinished, VerifyReport
+    from tfwizard.core.verify.job import Check, ProbeRun, VerifyFinished, VerifyReport
 
     class FakeVerification:  # the core.jobs protocol, as core.verify.Verification has it
         def __init__(self, state, python):

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
+from tests.gui.clipping_probe import clipped_texts
 from tests.gui.pages.test_verify_page import fake_python, open_verify_page
 from tfwizard.gui.pages import PageId
 
@@ -55,11 +56,48 @@ def test_an_interpreter_without_tensorflow_gives_a_failed_row_and_a_card(qtbot, 
     qtbot.mouseClick(page.run_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: page.report is not None and not page.running, timeout=60000)
     assert page.report.status == "failed"
-    assert rows(page) == {"import": "fail"}
+    # one row per check: the import failed, every check after it says it did not run
+    assert rows(page) == {"import": "fail", "version": "skip", "built-with": "skip",
+                          "gpus": "skip", "op": "skip", "matmul": "skip"}
+    assert all(r.detail == "not checked: TensorFlow did not import"
+               for r in page.panel.rows if r.status == "skip")
     assert page.panel.verdict.text().startswith("TensorFlow does not work as expected here")
     ids = [card.diagnosis.id for card in page.panel.cards.cards]
     assert ids and ids[0] == "import-failed", ids
     assert "tensorflow" in page.panel.cards.cards[0].text.text()
+    # the panel is the page (the text report is folded under it), and no card is clipped,
+    # its cause and next step included, at 1024x700
+    assert not page.details.is_open
+    window.resize(1024, 700)
+    qtbot.wait(50)
+    assert clipped_texts(page.panel) == [], clipped_texts(page.panel)
+    card = page.panel.cards.cards[0]
+    assert "cause:" in card.text.text() and "next:" in card.text.text()
+    # the closing summary says what was verified
+    assert "checks passed; failed: tensorflow imports" in page.done.values["verified"].text()
+    window.wizard.setStartId(int(PageId.WELCOME))
+
+
+def test_pasted_output_is_judged_for_the_machine_it_ran_on(qtbot, make_window):
+    """The severities are the CLI's: `diagnose --runtime` judges for this machine (a
+    GPU-less one here: notes), --target for the target (its GPU makes them errors)."""
+    from tests.gui.conftest import host
+
+    window, page = open_verify_page(make_window, host=host("no-gpu-server"))
+    page.state.set_target(host("rtx4090-driver550-py311"), "laptop.json")
+    page.sync()
+    box = page.output_diagnosis
+    box.edit.setPlainText(
+        "W0000 cuda_executor.cc:1040] failed call to cuInit: CUDA_ERROR_NO_DEVICE: no "
+        "CUDA-capable device is detected\nI tensorflow/tsl/cuda/cudart_stub.cc:28] Could "
+        "not find cuda drivers on your machine, GPU will not be used.\n")
+    assert box.machine.isVisibleTo(page)
+    qtbot.mouseClick(box.button, Qt.MouseButton.LeftButton)
+    assert {c.diagnosis.severity for c in box.cards.cards} == {"info"}
+    assert "cuda_executor.cc" in box.cards.cards[0].text.text()  # underscores kept, as code
+    box.machine.setCurrentIndex(box.machine.findData("target"))
+    qtbot.mouseClick(box.button, Qt.MouseButton.LeftButton)
+    assert {c.diagnosis.severity for c in box.cards.cards} == {"error"}
     window.wizard.setStartId(int(PageId.WELCOME))
 
 
@@ -84,7 +122,7 @@ def test_a_pasted_program_output_is_diagnosed_as_cards(qtbot, make_window):
 def test_pasted_output_nothing_known_explains_shows_the_lines_to_read(qtbot, make_window):
     """No known runtime message: no diagnosis card, but the output's own root-cause line
     (the last exception), labelled as not recognised; a known one replaces it again."""
-    from tests.core.test_unrecognised import RUNTIME_LOG
+    from tests.core.diagnosis.test_unrecognised import RUNTIME_LOG
 
     window, page = open_verify_page(make_window)
     box = page.output_diagnosis

@@ -8,9 +8,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QDesktopServices
 
-from tests.core.build.test_history import plan_of, write_record
-from tfwizard.core.build.events import Artifact, BuildResult, Finished, LogLines, Progress
-from tfwizard.core.build.record import read_log
+from tests.core.building.test_history import plan_of, write_record
+from tfwizard.core.building.run.events import Artifact, BuildResult, Finished, LogLines, Progress
+from tfwizard.core.building.run.record import read_log
 from tfwizard.gui.jobs import Jobs
 from tfwizard.gui.pages import PageId
 

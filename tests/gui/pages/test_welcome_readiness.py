@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 from PySide6.QtWidgets import QLabel, QWizard
 
-from tfwizard.core.readiness import FAIL, KEYS, PASS, WARN
+from tfwizard.core.views.readiness import FAIL, KEYS, PASS, WARN
 from tfwizard.gui.pages import PageId
 
 from ..conftest import host

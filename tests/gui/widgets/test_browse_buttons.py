@@ -19,7 +19,10 @@ pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
 #: fields that hold no path: names, versions, flags, a URL, header names, log search
 NOT_PATHS = {"recipe-name", "test-targets", "git-ref", "rocm-version", "rocm-targets", "gcc-version",
              "opt-flags", "image", "bazel-flags", "log-search", "remote-executor",
-             "remote-instance", "remote-exec-properties"}
+             "remote-instance", "remote-exec-properties",
+             # URLs and host names (a file:// git mirror is typed as a URL)
+             "git-url", "http-proxy", "https-proxy", "no-proxy", "remote-cache", "index-url",
+             "trusted-host"}
 #: the path fields, by recipe key where they have one (HOST_PATH_KEYS the GUI shows)
 PATHS = {"source-dir": "tensorflow.source_dir", "output-dir": "output.dir",
          "venv": "install.venv", "install-python": "install.python", "wheel": None,

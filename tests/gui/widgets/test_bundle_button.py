@@ -8,10 +8,10 @@ import json
 import pytest
 from PySide6.QtCore import QSize, Qt
 
-from tests.core.build.test_bundle import PROXY_PASSWORD, write_record
+from tests.core.building.test_bundle import PROXY_PASSWORD, write_record
 from tests.gui.conftest import open_file_dialog, type_file_name
 from tests.gui.pages.test_runpages import build_window
-from tfwizard.core.build.bundle import read_bundle
+from tfwizard.core.building.report.bundle import read_bundle
 from tfwizard.gui.pages import PageId
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
@@ -60,7 +60,7 @@ def test_build_page_saves_a_bundle_of_the_failed_build(qtbot, make_window, tmp_p
 
 
 def test_verify_page_bundle_carries_the_report_shown(qtbot, make_window, tmp_path):
-    from tfwizard.core.verify import Check, ProbeRun, VerifyReport
+    from tfwizard.core.verify.job import Check, ProbeRun, VerifyReport
 
     record = write_record(tmp_path / "data", verify=False)
     window = make_window()

@@ -190,6 +190,11 @@ def _cells(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
+def wrap_line(line: str) -> str:
+    """One line of a report section: indented, wrapped at the report's width."""
+    return _wrap(line)
+
+
 def _wrap(line: str) -> str:
     if _cells(line) != len(line):  # Chinese: wrap by columns, between any two characters
         return _wrap_wide(line)

@@ -29,9 +29,9 @@ def probe_resources(
 
 
 def default_disk_path() -> Path:
-    """Where tfwizard keeps its data: record.data_dir() ($TFWIZARD_DATA_DIR, else the
+    """Where tfwizard keeps its data: paths.data_dir() ($TFWIZARD_DATA_DIR, else the
     platform's user data dir), the one rule for it."""
-    from ..build.record import data_dir  # lazy: only needed when no disk path is given
+    from ..paths import data_dir  # lazy: only needed when no disk path is given
 
     try:
         return data_dir()

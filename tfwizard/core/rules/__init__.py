@@ -12,15 +12,13 @@ machines and stay as they are.
 
 The rules live in one module per family (release, cuda, driver, capabilities, compiler,
 platform, rocm, resources, network); `catalog` runs them in order. This package's names
-are the public API.
+are the public API; the findings they make are core/findings.py's.
 """
 
 from __future__ import annotations
 
 from ..knowledge import load_knowledge
 from .catalog import RULES, apply_fix, evaluate
-from .context import Finding, Fix, errors, sort_findings
 from .presets import portable_compute_capabilities
 
-__all__ = ["RULES", "Finding", "Fix", "apply_fix", "errors", "evaluate", "load_knowledge",
-           "portable_compute_capabilities", "sort_findings"]
+__all__ = ["RULES", "apply_fix", "evaluate", "load_knowledge", "portable_compute_capabilities"]

@@ -5,16 +5,11 @@ from __future__ import annotations
 from packaging.version import Version
 
 from .. import cc as ccmod
+from ..findings import Fix
 from ..i18n import _, translate
 from ..knowledge import ArchInfo
 from ..toolchain import CxxToolchain, llvm_for
-from .context import (
-    Ctx,
-    Fix,
-    as_version,
-    cc_targets,
-    toolchain,
-)
+from .context import Ctx, as_version, cc_targets, toolchain
 
 
 def add_cc_fix(ctx: Ctx, cc: str) -> Fix | None:
@@ -77,6 +72,18 @@ def _dropped_by_cuda(arch: ArchInfo, cv: Version) -> bool:
     return cv > Version(arch.max_cuda + ".99")
 
 
+def _list_fix(ctx: Ctx, official: list[str]) -> Fix | None:
+    """The list a recipe without a usable one should get: the target's GPUs when its
+    profile names them (what the wheel is for), else the official wheel's."""
+    gpus = ctx.target.nvidia_ccs() if ctx.target is not None else []
+    if gpus:
+        tokens = ccmod.cc_tokens(gpus)
+        return Fix(_("Use the target machine's GPUs ({tokens})").format(
+            tokens=", ".join(tokens)), {"cuda.compute_capabilities": tokens})
+    return Fix(_("Use the official wheel's list"),
+               {"cuda.compute_capabilities": official}) if official else None
+
+
 def rule_compute_capabilities(ctx: Ctx) -> None:
     """Every compute capability must be buildable by the CUDA and compiler, and run on the target."""
     r, rel = ctx.recipe, ctx.release
@@ -89,8 +96,7 @@ def rule_compute_capabilities(ctx: Ctx) -> None:
         ctx.add("CC_EMPTY", "error",
                 _("No compute capabilities: configure.py would fall back to its default "
                   "3.5,7.0, which CUDA 12 and clang 17+ cannot build."),
-                ["tf-configure-goldens", "tf-configure-py"], key,
-                Fix(_("Use the official wheel's list"), {key: official}) if official else None)
+                ["tf-configure-goldens", "tf-configure-py"], key, _list_fix(ctx, official))
         return
     gpus = ctx.target.nvidia_ccs() if ctx.target is not None else []
     if "auto" in tokens and not gpus:
@@ -107,8 +113,7 @@ def rule_compute_capabilities(ctx: Ctx) -> None:
         ctx.add("CC_TF_DEFAULT", "error",
                 _("3.5,7.0 is configure.py's default list; sm_35 cannot be built by CUDA >= 12 "
                   "or clang >= 17 for CUDA 12."),
-                ["tf-configure-py", "clang-cuda"], key,
-                Fix(_("Use the official wheel's list"), {key: official}) if official else None)
+                ["tf-configure-py", "clang-cuda"], key, _list_fix(ctx, official))
     cv = as_version(r.cuda.version) if r.cuda.version else None
     tc = toolchain(ctx)
     clang = tc.clang if r.cuda.compiler == "clang" else None

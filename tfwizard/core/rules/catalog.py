@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from ..findings import Finding, sort_findings
 from ..host import HostProfile
 from ..knowledge import KnowledgeBase, load_knowledge
 from ..recipe import Recipe
-from ..srcfacts import SourceFacts
-from ..srcoverlay import source_view
+from ..tfsource.facts import SourceFacts
+from ..tfsource.overlay import source_view
 from .capabilities import rule_compute_capabilities
 from .compiler import rule_compiler
-from .context import Ctx, Finding, Rule, sort_findings
+from .context import Ctx, Rule
 from .cuda import rule_cuda_versions
 from .driver import rule_driver
 from .network import rule_least_privilege, rule_remote_and_network
@@ -33,7 +34,7 @@ def evaluate(
     The release is the table's entry as the source's own files describe it: the
     checkout's (tensorflow.source_dir), or `source_facts` read from a clone
     (srcoverlay.py)."""
-    from ..build.plan import auto_host  # "auto" and the target: one rule for check, plan and build
+    from ..host import auto_host  # "auto" and the target: one rule for check, plan and build
 
     kb = kb or load_knowledge()
     view = source_view(recipe, kb, facts=source_facts)

@@ -3,16 +3,11 @@ can build."""
 
 from __future__ import annotations
 
+from ..findings import Fix
 from ..i18n import _
 from ..knowledge import ClangInfo, Release
 from ..toolchain import CxxToolchain, has_hermetic_cc, llvm_choices, llvm_default, nearest_llvm
-from .context import (
-    Ctx,
-    Fix,
-    as_version,
-    clang_major,
-    toolchain,
-)
+from .context import Ctx, as_version, clang_major, toolchain
 
 
 def rule_compiler(ctx: Ctx) -> None:

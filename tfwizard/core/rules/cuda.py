@@ -4,17 +4,13 @@ from __future__ import annotations
 
 from packaging.version import Version
 
+from ..defaults import driver_cuda, release_cuda_lists
+from ..findings import Fix
 from ..i18n import _
 from ..knowledge import RedistList, Release
 from ..recipe import AND_CUDA, extras_for_backend
 from ..vocab import Severity
-from .context import (
-    Ctx,
-    Fix,
-    as_version,
-    major_minor,
-    version_number,
-)
+from .context import Ctx, as_version, major_minor, version_number
 
 
 def _closest(wanted: str, options: tuple[str, ...] | list[str]) -> str | None:
@@ -97,10 +93,11 @@ def _hermetic_findings(ctx: Ctx) -> None:
     cuda, cudnn = r.cuda.version, r.cuda.cudnn
     redist = ctx.kb.redist.get(rel.cuda_list or "")
     if not cuda:
+        # the default, or the newest the target's driver runs (as `recipe new --target`)
+        pick = driver_cuda(rel, release_cuda_lists(ctx.kb, rel)[0], ctx.target)
         ctx.add("CUDA_MISSING", "error", _("backend is cuda but cuda.version is empty."),
                 rel.sources, "cuda.version",
-                Fix(_("Use CUDA {version}").format(version=rel.hermetic_cuda_default),
-                    {"cuda.version": rel.hermetic_cuda_default}))
+                Fix(_("Use CUDA {version}").format(version=pick), {"cuda.version": pick}))
     elif redist is not None and cuda not in redist.cuda:
         best = _closest(cuda, redist.cuda)
         in_range = redist.cuda[0] <= cuda and version_number(cuda) <= version_number(redist.cuda[-1])

@@ -5,14 +5,10 @@ from __future__ import annotations
 from packaging.version import Version
 
 from .. import cc as ccmod
+from ..findings import Fix
 from ..i18n import _
 from .capabilities import add_cc_fix
-from .context import (
-    Ctx,
-    Fix,
-    as_version,
-    cc_targets,
-)
+from .context import Ctx, as_version, cc_targets
 
 
 def rule_driver(ctx: Ctx) -> None:

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import re
 
+from ..findings import Fix
 from ..i18n import _
 from ..knowledge import recipe_python
-from .context import (
-    Ctx,
-    Fix,
-)
+from .context import Ctx
 
 
 def rule_remote_and_network(ctx: Ctx) -> None:

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from packaging.version import Version
 
+from ..findings import Fix
 from ..i18n import _, translate
-from .context import (
-    Ctx,
-    Fix,
-    as_version,
-)
+from .context import Ctx, as_version
 
 
 def rule_platform(ctx: Ctx) -> None:
@@ -44,6 +41,7 @@ def rule_platform(ctx: Ctx) -> None:
                 _("[cuda] settings are ignored: CUDA and ROCm are mutually exclusive in one "
                   "build."),
                 ["tf-configure-py"], "backend.kind")
+    _gpu_vendor(ctx)
     if r.backend.kind == "cpu" and t is not None and t.nvidia.gpus and not ctx.target_is_build_host:
         ctx.add("CPU_WITH_GPU_TARGET", "warning",
                 _("The target machine has NVIDIA GPUs but the recipe builds a CPU-only wheel."),
@@ -58,6 +56,27 @@ def rule_platform(ctx: Ctx) -> None:
                                                           glibc=t.os.glibc),
                     ["pypi-wheels"], "tensorflow.version")
     _arch_findings(ctx)
+
+
+def _gpu_vendor(ctx: Ctx) -> None:
+    """A GPU wheel for the other vendor's GPUs cannot use any GPU of the target (each code
+    spelled out in its own call, where the rule lint finds it)."""
+    r, t = ctx.recipe, ctx.target
+    if t is None:
+        return
+    nvidia, amd = bool(t.nvidia.gpus), bool(t.amd.gpus)
+    where = _("this machine") if ctx.target_is_build_host else _("the target machine")
+    sources = ["tf-pip-md", "rocm-matrix"]
+    if r.backend.kind == "rocm" and nvidia and not amd:
+        ctx.add("ROCM_FOR_NVIDIA_TARGET", "error", _(
+            "A ROCm wheel runs only on AMD GPUs, and {where} has only NVIDIA GPUs: "
+            "TensorFlow would see none of them.").format(where=where), sources,
+            "backend.kind", Fix(_("Build for CUDA"), {"backend.kind": "cuda"}))
+    elif r.backend.kind == "cuda" and amd and not nvidia:
+        ctx.add("CUDA_FOR_AMD_TARGET", "error", _(
+            "A CUDA wheel runs only on NVIDIA GPUs, and {where} has only AMD GPUs: "
+            "TensorFlow would see none of them.").format(where=where), sources,
+            "backend.kind", Fix(_("Build for ROCm"), {"backend.kind": "rocm"}))
 
 
 def _arch_findings(ctx: Ctx) -> None:

@@ -6,13 +6,10 @@ import re
 
 from packaging.version import Version
 
+from ..findings import Fix
 from ..i18n import _
 from ..knowledge import recipe_python
-from .context import (
-    Ctx,
-    Fix,
-    as_version,
-)
+from .context import Ctx, as_version
 
 
 def rule_release(ctx: Ctx) -> None:

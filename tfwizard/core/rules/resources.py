@@ -4,14 +4,11 @@ build image and Bazel flags.
 
 from __future__ import annotations
 
+from ..findings import Fix
 from ..i18n import _
 from ..knowledge import recipe_python
 from ..toolchain import IMAGE
-from .context import (
-    Ctx,
-    Fix,
-    toolchain,
-)
+from .context import Ctx, toolchain
 
 
 def rule_resources(ctx: Ctx) -> None:
@@ -19,7 +16,7 @@ def rule_resources(ctx: Ctx) -> None:
     b, r = ctx.build, ctx.recipe
     if b is None:
         return
-    from ..build.plan import job_sizing  # the one jobs/RAM sizing rule, shared with the plan
+    from ..sizing import job_sizing  # the one jobs/RAM sizing rule, shared with the plan
 
     mem = ctx.kb.platforms["memory"]
     sizing = job_sizing(b, mem["gib_per_job"])

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
+from ..findings import Fix
 from ..i18n import _
-from .context import (
-    Ctx,
-    Fix,
-)
+from .context import Ctx
 
 
 def rule_rocm(ctx: Ctx) -> None:

@@ -4,9 +4,10 @@ will mount that folder (issue 19: a missing or empty folder passed `check` and t
 
 from __future__ import annotations
 
+from ..findings import Fix
 from ..i18n import _, translate
-from ..srcoverlay import FACT_NAMES, SOURCE_KEY
-from .context import Ctx, Fix
+from ..tfsource.overlay import FACT_NAMES, SOURCE_KEY
+from .context import Ctx
 
 
 def rule_source_dir(ctx: Ctx) -> None:

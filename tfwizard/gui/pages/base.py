@@ -92,16 +92,23 @@ class RecipePage(QWizardPage):
         # own size hint), scrolling only when the page is too short for both
         self.content: QWidget
         if self.scrolls:
-            area, self.content = fit_scroll(self, "page-scroll")
+            # the whole page scrolls, its findings too (one scroll bar, nothing squeezed)
+            area, column = fit_scroll(self, "page-scroll")
             outer.addWidget(area, 1)
+            rows = QVBoxLayout(column)
+            rows.setContentsMargins(0, 0, 0, 0)
+            self.content = QWidget(column)
+            rows.addWidget(self.content, 1)
+            self.findings = FindingsPanel(state, self.keys, column, scrolls=False)
+            rows.addWidget(self.findings, 0)
         else:
             self.content = QWidget(self)
             outer.addWidget(self.content, 1)
+            self.findings = FindingsPanel(state, self.keys, self)
+            outer.addWidget(self.findings, 0)
         self.body = QVBoxLayout(self.content)
         self.body.setContentsMargins(0, 0, 0, 0)
-        self.findings = FindingsPanel(state, self.keys, self)
         self.findings.setVisible(self.show_findings)
-        outer.addWidget(self.findings, 0)
         self.block_reason = QLabel(self)
         self.block_reason.setObjectName("block-reason")
         self.block_reason.setWordWrap(True)
@@ -128,6 +135,15 @@ class RecipePage(QWizardPage):
         self.block_reason.setText(reason)
         self.block_reason.show()
         return False
+
+    def show_recipe(self) -> None:
+        """Show the recipe, hosts and findings as they are now (a page shown again by Back)."""
+        self._run_sync()
+
+    def retranslate(self) -> None:
+        """After a language switch: make again what the page makes from the recipe (its
+        fixed texts were put into the new language already: retranslate.py)."""
+        self._run_sync()
 
     # -- QWizardPage ------------------------------------------------------------------
     def _run_sync(self) -> None:

@@ -22,18 +22,16 @@ from PySide6.QtWidgets import (
 )
 from qasync import asyncSlot
 
-from tfwizard.core.build.events import (
+from tfwizard.core.building.run.events import (
     Artifact,
     BuildEvent,
-    DiagnosisEvent,
     Finished,
     LogLines,
     PhaseChanged,
     Progress,
-    UnrecognisedEvent,
 )
-from tfwizard.core.build.progress import CacheSummary, cache_summary_text
-from tfwizard.core.diagnosis_text import diagnosis_lines
+from tfwizard.core.building.run.progress import CacheSummary, cache_summary_text
+from tfwizard.core.diagnosis.types import DiagnosisEvent, UnrecognisedEvent
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.fixes import fix_text
 from tfwizard.core.vocab import build_title, eta_text, phase_name
@@ -45,6 +43,7 @@ from ..widgets.bundle import BundleSaver
 from ..widgets.findings import severity_icon
 from ..widgets.logview import LogView
 from ..widgets.rebuild import RebuildGuard
+from ..widgets.richtext import diagnosis_html
 from ..widgets.unrecognised import UnrecognisedCard
 from .base import RecipePage
 from .build_watch import BuildWatch
@@ -75,10 +74,9 @@ class DiagnosisRow(QFrame):
         # the log's words are quoted for a warning (e.g. what the cache server said); an
         # error's log lines are in the log view
         quotes = 4 if finding.severity == "warning" else 0
-        text = QLabel("\n".join([finding.title, *diagnosis_lines(finding, quotes=quotes)]),
-                      self)
+        text = QLabel(diagnosis_html(finding, quotes=quotes), self)
         text.setWordWrap(True)
-        text.setTextFormat(Qt.TextFormat.PlainText)
+        text.setTextFormat(Qt.TextFormat.RichText)
         row.addWidget(text, 1)
         self.fix_button: QPushButton | None = None
         if finding.recipe_fix:
@@ -107,7 +105,7 @@ class BuildPage(RecipePage):
         self.task: asyncio.Task[Any] | None = None
         self.result: Any = None
         self.again = RebuildGuard()
-        self.unavailable = None if factory is not None else jobs.missing_core_module("build.runner")
+        self.unavailable = None if factory is not None else jobs.missing_core_module("building.run.runner")
         if self.unavailable:
             self.body.addWidget(unavailable_banner(self.content, self.unavailable))
         top = QHBoxLayout()
@@ -139,6 +137,9 @@ class BuildPage(RecipePage):
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self.progress.setFormat(tr("%p % · %v / %m actions"))
+        # shown once Bazel says how many actions there are: "0 / 1 actions" before a
+        # build, or after one that failed before Bazel ran, is no figure at all
+        self.progress.setVisible(False)
         self.body.addWidget(self.progress)
         self.action_label = QLabel("", self.content)
         self.action_label.setObjectName("action")
@@ -273,6 +274,7 @@ class BuildPage(RecipePage):
         self.log.clear()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
+        self.progress.setVisible(False)
         self.eta_label.setText("")
         self.action_label.setText("")
         self.result_label.setText("")
@@ -292,6 +294,7 @@ class BuildPage(RecipePage):
         elif isinstance(event, Progress):
             self.phase_label.setText(tr("Phase: {phase}").format(phase=phase_name(event.phase)))
             if event.total:
+                self.progress.setVisible(True)
                 self.progress.setRange(0, event.total)
                 self.progress.setValue(event.done or 0)
                 self.eta_label.setText(eta_text(event.eta_s))
@@ -324,6 +327,7 @@ class BuildPage(RecipePage):
             self.phase_label.setText(build_title(result.status))
             self.action_label.setText("")  # the last action line is stale now
             if result.ok and result.actions:
+                self.progress.setVisible(True)
                 self.progress.setRange(0, result.actions)
                 self.progress.setValue(result.actions)
             self.eta_label.setText("")  # "Took …" under the chart says how long

@@ -8,17 +8,17 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QTimer, QUrl
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from tfwizard.core.build.events import BuildResult, Progress
-from tfwizard.core.build.plan import make_plan
+from tfwizard.core.building.plan.plan import make_plan
+from tfwizard.core.building.run.events import BuildResult, Progress
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.vocab import build_title, duration_text
 
 from ..i18n import tr
 from ..state import WizardState
+from ..viewers import open_folder, show_text_file
 from ..widgets.logrefs import LogLinks
 from ..widgets.logview import LogView
 from ..widgets.notify import notify
@@ -124,6 +124,8 @@ class BuildWatch(QWidget):
         self.show_elapsed()
         if result is None:
             return
+        if len(self.chart.points) < 2:  # ended before Bazel counted actions: no chart
+            self.chart.setVisible(False)
         took = duration_text(result.elapsed_s or self.elapsed())
         self.elapsed_label.setText(tr("Took {time}").format(time=took))
         if result.ok and result.wheel:
@@ -155,5 +157,9 @@ class BuildWatch(QWidget):
         self.log.find_next()
 
     def _open(self, path: Path) -> None:
+        """A file in the app's viewer, a folder in the file manager (or where it is)."""
         self.opened.append(str(path))
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
+        if path.is_file():
+            show_text_file(self, path)
+        else:
+            open_folder(self, path)

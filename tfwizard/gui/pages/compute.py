@@ -36,7 +36,7 @@ class ComputePage(RecipePage):
                             "cubin for X.y also runs on X.z with z >= y."))
         presets = QHBoxLayout()
         for name, label, tip in (
-            ("this-machine", tr("This machine"),
+            ("target", tr("Target machine"),
              tr("the target machine's GPUs, PTX for the newest")),
             ("official", tr("Official wheel list"),
              tr("what the release's pip wheel is built for")),
@@ -154,13 +154,14 @@ class ComputePage(RecipePage):
             self._write_ticked()
 
     def apply_preset(self, name: str) -> None:
-        """Set the capabilities from a preset: "official" (the release's wheel), "this-machine"
-        (the target's GPUs) or "portable"."""
+        """Set the capabilities from a preset: "official" (the release's wheel), "target"
+        (the target machine's GPUs: the imported profile's, else this machine's) or
+        "portable"."""
         s = self.state
         rel = s.kb.release_for(s.recipe)
         if name == "official":
             tokens = list(rel.wheel_compute_capabilities) if rel else []
-        elif name == "this-machine":
+        elif name == "target":
             target = s.effective_target
             tokens = self.tokens_for(target.nvidia_ccs() if target else [], True)
         else:

@@ -6,19 +6,23 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QProgressBar,
     QPushButton,
+    QWidget,
 )
 from qasync import asyncSlot
 
 from tfwizard.core.errors import TfWizardError
-from tfwizard.core.install import InstallTarget, base_python
+from tfwizard.core.handoff import target_steps
+from tfwizard.core.install.job import InstallTarget, base_python
 from tfwizard.core.jobs import Job
 from tfwizard.core.recipe import AND_CUDA
 
@@ -28,14 +32,37 @@ from ..state import WizardState
 from ..widgets.browse import FILE, FOLDER, browse_button
 from ..widgets.install_words import download_note, error_text
 from ..widgets.logview import LogView
+from ..widgets.network import RecipeFields, index_fields
+from ..widgets.richtext import code_html
 from .base import RecipePage
 from .build import unavailable_banner
+
+
+def target_note(parent: QWidget, name: str) -> QLabel:
+    """A framed note for a wheel built for another machine: what to run there."""
+    label = QLabel(parent)
+    label.setObjectName(name)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.RichText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setFrameShape(QFrame.Shape.StyledPanel)
+    label.setMargin(6)
+    label.setVisible(False)
+    return label
+
+
+def show_target_note(label: QLabel, state: WizardState) -> None:
+    """Fill the note from the core's steps (shown only with a target machine)."""
+    label.setVisible(state.target_host is not None)
+    if state.target_host is not None:
+        label.setText(code_html(target_steps(state.recipe, state.wheel, state.target_path)))
 
 
 class InstallPage(RecipePage):
     """Install: the wheel into a venv with pip, its progress and log, cancellable."""
 
     keys = ("install.",)
+    scrolls = True  # the fields, the index group and pip's log: taller than 1024x700
 
     def __init__(self, state: WizardState, factory: jobs.InstallFactory | None = None) -> None:
         super().__init__(state, tr("Install"),
@@ -46,20 +73,13 @@ class InstallPage(RecipePage):
         self.task: asyncio.Task[Any] | None = None
         self.job: Job | None = None
         self.result: Any = None
-        self.unavailable = None if factory is not None else jobs.missing_core_module("install")
+        self.unavailable = None if factory is not None else jobs.missing_core_module("install.job")
         if self.unavailable:
             self.body.addWidget(unavailable_banner(self.content, self.unavailable))
+        self.target_note = target_note(self.content, "install-target-note")
+        self.body.addWidget(self.target_note)
         form = QFormLayout()
-        wheel_row = QHBoxLayout()
-        self.wheel_edit = QLineEdit(self.content)
-        self.wheel_edit.setObjectName("wheel")
-        self.wheel_edit.setPlaceholderText(tr("the wheel the build made, or one you have"))
-        wheel_row.addWidget(self.wheel_edit, 1)
-        wheel_row.addWidget(browse_button(self.wheel_edit, FILE, tr("Wheel"), lambda _p: None,
-                                          tr("Wheels (*.whl)")))
-        self.wheel_edit.setToolTip(tr("A .whl file, or a requirement pip downloads first, "
-                                      "e.g. tensorflow-cpu==2.20.0"))
-        form.addRow(tr("Wheel:"), wheel_row)
+        form.addRow(tr("Wheel:"), self._wheel_row())
         form.addRow(tr("Interpreter:"), self._python_row())
         row = QHBoxLayout()
         self.venv_edit = QLineEdit(self.content)
@@ -89,6 +109,9 @@ class InstallPage(RecipePage):
                                           self._links))
         form.addRow(tr("Offline package folder:"), links_row)
         self.body.addLayout(form)
+        self.index = RecipeFields(state, self.content, tr("Package index"), "package-index",
+                                  index_fields())
+        self.body.addWidget(self.index)
         self._download_line()
         buttons = QHBoxLayout()
         self.install_button = QPushButton(tr("Install"), self.content)
@@ -113,12 +136,26 @@ class InstallPage(RecipePage):
         self.progress.setFormat(tr("pip's progress"))  # labelled: not a text field
         self.body.addWidget(self.progress)
         self.log = LogView(self.content, max_blocks=2000)
+        self.log.setMinimumHeight(200)  # in the scrolling page: a readable log, not a strip
         self.body.addWidget(self.log, 1)
 
     @property
     def running(self) -> bool:
         """An install is under way."""
         return self.task is not None and not self.task.done()
+
+    def _wheel_row(self) -> QHBoxLayout:
+        """The wheel: the build's, a file, or a requirement pip downloads."""
+        row = QHBoxLayout()
+        self.wheel_edit = QLineEdit(self.content)
+        self.wheel_edit.setObjectName("wheel")
+        self.wheel_edit.setPlaceholderText(tr("the wheel the build made, or one you have"))
+        row.addWidget(self.wheel_edit, 1)
+        row.addWidget(browse_button(self.wheel_edit, FILE, tr("Wheel"), lambda _p: None,
+                                    tr("Wheels (*.whl)")))
+        self.wheel_edit.setToolTip(tr("A .whl file, or a requirement pip downloads first, "
+                                      "e.g. tensorflow-cpu==2.20.0"))
+        return row
 
     def _python_row(self) -> QHBoxLayout:
         """install.python: the interpreter that creates the venv (or, without a venv, the
@@ -170,6 +207,8 @@ class InstallPage(RecipePage):
         on = AND_CUDA in r.install.extras
         self.and_cuda.setChecked(on)
         self.and_cuda.setEnabled(r.backend.kind == "cuda" or on)
+        show_target_note(self.target_note, self.state)
+        self.index.sync()
         self._say_download()
 
     def isComplete(self) -> bool:

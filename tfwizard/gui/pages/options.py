@@ -12,12 +12,13 @@ from PySide6.QtWidgets import (
     QSpinBox,
 )
 
-from tfwizard.core.build.plan import resource_limits
+from tfwizard.core.building.plan.plan import resource_limits
 from tfwizard.core.knowledge import recipe_python
 
 from ..i18n import tr
 from ..state import WizardState
 from ..widgets.browse import FOLDER, browse_button
+from ..widgets.network import RecipeFields, proxy_fields
 from ..widgets.remote import RemoteExecutionSection
 from .base import RecipePage, join_words, split_words
 
@@ -25,7 +26,7 @@ from .base import RecipePage, join_words, split_words
 class OptionsPage(RecipePage):
     """Build options: optimisation flags, jobs, caches, extra Bazel flags."""
 
-    keys = ("build.", "cache.", "output.", "remote.")
+    keys = ("build.", "cache.", "output.", "remote.", "network.")
     scrolls = True  # the build options and Remote execution do not fit 1024x700 unscrolled
 
     def __init__(self, state: WizardState) -> None:
@@ -90,6 +91,10 @@ class OptionsPage(RecipePage):
                                            lambda path: self.set({"output.dir": path})))
         form.addRow(tr("Wheel folder:"), output_row)
         self.body.addLayout(form)
+        self.network = RecipeFields(state, self.content, tr("Network: proxies and a shared "
+                                                            "cache"), "network",
+                                    proxy_fields(), upload=True)
+        self.body.addWidget(self.network)
         self.remote = RemoteExecutionSection(state, self.content)
         self.body.addWidget(self.remote)
         self.body.addStretch(1)
@@ -114,11 +119,14 @@ class OptionsPage(RecipePage):
         self.repo_cache.setChecked(r.cache.repository_cache)
         rel = s.kb.release_for(r)
         if rel is not None:
+            image = rel.image_for(recipe_python(r, rel))
             self.image_edit.setPlaceholderText(
-                tr("empty = {image}").format(image=rel.image_for(recipe_python(r, rel))))
+                tr("empty = {image}; a ROCm build needs an image with ROCm").format(image=image)
+                if r.backend.kind == "rocm" else tr("empty = {image}").format(image=image))
         self.image_edit.setText(r.build.image)
         if split_words(self.flags_edit.text()) != r.build.bazel_flags:
             self.flags_edit.setText(join_words(r.build.bazel_flags))
         self.network_combo.setCurrentText(r.build.network)
         self.output_edit.setText(r.output.dir)
+        self.network.sync()
         self.remote.sync()

@@ -14,7 +14,7 @@ from typing import Any
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QWidget
 from qasync import asyncSlot
 
-from tfwizard.core.build.plan import make_plan
+from tfwizard.core.building.plan.plan import make_plan
 from tfwizard.core.errors import TfWizardError
 
 from .. import jobs
@@ -78,7 +78,7 @@ class RebuildBar(QWidget):
             return tr("Rebuild needs a recipe with a source folder (tensorflow.source_dir).")
         if self.factory is not warm_build_job:
             return None
-        from tfwizard.core.build.warmrun import cold_reason
+        from tfwizard.core.building.warm.run import cold_reason
 
         s = self.state
         try:
@@ -185,10 +185,10 @@ class RebuildBar(QWidget):
         self.status.setText(verify.panel.verdict.text() or verify.status.text())
 
     async def _deps_present(self, wheel: str, python: str) -> bool:
-        """The venv has every dependency of `wheel` (core/reinstall.py; in a thread)."""
+        """The venv has every dependency of `wheel` (core/install/reinstall.py; in a thread)."""
         if not python or not Path(python).exists() or not Path(wheel).is_file():
             return False
-        from tfwizard.core.reinstall import deps_present
+        from tfwizard.core.install.reinstall import deps_present
 
         extras = list(self.state.recipe.install.extras)
         return await asyncio.get_running_loop().run_in_executor(

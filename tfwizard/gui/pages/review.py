@@ -16,12 +16,13 @@ from PySide6.QtWidgets import (
     QWizard,
 )
 
-from tfwizard.core.build import cost as costmod
-from tfwizard.core.build import history, record
-from tfwizard.core.build.plan import BuildPlan, make_plan
-from tfwizard.core.build.render import render_commands
+from tfwizard.core.building.plan.plan import BuildPlan, make_plan
+from tfwizard.core.building.plan.render import render_commands
+from tfwizard.core.building.report import cost as costmod
+from tfwizard.core.building.report import history
+from tfwizard.core.building.run import record
 from tfwizard.core.errors import TfWizardError
-from tfwizard.core.review_verdict import official_advice, review_verdict
+from tfwizard.core.views.review_verdict import official_advice, review_verdict
 
 from ..i18n import tr
 from ..state import WizardState
@@ -89,6 +90,7 @@ class ReviewPage(RecipePage):
         split.addWidget(self.toml_view)
         split.addWidget(self.commands_view)
         split.setStretchFactor(1, 2)
+        split.setMinimumHeight(280)  # the page scrolls: the two views keep a readable height
         self.details.body_layout.addWidget(split, 1)
         self.body.addWidget(self.details, 1)
 

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from tfwizard.core.choice_notes import release_label
+from tfwizard.core.views.choice_notes import release_label
 
 from ..i18n import tr
 from ..state import WizardState
@@ -84,6 +84,15 @@ class SourcePage(RecipePage):
         self.ref_edit.textEdited.connect(lambda t: self.set({"tensorflow.ref": t.strip()}))
         ref_row.addWidget(self.ref_edit, 1)
         grid.addLayout(ref_row)
+        url_row = QHBoxLayout()
+        url_row.addWidget(QLabel(tr("from (a mirror, file:// too):"), box))
+        self.url_edit = QLineEdit(box)
+        self.url_edit.setObjectName("git-url")
+        self.url_edit.setToolTip(tr("Where the tag is cloned from: TensorFlow's GitHub, a "
+                                    "mirror, or file:///path/to/tensorflow.git"))
+        self.url_edit.textEdited.connect(lambda t: self.set({"tensorflow.git_url": t.strip()}))
+        url_row.addWidget(self.url_edit, 1)
+        grid.addLayout(url_row)
         grid.addWidget(self.checkout_radio)
         dir_row = QHBoxLayout()
         self.dir_edit = QLineEdit(box)
@@ -102,6 +111,7 @@ class SourcePage(RecipePage):
 
     def _mode_changed(self, release: bool) -> None:
         self.ref_edit.setEnabled(release)
+        self.url_edit.setEnabled(release)
         self.dir_edit.setEnabled(not release)
         self.browse.setEnabled(not release)
         if release:
@@ -124,6 +134,9 @@ class SourcePage(RecipePage):
         self.release_radio.setChecked(not checkout)
         self.ref_edit.setText(r.tensorflow.ref)
         self.ref_edit.setEnabled(not checkout)
+        if self.url_edit.text().strip() != r.tensorflow.git_url:
+            self.url_edit.setText(r.tensorflow.git_url)
+        self.url_edit.setEnabled(not checkout)
         self.dir_edit.setText(r.tensorflow.source_dir)
         self.dir_edit.setEnabled(checkout)
         self.browse.setEnabled(checkout)

@@ -1,7 +1,7 @@
 """The Test page (after Build): `bazel test` in the recipe's warm build container, live, as a
 tree of tests by package with coloured status, duration and attempts; clicking a test shows
 its own test.log; "Run again" re-runs only the failed tests; "Copy PR summary" puts the
-run's Markdown summary (core/build/testsummary.py) on the clipboard."""
+run's Markdown summary (core/testloop/summary.py) on the clipboard."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from ..state import WizardState
 from ..widgets.logview import LogView
 from .base import RecipePage, split_words
 
-#: (state, targets) -> a test job (core/build/testjob.RecipeTestJob)
+#: (state, targets) -> a test job (core/building/testjob.RecipeTestJob)
 TestFactory = Callable[[WizardState, Sequence[str]], Job]
 #: status -> colour of its text in the tree
 COLOURS = {"PASSED": "#1b7f3b", "FLAKY": "#b36b00", "FAILED": "#b00020",
@@ -44,8 +44,9 @@ COL_NAME, COL_STATUS, COL_DURATION, COL_ATTEMPTS = range(4)
 
 def default_test_job(state: WizardState, targets: Sequence[str]) -> Job:
     """A RecipeTestJob for the state's recipe, its record in <data>/tests/<id>."""
-    from tfwizard.core.build.record import data_dir, new_build_id
-    from tfwizard.core.build.testjob import RecipeTestJob
+    from tfwizard.core.building.run.record import new_build_id
+    from tfwizard.core.paths import data_dir
+    from tfwizard.core.testloop.job import RecipeTestJob
 
     recipe = state.recipe
     recipe_id = str(recipe.path.resolve()) if recipe.path else f"gui:{recipe.name}"
@@ -256,7 +257,7 @@ class TestPage(RecipePage):
     # -- summary -------------------------------------------------------------------------
     def copy_summary(self) -> None:
         """The run's PR summary (Markdown) onto the clipboard."""
-        from tfwizard.core.build.testsummary import markdown_summary
+        from tfwizard.core.testloop.summary import markdown_summary
 
         if self.result is None:
             return

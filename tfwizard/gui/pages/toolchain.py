@@ -13,10 +13,11 @@ from PySide6.QtWidgets import (
     QStyle,
 )
 
-from tfwizard.core.choice_notes import clang_choices, cuda_notes, with_note
+from tfwizard.core.defaults import release_cuda_lists
+from tfwizard.core.findings import Finding
 from tfwizard.core.recipe import Recipe
-from tfwizard.core.rules import Finding
 from tfwizard.core.toolchain import has_hermetic_cc
+from tfwizard.core.views.choice_notes import clang_choices, cuda_notes, with_note
 
 from ..i18n import tr
 from ..state import WizardState
@@ -133,14 +134,11 @@ class ToolchainPage(RecipePage):
         s, r = self.state, self.state.recipe
         rel = s.kb.release_for(r)
         cuda = r.backend.kind == "cuda"
+        self.setSubTitle(self.subtitles().get(r.backend.kind, ""))
         self.cuda_box.setVisible(cuda)
         self.rocm_box.setVisible(r.backend.kind == "rocm")
         if cuda and rel is not None:
-            redist = s.kb.redist.get(rel.cuda_list or "")
-            if rel.hermetic_cuda and redist is not None:
-                cudas, cudnns = list(redist.cuda), list(redist.cudnn)
-            else:
-                cudas, cudnns = [rel.tested_cuda], [rel.tested_cudnn]
+            cudas, cudnns = release_cuda_lists(s.kb, rel)
             fill_choices(self.cuda_combo, s, "cuda.version", cudas, r.cuda.version, tr("(none)"),
                          cuda_notes(rel, s.effective_target, cudas))
             fill_choices(self.cudnn_combo, s, "cuda.cudnn", cudnns, r.cuda.cudnn, tr("(none)"))
@@ -153,6 +151,16 @@ class ToolchainPage(RecipePage):
         self.gcc_edit.setText(r.toolchain.gcc)
         self.rocm_version.setText(r.rocm.version)
         self.rocm_targets.setText(" ".join(r.rocm.amdgpu_targets))
+
+    @staticmethod
+    def subtitles() -> dict[str, str]:
+        """The page's subtitle for each backend, in the current language."""
+        return {"cuda": tr("CUDA, cuDNN and the compiler: the release's hermetic lists. "
+                           "Choices that would fail are marked with the reason."),
+                "rocm": tr("ROCm, its GPU targets and the compiler. Choices that would fail "
+                           "are marked with the reason."),
+                "cpu": tr("The C++ compiler. Choices that would fail are marked with the "
+                          "reason.")}
 
     def nextId(self) -> int:
         """Qt: the Compute page for a CUDA build, else Options."""

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 from qasync import asyncSlot
 
 from tfwizard.core.errors import TfWizardError
+from tfwizard.core.handoff import finish_summary
 from tfwizard.core.jobs import Job
 
 from .. import jobs
@@ -25,9 +26,11 @@ from ..i18n import tr
 from ..state import WizardState
 from ..widgets.browse import FILE, browse_button
 from ..widgets.bundle import BundleSaver
+from ..widgets.summary import Details, PlainSummary
 from ..widgets.verify_panel import OutputDiagnosis, VerifyPanel
 from .base import PageId, RecipePage, mono
 from .build import unavailable_banner
+from .install import show_target_note, target_note
 
 
 class VerifyPage(RecipePage):
@@ -36,18 +39,21 @@ class VerifyPage(RecipePage):
 
     keys = ()
     show_findings = False
+    scrolls = True  # the checks, the diagnosis cards, the summary: taller than 1024x700
 
     def __init__(self, state: WizardState, verify: jobs.VerifyFactory | None = None) -> None:
         super().__init__(state, tr("Verify"),
-                         tr("Import TensorFlow in the target interpreter, list its devices, run "
-                            "ops on each, and explain what went wrong."))
+                         tr("Import TensorFlow in an interpreter on this machine, list its "
+                            "devices, run ops on each, and explain what went wrong."))
         self.factory = verify or jobs.default_verify
-        self.unavailable = None if verify is not None else jobs.missing_core_module("verify")
+        self.unavailable = None if verify is not None else jobs.missing_core_module("verify.job")
         self.report: Any = None
         self.job: Job | None = None
         self.task: asyncio.Task[Any] | None = None
         if self.unavailable:
             self.body.addWidget(unavailable_banner(self.content, self.unavailable))
+        self.target_note = target_note(self.content, "verify-target-note")
+        self.body.addWidget(self.target_note)
         form = QFormLayout()
         self.python_edit = QLineEdit(self.content)
         self.python_edit.setObjectName("verify-python")
@@ -86,11 +92,18 @@ class VerifyPage(RecipePage):
         self.body.addLayout(row)
         self.panel = VerifyPanel(state, self.content)
         self.body.addWidget(self.panel)
-        self.report_view = QPlainTextEdit(self.content)
+        self.done = PlainSummary(self.content, "verify-summary")
+        self.done.setVisible(False)
+        self.body.addWidget(self.done)
+        # the whole report as `tfwizard verify` prints it, folded: the panel says it first
+        self.details = Details(self.content, tr("The full report, as the tfwizard verify "
+                                                "command prints it"), "verify-details")
+        self.report_view = QPlainTextEdit(self.details.body)
         self.report_view.setObjectName("verify-report")
-        self.report_view.setToolTip(tr("The full report, as `tfwizard verify` prints it"))
+        self.report_view.setMinimumHeight(220)
         mono(self.report_view)
-        self.body.addWidget(self.report_view, 1)
+        self.details.body_layout.addWidget(self.report_view)
+        self.body.addWidget(self.details)
         self.output_diagnosis = OutputDiagnosis(state, self.content)
         self.body.addWidget(self.output_diagnosis)
         self.bundle = BundleSaver(state, self.content, "save-bundle-verify",
@@ -103,10 +116,35 @@ class VerifyPage(RecipePage):
         return self.task is not None and not self.task.done()
 
     def sync(self) -> None:
-        """The interpreter the install went into, unless one is typed already."""
+        """The interpreter the install went into, unless one is typed already; with a
+        target machine, what to run there."""
         if not self.python_edit.text():
             self.python_edit.setText(jobs.target_python(self.state))
+        show_target_note(self.target_note, self.state)
+        self.output_diagnosis.ran_on()  # offers the target machine when there is one
         self.bundle.sync()
+        self._show_summary()
+
+    def retranslate(self) -> None:
+        """After a language switch: the report's panel and text again (the core words
+        them), and the rest as every page does."""
+        super().retranslate()
+        if self.report is not None:
+            self.show_report(self.report)
+        if self.output_diagnosis.diagnoses:
+            self.output_diagnosis.diagnose()
+
+    def _show_summary(self) -> None:
+        """The closing summary under the verdict: the wheel, the venv and how to use it,
+        what was verified, what to run on the target machine."""
+        s = self.state
+        # the interpreter that was verified (it may not be the one Install used)
+        python = str(getattr(self.report, "python", "") or "") or s.installed_python
+        lines = finish_summary(s.recipe, wheel=s.wheel, python=python, report=self.report,
+                               target_path=s.target_path)
+        self.done.setVisible(self.report is not None and bool(lines))
+        if lines:
+            self.done.show_lines(lines, None)
 
     def _reports(self) -> dict[str, Any]:
         """The report shown here goes into the bundle when the record has none."""
@@ -163,6 +201,8 @@ class VerifyPage(RecipePage):
         self.report_view.setPlainText(text)
         if hasattr(report, "probe"):  # a core VerifyReport (not a stand-in's text)
             self.panel.show_report(report)
+        else:  # a stand-in's text: nothing but the text to show, so show it
+            self.details.set_open(True)
         ok = bool(getattr(report, "ok", False))
         if hasattr(report, "probe"):
             self.status.setText("")  # the panel's verdict says how it went, once
@@ -171,6 +211,7 @@ class VerifyPage(RecipePage):
         else:
             self.status.setText(tr("All checks passed.") if ok else tr("Some checks failed."))
         self.copy_button.setEnabled(True)
+        self._show_summary()
         self._default_button(ok)
 
     def _default_button(self, ok: bool) -> None:

@@ -18,7 +18,7 @@ from qasync import asyncSlot
 
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.host import HostProfile
-from tfwizard.core.readiness import readiness
+from tfwizard.core.views.readiness import readiness
 
 from ..i18n import tr
 from ..state import WizardState
@@ -43,6 +43,10 @@ class WelcomePage(RecipePage):
                             "First, the machine it builds on, and the one it builds for."))
         self.detect = detect
         self.detecting = False
+        # the checklist says how this machine stands: no "No problems found" beside its
+        # warnings (the UX review); findings about the target still show here
+        self.findings.quiet_when_clean = True
+        self.findings.refresh()
         self._add_readiness()
         self.build_label = QLabel(self.content)
         self.build_label.setObjectName("build-host")
@@ -172,7 +176,7 @@ class WelcomePage(RecipePage):
     def import_target(self, path: str) -> bool:
         """Use the profile at `path` as the target; says why not and returns False when it cannot."""
         try:
-            self.state.load_target_profile(path)
+            self.state.load_target_profile(path, fit=True)
         except TfWizardError as exc:
             self._import_failed(exc.message)
             return False

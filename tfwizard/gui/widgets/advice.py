@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from tfwizard.core.advise import Advice
@@ -13,6 +14,7 @@ from tfwizard.core.errors import TfWizardError
 
 from ..i18n import tr
 from ..state import WizardState
+from .richtext import code_html
 
 #: (requirement or "" for "I already have a wheel") -> go to Install
 GoInstall = Callable[[str], None]
@@ -33,7 +35,7 @@ class AdviceBox(QFrame):
         self.summary = QLabel("", self)
         self.summary.setObjectName("advice-verdict")
         self.summary.setWordWrap(True)
-        self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)  # `commands` as code
         column.addWidget(self.summary)
         row = QHBoxLayout()
         self.official_button = QPushButton(tr("Install the official wheel"), self)
@@ -50,22 +52,40 @@ class AdviceBox(QFrame):
         row.addWidget(self.have_wheel_button)
         row.addStretch(1)
         column.addLayout(row)
+        # the advice reads the recipe's backend and the hosts as they are now, on every
+        # change (it went stale when only the page's own changes asked for it)
+        self._stale = True
+        state.recipeChanged.connect(self._changed)
+        state.hostsChanged.connect(self._changed)
+
+    def _changed(self) -> None:
+        self._stale = True
+        if self.isVisible():
+            self.refresh()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Qt: shown again (Back to Welcome): advise for what changed meanwhile."""
+        super().showEvent(event)
+        if self._stale:
+            self.refresh()
 
     def refresh(self) -> None:
         """Advise again for the hosts and recipe as they are now."""
         from tfwizard.core.advise import Intent, advise
 
         s = self.state
+        self._stale = False
         self.advice = None
         if s.build_host is not None:
             intent = Intent.CPU if s.recipe.backend.kind == "cpu" else Intent.GPU
             try:
+                # the recipe's backend, as `tfwizard advise --target` takes the target's
                 self.advice = advise(s.kb, host=s.build_host, target=s.target_host,
-                                     intent=intent)
+                                     intent=intent, backend=s.recipe.backend.kind)
             except TfWizardError as exc:
-                self.summary.setText(tr("No advice: {why}").format(why=exc.message))
+                self.summary.setText(code_html(tr("No advice: {why}").format(why=exc.message)))
         if self.advice is not None:
-            self.summary.setText(self.advice.summary)
+            self.summary.setText(code_html(self.advice.summary))
         elif s.build_host is None:
             self.summary.setText(tr("Detecting this machine: the advice follows."))
         serves = self.advice is not None and self.advice.official_serves and \

@@ -66,7 +66,7 @@ class BundleSaver(QWidget):
         record = self.record()
         if record is None:
             return
-        from tfwizard.core.build.bundle import default_bundle_name
+        from tfwizard.core.building.report.bundle import default_bundle_name
 
         # awaited, not exec()'d: this runs in a task (a rebuild may be running meanwhile)
         path = await save_file_name(
@@ -81,7 +81,7 @@ class BundleSaver(QWidget):
         if record is None:
             self.status.setText(tr("No build record to bundle yet."))
             return
-        from tfwizard.core.build.bundle import make_bundle
+        from tfwizard.core.building.report.bundle import make_bundle
 
         self.button.setEnabled(False)
         self.status.setText(tr("Saving…"))

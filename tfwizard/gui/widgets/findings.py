@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable
 
 from PySide6.QtCore import QSize, Qt, Signal
@@ -19,12 +20,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tfwizard.core.findings import Finding
 from tfwizard.core.i18n import ngettext
-from tfwizard.core.rules import Finding
 
 from ..i18n import tr
 from ..state import WizardState, key_matches
 from .fit import FitColumn
+from .richtext import code_html, grey
 
 SEVERITY_ICON = {
     "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
@@ -39,7 +41,8 @@ def severity_icon(widget: QWidget, severity: str) -> QIcon:
 
 
 class FindingRow(QFrame):
-    """One finding: icon, message, sources, and a button when the core offers a fix."""
+    """One finding: icon, its message in words (the recipe key after it, in grey), the
+    sources folded under a toggle, and a button when the core offers a fix."""
 
     fixClicked = Signal(object)
 
@@ -55,21 +58,26 @@ class FindingRow(QFrame):
         icon.setPixmap(severity_icon(self, finding.severity).pixmap(20, 20))
         icon.setAlignment(Qt.AlignmentFlag.AlignTop)
         layout.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)  # level with the first line
+        column = QVBoxLayout()
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
         text = QLabel(self)
         text.setObjectName("message")
         text.setWordWrap(True)
-        text.setTextFormat(Qt.TextFormat.PlainText)
+        text.setTextFormat(Qt.TextFormat.RichText)
         text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        where = f"[{finding.key}] " if finding.key else ""
-        body = f"{where}{finding.message}"
-        if source_titles:
-            body += "\n" + tr("Sources: {titles}").format(titles="; ".join(source_titles))
-        text.setText(body)
+        where = f" {grey(html.escape(f'({finding.key})'))}" if finding.key else ""
+        text.setText(code_html(finding.message) + where)
         text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         policy.setHeightForWidth(True)  # a new policy drops the wrapped label's own flag
         text.setSizePolicy(policy)
-        layout.addWidget(text, 1)
+        column.addWidget(text)
+        self.message = text
+        self.sources: QLabel | None = None
+        if source_titles:
+            self._add_sources(column, source_titles)
+        layout.addLayout(column, 1)
         self.fix_button: QPushButton | None = None
         if finding.fix is not None:
             button = QPushButton(finding.fix.label, self)
@@ -79,6 +87,34 @@ class FindingRow(QFrame):
             button.clicked.connect(lambda: self.fixClicked.emit(self.finding))
             layout.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
             self.fix_button = button
+
+    def _add_sources(self, column: QVBoxLayout, titles: list[str]) -> None:
+        """Where the finding comes from: one small toggle, the list folded under it."""
+        toggle = QToolButton(self)
+        toggle.setObjectName("sources-toggle")
+        toggle.setCheckable(True)
+        toggle.setAutoRaise(True)
+        toggle.setStyleSheet("QToolButton { color: #6b6b6b; padding: 0; }")
+        sources = QLabel(tr("Sources: {titles}").format(titles="; ".join(titles)), self)
+        sources.setObjectName("sources")
+        sources.setWordWrap(True)
+        sources.setTextFormat(Qt.TextFormat.PlainText)
+        sources.setStyleSheet("color: #6b6b6b;")
+        sources.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        sources.setVisible(False)
+
+        def show(shown: bool) -> None:
+            sources.setVisible(shown)
+            n = len(titles)
+            label = ngettext("{count} source ▾", "{count} sources ▾", n) if shown else \
+                ngettext("{count} source ▸", "{count} sources ▸", n)
+            toggle.setText(label.format(count=n))
+
+        toggle.toggled.connect(show)
+        show(False)
+        column.addWidget(toggle, 0, Qt.AlignmentFlag.AlignLeft)
+        column.addWidget(sources)
+        self.sources = sources
 
 
 class _FitScroll(QScrollArea):
@@ -109,11 +145,13 @@ class FindingsPanel(QWidget):
     """
 
     def __init__(self, state: WizardState, keys: Iterable[str] | None = None,
-                 parent: QWidget | None = None, show_info: bool = True) -> None:
+                 parent: QWidget | None = None, show_info: bool = True,
+                 scrolls: bool = True) -> None:
         super().__init__(parent)
         self.state = state
         self.keys = tuple(keys) if keys is not None else None
         self.show_info = show_info
+        self.quiet_when_clean = False
         self.setObjectName("findings")
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
@@ -134,17 +172,25 @@ class FindingsPanel(QWidget):
         self.notes_toggle.setAutoRaise(True)
         self.notes_toggle.setToolTip(tr("Show or hide the notes: background that needs no action"))
         self.notes_toggle.toggled.connect(self._notes_toggled)
-        self.scroll_area = _FitScroll(self)
-        self.scroll_area.setWidgetResizable(True)
-        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll_area.setMinimumHeight(90)
-        self.body = FitColumn(self.scroll_area)
+        # in a page that scrolls as a whole, the rows are part of it: a second scroll area
+        # inside would squeeze them (or the page) to a strip when the notes open
+        self.scroll_area: QWidget
+        if scrolls:
+            area = _FitScroll(self)
+            area.setWidgetResizable(True)
+            area.setFrameShape(QFrame.Shape.NoFrame)
+            area.setMinimumHeight(90)
+            self.scroll_area = area
+        self.body = FitColumn(self.scroll_area if scrolls else self)
         self.rows_layout = QVBoxLayout(self.body)
         self.rows_layout.setContentsMargins(0, 0, 0, 0)
         self.rows_layout.setSpacing(3)
         self.rows_layout.addWidget(self.notes_toggle, 0, Qt.AlignmentFlag.AlignLeft)
         self.rows_layout.addStretch(1)
-        self.scroll_area.setWidget(self.body)
+        if scrolls:
+            area.setWidget(self.body)
+        else:
+            self.scroll_area = self.body
         outer.addWidget(self.scroll_area, 1)
         self.rows: list[FindingRow] = []
         state.findingsChanged.connect(self.refresh)
@@ -205,6 +251,8 @@ class FindingsPanel(QWidget):
         else:
             self.summary.setText(tr("No problems found."))
             self.summary.setStyleSheet("")
+        # a page with a status of its own (Welcome's checklist) says nothing when clean
+        self.summary.setVisible(bool(findings) or not self.quiet_when_clean)
 
     def _notes_toggled(self, shown: bool) -> None:
         self._show_notes(shown)
@@ -236,13 +284,4 @@ class FindingsPanel(QWidget):
         return [row.finding.code for row in self.rows]
 
     def _apply_all(self) -> None:
-        # each fix can change the others (a new CUDA changes the cuDNN check): re-evaluate
-        # after every one, and stop when no error with a fix is left or nothing changes
-        for _ in range(10):
-            fixable = [f for f in self.errors() if f.fix is not None]
-            if not fixable:
-                return
-            before = self.state.recipe
-            self.state.apply_fix(fixable[0])
-            if self.state.recipe == before:
-                return
+        self.state.apply_all_fixes(self.keys)

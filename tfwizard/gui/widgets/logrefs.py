@@ -54,11 +54,15 @@ class LogLinks(QObject):
             return False
         doc = self.view.text.document()
         block = doc.findBlockByNumber(number)
+        # selected from its end back to its start: the cursor (which the view scrolls to)
+        # sits at the line's start, so the line is read from its first character
         cursor = QTextCursor(block)
-        cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock,
+        cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock)
+        cursor.movePosition(QTextCursor.MoveOperation.StartOfBlock,
                             QTextCursor.MoveMode.KeepAnchor)
         self.view.text.setTextCursor(cursor)
         self.view.text.centerCursor()
+        self.view.text.horizontalScrollBar().setValue(0)
         self._underline_refs()
         return True
 

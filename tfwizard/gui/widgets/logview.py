@@ -13,8 +13,8 @@ from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 
-from PySide6.QtCore import QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QFont, QFontDatabase, QTextCursor, QTextDocument
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtGui import QFont, QFontDatabase, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -199,6 +199,8 @@ class LogView(QWidget):
         return self._full_log
 
     def open_full_log(self) -> None:
-        """Open the whole log in the desktop's viewer."""
+        """Show the whole log in a viewer window (no desktop launcher needed)."""
         if self._full_log is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self._full_log)))
+            from ..viewers import show_text_file
+
+            show_text_file(self, self._full_log, tr("Build log"))

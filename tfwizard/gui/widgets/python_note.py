@@ -1,7 +1,7 @@
 """The Source page's line on the install interpreter (issue 19, item 5): which Python
 Install will use, and a warning with a one-click fix when the wheel's Python differs.
 
-What is compared is decided by the core (`core/install_python.py`); this only shows it.
+What is compared is decided by the core (`core/install/python.py`); this only shows it.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
-from tfwizard.core.install_python import CHOSEN, EXISTING_VENV, python_agreement
+from tfwizard.core.install.python import CHOSEN, EXISTING_VENV, python_agreement
 
 from ..i18n import tr
 from ..state import WizardState

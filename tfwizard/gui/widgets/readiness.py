@@ -1,6 +1,6 @@
 """The Welcome page's readiness checklist: one pass, warn or fail row per host-level need.
 
-What each row says is decided by the core (`core/readiness.py`); this only draws it.
+What each row says is decided by the core (`core/views/readiness.py`); this only draws it.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QGroupBox, QLabel, QStyle, QWidget
 
-from tfwizard.core.readiness import FAIL, PASS, WARN, Check
+from tfwizard.core.views.readiness import FAIL, PASS, WARN, Check
 
 from ..i18n import tr
 

@@ -2,7 +2,7 @@
 
 Endpoint, instance name, TLS (the endpoint's scheme: grpcs:// or grpc://), headers and the
 platform properties of every action, written to `[remote]`; and "Test connection", which
-runs the core's preflight (core/build/remotecheck.py: GetCapabilities, then the probe) in a
+runs the core's preflight (core/remote/check.py: GetCapabilities, then the probe) in a
 thread and shows its findings as they come.
 
 Header values are secrets: the recipe keeps `name=${VARIABLE}` only. A value typed here is
@@ -32,9 +32,9 @@ from PySide6.QtWidgets import (
 )
 from qasync import asyncSlot
 
-from tfwizard.core.build.remotecheck import RemoteCheck, check_service
-from tfwizard.core.build.remoteexec import AUTO, exec_properties
+from tfwizard.core.building.plan.remote import AUTO, exec_properties
 from tfwizard.core.knowledge import recipe_python
+from tfwizard.core.remote.check import RemoteCheck, check_service
 from tfwizard.core.secrets import env_reference
 
 from ..i18n import tr

@@ -15,9 +15,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tfwizard.core.build.cost import BuildCost, SummaryLine
+from tfwizard.core.building.report.cost import BuildCost, SummaryLine
 
 from ..i18n import tr
+from .richtext import code_html
 
 
 class PlainSummary(QWidget):
@@ -46,10 +47,10 @@ class PlainSummary(QWidget):
             self.form.removeRow(0)
         self.values = {}
         for line in lines:
-            value = QLabel(line.text, self)
+            value = QLabel(code_html(line.text), self)  # `commands` as code
             value.setObjectName(f"summary-{line.key}")
             value.setWordWrap(True)
-            value.setTextFormat(Qt.TextFormat.PlainText)
+            value.setTextFormat(Qt.TextFormat.RichText)
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self.form.addRow(line.label + ":", value)
             self.values[line.key] = value

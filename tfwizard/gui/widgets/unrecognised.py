@@ -2,7 +2,7 @@
 the tool that printed each, and the search query with a button that copies it.
 
 It looks unlike a diagnosis on purpose (a question mark, a dashed frame, no cause and no
-fix): the core found no cause, only the lines to read (core/unrecognised.py).
+fix): the core found no cause, only the lines to read (core/diagnosis/unrecognised.py).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tfwizard.core.diagnosis_text import unrecognised_heading, unrecognised_lines
+from tfwizard.core.diagnosis.text import unrecognised_heading, unrecognised_lines
 
 from ..i18n import tr
 

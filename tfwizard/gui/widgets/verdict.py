@@ -1,14 +1,15 @@
 """The verdict banner at the top of Review: ready, ready with warnings, or blocked, and
-whether the official wheel already serves (core/review_verdict.py decides)."""
+whether the official wheel already serves (core/views/review_verdict.py decides)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
-from tfwizard.core.review_verdict import BLOCKED, READY, WARNINGS, Verdict
+from tfwizard.core.views.review_verdict import BLOCKED, READY, WARNINGS, Verdict
 
 from ..i18n import tr
+from .richtext import code_html
 
 _STYLE = {READY: "background: #e6f4ea; color: #1e5631;",
           WARNINGS: "background: #fff4e0; color: #8a5300;",
@@ -24,13 +25,13 @@ class VerdictBanner(QLabel):
         self.setObjectName("review-verdict")
         self.setWordWrap(True)
         self.setMargin(6)
-        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setTextFormat(Qt.TextFormat.RichText)  # `commands` as code
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.verdict: Verdict | None = None
 
     def show_verdict(self, verdict: Verdict) -> None:
         """Show `verdict` in its colours."""
         self.verdict = verdict
-        self.setText(verdict.text)
+        self.setText(code_html(verdict.text))
         self.setProperty("status", _WORD[verdict.status])
         self.setStyleSheet(_STYLE[verdict.status] + "font-weight: bold;")

@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
+    QComboBox,
     QFrame,
     QGridLayout,
     QHBoxLayout,
@@ -20,17 +21,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tfwizard.core.diagnosis_text import diagnosis_lines
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.fixes import fix_text
-from tfwizard.core.verify_panel import PanelRow, panel_rows, verdict_text
+from tfwizard.core.views.verify_panel import PanelRow, panel_rows, verdict_text
 
 from ..i18n import tr
 from ..state import WizardState
 from .findings import severity_icon
+from .richtext import diagnosis_html
 from .unrecognised import UnrecognisedCard
 
-#: a row's status -> the severity icon that shows it (pass: a check mark)
+#: a row's status -> the severity icon that shows it (pass: a check mark; skip: none)
 _ICONS = {"fail": "error", "info": "info"}
 _VERDICT_STYLE = {"passed": "background: #e6f4ea; color: #1e5631;",
                   "failed": "background: #fce8e6; color: #8a1c12;",
@@ -40,6 +41,8 @@ _VERDICT_STYLE = {"passed": "background: #e6f4ea; color: #1e5631;",
 def _row_icon(widget: QWidget, status: str) -> QIcon:
     if status == "pass":
         return widget.style().standardIcon(QStyle.StandardPixmap.SP_DialogApplyButton)
+    if status == "skip":  # not run: a check that came after one that failed
+        return QIcon()
     return severity_icon(widget, _ICONS.get(status, "info"))
 
 
@@ -57,10 +60,9 @@ class DiagnosisCard(QFrame):
         icon = QLabel(self)
         icon.setPixmap(severity_icon(self, diagnosis.severity).pixmap(20, 20))
         row.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
-        self.text = QLabel("\n".join([diagnosis.title, *diagnosis_lines(diagnosis, quotes=3)]),
-                           self)
+        self.text = QLabel(diagnosis_html(diagnosis, quotes=3), self)
         self.text.setWordWrap(True)
-        self.text.setTextFormat(Qt.TextFormat.PlainText)
+        self.text.setTextFormat(Qt.TextFormat.RichText)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         row.addWidget(self.text, 1)
         self.fix_button: QPushButton | None = None
@@ -175,6 +177,14 @@ class OutputDiagnosis(QWidget):
         self.button.setObjectName("diagnose-output")
         self.button.clicked.connect(self.diagnose)
         row.addWidget(self.button)
+        # which machine printed it: the severities depend on its GPUs, as with
+        # `tfwizard diagnose --runtime` (this machine) and its --target PROFILE
+        self.machine = QComboBox(self)
+        self.machine.setObjectName("diagnose-machine")
+        self.machine.addItem(tr("It ran on this machine"), "build")
+        self.machine.addItem(tr("It ran on the target machine"), "target")
+        self.machine.setVisible(False)
+        row.addWidget(self.machine)
         self.status = QLabel("", self)
         self.status.setObjectName("diagnose-output-status")
         self.status.setWordWrap(True)
@@ -185,18 +195,27 @@ class OutputDiagnosis(QWidget):
         self.unknown: UnrecognisedCard | None = None  # shown when nothing is recognised
         self.column = column
 
+    def ran_on(self) -> Any:
+        """The profile of the machine the output came from (this one unless the target
+        is chosen); offered only when a target machine is imported."""
+        s = self.state
+        self.machine.setVisible(s.target_host is not None)
+        if s.target_host is not None and self.machine.currentData() == "target":
+            return s.target_host
+        return s.build_host
+
     def diagnose(self) -> None:
         """Run the core's runtime diagnosis on the pasted text and show its cards; when it
         knows nothing, the output's root-cause lines (not a diagnosis)."""
-        from tfwizard.core.runtime_diagnosis import diagnose_log
-        from tfwizard.core.unrecognised import root_lines
+        from tfwizard.core.diagnosis.runtime import diagnose_log
+        from tfwizard.core.diagnosis.unrecognised import root_lines
 
         text = self.edit.toPlainText()
         if not text.strip():
             self.status.setText(tr("Paste a program's output first."))
             return
         lines = text.splitlines()
-        self.diagnoses = diagnose_log(lines, self.state.effective_target, kb=self.state.kb)
+        self.diagnoses = diagnose_log(lines, self.ran_on(), kb=self.state.kb)
         self.cards.show_diagnoses(self.diagnoses)
         if self.unknown is not None:
             self.unknown.deleteLater()

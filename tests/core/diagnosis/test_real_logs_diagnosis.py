@@ -1,0 +1,318 @@
+"""The diagnosis on real logs (tests/data/real-logs): right first cause, no false
+positives, and the streaming fast path equal to the plain per-line reference.
+
+Only the tuning excerpts' diagnoses are checked here: the held-out third is for measuring,
+once, signatures written without it (`bench/diagnosis.py` prints tuning and holdout apart,
+the CHANGELOG the figures). Negatives are the exception: no excerpt where nothing applies,
+held out or not, may get a diagnosis. The matcher's mechanics (the fast path is the
+per-line reference) are checked on every excerpt.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.core.diagnosis import real_logs
+from tfwizard.core.diagnosis.build import (
+    diagnose,
+    diagnose_file,
+    diagnose_stream,
+    load_failures,
+    matcher_for,
+)
+from tfwizard.core.diagnosis.literals import line_pattern
+from tfwizard.core.diagnosis.logscan import (
+    WRAP_LINES,
+    LineHit,
+    LineMatcher,
+    Prefilter,
+    ScanResult,
+    _wrapped_match,
+    line_text,
+    read_lines,
+)
+from tfwizard.core.diagnosis.runtime import diagnose_log, load_rules, log_matcher
+
+ROOT = Path(__file__).resolve().parents[3]
+LOGS = ROOT / "tests" / "data" / "logs"
+RUNTIME = ROOT / "tests" / "data" / "runtime"
+MINIMUM = 0.95  # of the tuning excerpts, per kind
+#: the excerpts the tests may diagnose: the tuning ones (see the module docstring)
+TUNING = real_logs.entries(holdout=False)
+
+#: ids reported besides the expected cause that the excerpt does show (not false positives)
+ALSO = {
+    "runtime/cudnn-805-vs-860-conv1d-tf212.log": {"dnn-library-not-found"},  # the symptom
+    "runtime/cudnn-840-vs-860-dnn-not-found-tf212.log": {"dnn-library-not-found"},
+    # libcudart is missing too, besides the cause the excerpt is labelled with
+    "runtime/dlopen-cuda100-set-missing-tf1.log": {"cudart-not-found"},
+    "runtime/libcuda-missing-303-wsl2-pip-tf24.log": {"cudart-not-found"},
+    # cublas64_10.dll fails to load too: several libraries, the corpus's dlopen-failed
+    # convention; the excerpt is labelled after its cudart line (counted as not right)
+    "runtime/cudart64-101-dll-windows-tf22.log": {"dlopen-failed"},
+}
+#: the hand-written logs of the other tests: what each must give, in order
+EXPECTED_LOGS = {
+    "fixture-break.log.txt": ["compile-error", "build-failed"],
+    "fixture-cached.log.txt": [],
+    "fixture-cold.log.txt": [],
+    "remote-cache-http10.log.txt": ["remote-cache-unusable"],  # a warning the build went past
+}
+EXPECTED_RUNTIME = {
+    "cc_below_minimum.log": ["cc-below-minimum"],
+    "cudart_not_found.log": ["cudart-not-found"],
+    "dlopen_failed.log": ["dlopen-failed"],
+    "dlopen_failed_unnamed.log": ["dlopen-failed"],
+    "dso_mismatch.log": ["compat-not-supported", "dso-mismatch"],
+    "ptx_jit.log": ["ptx-jit"],
+    "ptx_jit_suffix.log": ["ptx-jit"],
+    "ptxas_older_driver.log": ["ptxas-newer-than-driver"],
+    "version_mismatch.log": ["cudnn-mismatch", "driver-insufficient"],
+}
+
+
+def false_positives(entry: dict, ids: list[str]) -> list[str]:
+    """The ids reported on an excerpt where they do not apply (see the module docstring)."""
+    generic = {s.id for s in load_failures() if s.generic}
+    cause = entry["cause"]
+    if cause == real_logs.NONE:
+        bad = ids
+    elif cause == "build-failed":
+        bad = [i for i in ids if i not in generic]
+    else:
+        bad = [i for i in ids if i != cause and i not in ALSO.get(entry["file"], set())]
+    return [f"{entry['file']}: {i}" for i in bad]
+
+
+@pytest.fixture(scope="module")
+def results() -> list[tuple[dict, list[str]]]:
+    return [(entry, real_logs.diagnosed_ids(entry)) for entry in TUNING]
+
+
+@pytest.mark.parametrize("kind", real_logs.KINDS)
+def test_at_least_95_percent_of_the_tuning_excerpts_get_the_right_first_cause(results, kind):
+    rows = [(e, ids) for e, ids in results if e["kind"] == kind]
+    wrong = [f"{e['file']}: want {e['cause']}, got {ids}" for e, ids in rows
+             if real_logs.first_cause(ids) != e["cause"]]
+    assert len(rows) >= 90
+    assert 1 - len(wrong) / len(rows) >= MINIMUM, "\n".join(wrong)
+
+
+def test_no_false_positives_on_the_tuning_excerpts(results):
+    bad = [fp for entry, ids in results for fp in false_positives(entry, ids)]
+    assert bad == []
+    # every "also" of a tuning excerpt is still reported: the list stays true
+    reported = {e["file"]: set(ids) for e, ids in results}
+    for name, also in ALSO.items():
+        if name in reported:
+            assert also <= reported[name], name
+
+
+def test_no_false_positives_on_the_other_tests_logs():
+    assert {p.name: [d.id for d in diagnose_file(p)]
+            for p in sorted(LOGS.glob("*.log.txt"))} == EXPECTED_LOGS
+    found = {}
+    for path in sorted(RUNTIME.glob("*.log")):
+        with path.open("rb") as fh:
+            found[path.name] = [d.id for d in diagnose_log(fh)]
+    assert found == EXPECTED_RUNTIME
+
+
+def test_a_harmless_line_of_every_kind_stays_quiet():
+    """Excerpts where nothing applies exist in both kinds and give nothing in either (all
+    of them, the held-out ones too: a false positive is never allowed)."""
+    for entry in real_logs.entries():
+        if entry["cause"] == real_logs.NONE:
+            for kind in real_logs.KINDS:
+                assert real_logs.diagnosed_ids(entry, kind=kind) == [], (entry["file"], kind)
+
+
+# -- the fast path is the per-line definition ------------------------------------------------
+
+
+def _matchers() -> list[LineMatcher]:
+    from tfwizard.core.diagnosis.unrecognised import _scanner
+
+    return [matcher_for(load_failures()), log_matcher(), _scanner().matcher]
+
+
+def naive_scan(matcher: LineMatcher, lines: list[str]) -> ScanResult:
+    """The definition spelled out: every line, every key, its patterns in order (no
+    literal tests at all); a wrap-tolerant pattern also tried on the line joined with the
+    next WRAP_LINES lines; a key's context lines are the next ones after its evidence's
+    last line, blank and progress lines counted but not kept."""
+    def text_of(raw: str) -> str:  # the channel tag, ANSI codes and CI prefixes taken off
+        return line_text(raw, untag_lines=matcher.untag_lines)
+
+    def progress(text: str) -> bool:
+        return matcher.skip_progress and re.match(r"\[[\d,]+ / [\d,]+\] ", text) is not None
+
+    result = ScanResult(lines=len(lines))
+    for number, raw in enumerate(lines, start=1):
+        text = text_of(raw)
+        if progress(text):
+            continue
+        rest = [text_of(x) for x in lines[number:number + WRAP_LINES]]
+        for key, group in matcher.groups:
+            for p in group:
+                m = p.regex.search(text)
+                hit = (text.strip(), {k: v for k, v in m.groupdict().items() if v is not None}
+                       ) if m else None
+                if hit is None and p.lead is not None and rest:
+                    hit = _wrapped_match(p, text, rest)
+                if hit is not None:
+                    first = number + hit[0].count("\n")  # after the evidence's last line
+                    after = [text_of(x) for x in
+                             lines[first:first + matcher.context.get(key, 0)]]
+                    context = tuple(t.strip() for t in after if t.strip() and not progress(t))
+                    hits = result.hits.setdefault(key, [])
+                    if len(hits) < matcher.max_hits:
+                        hits.append(LineHit(number, *hit, context))
+                    elif key in matcher.keep_last:  # the last ones, not the first
+                        del hits[0]
+                        hits.append(LineHit(number, *hit, context))
+                    break
+    return result
+
+
+def test_the_reference_is_the_naive_definition():
+    # every excerpt, held out too: this is the matcher's mechanics, not its rules' results
+    paths = [real_logs.CORPUS / e["file"] for e in real_logs.entries()]
+    paths += sorted(LOGS.glob("*.log.txt")) + sorted(RUNTIME.glob("*.log"))
+    for matcher in _matchers():
+        for path in paths:
+            lines = read_lines(path)
+            assert matcher.scan_lines(lines) == naive_scan(matcher, lines), path
+
+
+@pytest.mark.parametrize("chunk", [7, 64, 1000, 1 << 20])
+def test_the_fast_path_equals_the_reference_on_every_excerpt(chunk):
+    """Chunks as small as 7 bytes put chunk ends everywhere: inside lines, inside wrapped
+    runs of lines, between a line and its newline."""
+    paths = [real_logs.CORPUS / e["file"] for e in real_logs.entries()]
+    paths += sorted(LOGS.glob("*.log.txt")) + sorted(RUNTIME.glob("*.log"))
+    for matcher in _matchers():
+        for path in paths:
+            reference = matcher.scan_lines(read_lines(path))
+            with path.open("rb") as fh:
+                assert matcher.scan_stream(fh, chunk_size=chunk) == reference, path
+
+
+def test_the_fast_path_on_awkward_bytes():
+    """CRLF, a lone CR, bad UTF-8, no final newline, a wrapped message at the very end."""
+    text = (b"noise\r\nerr | gcc: internal compiler error: Killed (program cc1plus)\r\n"
+            b"\xff\xfe broken No space left on device\nlone\rcr\n" + b"x" * 5000 + b"\n"
+            b"The NVIDIA driver's CUDA version is 11.\n0 which is older than the ptxas "
+            b"CUDA version (11.6.124). Because")
+    for matcher in _matchers():
+        lines = [raw.decode("utf-8", "replace").removesuffix("\r")
+                 for raw in text.split(b"\n")]
+        reference = matcher.scan_lines(lines)
+        for chunk in (1, 3, 50, 1 << 16):
+            assert matcher.scan_stream(io.BytesIO(text), chunk_size=chunk) == reference
+        assert reference.lines == 7
+    found = {h.line: h for hits in _matchers()[1].scan_lines(lines).hits.values()
+             for h in hits}
+    assert found[6].groups == {"driver": "11.0", "ptxas": "11.6.124"}
+
+
+def test_context_lines_are_the_same_on_every_path():
+    """A key's context lines (failures.toml's `context_lines`, issue 15) on the fast path
+    equal the reference and the naive definition: across chunk ends, at the log's very end,
+    overlapping (a match inside another's context), after a wrapped match, with blank and
+    progress lines among them (counted, not kept)."""
+    matcher = LineMatcher(
+        [line_pattern("warn", r"^WARNING: (Reading from|Writing to) Remote Cache:"),
+         line_pattern("wrap", r"The NVIDIA driver's CUDA version is (?P<driver>\d+\.\d+) which"),
+         line_pattern("plain", r"bulk transfer")],
+        untag_lines=True, skip_progress=True, context={"warn": 3, "wrap": 2})
+    assert matcher.lookahead == WRAP_LINES + 3
+    lines = ["err | WARNING: Reading from Remote Cache:",
+             "err | HTTP version 1.1 is required, was: HTTP/1.0",
+             "err | [5 / 30] Compiling a.cc; 0s remote-cache, processwrapper-sandbox",
+             "",
+             "err | WARNING: Writing to Remote Cache:",
+             "err | WARNING: Writing to Remote Cache:",
+             "err | 4 errors during bulk transfer",
+             "noise",
+             "The NVIDIA driver's CUDA version is 11.",
+             "0 which is older than the ptxas",
+             "after wrap one",
+             "after wrap two",
+             "after wrap three",
+             "WARNING: Reading from Remote Cache:",
+             "last words"]
+    reference = matcher.scan_lines(lines)
+    assert [(h.line, h.context) for h in reference.hits["warn"]] == [
+        (1, ("HTTP version 1.1 is required, was: HTTP/1.0",)),
+        (5, ("WARNING: Writing to Remote Cache:", "4 errors during bulk transfer", "noise")),
+        (6, ("4 errors during bulk transfer", "noise", "The NVIDIA driver's CUDA version is 11.")),
+        (14, ("last words",))]
+    wrapped, = reference.hits["wrap"]
+    assert (wrapped.line, wrapped.context) == (9, ("after wrap one", "after wrap two"))
+    assert [h.context for h in reference.hits["plain"]] == [()]  # no context asked for
+    assert naive_scan(matcher, lines) == reference
+    for end in (b"\n", b""):  # the last line with and without its newline
+        text = "\n".join(lines).encode() + end
+        for chunk in (1, 2, 5, 7, 33, 1 << 16):
+            assert matcher.scan_stream(io.BytesIO(text), chunk_size=chunk) == reference, chunk
+
+
+def test_a_warning_keeps_its_words_and_hides_no_error_on_the_fast_path():
+    """diagnose_file streams (logscan's fast path): the warning's context line is in its
+    excerpt, and a generic error after it is still reported (a warning never hides it)."""
+    lines = ["WARNING: Writing to Remote Cache:", "4 errors during bulk transfer",
+             "ERROR: x.cc:1:1: Compiling x.cc failed: (Exit 4): gcc failed",
+             "FAILED: Build did NOT complete successfully"]
+    stream = diagnose_stream(io.BytesIO("\n".join(f"err | {x}" for x in lines).encode()))
+    assert stream == diagnose(lines)
+    assert [d.id for d in stream] == ["remote-cache-unusable", "compile-error", "build-failed"]
+    assert stream[0].severity == "warning" and stream[0].excerpt == tuple(lines[:2])
+
+
+def test_a_wrapped_line_is_found_and_quoted_whole():
+    lines = ["2022-12-16 W nvptx_compiler.cc:497] The NVIDIA driver's CUDA version is 11.",
+             "0 which is older than the ptxas CUDA version (11.6.124). Because the driver",
+             "is older than the ptxas version, XLA is disabling parallel compilation"]
+    d = diagnose_log(lines)[0]
+    assert d.id == "ptxas-newer-than-driver" and d.lines == [1]
+    assert "11.0" in d.cause and "11.6.124" in d.cause
+    assert d.evidence[0] == "\n".join(lines[:2])
+
+
+def test_without_its_literal_a_pattern_checks_every_line():
+    """A pattern with no literal text (here: case-insensitive) makes the fast path check
+    every line: slower, never different."""
+    matcher = LineMatcher([line_pattern("x", r"(?i)killed"), line_pattern("y", "[0-9]+ MB")])
+    assert matcher.every_line
+    text = b"one\nKILLED here\n12 MB\n"
+    assert matcher.scan_stream(io.BytesIO(text), chunk_size=4) == matcher.scan_lines(
+        ["one", "KILLED here", "12 MB"])
+
+
+# -- the catalogues stay fast and consistent -------------------------------------------------
+
+
+def test_every_shipped_pattern_has_literal_text_for_the_fast_path():
+    for matcher in _matchers():
+        assert not matcher.every_line, [p.regex.pattern for p in matcher.patterns
+                                        if p.anchors is None]
+        # the prefilter built from an empty or a log-like sample covers every pattern
+        for sample in (b"", (LOGS / "fixture-cold.log.txt").read_bytes()):
+            prefilter = Prefilter(matcher.patterns, sample)
+            assert prefilter.rare or prefilter.common
+
+
+def test_secondary_and_required_ids_exist():
+    failures = {s.id: s for s in load_failures()}
+    for sig in failures.values():
+        assert set(sig.secondary_to) <= set(failures), sig.id
+    rules = load_rules()
+    for rule in rules.values():
+        assert set(rule.secondary_to) <= set(rules), rule.id
+        if rule.log_cause:
+            assert rule.kind == "check" and rule.regexes, rule.id

@@ -1,0 +1,1 @@
+"""What is read back from build records: history, estimates from it, and the bundle a user shares."""

@@ -1,0 +1,1 @@
+"""Reading logs for known failures: build logs (build.py), the installed TensorFlow's output (runtime.py), the line scanner they share, the fallback when nothing is recognised, the one rendering of a diagnosis."""

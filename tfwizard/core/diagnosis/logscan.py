@@ -1,0 +1,393 @@
+"""Known lines in a log, found in one streaming pass with per-line semantics.
+
+Diagnosis signatures (build failures, runtime messages) are regexes searched in each line
+of a log. `LineMatcher.scan_lines` is the plain definition: every line, every pattern.
+`LineMatcher.scan_stream` gives the same result for a log of any size in constant memory:
+it reads big chunks, finds the few lines that can match with a prefilter of literal text
+every match contains (`Prefilter`), and runs the same per-line check on those lines only,
+counting line numbers with `bytes.count`.
+
+Wrapped lines: terminals and people posting logs break long lines. A pattern that starts
+with a literal of `MIN_LEAD` characters or more also matches when the line holding its
+first `MIN_LEAD` characters (its lead) continues on the next `WRAP_LINES` lines, joined
+without a separator (where a terminal cut it, even inside an error code). The match must
+start in the first line, and the pattern must not contain `.*` or `.+` (which would reach
+into unrelated next lines).
+
+Log prefixes: what CI systems, terminals and job launchers put before a tool's words (a
+time, MSBuild's `1>`, mpirun's `[1,0]<stderr>:`, Yocto's `| `, Ray's `(Actor pid=N)`, a
+paste's line number `976 | `, a `[N]` counter) and ANSI colour codes are taken off a line
+before its patterns are tried (`line_text`), so a pattern anchored at `^` means the start of
+the tool's own text. The prefilter looks for literals anywhere and is not affected.
+
+Context lines: a key may own the lines that follow its match (`LineMatcher(context=...)`,
+failures.toml's `context_lines`: what a server answered after Bazel's warning). The next N
+lines after the evidence are kept with the hit (stripped; blank lines and Bazel's progress
+lines count but are not kept), on both paths.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from ..streams import untag
+from .literals import LinePattern
+from .prefilter import Prefilter
+
+#: most matching lines kept per key (a failing TF build can repeat an error thousands of times)
+MAX_LINES = 50
+#: how many following lines a wrapped match may continue on
+WRAP_LINES = 2
+#: bytes read at a time by scan_stream
+CHUNK = 8 << 20
+#: bytes of the log's start used to pick rare prefilter anchors
+SAMPLE = 256 << 10
+
+#: one prefix a CI system, terminal or launcher puts before a line (see the module docstring)
+_PREFIX = re.compile(
+    r"(?:\d\d:\d\d:\d\d(?:[.,]\d+)? "          # 00:30:13 (CI time)
+    r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z? "  # GitHub Actions' ISO time
+    r"|#\d+ \d+\.\d+ "                           # Docker BuildKit's step and time
+    r"|\d+\.\d+ (?=\S)"                           # a bare elapsed time (31.55)
+    r"|\d+>"                                        # MSBuild's project number
+    r"|\[\d+,\d+\]<std(?:out|err)>:"                # mpirun
+    r"|\d* ?\| "                                    # Yocto's "| ", a numbered paste's "976 | "
+    r"|\([^()\s]*(?:\([^()]*\))? pid=\d+(?:, ip=[\d.]+)?\) "  # Ray's worker prefix
+    r"|\[\d+\] )"                                   # a [N] counter
+)
+#: ANSI colour and cursor codes (a pasted terminal's)
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_PROGRESS_LINE = re.compile(r"\[[\d,]+ / [\d,]+\] ")
+
+
+@dataclass
+class LineHit:
+    """One line (or a wrapped run of lines) where a key matched."""
+
+    line: int  # 1-based
+    text: str  # the evidence: the line, or the wrapped lines joined with newlines
+    groups: dict[str, str] = field(default_factory=dict)  # the match's named groups
+    #: the lines after the evidence that belong to it (the key's context lines)
+    context: tuple[str, ...] = ()
+
+
+@dataclass
+class ScanResult:
+    """The lines each key matched (the first MAX_LINES), in line order."""
+
+    hits: dict[str, list[LineHit]] = field(default_factory=dict)
+    lines: int = 0  # lines read
+
+    def first_line(self, key: str) -> int | None:
+        """The line number of the first hit of `key` (None: none)."""
+        found = self.hits.get(key)
+        return found[0].line if found else None
+
+
+class LineMatcher:
+    """Patterns grouped by key: a line counts once per key (its first matching pattern)."""
+
+    def __init__(self, patterns: Iterable[LinePattern], *, untag_lines: bool = False,
+                 skip_progress: bool = False, max_hits: int = MAX_LINES,
+                 context: Mapping[str, int] | None = None,
+                 keep_last: Iterable[str] = ()) -> None:
+        self.groups: list[tuple[str, list[LinePattern]]] = []
+        by_key: dict[str, list[LinePattern]] = {}
+        for p in patterns:
+            if p.key not in by_key:
+                by_key[p.key] = []
+                self.groups.append((p.key, by_key[p.key]))
+            by_key[p.key].append(p)
+        self.untag_lines = untag_lines
+        self.skip_progress = skip_progress
+        self.max_hits = max_hits
+        #: keys whose last `max_hits` matches are kept rather than their first ones (a
+        #: program's last exception is the one that ended it)
+        self.keep_last = frozenset(keep_last)
+        #: per key, how many lines after its evidence belong to it
+        self.context = {key: n for key, n in (context or {}).items() if n > 0}
+        #: how many lines after a line its check may read (wrapped matches, context lines)
+        self.lookahead = WRAP_LINES + max(self.context.values(), default=0)
+        self.patterns = [p for _key, group in self.groups for p in group]
+        # some pattern has no literal: every line must be checked, no prefilter
+        self.every_line = any(p.anchors is None for p in self.patterns)
+        # which patterns a literal found in a line lets in (by index, in pattern order)
+        self._by_anchor: dict[str, list[int]] = {}
+        self._always: list[int] = []
+        for index, p in enumerate(self.patterns):
+            if p.anchors is None:
+                self._always.append(index)
+            for anchor in p.anchors or ():
+                self._by_anchor.setdefault(anchor, []).append(index)
+        self._anchor_list = list(self._by_anchor)
+
+    # -- the per-line definition ----------------------------------------------------------
+
+    def _text(self, raw: str) -> str:
+        return line_text(raw, untag_lines=self.untag_lines)
+
+    def check_line(self, raw: str,
+                   following: Sequence[str] | Callable[[], Sequence[str]] = ()
+                   ) -> Iterator[tuple[str, str, dict[str, str], tuple[str, ...]]]:
+        """(key, evidence, named groups, context lines) for every key matching this line.
+
+        `following` are the next lines (at most `lookahead`, raw), for wrapped matches and
+        context lines, or a function giving them (called only when one of those may need
+        them).
+        """
+        text = self._text(raw)
+        if self._progress(text):
+            return  # Bazel's "[12 / 34] Compiling ..." status lines never carry an error
+        found = [i for a in self._anchor_list if a in text for i in self._by_anchor[a]]
+        if not found and not self._always:
+            return
+        after: list[Sequence[str]] = []  # the following lines, once asked for
+
+        def lines_after() -> Sequence[str]:
+            if not after:
+                after.append(following() if callable(following) else following)
+            return after[0]
+
+        done: set[str] = set()  # keys already matched on this line
+        for index in sorted({*found, *self._always}):
+            p = self.patterns[index]
+            if p.key in done:
+                continue
+            m = p.regex.search(text)
+            if m is not None:
+                done.add(p.key)
+                yield p.key, text.strip(), _groups(m), self._context_of(p.key, 0, lines_after)
+                continue
+            if p.lead is None:
+                continue
+            rest = [self._text(x) for x in lines_after()[:WRAP_LINES]]
+            if not rest:
+                continue
+            wrapped = _wrapped_match(p, text, rest)
+            if wrapped is not None:
+                done.add(p.key)
+                span = wrapped[0].count("\n")  # the lines after this one it took
+                yield p.key, wrapped[0], wrapped[1], self._context_of(p.key, span, lines_after)
+
+    def _progress(self, text: str) -> bool:
+        return self.skip_progress and text[:1] == "[" and bool(_PROGRESS_LINE.match(text))
+
+    def _context_of(self, key: str, span: int, lines_after: Callable[[], Sequence[str]]
+                    ) -> tuple[str, ...]:
+        """The key's context lines: the next ones after the evidence's last line (`span`
+        lines after this one), stripped; blank and progress lines are counted, not kept."""
+        count = self.context.get(key, 0)
+        if not count:
+            return ()
+        texts = (self._text(raw) for raw in lines_after()[span:span + count])
+        return tuple(t.strip() for t in texts if t.strip() and not self._progress(t))
+
+    def scan_lines(self, lines: Iterable[str]) -> ScanResult:
+        """The reference: every line checked (`lines` without their newlines)."""
+        result = ScanResult()
+        window: list[str] = []
+        number = 0
+        for raw in lines:
+            window.append(raw)
+            if len(window) > self.lookahead:
+                number += 1
+                self._record(result, number, window[0], window[1:])
+                window.pop(0)
+        while window:
+            number += 1
+            self._record(result, number, window[0], window[1:])
+            window.pop(0)
+        result.lines = number
+        return result
+
+    def _record(self, result: ScanResult, number: int, raw: str, following: Sequence[str]
+                ) -> None:
+        self._add(result, number, self.check_line(raw, following))
+
+    def _add(self, result: ScanResult, number: int,
+             found: Iterable[tuple[str, str, dict[str, str], tuple[str, ...]]]) -> None:
+        for key, text, groups, context in found:
+            hits = result.hits.setdefault(key, [])
+            if len(hits) < self.max_hits:
+                hits.append(LineHit(number, text, groups, context))
+            elif key in self.keep_last:
+                del hits[0]
+                hits.append(LineHit(number, text, groups, context))
+
+    # -- the fast path ----------------------------------------------------------------------
+
+    def scan_file(self, path: Path) -> ScanResult:
+        """scan_stream over a file."""
+        with path.open("rb") as fh:
+            return self.scan_stream(fh)
+
+    def scan_stream(self, stream: BinaryIO, chunk_size: int = CHUNK) -> ScanResult:
+        """The same result as scan_lines over the stream's lines, read in big chunks.
+
+        Lines are split at b"\\n" only, a trailing "\\r" dropped, and decoded as UTF-8
+        with bad bytes replaced; `read_lines` gives the same lines to the reference. One
+        buffer of two chunks is reused (it grows only for a line longer than a chunk).
+        """
+        result = ScanResult()
+        chunk_size = _fitted(stream, chunk_size)
+        buf = bytearray(2 * chunk_size)
+        filled = 0  # buf[:filled] holds the unread part of the log
+        prefilter: Prefilter | None = None
+        line_no = 1  # the number of the line buf starts with
+        eof = False
+        while not eof:
+            if filled + chunk_size > len(buf):
+                buf.extend(bytes(filled + chunk_size - len(buf)))
+            with memoryview(buf) as view:
+                got = _read_into(stream, view[filled:filled + chunk_size])
+            eof = got == 0
+            filled += got
+            if prefilter is None and not self.every_line:
+                prefilter = Prefilter(self.patterns, bytes(buf[:min(filled, SAMPLE)]))
+            limit = filled if eof else _limit(buf, filled, self.lookahead)
+            if limit:
+                line_no = self._scan_region(result, buf, limit, filled, line_no, prefilter)
+                if eof and buf[filled - 1] != 10:
+                    line_no += 1  # the last line has no newline
+                buf[:filled - limit] = buf[limit:filled]
+                filled -= limit
+        result.lines = line_no - 1
+        return result
+
+    def _scan_region(self, result: ScanResult, buf: bytearray, limit: int, size: int,
+                     line_no: int, prefilter: Prefilter | None) -> int:
+        """Check the lines of buf[:limit] that can match (all of them without a prefilter;
+        buf[limit:size] holds the next lines); the number of the line starting at `limit`."""
+        counted = 0  # the newlines of buf[:counted] are in line_no
+        if prefilter is None:
+            starts: Iterable[int] = _line_starts(buf, limit)
+        else:
+            starts = (buf.rfind(b"\n", 0, pos) + 1 for pos in prefilter.positions(buf, 0, limit))
+        done = -1  # the start of the last line checked
+        for start in starts:
+            if start <= done:
+                continue
+            done = start
+            end = buf.find(b"\n", start, size)
+            end = size if end < 0 else end
+
+            def following(end: int = end) -> list[str]:
+                lines: list[str] = []
+                nxt = end + 1
+                while len(lines) < self.lookahead and nxt < size:
+                    stop = buf.find(b"\n", nxt, size)
+                    stop = size if stop < 0 else stop
+                    lines.append(_decode(buf[nxt:stop]))
+                    nxt = stop + 1
+                return lines
+
+            found = list(self.check_line(_decode(buf[start:end]), following))
+            if found:  # line numbers are counted only where something matched
+                line_no += buf.count(b"\n", counted, start)
+                counted = start
+                self._add(result, line_no, found)
+        return line_no + buf.count(b"\n", counted, limit)
+
+
+def line_text(raw: str, *, untag_lines: bool = False) -> str:
+    """The text a pattern is tried on: the line without its log.txt channel tag (when
+    asked), ANSI codes and the prefixes CI systems and launchers put before it."""
+    text = untag(raw)[1] if untag_lines else raw
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    first = text[:1]
+    if first.isdigit() or first in "|#[( ":
+        start = len(text) - len(text.lstrip(" "))
+        end = start
+        while True:
+            m = _PREFIX.match(text, end)
+            if m is None or m.end() == end:
+                break
+            end = m.end()
+        if end > start:
+            text = text[end:]
+    return text
+
+
+def _fitted(stream: BinaryIO, chunk_size: int) -> int:
+    """CHUNK_SIZE, or less for a file known to be smaller: the buffer is zeroed when made,
+    and two 8 MB chunks cost ~5 ms of page faults for a no-op build's few-kB log. A file
+    read whole in its first chunk is scanned exactly as before (the same prefilter sample)."""
+    try:
+        left = os.fstat(stream.fileno()).st_size - stream.tell()
+    except (AttributeError, OSError, ValueError):  # io.BytesIO and other streams: as asked
+        return chunk_size
+    return max(1, min(chunk_size, max(left + 1, 64 << 10)))
+
+
+def _read_into(stream: BinaryIO, view: memoryview) -> int:
+    """Read into `view`; the number of bytes, 0 at the end (streams without readinto too)."""
+    readinto = getattr(stream, "readinto", None)
+    if readinto is not None:
+        return int(readinto(view) or 0)
+    data = stream.read(len(view))
+    view[:len(data)] = data
+    return len(data)
+
+
+def _line_starts(buf: bytearray, limit: int) -> Iterator[int]:
+    pos = 0
+    while pos < limit:
+        yield pos
+        end = buf.find(b"\n", pos)
+        if end < 0:
+            return
+        pos = end + 1
+
+
+def _groups(m: re.Match[str]) -> dict[str, str]:
+    return {k: v for k, v in m.groupdict().items() if v is not None}
+
+
+def _wrapped_match(p: LinePattern, text: str, rest: list[str]
+                   ) -> tuple[str, dict[str, str]] | None:
+    """A match starting at the lead in `text` and running on into the next lines."""
+    assert p.lead is not None
+    joined = text + "".join(rest)
+    start = text.find(p.lead)
+    while start >= 0:
+        m = p.regex.match(joined, start)
+        if m is not None and m.end() > len(text):
+            parts, used = [text], len(text)
+            for line in rest:
+                if used >= m.end():
+                    break
+                parts.append(line)
+                used += len(line)
+            return "\n".join(x.strip() for x in parts), _groups(m)
+        start = text.find(p.lead, start + 1)
+    return None
+
+
+def _decode(raw: bytes | bytearray) -> str:
+    text = raw.decode("utf-8", "replace")
+    return text[:-1] if text.endswith("\r") else text
+
+
+def _limit(buf: bytearray, size: int, lookahead: int) -> int:
+    """Where the lines of buf[:size] that have `lookahead` complete lines after them end."""
+    end = size
+    for _i in range(lookahead + 1):
+        end = buf.rfind(b"\n", 0, end)
+        if end < 0:
+            return 0
+    return end + 1
+
+
+def read_lines(path: Path) -> list[str]:
+    """A log's lines as scan_stream sees them (for the reference path and tests)."""
+    data = path.read_bytes()
+    parts = data.split(b"\n")
+    if parts and parts[-1] == b"":
+        parts.pop()
+    return [_decode(p) for p in parts]

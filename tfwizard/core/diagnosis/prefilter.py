@@ -1,0 +1,179 @@
+"""logscan's prefilter: the few lines of a chunk where a pattern can match, found fast.
+
+A cost model picks, from the log's first bytes, which bytes of the patterns' literals to
+look for (see `Prefilter`); the matcher then runs its per-line check on those lines only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .literals import LinePattern
+
+#: prefilter window: the most of a literal tested where its first byte was found
+WINDOW = 8
+
+#: the shortest window of a literal the prefilter tests
+MIN_WINDOW = 4
+
+#: a window found more often than once per this many bytes of the sample (and more than
+#: COMMON_WINDOW_MIN times) is too common to find lines by, when its alternative has another
+COMMON_WINDOW_BYTES = 32768
+COMMON_WINDOW_MIN = 4
+#: the most times the windows of the alternatives with a common one are chosen again
+COVER_ROUNDS = 64
+
+
+def _memchr_cost(share: float) -> float:
+    """Rough ns per byte of log to find a byte with bytes.find and test each hit in Python."""
+    return 0.07 + share * 350
+
+
+def _regex_cost(share: float) -> float:
+    """Rough ns per byte of log for a regex starting with that byte (tests hits in C)."""
+    return 0.33 + share * 8
+
+
+class Prefilter:
+    """Finds the lines of a chunk where one of the patterns can match, quickly.
+
+    Each pattern (each top-level alternative) has literal runs every match contains (a
+    wrap-tolerant pattern: its lead); the prefilter looks for a window of one of them
+    around one of its bytes. The bytes are chosen by a greedy set cover weighted by what
+    the search costs, with their shares in `sample` (the log's start): a rare byte is found
+    with `bytes.find` (memchr) and the windows around it tested with one compiled regex
+    per offset; a common one is searched for by one regex of the windows that start with
+    it (the regex engine scans for it and tests in C). The choice changes the speed only:
+    every line where a pattern can match holds one of the windows.
+    """
+
+    def __init__(self, patterns: Sequence[LinePattern], sample: bytes) -> None:
+        counts = _byte_counts(sample)
+        share = [c / max(1, len(sample)) for c in counts]
+        # per alternative: (byte, found by memchr) -> (offset of the byte, window)
+        options: list[dict[tuple[int, bool], tuple[int, bytes]]] = []
+        for p in patterns:
+            choices = ((p.lead,),) if p.lead is not None else p.runs
+            for runs in choices or ():
+                option: dict[tuple[int, bool], tuple[int, bytes]] = {}
+                for run in (r.encode("utf-8") for r in runs):
+                    for i, byte in enumerate(run):
+                        j = max(0, min(i, len(run) - WINDOW))  # a window holding byte i
+                        known = option.get((byte, True), (0, b""))[1]
+                        if len(run[j:j + WINDOW]) > len(known):
+                            option[(byte, True)] = (i - j, run[j:j + WINDOW])
+                        window = run[i:i + WINDOW]  # a window starting at byte i
+                        if len(window) >= MIN_WINDOW and len(window) > len(
+                                option.get((byte, False), (0, b""))[1]):
+                            option[(byte, False)] = (0, window)
+                options.append(option)
+
+        def cost(choice: tuple[int, bool]) -> float:
+            byte, memchr = choice
+            return _memchr_cost(share[byte]) if memchr else _regex_cost(share[byte])
+
+        # a rare byte can sit in a window that is common all the same ("dbox" of the
+        # "linux-sandbox" every Bazel progress line names): a chosen window the sample holds
+        # often is given up for another of its alternative's, so the windows looked for are
+        # about as rare as the lines that can match
+        first = _cover(options, cost, set(range(len(options))))
+        chosen = dict(first)
+        left = [dict(option) for option in options]  # the options not found common yet
+        too_many = max(COMMON_WINDOW_MIN, len(sample) // COMMON_WINDOW_BYTES)
+        seen: dict[bytes, int] = {}
+
+        def common_window(i: int) -> bool:
+            return _count(seen, sample, options[i][chosen[i]][1]) > too_many
+
+        for _round in range(COVER_ROUNDS):
+            again = {i for i in chosen if len(left[i]) > 1 and common_window(i)}
+            if not again:
+                break
+            for i in again:
+                del left[i][chosen[i]]
+            chosen.update(_cover(left, cost, again))
+        # an alternative whose every window is common (its lines are) keeps the cheapest
+        chosen.update({i: first[i] for i in chosen if common_window(i)})
+        rare: dict[int, dict[int, set[bytes]]] = {}  # byte -> offset -> windows
+        common: dict[int, set[bytes]] = {}
+        for i, best in chosen.items():
+            offset, window = options[i][best]
+            if best[1]:
+                rare.setdefault(best[0], {}).setdefault(offset, set()).add(window)
+            else:
+                common.setdefault(best[0], set()).add(window)
+        self.rare = [(bytes((b,)), [(k, re.compile(_trie(sorted(w))))
+                                    for k, w in sorted(by_offset.items())])
+                     for b, by_offset in sorted(rare.items())]
+        self.common = [re.compile(_trie(sorted(w))) for _b, w in sorted(common.items())]
+
+    def positions(self, buf: bytes | bytearray, start: int, limit: int) -> list[int]:
+        """Offsets in buf[start:limit] where a window begins, sorted."""
+        found: list[int] = []
+        for byte, windows in self.rare:
+            pos = buf.find(byte, start, limit)
+            while pos >= 0:
+                for offset, regex in windows:
+                    if pos - offset >= start and regex.match(buf, pos - offset, limit):
+                        found.append(pos - offset)
+                        break
+                pos = buf.find(byte, pos + 1, limit)
+        for regex in self.common:
+            found.extend(m.start() for m in regex.finditer(buf, start, limit))
+        found.sort()
+        return found
+
+
+def _cover(options: list[dict[tuple[int, bool], tuple[int, bytes]]],
+           cost: Callable[[tuple[int, bool]], float], open_: set[int]
+           ) -> dict[int, tuple[int, bool]]:
+    """A greedy set cover of the alternatives in `open_`: per alternative the (byte,
+    memchr) choice that finds it, choices covering many for little cost first."""
+    chosen: dict[int, tuple[int, bool]] = {}
+    open_ = set(open_)
+    every = sorted({c for i in open_ for c in options[i]})
+    while open_:
+        best = max(every, key=lambda c: (sum(1 for i in open_ if c in options[i]) / cost(c),
+                                         -c[0], c[1]))
+        for i in [i for i in open_ if best in options[i]]:
+            chosen[i] = best
+            open_.discard(i)
+    return chosen
+
+
+def _count(seen: dict[bytes, int], sample: bytes, window: bytes) -> int:
+    """How often `window` occurs in the sample (counted once per window)."""
+    if window not in seen:
+        seen[window] = sample.count(window)
+    return seen[window]
+
+
+def _byte_counts(sample: bytes) -> list[int]:
+    if not sample:
+        return [0] * 256
+    return [sample.count(bytes((b,))) for b in range(256)]
+
+
+def _trie(words: Sequence[bytes]) -> bytes:
+    """A regex matching any of `words`, as a trie (a word that extends another is dropped:
+    the shorter one already finds the line)."""
+    root: dict[Any, Any] = {}
+    for word in sorted(words, key=len):
+        node = root
+        for byte in word:
+            if None in node:
+                break
+            node = node.setdefault(byte, {})
+        else:
+            node.clear()
+            node[None] = True
+
+    def emit(node: dict[Any, Any]) -> bytes:
+        if None in node:
+            return b""
+        alts = [re.escape(bytes((k,))) + emit(v) for k, v in sorted(node.items())]
+        return alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
+
+    return emit(root)
