@@ -180,7 +180,7 @@ def install_from_wheelhouse(args: argparse.Namespace, env: Environment, url: str
                             report: Any) -> tuple[Any, Any]:
     """The wheelhouse's best wheel for this machine, installed; (result, install record)."""
     from ..core.host import HostProfile
-    from ..core.install import run_installation
+    from ..core.install.job import run_installation
     from ..core.knowledge import load_knowledge
     from ..core.wheelhouse.fetch import WheelhouseInstallation, wheelhouse_requirement
 

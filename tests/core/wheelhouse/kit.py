@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from tests import world
-from tfwizard.core.build.plan import make_plan
-from tfwizard.core.build.record import new_build_id
+from tfwizard.core.building.plan.plan import make_plan
+from tfwizard.core.building.run.record import new_build_id
+from tfwizard.core.install.wheelcheck import Found, compare, expected_of
+from tfwizard.core.install.wheelfacts import read_wheel_facts
 from tfwizard.core.knowledge import load_knowledge
 from tfwizard.core.recipe import load_recipe
-from tfwizard.core.wheelcheck import Found, compare, expected_of
-from tfwizard.core.wheelfacts import read_wheel_facts
 
 PIP_PACKAGE = world.FIXTURE_WORKSPACE / "tensorflow" / "tools" / "pip_package"
 ROOT = Path(__file__).resolve().parents[3]

@@ -12,7 +12,6 @@ import shutil
 import subprocess
 import time
 import zipfile
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest

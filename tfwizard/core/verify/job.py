@@ -36,8 +36,8 @@ from ..i18n import _
 from ..install.wheelcheck import Expected
 from ..jobs import Event
 from ..knowledge import KnowledgeBase, load_knowledge
-from .facts import fact_checks
 from ..wheelhouse.provenance import installed_line
+from .facts import fact_checks
 
 PROBE_SCRIPT = Path(__file__).with_name("probe_tf.py")
 DEFAULT_TIMEOUT = 300.0

@@ -36,8 +36,8 @@ from packaging.version import InvalidVersion, Version
 from .. import cc as ccmod
 from ..host import HostProfile
 from ..i18n import _, ngettext
+from ..install.wheelcheck import tag_glibc
 from ..knowledge import KnowledgeBase
-from ..wheelcheck import tag_glibc
 from .index import IndexFile
 from .provenance import Provenance
 
@@ -236,7 +236,7 @@ def _tag_problems(f: IndexFile, machine: Machine) -> list[str]:
     """Why its tags do not fit: the interpreter's own tags when known, else the profile."""
     if machine.interpreter is not None:
         from ..errors import WheelIncompatible
-        from ..install import check_wheel
+        from ..install.job import check_wheel
 
         try:
             check_wheel(Path(f.filename), machine.interpreter)

@@ -33,7 +33,7 @@ from packaging.requirements import Requirement
 
 from ..host import HostProfile
 from ..i18n import _
-from ..install import (
+from ..install.job import (
     PIP_TIMEOUT,
     Installation,
     InstallEvent,
@@ -63,7 +63,7 @@ def wheelhouse_requirement(text: str | None) -> Requirement | None:
         return Requirement("tensorflow")
     if text.endswith(".whl") or "/" in text:
         return None
-    from ..fetch_wheel import parse_requirement
+    from ..install.requirement import parse_requirement
 
     req = parse_requirement(text)
     if req is None or req.name.lower().replace("_", "-") not in PROJECTS:
@@ -160,7 +160,7 @@ class WheelhouseInstallation(Installation):
 
     def _write_record(self) -> Path:
         """The install record (see the module's text); its path."""
-        from ..build.record import atomic_write, data_dir
+        from ..paths import atomic_write, data_dir
 
         folder = (self.data_dir or data_dir(self.env)) / INSTALLS_DIR
         folder.mkdir(parents=True, exist_ok=True)

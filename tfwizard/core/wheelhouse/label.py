@@ -35,8 +35,8 @@ from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 from ..i18n import _
-from ..wheelcheck import Found, compare
-from ..wheelfacts import WheelFacts, read_wheel_facts
+from ..install.wheelcheck import Found, compare
+from ..install.wheelfacts import WheelFacts, read_wheel_facts
 from . import WheelhouseError
 from .provenance import PROVENANCE, Provenance
 

@@ -34,10 +34,10 @@ from packaging.version import InvalidVersion, Version
 from ... import __version__
 from .. import cc as ccmod
 from ..i18n import _
+from ..install.wheelcheck import Expected, tag_glibc
+from ..install.wheelfacts import WheelFacts
 from ..knowledge import load_knowledge
 from ..secrets import redact
-from ..wheelcheck import Expected, tag_glibc
-from ..wheelfacts import WheelFacts
 from . import WheelhouseError
 
 #: the file in the wheel's .dist-info folder
@@ -327,7 +327,7 @@ def installed_check(probe: dict[str, Any]) -> tuple[str, str, bool, str] | None:
     """`verify`'s check of a wheelhouse build (a probe result whose TensorFlow carries a
     provenance): which build it is, and its own build facts held against that provenance
     (wheelcheck.compare); None for a TensorFlow that is not from a wheelhouse."""
-    from ..wheelcheck import Found, compare
+    from ..install.wheelcheck import Found, compare
 
     data = probe.get("provenance")
     tf = probe.get("tensorflow")

@@ -36,8 +36,8 @@ from typing import Any
 
 from ..errors import UsageError
 from ..i18n import _
+from ..install.wheelfacts import read_wheel_facts
 from ..secrets import redact
-from ..wheelfacts import read_wheel_facts
 from . import WheelhouseError
 from .credentials import Credentials, PublishTarget, find_credentials, sources_text
 from .folder import publish_to_folder
@@ -75,7 +75,7 @@ class PublishResult:
 def find_source(source: str, env: Mapping[str, str], cwd: Path) -> tuple[Path | None, Path]:
     """(the build record, the wheel) `source` names: a build id or record folder, or a
     wheel file (its record found by the wheel's path; None for a wheel labelled already)."""
-    from ..build.record import find_record, list_records
+    from ..building.run.record import find_record, list_records
 
     path = Path(source).expanduser()
     path = path if path.is_absolute() else cwd / path
@@ -286,7 +286,7 @@ def publish(source: str, to: str, env: Mapping[str, str], cwd: Path, *, extra_la
 
 def _remember(record: Path, result: PublishResult) -> None:
     """Add the publication to the record's publish.json (no password reaches it)."""
-    from ..build.record import atomic_write
+    from ..paths import atomic_write
 
     path = record / RECORD_FILE
     try:
