@@ -54,3 +54,20 @@ def choice_data(choice: Choice | None, error: str = "") -> dict[str, Any] | None
     if error:
         return {"error": error}
     return choice.to_dict() if choice is not None else None
+
+
+def advice_note(url: str, machine: HostProfile, kb: KnowledgeBase, *, on_target: bool,
+                backend: str | None = None, python: str | None = None) -> str:
+    """The wizard's one-paragraph answer of the wheelhouse (blocking: reads the index): the
+    wheel that serves the machine and the command that installs it, or why none does."""
+    from . import WheelhouseError
+
+    try:
+        choice = wheelhouse_choice(url, machine, kb, on_target=on_target, python=python,
+                                   backend=backend)
+    except WheelhouseError as exc:
+        return _("Wheelhouse: {error}").format(error=exc.message)
+    if choice.best is None:
+        whys = [f"{c.file.filename}: {c.reasons[0]}" for c in choice.rejected if c.reasons]
+        return " ".join([choice.summary(), *whys])
+    return f"{choice.summary()} {install_line(choice, url)}"

@@ -35,7 +35,7 @@ from packaging.version import InvalidVersion, Version
 
 from .. import cc as ccmod
 from ..host import HostProfile
-from ..i18n import _, ngettext
+from ..i18n import _
 from ..install.wheelcheck import tag_glibc
 from ..knowledge import KnowledgeBase
 from .index import IndexFile
@@ -128,10 +128,8 @@ class Choice:
         if not self.candidates:
             return _("The wheelhouse {url} holds no TensorFlow wheel.").format(
                 url=self.wheelhouse)
-        return ngettext("None of the wheelhouse's {count} wheel serves {where}.",
-                        "None of the wheelhouse's {count} wheels serves {where}.",
-                        len(self.candidates)).format(count=len(self.candidates),
-                                                     where=self.where)
+        return _("No wheel of the wheelhouse serves {where} (wheels judged: {count}).").format(
+            count=len(self.candidates), where=self.where)
 
     def lines(self) -> list[str]:
         """The answer as text: the wheel that serves and why, then every rejected one."""
