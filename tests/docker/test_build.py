@@ -362,6 +362,7 @@ def test_the_team_flow_publishes_the_fixture_build_and_a_fresh_machine_installs_
         assert status == ExitStatus.OK, out + err
         assert re.search(rf"Wheelhouse\s+2\.18\.0\+cpu: recipe fixture \(sha256 [0-9a-f]{{12}}\), "
                          rf"build {cold.result.build_id} of ", out), out
+        assert f"installed from {server.simple} on " in out  # the install record's
 
     bundle = tmp_path / "bundle"
     bundle.mkdir()

@@ -183,5 +183,5 @@ def install_and_verify(args: argparse.Namespace, env: Environment, recipe: Any, 
     checked = verify(str(installed.python), host=host, env=env.env, recipe=recipe,
                      expected=recorded_expectation(record))
     (record / "verify.json").write_text(checked.to_json() + "\n", encoding="utf-8")
-    env.out(checked.to_json() if args.json else render_report(checked, show_log=False))
+    env.out(checked.to_json() if args.json else render_report(checked, show_log=False, env=env.env))
     return ExitStatus.OK if checked.ok else ExitStatus.ERROR

@@ -21,8 +21,9 @@ from tests.core.wheelhouse import kit
 from tests.core.wheelhouse.test_label import _rewrite
 from tests.net.pypiserver import PypiServer
 from tfwizard.cli import ExitStatus, capture
+from tfwizard.core.wheelhouse.fetch import install_record_of
 from tfwizard.core.wheelhouse.index import Wheelhouse
-from tfwizard.core.wheelhouse.provenance import PROVENANCE
+from tfwizard.core.wheelhouse.provenance import PROVENANCE, installed_line
 
 pytestmark = pytest.mark.slow
 PASSWORD = "Wh-upload-pw-Zx81q-unique"
@@ -143,6 +144,17 @@ def test_a_fresh_machine_advises_and_installs_from_the_wheelhouse(flow, tmp_path
     assert record["result"]["status"] == "installed"
     assert record["provenance"]["build_id"] == flow.records[1].name
     assert record["wheel"]["hashes"]["sha256"] == record["sha256"]
+    # verify's line: the build in the venv's dist-info, and the install record that put it
+    found = install_record_of(str(py), data_dir=tmp_path / "data")
+    assert found is not None and found["id"] == record["id"]
+    assert install_record_of(str(tmp_path / "other" / "bin" / "python"),
+                             data_dir=tmp_path / "data") is None
+    line = installed_line({"provenance": record["provenance"]}, found)
+    assert line.startswith("2.21.0+cu128.sm90: recipe wh-cuda") and \
+        f"installed from {flow.server.simple} on " in line
+    replaced = {**found, "provenance": {**found["provenance"], "build_id": "another"}}
+    assert "TensorFlow was replaced since" in installed_line(
+        {"provenance": record["provenance"]}, replaced)
     installed = list(venv.glob(f"lib/python3*/site-packages/tensorflow-2.21.0+cu128.sm90"
                                f".dist-info/{PROVENANCE}"))
     assert len(installed) == 1  # the provenance travels into the environment

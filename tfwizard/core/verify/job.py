@@ -479,15 +479,22 @@ def _expectation(report: VerifyReport) -> str:
                                                  source=report.expect_source)
 
 
-def render_report(report: VerifyReport, *, show_log: bool = True) -> str:
-    """The readable report `tfwizard verify` prints (in the current language)."""
+def render_report(report: VerifyReport, *, show_log: bool = True,
+                  env: Mapping[str, str] | None = None) -> str:
+    """The readable report `tfwizard verify` prints (in the current language); `env`
+    names the data folder whose install records say where a wheelhouse build came from."""
     data = report.probe.data
     tf = data.get("tensorflow") or {}
     info = data.get("build_info") or {}
     out = [_("TensorFlow verification of {python}").format(python=report.python)]
     out.append(_row("TensorFlow", str(tf.get("version", "-")) +
                     (f"  ({tf.get('path')})" if tf.get("path") else "")))
-    house = installed_line(data)
+    if data.get("provenance"):  # a wheelhouse build: its install record says whence
+        from ..wheelhouse.fetch import install_record_of
+
+        house = installed_line(data, install_record_of(report.python, env))
+    else:
+        house = ""
     if house:
         out.append(_row(_("Wheelhouse"), house))
     py = data.get("python") or {}

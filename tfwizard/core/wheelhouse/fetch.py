@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import secrets
 import shutil
 import tempfile
@@ -179,3 +180,24 @@ class WheelhouseInstallation(Installation):
         atomic_write(path, redact(json.dumps(data, indent=2, default=str)) + "\n")
         return path
 
+
+
+def install_record_of(python: str, env: Mapping[str, str] | None = None,
+                      data_dir: Path | None = None) -> dict[str, Any] | None:
+    """The newest install record of a wheelhouse install into the interpreter `python`
+    (the path as given: a venv's python is a link to its base, and another venv's too),
+    None without one."""
+    from ..paths import data_dir as default_dir
+
+    folder = (data_dir or default_dir(env)) / INSTALLS_DIR
+    want = os.path.abspath(python)
+    for path in sorted(folder.glob("*.json"), reverse=True):  # ids start with the time
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        result = data.get("result") or {}
+        if result.get("status") == "installed" and result.get("python") and \
+                os.path.abspath(str(result["python"])) == want:
+            return dict(data)
+    return None

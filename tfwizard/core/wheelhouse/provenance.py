@@ -344,12 +344,25 @@ def installed_check(probe: dict[str, Any]) -> tuple[str, str, bool, str] | None:
     return ("fact:wheelhouse", name, check.ok, f"{prov.describe()}; {check.summary()}")
 
 
-def installed_line(probe: dict[str, Any]) -> str:
-    """The report's line naming the wheelhouse build installed ("" when none)."""
+def installed_line(probe: dict[str, Any], record: dict[str, Any] | None = None) -> str:
+    """The report's line naming the wheelhouse build installed ("" when none); with the
+    install record of that interpreter (fetch.install_record_of), whence and when it came,
+    or that a different build was installed since."""
     data = probe.get("provenance")
     if not data:
         return ""
     try:
-        return Provenance.from_dict(data).describe()
+        prov = Provenance.from_dict(data)
     except WheelhouseError as exc:
         return exc.message
+    line = prov.describe()
+    if record is None:
+        return line
+    recorded = (record.get("provenance") or {}).get("build_id", "")
+    if recorded != prov.build_id:
+        return line + "; " + _("the install record {id} names build {build}: TensorFlow was "
+                               "replaced since").format(id=record.get("id", "?"),
+                                                        build=recorded or "?")
+    return line + "; " + _("installed from {url} on {time} (install record {id})").format(
+        url=record.get("wheelhouse", "?"), time=record.get("time", "?"),
+        id=record.get("id", "?"))
