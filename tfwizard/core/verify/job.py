@@ -479,6 +479,16 @@ def _expectation(report: VerifyReport) -> str:
                                                  source=report.expect_source)
 
 
+def _wheelhouse_rows(report: VerifyReport, env: Mapping[str, str] | None) -> list[str]:
+    """The row naming a wheelhouse build, and whence its install record says it came."""
+    data = report.probe.data
+    if not data.get("provenance"):
+        return []
+    from ..wheelhouse.fetch import install_record_of
+
+    return [_row(_("Wheelhouse"), installed_line(data, install_record_of(report.python, env)))]
+
+
 def render_report(report: VerifyReport, *, show_log: bool = True,
                   env: Mapping[str, str] | None = None) -> str:
     """The readable report `tfwizard verify` prints (in the current language); `env`
@@ -489,14 +499,7 @@ def render_report(report: VerifyReport, *, show_log: bool = True,
     out = [_("TensorFlow verification of {python}").format(python=report.python)]
     out.append(_row("TensorFlow", str(tf.get("version", "-")) +
                     (f"  ({tf.get('path')})" if tf.get("path") else "")))
-    if data.get("provenance"):  # a wheelhouse build: its install record says whence
-        from ..wheelhouse.fetch import install_record_of
-
-        house = installed_line(data, install_record_of(report.python, env))
-    else:
-        house = ""
-    if house:
-        out.append(_row(_("Wheelhouse"), house))
+    out += _wheelhouse_rows(report, env)
     py = data.get("python") or {}
     if py:
         out.append(_row("Python", f"{py.get('version')}  ({py.get('executable')})"))
