@@ -1,6 +1,6 @@
 """The team's wheelhouse in the wizard: Welcome's advice says whether a wheel there serves
-the machine, the Build page publishes the wheel it made, the Install page installs the
-wheelhouse's best wheel. core/wheelhouse does the work; this reads the wizard's state and
+the machine, the Build page publishes the wheel it made (the Install page's install of the
+wheelhouse's best wheel is jobs.wheelhouse_install). core/wheelhouse does the work; this reads the wizard's state and
 keeps the index and the upload off the GUI thread. Credentials come as `tfwizard publish`
 takes them (TWINE_USERNAME/TWINE_PASSWORD, ~/.pypirc, keyring): the wizard never asks for
 or shows a password."""
@@ -72,6 +72,7 @@ class PublishRow(QWidget):
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         row.addWidget(self.status, 1)
         self.task: asyncio.Future[Any] | None = None
+        self.result: Any = None  # the build result offered
         self.setVisible(False)
 
     def offer(self, result: Any) -> None:
@@ -89,7 +90,7 @@ class PublishRow(QWidget):
     @asyncSlot()
     async def publish(self) -> None:
         """Publish the build's wheel off the GUI thread, then say where it went."""
-        result = getattr(self, "result", None)
+        result = self.result
         url = configured_url(self.state)
         if result is None or not url or self.task is not None:
             return
