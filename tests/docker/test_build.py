@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -303,3 +304,70 @@ def test_build_install_verify_chain_on_the_fixture(tw, cold, tmp_path):
     assert "2.18.0" in out or "TensorFlow" in out
     records = sorted((tw.data / "builds").iterdir(), key=lambda p: p.stat().st_mtime)
     assert (records[-1] / "install.json").is_file() and (records[-1] / "verify.json").is_file()
+
+
+def test_the_team_flow_publishes_the_fixture_build_and_a_fresh_machine_installs_it(
+        tw, cold, tmp_path):
+    """The build server publishes the cold fixture build to a pypiserver on loopback (an
+    htpasswd for uploads); a machine with a fresh data folder and home asks `advise
+    --wheelhouse`, which names that wheel, and `install --wheelhouse` puts it into a venv:
+    pip reports the labelled version. The upload password is in no record, log or bundle.
+    (Last in the module: publishing adds to the cold build's record.)"""
+    if sys.version_info[:2] != (3, 11):
+        pytest.skip("the fixture wheel is cp311")
+    from tests.core.wheelhouse import kit as house_kit
+    from tests.net.pypiserver import PypiServer
+
+    assert cold.result.status == "succeeded", cold.result.message
+    no_gpu = str(ROOT / "tests/data/hosts/no-gpu-server.json")
+    password = f"fixture-upload-{uuid.uuid4().hex}"
+    build_home = tmp_path / "build-home"
+    build_home.mkdir()
+    builder = {**os.environ, "HOME": str(build_home), "TFWIZARD_DATA_DIR": str(tw.data),
+               "TWINE_USERNAME": "builder", "TWINE_PASSWORD": password}
+    with PypiServer(tmp_path, users={"builder": password}) as server:
+        status, out, err = capture(["publish", cold.result.build_id, "--to", server.simple],
+                                   builder)
+        assert status == ExitStatus.OK, out + err
+        stored = [p.name for p in server.packages.iterdir()]
+        assert len(stored) == 1 and stored[0].startswith("tensorflow_cpu-2.18.0+cpu-cp311-")
+        assert f"Uploaded {stored[0]}" in out
+        assert "User 'builder' stored" in server.log_text()
+
+        home = tmp_path / "home"
+        home.mkdir()
+        machine = {k: v for k, v in os.environ.items() if not k.startswith("TWINE_")}
+        machine.update(HOME=str(home), TFWIZARD_DATA_DIR=str(tmp_path / "fresh-data"))
+        status, out, err = capture(["advise", "--wheelhouse", server.simple, "--host", no_gpu,
+                                    "--python", "3.11", "--intent", "cpu"], machine)
+        assert status == ExitStatus.OK, out + err
+        assert f"The wheelhouse has a wheel that serves this machine: {stored[0]}" in out
+        assert out.index(stored[0]) < out.index("Verdict:")  # ahead of a source build
+        venv = tmp_path / "venv"
+        status, out, err = capture(["install", "--wheelhouse", server.simple, "--venv",
+                                    str(venv), "--create", "--host", no_gpu, "--no-index"],
+                                   machine)
+        assert status == ExitStatus.OK, out + err
+        show = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "show",
+                               "tensorflow-cpu"], capture_output=True, text=True,
+                              check=True).stdout
+        assert "Version: 2.18.0+cpu" in show
+        record = json.loads(next((tmp_path / "fresh-data" / "installs").glob("*.json"))
+                            .read_text())
+        assert record["provenance"]["build_id"] == cold.result.build_id
+        assert f"{stored[0]}: sha256 as the index gives it" in out
+        # verify names the wheelhouse build the venv holds (from its dist-info)
+        status, out, err = capture(["verify", "--venv", str(venv), "--expect", "cpu",
+                                    "--host", no_gpu], machine)
+        assert status == ExitStatus.OK, out + err
+        assert re.search(rf"Wheelhouse\s+2\.18\.0\+cpu: recipe fixture \(sha256 [0-9a-f]{{12}}\), "
+                         rf"build {cold.result.build_id} of ", out), out
+        assert f"installed from {server.simple} on " in out  # the install record's
+
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    status, out, err = capture(["bundle", cold.result.build_id, "--out", str(bundle), "--host",
+                                no_gpu], builder)
+    assert status == ExitStatus.OK, out + err
+    assert house_kit.leaks(password, tw.data, tmp_path / "fresh-data", bundle, venv) == []
+    assert house_kit.leaks("builder", Path(cold.result.record_dir) / "publish.json")

@@ -34,6 +34,7 @@ from . import (
     install,
     knowledge,
     plan,
+    publish,
     recipe,
     shell,
     test,
@@ -47,8 +48,8 @@ __all__ = ["ARGPARSE_TEXTS", "COMMANDS", "Environment", "ExitStatus", "build_par
 
 #: every command module, in the order `tfwizard --help` lists them; each has
 #: register(subparsers), which adds its command (and sets its handler)
-COMMANDS = (detect, advise, recipe, check, plan, build, diagnose, install, verify, bundle, desktop,
-            fetch, clean, shell, test, knowledge)
+COMMANDS = (detect, advise, recipe, check, plan, build, publish, diagnose, install, verify, bundle,
+            desktop, fetch, clean, shell, test, knowledge)
 
 Handler = Callable[..., ExitStatus]
 

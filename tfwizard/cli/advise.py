@@ -52,6 +52,11 @@ def register(sub: Any) -> None:
                    help=_("default: from the intent and the machine's GPUs"))
     p.add_argument("--recipe", metavar="RECIPE",
                    help=_("also count the recipe's source and build options as reasons"))
+    p.add_argument("--wheelhouse", metavar="URL",
+                   help=_("look in the team's wheelhouse first (a simple index URL or a "
+                          "folder; default: the recipe's [wheelhouse] url, else "
+                          "TFWIZARD_WHEELHOUSE): the wheel there that serves the machine, "
+                          "or why each does not"))
     p.add_argument("--json", action="store_true", help=_("print the advice as JSON"))
     p.set_defaults(handler=cmd_advise)
 
@@ -70,15 +75,38 @@ def cmd_advise(args: argparse.Namespace, env: Environment) -> ExitStatus:
         host = detect_host(env=env.env)
     target = HostProfile.load(arg_path(env, args.target)) if args.target else None
     kb = load_knowledge()
+    recipe = load_recipe_option(args, env)
     advice = advise(kb, host=host, target=target, release=args.release, python=args.python,
-                    intent=Intent(args.intent), backend=args.backend,
-                    recipe=load_recipe_option(args, env))
+                    intent=Intent(args.intent), backend=args.backend, recipe=recipe)
+    choice, error = wheelhouse_part(args, env, recipe, advice, target or host, kb)
+    from ..core.wheelhouse.advice import choice_block, choice_data
+
     if args.json:
-        env.out(json.dumps(advice.to_dict(), indent=2, ensure_ascii=False))
+        data = {**advice.to_dict(), "wheelhouse": choice_data(choice, error)}
+        env.out(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        for line in advice_lines(advice):
+        for line in choice_block(choice, error) + advice_lines(advice):
             env.out(line)
-    return ExitStatus.OK if advice.verdict in SERVES else ExitStatus.ERROR
+    served = choice is not None and choice.best is not None
+    return ExitStatus.OK if served or advice.verdict in SERVES else ExitStatus.ERROR
+
+
+def wheelhouse_part(args: argparse.Namespace, env: Environment, recipe: Any, advice: Any,
+                    machine: Any, kb: Any) -> tuple[Any, str]:
+    """The wheelhouse's choice for the advised machine, backend and Python (None when no
+    wheelhouse is named), or why it could not be read."""
+    from ..core.wheelhouse import WheelhouseError, wheelhouse_url
+    from ..core.wheelhouse.advice import wheelhouse_choice
+
+    url = wheelhouse_url(args.wheelhouse, recipe, env.env)
+    if not url:
+        return None, ""
+    try:
+        return wheelhouse_choice(url, machine, kb, on_target=advice.on_target,
+                                 python=advice.python, backend=advice.backend,
+                                 release=args.release), ""
+    except WheelhouseError as exc:
+        return None, _("Wheelhouse: {error}").format(error=exc.message)
 
 
 def verdict_word(verdict: str) -> str:

@@ -70,11 +70,20 @@ def cmd_build(args: argparse.Namespace, env: Environment) -> ExitStatus:
     result = runner.result
     if status != ExitStatus.OK or result is None:
         return status
+    offer_publish(env, prepared.recipe, result, as_json=args.json)
     if args.install and result.wheel:
         return install_and_verify(args, env, prepared.recipe, Path(result.wheel),
                                   Path(result.record_dir), prepared.build_host,
                                   warm=started.warm)
     return ExitStatus.OK
+
+
+def offer_publish(env: Environment, recipe: Any, result: Any, *, as_json: bool) -> None:
+    """After a build that handed out a wheel, with a wheelhouse configured: how to publish."""
+    from ..core.wheelhouse import publish_hint, wheelhouse_url
+
+    if result.wheel and not as_json and wheelhouse_url(None, recipe, env.env):
+        env.out(publish_hint(result.build_id))
 
 
 def make_runner(args: argparse.Namespace, env: Environment, prepared: Prepared) -> Any:
@@ -156,5 +165,6 @@ def verify_build(args: argparse.Namespace, env: Environment, recipe: Any, python
     checked = verify_installed(python, verification_host(host, env.env), recipe=recipe,
                                record=record, env=env.env).run()
     record_verification(checked, record)
-    env.out(checked.to_json() if args.json else render_report(checked, show_log=False))
+    env.out(checked.to_json() if args.json else render_report(checked, show_log=False,
+                                                                 env=env.env))
     return ExitStatus.OK if checked.ok else ExitStatus.ERROR

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import UsageError
 from ..core.i18n import _
 from ..core.vocab import install_outcome
 from .context import Environment, ExitStatus, arg_path
@@ -20,10 +21,21 @@ def register(sub: Any) -> None:
     """Add `install` to the `tfwizard` parser's subcommands."""
     p = sub.add_parser("install", help=_("install a built wheel, or an official one by its "
                                          "requirement, into a venv or interpreter"))
-    p.add_argument("wheel", metavar="WHEEL|REQUIREMENT",
+    p.add_argument("wheel", metavar="WHEEL|REQUIREMENT", nargs="?",
                    help=_("a wheel file, or a requirement such as "
                           "tensorflow[and-cuda]==2.20.0: its wheel is downloaded with the "
-                          "target's pip, its tags checked, then installed with its extras"))
+                          "target's pip, its tags checked, then installed with its extras "
+                          "(none, or tensorflow, with --wheelhouse: the wheelhouse's best "
+                          "wheel for this machine)"))
+    p.add_argument("--wheelhouse", metavar="URL",
+                   help=_("install the team's wheelhouse wheel that serves this machine (a "
+                          "simple index URL or a folder; default with no WHEEL or with "
+                          "tensorflow: TFWIZARD_WHEELHOUSE): its hash checked against the "
+                          "index, its provenance against the wheel, [and-cuda] for a CUDA "
+                          "build, the provenance kept in the install record"))
+    p.add_argument("--host", metavar="PROFILE",
+                   help=_("with a wheelhouse: this machine's `tfwizard detect --json` file "
+                          "(default: detect it)"))
     where = p.add_mutually_exclusive_group()
     where.add_argument("--venv", metavar="DIR", help=_("the virtualenv to install into"))
     where.add_argument("--python", metavar="PATH",
@@ -117,8 +129,15 @@ def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:
         find_links=[str(arg_path(env, p)) for p in args.find_links],
         no_index=args.no_index, env=env.env, timeout=args.timeout,
         wheel_only=args.wheel_only)
-    requirement = parse_requirement(args.wheel)
-    if requirement is None:
+    house = wheelhouse_option(args, env, recipe)
+    record = None
+    if house:
+        result, record = install_from_wheelhouse(args, env, house, target, extras, options,
+                                                 report)
+    elif not args.wheel:
+        raise UsageError(_("name a wheel or a requirement, or a wheelhouse"),
+                         _("tfwizard install WHEEL|REQUIREMENT --venv DIR, or --wheelhouse URL"))
+    elif (requirement := parse_requirement(args.wheel)) is None:
         result = install_wheel(arg_path(env, args.wheel), target, extras, reporter=report,
                                **options)
     else:
@@ -135,4 +154,45 @@ def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:
         env.out(_("Next: `tfwizard verify --python {python}`.").format(python=result.python))
     else:
         env.out(install_outcome(result.status, result.message))
+    if record is not None and not args.json:
+        env.out(_("Install record: {path}").format(path=record))
     return ExitStatus.OK if result.ok else ExitStatus.ERROR
+
+
+def wheelhouse_option(args: argparse.Namespace, env: Environment, recipe: Any) -> str:
+    """The wheelhouse to install from: --wheelhouse (WHEEL then must be none or tensorflow),
+    else the recipe's or TFWIZARD_WHEELHOUSE's when WHEEL is none or tensorflow; "" for an
+    install as before."""
+    from ..core.wheelhouse import wheelhouse_url
+    from ..core.wheelhouse.fetch import wheelhouse_requirement
+
+    fits = wheelhouse_requirement(args.wheel) is not None
+    if args.wheelhouse and not fits:
+        raise UsageError(_("--wheelhouse installs tensorflow from the wheelhouse, not "
+                           "{wheel}").format(wheel=args.wheel),
+                         _("Leave WHEEL out, or name tensorflow (with a version: "
+                           "tensorflow==2.21.*)."))
+    return wheelhouse_url(args.wheelhouse, recipe, env.env) if fits else ""
+
+
+def install_from_wheelhouse(args: argparse.Namespace, env: Environment, url: str,
+                            target: Any, extras: list[str], options: dict[str, Any],
+                            report: Any) -> tuple[Any, Any]:
+    """The wheelhouse's best wheel for this machine, installed; (result, install record)."""
+    from ..core.host import HostProfile
+    from ..core.install.job import run_installation
+    from ..core.knowledge import load_knowledge
+    from ..core.wheelhouse.fetch import WheelhouseInstallation, wheelhouse_requirement
+
+    if args.host:
+        host = HostProfile.load(arg_path(env, args.host))
+    else:
+        from ..core.detect import detect_host
+
+        host = detect_host(env=env.env)
+    options = {k: v for k, v in options.items() if k != "wheel_only"}
+    job = WheelhouseInstallation(
+        url, target, host=host, kb=load_knowledge(), requirement=wheelhouse_requirement(
+            args.wheel), extras=extras, download_dir=arg_path(env, args.download_dir)
+        if args.download_dir else None, **options)
+    return run_installation(job, report), job.record

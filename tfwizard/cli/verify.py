@@ -83,7 +83,7 @@ def cmd_verify(args: argparse.Namespace, env: Environment) -> ExitStatus:
     if args.json:
         env.out(text)
     else:
-        env.out(render_report(report, show_log=not args.quiet_log))
+        env.out(render_report(report, show_log=not args.quiet_log, env=env.env))
         for path in saved:
             env.out(_("Report saved to {path}").format(path=path))
     if report.status == "cancelled":

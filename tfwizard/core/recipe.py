@@ -247,6 +247,20 @@ class OutputSection:
                     check="path", default="")
 
 
+@dataclass
+class WheelhouseSection:
+    """[wheelhouse]: the team's package index for built wheels."""
+
+    url: str = _key("the team's wheelhouse: a PEP 503 simple index URL (http(s)://HOST/simple/) "
+                    "or a folder; `tfwizard publish` puts the wheel there, `advise` and "
+                    "`install` look there first. Credentials stay out of it (TWINE_PASSWORD, "
+                    "~/.pypirc or keyring); empty = TFWIZARD_WHEELHOUSE", check="wheelhouse",
+                    default="")
+    label: str = _key("an extra segment of the wheel's local version label (2.21.0+cu128.sm120"
+                      ".LABEL), lower-case letters and digits: two builds for one target side "
+                      "by side", check="label", default="")
+
+
 SECTIONS: dict[str, type] = {
     "tensorflow": TensorflowSection,
     "python": PythonSection,
@@ -261,6 +275,7 @@ SECTIONS: dict[str, type] = {
     "remote": RemoteSection,
     "network": NetworkSection,
     "output": OutputSection,
+    "wheelhouse": WheelhouseSection,
 }
 TOP_KEYS = ("schema", "name", "description")
 #: the keys that name a file or folder on this machine. One rule for all of them, in the CLI
@@ -292,6 +307,7 @@ class Recipe:
     remote: RemoteSection = field(default_factory=RemoteSection)
     network: NetworkSection = field(default_factory=NetworkSection)
     output: OutputSection = field(default_factory=OutputSection)
+    wheelhouse: WheelhouseSection = field(default_factory=WheelhouseSection)
     schema: int = RECIPE_SCHEMA
     #: where it was loaded from (not saved)
     path: Path | None = field(default=None, compare=False, repr=False)
@@ -777,9 +793,30 @@ def _check_string(check: str, value: str) -> str | None:
             return None if re.fullmatch(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}", value) else \
                 _('"{value}" is not an environment reference like ${{HTTPS_PROXY}}').format(value=value)
         return safety.check_url(value)
+    elif check == "wheelhouse":
+        return _check_wheelhouse(value)
+    elif check == "label":
+        if not re.fullmatch(r"[a-z0-9]{1,32}", value):
+            return _('"{value}" is not a label segment: 1 to 32 lower-case letters and '
+                     'digits').format(value=value[:60])
     elif check == "hostlist":
         if not re.fullmatch(r"[A-Za-z0-9.*_\-/:,\[\]]+", value):
             return _('"{value}" is not a comma-separated host list').format(value=value[:60])
+    return None
+
+
+def _check_wheelhouse(value: str) -> str | None:
+    """A wheelhouse: an http(s):// or file:// URL without a password, or a folder."""
+    if "://" not in value:
+        return safety.check_path_text(value)
+    if not value.startswith(("http://", "https://", "file://")):
+        return _('"{value}" is not an http(s):// or file:// URL or a folder').format(
+            value=value[:80])
+    err = safety.check_url(value)
+    if err:
+        return err
+    if re.match(r"[a-z]+://[^/@]*:[^/@]*@", value):
+        return _("a password in the recipe: keep it in TWINE_PASSWORD, ~/.pypirc or keyring")
     return None
 
 

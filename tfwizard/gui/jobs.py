@@ -105,9 +105,7 @@ def default_install(state: WizardState, wheel: str, *, wheel_only: bool = False)
     from tfwizard.core.install.requirement import RequirementInstallation, parse_requirement
 
     inst = state.recipe.install
-    venv = state.recipe.resolve_path("install.venv")
-    target = install.resolve_target(venv=venv, python=state.recipe.resolve_path("install.python"),
-                                    create=venv is not None)
+    target = install_target(state)
     links = state.install_find_links
     if parse_requirement(wheel) is not None:  # its own extras: [and-cuda] when it needs them
         return RequirementInstallation(wheel, target, index_url=inst.index_url,
@@ -118,6 +116,33 @@ def default_install(state: WizardState, wheel: str, *, wheel_only: bool = False)
                                 trusted_host=inst.trusted_host,
                                 find_links=(links,) if links else (),
                                 no_index=bool(links), wheel_only=wheel_only)
+
+
+def install_target(state: WizardState) -> Any:
+    """Where Install puts TensorFlow: the recipe's venv (made if missing), created with
+    install.python when one is set, else install.python itself."""
+    from tfwizard.core.install.job import resolve_target
+
+    venv = state.recipe.resolve_path("install.venv")
+    return resolve_target(venv=venv, python=state.recipe.resolve_path("install.python"),
+                          create=venv is not None)
+
+
+def wheelhouse_install(state: WizardState, url: str) -> Job:
+    """The core's install of the wheelhouse's best wheel for this machine into the
+    install target, as `tfwizard install --wheelhouse URL` does."""
+    from tfwizard.core.errors import TfWizardError
+    from tfwizard.core.wheelhouse.fetch import WheelhouseInstallation
+
+    if state.build_host is None:
+        raise TfWizardError(_("This machine is still being detected."),
+                            _("Wait for Welcome's detection, then install."))
+    inst = state.recipe.install
+    links = state.install_find_links
+    return WheelhouseInstallation(url, install_target(state), host=state.build_host,
+                                  kb=state.kb, extras=list(inst.extras),
+                                  index_url=inst.index_url, trusted_host=inst.trusted_host,
+                                  find_links=(links,) if links else (), no_index=bool(links))
 
 
 def target_python(state: WizardState) -> str:

@@ -221,7 +221,7 @@ def _glibc_row(glibc: str, tags: tuple[str, ...]) -> FactCheck:
     """A manylinux tag's glibc must not be newer than the release's wheels need; a plain
     linux_* tag promises none."""
     platforms = sorted({t.split("-")[2] for t in tags if t.count("-") == 2})
-    floors = [_tag_glibc(p) for p in platforms]
+    floors = [tag_glibc(p) for p in platforms]
     known = [f for f in floors if f]
     found = ",".join(platforms)
     if not known or not glibc:
@@ -230,7 +230,9 @@ def _glibc_row(glibc: str, tags: tuple[str, ...]) -> FactCheck:
     return _row("glibc", glibc, newest, "WHEEL", Version(newest) <= Version(glibc))
 
 
-def _tag_glibc(platform: str) -> str:
+def tag_glibc(platform: str) -> str:
+    """The glibc a manylinux platform tag promises ("manylinux_2_27_x86_64" -> "2.27",
+    "manylinux2014_x86_64" -> "2.17"); "" for a tag that promises none (linux_x86_64)."""
     m = re.match(r"manylinux_(\d+)_(\d+)_", platform)
     if m:
         return f"{m.group(1)}.{m.group(2)}"

@@ -24,6 +24,7 @@ from ..host import HostProfile
 from ..i18n import _
 from ..install.wheelcheck import Expected, Found, compare
 from ..knowledge import KnowledgeBase
+from ..wheelhouse.provenance import installed_check
 
 FactCheck = tuple[str, str, bool, str]
 
@@ -67,4 +68,5 @@ def fact_checks(data: Mapping[str, Any], *, host: HostProfile | None, kb: Knowle
         out.append(("fact:driver",
                     _("driver runs the wheel's CUDA {cuda}").format(cuda=f"{bmaj}.{bmin}"),
                     bmaj <= dmaj, detail))
-    return out
+    house = installed_check(dict(data))  # a wheelhouse build: which one, and its facts
+    return out + ([house] if house else [])

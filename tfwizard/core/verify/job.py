@@ -36,6 +36,7 @@ from ..i18n import _
 from ..install.wheelcheck import Expected
 from ..jobs import Event
 from ..knowledge import KnowledgeBase, load_knowledge
+from ..wheelhouse.provenance import installed_line
 from .facts import fact_checks
 
 PROBE_SCRIPT = Path(__file__).with_name("probe_tf.py")
@@ -478,14 +479,27 @@ def _expectation(report: VerifyReport) -> str:
                                                  source=report.expect_source)
 
 
-def render_report(report: VerifyReport, *, show_log: bool = True) -> str:
-    """The readable report `tfwizard verify` prints (in the current language)."""
+def _wheelhouse_rows(report: VerifyReport, env: Mapping[str, str] | None) -> list[str]:
+    """The row naming a wheelhouse build, and whence its install record says it came."""
+    data = report.probe.data
+    if not data.get("provenance"):
+        return []
+    from ..wheelhouse.fetch import install_record_of
+
+    return [_row(_("Wheelhouse"), installed_line(data, install_record_of(report.python, env)))]
+
+
+def render_report(report: VerifyReport, *, show_log: bool = True,
+                  env: Mapping[str, str] | None = None) -> str:
+    """The readable report `tfwizard verify` prints (in the current language); `env`
+    names the data folder whose install records say where a wheelhouse build came from."""
     data = report.probe.data
     tf = data.get("tensorflow") or {}
     info = data.get("build_info") or {}
     out = [_("TensorFlow verification of {python}").format(python=report.python)]
     out.append(_row("TensorFlow", str(tf.get("version", "-")) +
                     (f"  ({tf.get('path')})" if tf.get("path") else "")))
+    out += _wheelhouse_rows(report, env)
     py = data.get("python") or {}
     if py:
         out.append(_row("Python", f"{py.get('version')}  ({py.get('executable')})"))

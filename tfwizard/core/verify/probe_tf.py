@@ -60,6 +60,7 @@ class Probe:
             "tensorflow": None,
             "import_error": None,
             "build_info": None,
+            "provenance": None,
             "built_with_cuda": None,
             "built_with_rocm": None,
             "devices": [],
@@ -138,6 +139,7 @@ class Probe:
 
         self.stage("build_info")
         self.build_info(tf)
+        self.result["provenance"] = installed_provenance()
         self.take_log("build_info")
 
         self.stage("devices")
@@ -254,6 +256,29 @@ class Probe:
                 entry["gflops"] = round(2.0 * n ** 3 / best / 1e9, 2) if best > 0 else None
             except Exception as exc:
                 entry["error"] = f"{type(exc).__name__}: {str(exc).strip()[:1000]}"
+
+
+#: the file a tfwizard wheelhouse wheel keeps in its .dist-info (core/wheelhouse)
+PROVENANCE = "tfwizard-provenance.json"
+
+
+def installed_provenance():
+    """The wheelhouse provenance of the installed TensorFlow distribution, None without one."""
+    try:
+        from importlib import metadata
+    except ImportError:  # Python < 3.8
+        return None
+    for name in ("tensorflow", "tensorflow-cpu", "tensorflow_cpu"):
+        try:
+            text = metadata.distribution(name).read_text(PROVENANCE)
+        except Exception:  # not installed under that name, or unreadable
+            continue
+        if text:
+            try:
+                return json.loads(text)
+            except ValueError:
+                return {"error": "unreadable " + PROVENANCE}
+    return None
 
 
 def jsonable(value):

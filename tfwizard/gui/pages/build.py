@@ -45,6 +45,7 @@ from ..widgets.logview import LogView
 from ..widgets.rebuild import RebuildGuard
 from ..widgets.richtext import diagnosis_html
 from ..widgets.unrecognised import UnrecognisedCard
+from ..widgets.wheelhouse import PublishRow
 from .base import RecipePage
 from .build_watch import BuildWatch
 from .rebuild import RebuildBar
@@ -167,6 +168,8 @@ class BuildPage(RecipePage):
         self.unrecognised: UnrecognisedCard | None = None
         self.bundle = BundleSaver(state, self.content, "save-bundle")
         self.body.addWidget(self.bundle)
+        self.publish = PublishRow(state, self.content)
+        self.body.addWidget(self.publish)
 
     @property
     def running(self) -> bool:
@@ -279,6 +282,7 @@ class BuildPage(RecipePage):
         self.action_label.setText("")
         self.result_label.setText("")
         self.cache_label.setText("")
+        self.publish.offer(None)
         for row in self.diagnoses:
             row.deleteLater()
         self.diagnoses = []
@@ -341,6 +345,7 @@ class BuildPage(RecipePage):
             if result.cache:
                 self.cache_label.setText(cache_summary_text(CacheSummary(**result.cache)))
             self.bundle.sync()
+            self.publish.offer(result)
             self.buildFinished.emit(result)
 
     def fix_and_rebuild(self, finding: DiagnosisEvent) -> None:

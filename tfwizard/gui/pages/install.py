@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from ..widgets.install_words import download_note, error_text
 from ..widgets.logview import LogView
 from ..widgets.network import RecipeFields, index_fields
 from ..widgets.richtext import code_html
+from ..widgets.wheelhouse import configured_url
 from .base import RecipePage
 from .build import unavailable_banner
 
@@ -113,6 +115,7 @@ class InstallPage(RecipePage):
         self.index = RecipeFields(state, self.content, tr("Package index"), "package-index",
                                   index_fields())
         self.body.addWidget(self.index)
+        self._wheelhouse_row()
         self._download_line()
         buttons = QHBoxLayout()
         self.install_button = QPushButton(tr("Install"), self.content)
@@ -173,6 +176,26 @@ class InstallPage(RecipePage):
                                     lambda path: self.set({"install.python": path})))
         return row
 
+    def _wheelhouse_row(self) -> None:
+        """The team's wheelhouse: its URL (the recipe's, else TFWIZARD_WHEELHOUSE) and the
+        button that installs its best wheel for this machine instead of the wheel above."""
+        row = QHBoxLayout()
+        row.addWidget(QLabel(tr("Team's wheelhouse:"), self.content))
+        self.house_edit = QLineEdit(self.content)
+        self.house_edit.setObjectName("wheelhouse-url")
+        self.house_edit.setPlaceholderText("http://wheels.example:8080/simple/")
+        self.house_edit.setToolTip(tr("The team's wheelhouse: a simple index URL or a folder"))
+        row.addWidget(self.house_edit, 1)
+        self.house_button = QPushButton(tr("Install from the team's wheelhouse"), self.content)
+        self.house_button.setObjectName("install-wheelhouse")
+        self.house_button.setToolTip(tr("Install the wheelhouse's wheel that serves this "
+                                        "machine (with [and-cuda] for a CUDA build); its "
+                                        "provenance goes into the install record"))
+        self.house_button.setEnabled(not self.unavailable)
+        self.house_button.clicked.connect(self.start_wheelhouse)
+        row.addWidget(self.house_button)
+        self.body.addLayout(row)
+
     def _extras(self, on: bool) -> None:
         extras = [e for e in self.state.recipe.install.extras if e != AND_CUDA]
         self.set({"install.extras": ([AND_CUDA] + extras) if on else extras})
@@ -210,6 +233,8 @@ class InstallPage(RecipePage):
         self.and_cuda.setEnabled(r.backend.kind == "cuda" or on)
         show_target_note(self.target_note, self.state)
         self.index.sync()
+        if not self.house_edit.text().strip():
+            self.house_edit.setText(configured_url(self.state))
         self._say_download()
 
     def isComplete(self) -> bool:
@@ -222,17 +247,30 @@ class InstallPage(RecipePage):
         """Run the core installer and show its events."""
         await self.run_install()
 
-    async def run_install(self, *, wheel_only: bool = False) -> None:
-        """Install the wheel in the field; `wheel_only` (a rebuild into a venv that has its
-        dependencies): replace only the TensorFlow wheel, resolve nothing."""
+    @asyncSlot()
+    async def start_wheelhouse(self) -> None:
+        """Install the wheelhouse's best wheel for this machine (the core's job)."""
+        url = self.house_edit.text().strip()
+        if not url:
+            self.say(tr("Name the team's wheelhouse first (a simple index URL or a folder)."),
+                     error=True)
+            return
+        await self.run_install(make_job=lambda: jobs.wheelhouse_install(self.state, url))
+
+    async def run_install(self, *, wheel_only: bool = False,
+                          make_job: Callable[[], Job] | None = None) -> None:
+        """Install the wheel in the field, or the job `make_job` makes; `wheel_only` (a
+        rebuild into a venv that has its dependencies): replace only the TensorFlow wheel,
+        resolve nothing."""
         wheel = self.wheel_edit.text().strip()
         if self.running or self.unavailable:
             return
-        if not wheel:
+        if not wheel and make_job is None:
             self.status.setText(tr("Build a wheel first, or choose one."))
             return
         self.task = asyncio.current_task()
         self.install_button.setEnabled(False)
+        self.house_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.completeChanged.emit()
         self.log.clear()
@@ -240,7 +278,9 @@ class InstallPage(RecipePage):
         self.progress.setRange(0, 0)  # pip does not say how much is left: busy
         self.say(tr("Installing…"))
         try:
-            if wheel_only and self.factory is jobs.default_install:
+            if make_job is not None:
+                self.job = make_job()
+            elif wheel_only and self.factory is jobs.default_install:
                 self.log.append_line(tr("reinstalling only the TensorFlow wheel: {python} has "
                                         "its dependencies").format(
                                             python=jobs.target_python(self.state)))
@@ -259,6 +299,7 @@ class InstallPage(RecipePage):
             if self.progress.maximum() == 0:
                 self.progress.setRange(0, 1)
             self.install_button.setEnabled(True)
+            self.house_button.setEnabled(True)
             self.cancel_button.setEnabled(False)
             self.completeChanged.emit()
 

@@ -1,8 +1,11 @@
 """The advice box: does the official wheel serve the machine (core/advise.py), with one
-button to install it and verify, and one for a wheel the person already has."""
+button to install it and verify, and one for a wheel the person already has; with a
+wheelhouse named, first whether a wheel there serves it (core/wheelhouse/advice.py)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
@@ -36,6 +39,14 @@ class AdviceBox(QFrame):
         self.summary.setObjectName("advice-verdict")
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.RichText)  # `commands` as code
+        # the wheelhouse's answer, ahead of the official wheel's (read off the GUI thread)
+        self.house = QLabel("", self)
+        self.house.setObjectName("advice-wheelhouse")
+        self.house.setWordWrap(True)
+        self.house.setTextFormat(Qt.TextFormat.RichText)
+        self.house.setVisible(False)
+        self._asked = 0  # the newest question: an older answer that comes late is dropped
+        column.addWidget(self.house)
         column.addWidget(self.summary)
         row = QHBoxLayout()
         self.official_button = QPushButton(tr("Install the official wheel"), self)
@@ -91,6 +102,32 @@ class AdviceBox(QFrame):
         serves = self.advice is not None and self.advice.official_serves and \
             bool(self.advice.requirement) and not self.advice.on_target
         self.official_button.setVisible(serves)
+        self._ask_wheelhouse()
+
+    def _ask_wheelhouse(self) -> None:
+        """Ask the wheelhouse (when one is named) in a thread; its answer fills the line."""
+        from .wheelhouse import advice_text, configured_url
+
+        self._asked += 1
+        if not configured_url(self.state) or self.state.build_host is None:
+            self.house.setVisible(False)
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a test that drives the box alone)
+            return
+        asked = self._asked
+        self.house.setText(tr("Looking in the team's wheelhouse…"))
+        self.house.setVisible(True)
+
+        def answered(future: asyncio.Future[str]) -> None:
+            if asked != self._asked or future.cancelled():
+                return
+            error = future.exception()
+            with contextlib.suppress(RuntimeError):  # the window closed meanwhile
+                self.house.setText(code_html(str(error) if error else future.result()))
+
+        loop.run_in_executor(None, advice_text, self.state).add_done_callback(answered)
 
     def _official(self) -> None:
         if self.advice is not None and self.advice.requirement:

@@ -230,7 +230,7 @@ def bundle_contents(record_dir: Path, *, host: HostProfile | None = None,
 
     scan = _log_files(files, notes, record, result, tail_lines, extra)
 
-    for name in ("wheel-check.json", "install.json", "verify.json"):
+    for name in ("wheel-check.json", "install.json", "verify.json", "publish.json"):
         data = _read_json(record_dir / name)
         if data is None and reports:
             data = reports.get(name)
@@ -374,6 +374,8 @@ def _descriptions() -> dict[str, str]:
                               "value, the wheel's, the verdict"),
         "install.json": _("the install report (`tfwizard install`)"),
         "verify.json": _("the verify report (`tfwizard verify`): TF build info, devices, ops"),
+        "publish.json": _("where the wheel was published (`tfwizard publish`): the wheelhouse, "
+                          "the labelled file and its sha256; never a password"),
         "manifest.json": _("what this bundle holds, as JSON"),
         "README.txt": _("this file"),
     }
