@@ -12,6 +12,7 @@ never a command that silently disappears.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import sys
@@ -19,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from .. import __version__
-from ..core.errors import TfWizardError
+from ..core.errors import TfWizardError, UsageError
 from ..core.i18n import _, language, language_from_env, set_language
 from . import (
     advise,
@@ -27,6 +28,7 @@ from . import (
     bundle,
     check,
     clean,
+    consent,
     desktop,
     detect,
     diagnose,
@@ -48,7 +50,7 @@ __all__ = ["ARGPARSE_TEXTS", "COMMANDS", "Environment", "ExitStatus", "build_par
 #: every command module, in the order `tfwizard --help` lists them; each has
 #: register(subparsers), which adds its command (and sets its handler)
 COMMANDS = (detect, advise, recipe, check, plan, build, diagnose, install, verify, bundle, desktop,
-            fetch, clean, shell, test, knowledge)
+            fetch, clean, shell, test, knowledge, consent)
 
 Handler = Callable[..., ExitStatus]
 
@@ -67,6 +69,10 @@ def build_parser(only: str | None = None) -> Parser:
     parser.add_argument("--version", action="version", version=f"tfwizard {__version__}",
                         help=_("show the version and exit"))
     parser.add_argument("--debug", action="store_true", help=_("show tracebacks on errors"))
+    parser.add_argument("--allow-secret", action="append", metavar="VARIABLE@HOST", default=[],
+                        help=_("for this run, allow the recipe to send the environment "
+                               "variable to the host (repeatable; also after the command); "
+                               "`tfwizard consent allow` keeps it"))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     chosen = [c for c in COMMANDS if c.__name__.rpartition(".")[2] == only] or COMMANDS
     for command in chosen:
@@ -89,6 +95,7 @@ def _main(argv: Sequence[str] | None, env: Environment) -> ExitStatus:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     try:
+        argv, env = _hoist_consent(argv, env)
         stdout, stderr = sys.stdout, sys.stderr
         sys.stdout, sys.stderr = env.stdout, env.stderr  # argparse prints help/version here
         try:
@@ -122,6 +129,36 @@ def _main(argv: Sequence[str] | None, env: Environment) -> ExitStatus:
                 error=f"{type(exc).__name__}: {exc}"))
             env.err(_("Run again with --debug for the traceback, and please report it."))
         return ExitStatus.ERROR
+
+
+def _hoist_consent(argv: list[str], env: Environment) -> tuple[list[str], Environment]:
+    """--allow-secret VAR@HOST anywhere in argv (it belongs to no one command: every
+    command that may resolve a secret honours it) into TFWIZARD_ALLOW_SECRETS, which
+    core/consent.py reads; argv without them."""
+    rest: list[str] = []
+    pairs: list[str] = []
+    words = iter(argv)
+    for word in words:
+        if word == "--":
+            rest += [word, *words]
+            break
+        if word == "--allow-secret":
+            value = next(words, None)
+            if value is None:
+                raise UsageError(_("--allow-secret needs VARIABLE@HOST"))
+            pairs.append(value)
+        elif word.startswith("--allow-secret="):
+            pairs.append(word.split("=", 1)[1])
+        else:
+            rest.append(word)
+    if not pairs:
+        return rest, env
+    from ..core.consent import CONSENT_ENV, parse_pair
+
+    for pair in pairs:
+        parse_pair(pair)  # a usage error now, naming it
+    joined = " ".join([env.env.get(CONSENT_ENV, ""), *pairs]).strip()
+    return rest, dataclasses.replace(env, env={**env.env, CONSENT_ENV: joined})
 
 
 def _print_traceback(env: Environment) -> None:

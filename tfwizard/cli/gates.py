@@ -132,7 +132,9 @@ def preflight_gate(recipe: Recipe, args: argparse.Namespace, env: Environment,
     from ..core.building.run.preflight import preflight
     from ..core.findings import errors, sort_findings
 
-    findings = preflight(recipe, env.env) + remote_findings(recipe, env, plan)
+    findings = preflight(recipe, env.env)
+    # the remote check repeats the preflight's consent findings for the executor's headers
+    findings += [f for f in remote_findings(recipe, env, plan) if f not in findings]
     if plan is not None and not errors(findings):
         findings = sort_findings(findings + image_findings(recipe, env, None, None, plan))
     show_findings(findings, args, env)

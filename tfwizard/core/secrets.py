@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # a leaf: the recipe module is its caller's
+    from .recipe import Recipe
 
 MASK = "***"
 
@@ -31,11 +35,17 @@ SECRET_ENV_NAMES = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "A
 _MAYBE = re.compile(r"@|_header=|(?i:authorization|api.?key|token|passw|secret)")
 
 
-def redact(text: str, extra_secrets: Iterable[str] = ()) -> str:
-    """The text with credentials in URLs, header values, tokens and known secrets masked."""
-    for secret in extra_secrets:
+def mask(text: str, secrets: Iterable[str]) -> str:
+    """The text with each of `secrets` (those of 4 characters or more) masked."""
+    for secret in secrets:
         if secret and len(secret) >= 4 and secret in text:
             text = text.replace(secret, MASK)
+    return text
+
+
+def redact(text: str, extra_secrets: Iterable[str] = ()) -> str:
+    """The text with credentials in URLs, header values, tokens and known secrets masked."""
+    text = mask(text, extra_secrets)
     if not _MAYBE.search(text):
         return text  # the hot path of a build log
     text = _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{MASK}@", text)
@@ -69,6 +79,36 @@ def references(texts: Iterable[str]) -> list[str]:
             if name not in names:
                 names.append(name)
     return names
+
+
+def literal_secrets(recipe: Recipe) -> list[str]:
+    """The credentials a recipe holds written out (not as ${NAME}): header values and the
+    user:password of its URLs, to mask wherever the recipe's values are shown or kept."""
+    found: list[str] = []
+    for header in recipe.remote.headers:
+        _name, sep, value = header.partition("=")
+        if sep and value and env_reference(value) is None and value not in found:
+            found.append(value)
+    for url in (recipe.network.http_proxy, recipe.network.https_proxy, recipe.remote.cache,
+                recipe.remote.executor, recipe.remote.bes_backend):
+        match = re.match(r"^[A-Za-z][A-Za-z0-9+.\-]*://([^/@\s]+)@", url or "")
+        if match and env_reference(url) is None:
+            cred = match.group(1)
+            for value in (cred, cred.partition(":")[2]):
+                if len(value) >= 4 and value not in found:
+                    found.append(value)
+    return found
+
+
+def mask_recipe_text(text: str) -> str:
+    """A recipe's text with the credentials written in it masked (for the build record)."""
+    from .recipe import parse_recipe
+
+    try:
+        recipe = parse_recipe(text, "recipe.toml")
+    except Exception:  # noqa: BLE001 - a recipe that does not parse keeps the general masks
+        return redact(text)
+    return mask(text, literal_secrets(recipe))
 
 
 def substitute(text: str, values: Mapping[str, str]) -> str:

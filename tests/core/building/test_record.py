@@ -31,6 +31,10 @@ def test_data_dir_and_atomic_write(tmp_path):
     atomic_write(target, b"newer")
     assert target.read_bytes() == b"newer"
     assert [p.name for p in tmp_path.iterdir()] == ["wheel.whl"]  # no temporary left
-    umask = os.umask(0o022)
-    os.umask(umask)
-    assert target.stat().st_mode & 0o777 == 0o666 & ~umask
+    assert target.stat().st_mode & 0o777 == 0o600  # the data folder's files: the user's only
+    umask = os.umask(0o077)
+    try:
+        atomic_write(target, b"shared", mode=0o644)  # asked for: the umask does not narrow it
+    finally:
+        os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o644

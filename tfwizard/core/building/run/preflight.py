@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ... import consent
 from ...docker import client as dockerutil
 from ...docker.probecache import cached_probe
 from ...errors import TfWizardError
@@ -102,7 +103,9 @@ def preflight(recipe: Recipe, env: Mapping[str, str] | None = None, *,
     env = os.environ if env is None else env
     if uid is None and hasattr(os, "getuid"):
         uid = os.getuid()
-    out: list[Finding] = []
+    # an unset variable is PROXY_UNSET's (or the remote check's), not a question of consent
+    out: list[Finding] = consent.consent_findings(
+        [u for u in consent.recipe_uses(recipe, env) if u.variable in env], env)
     net, remote = recipe.network, recipe.remote
     for key in ("http_proxy", "https_proxy"):
         value = getattr(net, key)

@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 
 from ..plan.plan import OUTPUT_USER_ROOT, BuildPlan
 from ..run.containers import StepSecrets
+from .bep import MASK_VAR
 
 #: the exec environment variable with the rc lines of the secret Bazel flags
 RC_VAR = "TFWIZARD_SECRET_BAZELRC"
@@ -119,4 +120,10 @@ class WarmSecrets:
         # quoted as Bazel's rc tokenizer reads it; announcing the rc would print the values
         lines = [f"build {shlex.quote(flag)}\n" for flag in [*flags, "--noannounce_rc"]]
         extra = {RC_VAR: "".join(lines), NAMES_VAR: " ".join(self.secret_env)}
+        # what the report masks in the BEP file it leaves in the state volume (warm/bep.py)
+        masked = [*self.step.values.values(),
+                  *(f.split("=", 2)[2] for f in flags if "_header=" in f and f.count("=") >= 2)]
+        masked = [m for m in dict.fromkeys(masked) if len(m) >= 4 and "\n" not in m]
+        if masked:
+            extra[MASK_VAR] = "\n".join(masked)
         return ["sh", "-c", SECRET_BUILD, "tfwizard-secrets", root, str(at), *kept], extra
