@@ -121,14 +121,40 @@ def _main(argv: Sequence[str] | None, env: Environment) -> ExitStatus:
         return ExitStatus.CANCELLED
     except BrokenPipeError:
         return ExitStatus.OK
+    except OSError as exc:
+        if exc.filename is not None:  # an ordinary file-system failure: the path and the fix
+            return _file_error(exc, argv, env, debug)
+        return _internal_error(exc, env, debug)
     except Exception as exc:  # the one place unexpected errors become a message
-        if debug:
-            _print_traceback(env)
-        else:
-            env.err("tfwizard: " + _("internal error: {error}").format(
-                error=f"{type(exc).__name__}: {exc}"))
-            env.err(_("Run again with --debug for the traceback, and please report it."))
-        return ExitStatus.ERROR
+        return _internal_error(exc, env, debug)
+
+
+def _internal_error(exc: Exception, env: Environment, debug: bool) -> ExitStatus:
+    if debug:
+        _print_traceback(env)
+    else:
+        env.err("tfwizard: " + _("internal error: {error}").format(
+            error=f"{type(exc).__name__}: {exc}"))
+        env.err(_("Run again with --debug for the traceback, and please report it."))
+    return ExitStatus.ERROR
+
+
+def _file_error(exc: OSError, argv: list[str], env: Environment, debug: bool) -> ExitStatus:
+    """A read-only folder, a name too long, a full disk: what and where, and the fix;
+    with --json also an error event on standard output."""
+    from ..core.paths import explain_os_error
+
+    explained = explain_os_error(exc)
+    if debug:
+        _print_traceback(env)
+    env.err(f"tfwizard: {explained}")
+    if "--json" in argv:
+        import json
+
+        env.out(json.dumps({"type": "error", "message": explained.message,
+                            "hint": explained.hint, "path": str(exc.filename),
+                            "errno": errno_name(exc)}))
+    return exit_status(explained)
 
 
 def _hoist_consent(argv: list[str], env: Environment) -> tuple[list[str], Environment]:
@@ -159,6 +185,13 @@ def _hoist_consent(argv: list[str], env: Environment) -> tuple[list[str], Enviro
         parse_pair(pair)  # a usage error now, naming it
     joined = " ".join([env.env.get(CONSENT_ENV, ""), *pairs]).strip()
     return rest, dataclasses.replace(env, env={**env.env, CONSENT_ENV: joined})
+
+
+def errno_name(exc: OSError) -> str:
+    """ENOSPC, EROFS...: the error's symbolic name ("" when it has none)."""
+    import errno
+
+    return errno.errorcode.get(exc.errno or 0, "")
 
 
 def _print_traceback(env: Environment) -> None:

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..i18n import _
-from ..paths import LABEL
+from ..paths import LABEL, own_filter
 from . import client as dockerutil
 
 BUILD = f"{LABEL}.build"
@@ -58,8 +58,8 @@ def find_leftovers(client: Any, *, caches: bool = False, running: bool = False,
     out: list[Leftover] = []
     busy: set[str] = set()
     with dockerutil.docker_errors(_("listing tfwizard's containers and volumes")):
-        containers = client.containers.list(all=True, filters={"label": LABEL})
-        volumes = client.volumes.list(filters={"label": LABEL})
+        containers = client.containers.list(all=True, filters=own_filter())
+        volumes = client.volumes.list(filters=own_filter())
     for c in containers:
         labels = c.labels or {}
         if not _ours(labels):  # the label filter already says so; never trust one check

@@ -34,7 +34,7 @@ from ...docker.probecache import cached_probe
 from ...errors import TfWizardError
 from ...findings import Finding
 from ...i18n import _
-from ...paths import LABEL
+from ...paths import LABEL, own_labels
 from ...recipe import Recipe
 from ...remote.tls import tls_files
 from ...secrets import env_reference
@@ -290,7 +290,7 @@ def _probe(client: Any, image: str, args: list[str], user: str | None,
         container = client.containers.create(
             image, entrypoint=["/bin/sh", "-c", _PROBE_SCRIPT, "tfwizard-probe"], command=args,
             user=user or "", network_mode="none", privileged=False, cap_drop=["ALL"],
-            security_opt=["no-new-privileges"], labels={LABEL: "1", f"{LABEL}.step": "probe"},
+            security_opt=["no-new-privileges"], labels=own_labels(**{f"{LABEL}.step": "probe"}),
             name=f"tfwizard-probe-{secrets.token_hex(4)}", detach=True)
         try:
             container.start()

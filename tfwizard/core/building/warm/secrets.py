@@ -40,7 +40,8 @@ RESTART_LINE = "tfwizard: a secret environment variable changed: Bazel's server 
 
 #: $1 Bazel's output root, $2 how many of the next arguments come before Bazel's command
 #: (`bazel` and its startup options), then the Bazel command. RC_VAR goes to a private rc
-#: file (0600) that the user bazelrc try-imports, removed when Bazel ends.
+#: file (0600) that the user bazelrc try-imports, removed when Bazel ends; neither it nor
+#: MASK_VAR (the report's, after Bazel) reaches Bazel's server or the build's actions.
 SECRET_BUILD = r"""
 root=$1; k=$2; shift 2
 umask 077
@@ -51,7 +52,7 @@ grep -qxF "$line" "$HOME/.bazelrc" 2>/dev/null || echo "$line" >> "$HOME/.bazelr
 trap 'rm -f "$rc"' EXIT
 trap : INT TERM
 printf '%s' "$__RC__" > "$rc"
-unset __RC__
+unset __RC__ __MASK__
 stale=
 for f in "$root"/*/server/server.pid.txt; do
   [ -e "$f" ] || continue
@@ -69,7 +70,7 @@ if [ -n "$stale" ]; then
 fi
 "$@"
 """.replace("__RC__", RC_VAR).replace("__NAMES__", NAMES_VAR).replace(
-    "__RESTART__", RESTART_LINE)
+    "__RESTART__", RESTART_LINE).replace("__MASK__", MASK_VAR)
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -80,6 +81,16 @@ def secret_values(plan: BuildPlan, env: Mapping[str, str]) -> dict[str, str]:
     found = StepSecrets(plan, env)
     found.check()
     return found.values
+
+
+#: how Bazel's BEP JSON writer (Gson) escapes characters a secret may hold
+_BEP_ESCAPES = {"\\": "\\\\", '"': '\\"', "=": "\\u003d", "'": "\\u0027",
+                "<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
+
+
+def _bep_escaped(value: str) -> str:
+    """`value` as it appears inside a string of the BEP's JSON."""
+    return "".join(_BEP_ESCAPES.get(ch, ch) for ch in value)
 
 
 class WarmSecrets:
@@ -123,7 +134,9 @@ class WarmSecrets:
         # what the report masks in the BEP file it leaves in the state volume (warm/bep.py)
         masked = [*self.step.values.values(),
                   *(f.split("=", 2)[2] for f in flags if "_header=" in f and f.count("=") >= 2)]
-        masked = [m for m in dict.fromkeys(masked) if len(m) >= 4 and "\n" not in m]
+        masked = [form for m in masked if len(m) >= 4 and "\n" not in m
+                  for form in (m, _bep_escaped(m))]
+        masked = list(dict.fromkeys(masked))
         if masked:
             extra[MASK_VAR] = "\n".join(masked)
         return ["sh", "-c", SECRET_BUILD, "tfwizard-secrets", root, str(at), *kept], extra
