@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from .errors import UsageError
 from .findings import Finding
-from .i18n import _, ngettext
+from .i18n import _
 from .secrets import references
 
 if sys.version_info >= (3, 11):
@@ -231,10 +231,8 @@ class SecretConsentRequired(UsageError):
         lines = "\n".join("  " + describe(u) for u in uses)
         flags = " ".join(f"--allow-secret {u.pair}" for u in uses)
         super().__init__(
-            ngettext("the recipe would send an environment variable you have not allowed; "
-                     "nothing was sent:\n{lines}",
-                     "the recipe would send environment variables you have not allowed; "
-                     "nothing was sent:\n{lines}", len(uses)).format(lines=lines),
+            _("the recipe would send environment variables you have not allowed (nothing "
+              "was sent):\n{lines}").format(lines=lines),
             _("If you trust the recipe with them, run again with {flags}, or allow them "
               "always with `tfwizard consent allow VARIABLE HOST`.").format(flags=flags))
         self.uses = uses
@@ -249,6 +247,12 @@ def consent_findings(uses: Iterable[SecretUse], env: Mapping[str, str] | None = 
         "{variable} {host}`.").format(use=describe(u), pair=u.pair, variable=u.variable,
                                       host=u.host), ("bazel-docs",), u.key)
         for u in unconsented(uses, env)]
+
+
+def recipe_findings(recipe: Recipe, env: Mapping[str, str]) -> list[Finding]:
+    """The preflight's consent findings: the recipe's uses of set variables (an unset one
+    is the preflight's PROXY_UNSET or the remote check's, not a question of consent)."""
+    return consent_findings([u for u in recipe_uses(recipe, env) if u.variable in env], env)
 
 
 def require(uses: Iterable[SecretUse], env: Mapping[str, str] | None = None) -> None:

@@ -103,9 +103,7 @@ def preflight(recipe: Recipe, env: Mapping[str, str] | None = None, *,
     env = os.environ if env is None else env
     if uid is None and hasattr(os, "getuid"):
         uid = os.getuid()
-    # an unset variable is PROXY_UNSET's (or the remote check's), not a question of consent
-    out: list[Finding] = consent.consent_findings(
-        [u for u in consent.recipe_uses(recipe, env) if u.variable in env], env)
+    out: list[Finding] = consent.recipe_findings(recipe, env)
     net, remote = recipe.network, recipe.remote
     for key in ("http_proxy", "https_proxy"):
         value = getattr(net, key)
