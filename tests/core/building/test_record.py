@@ -38,3 +38,25 @@ def test_data_dir_and_atomic_write(tmp_path):
     finally:
         os.umask(umask)
     assert target.stat().st_mode & 0o777 == 0o644
+
+
+def test_a_new_data_folder_and_its_records_are_the_users_alone(tmp_path):
+    """Logs, plans and recipes are nobody else's business on a shared machine: the data
+    folder is made 0700, each record folder too, every file in it 0600, whatever the umask."""
+    import stat
+
+    umask = os.umask(0o022)
+    try:
+        data = tmp_path / "new" / "data"
+        record = BuildRecord.create("20260101-000000-abcdef", root=data,
+                                    files={"plan.json": "{}", "recipe.toml": "x = 1\n",
+                                           "result.json": "{}"})
+        record.write_result({"status": "succeeded"})
+        record.append("stdout", ["a line"])
+        record.close()
+    finally:
+        os.umask(umask)
+    for folder in (data.parent, data, data / "builds", record.path):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    for name in ("plan.json", "recipe.toml", "result.json", "log.txt"):
+        assert stat.S_IMODE((record.path / name).stat().st_mode) == 0o600, name
