@@ -81,23 +81,47 @@ def references(texts: Iterable[str]) -> list[str]:
     return names
 
 
+def credentials_in(texts: Iterable[str]) -> list[str]:
+    """The credentials written out (not as ${NAME}) in flags and URLs: the value of a
+    `--*_header=NAME=VALUE` flag and a URL's user:password (and the password), each once."""
+    found: list[str] = []
+    for text in texts:
+        if _ENV_REFS.search(text):
+            continue  # a reference: its value is resolved, and masked, at container start
+        values: list[str] = []
+        if text.startswith("--") and "_header=" in text.split("=", 1)[0] + "=":
+            values.append(text.split("=", 2)[2] if text.count("=") >= 2 else "")
+        match = re.match(r"^(?:--[a-z_]+=|[A-Z_]+=)?[A-Za-z][A-Za-z0-9+.\-]*://([^/@\s]+)@",
+                         text)
+        if match:
+            values += [match.group(1), match.group(1).partition(":")[2]]
+        found += [v for v in values if len(v) >= 4 and v not in found]
+    return found
+
+
 def literal_secrets(recipe: Recipe) -> list[str]:
     """The credentials a recipe holds written out (not as ${NAME}): header values and the
     user:password of its URLs, to mask wherever the recipe's values are shown or kept."""
-    found: list[str] = []
-    for header in recipe.remote.headers:
-        _name, sep, value = header.partition("=")
-        if sep and value and env_reference(value) is None and value not in found:
-            found.append(value)
-    for url in (recipe.network.http_proxy, recipe.network.https_proxy, recipe.remote.cache,
-                recipe.remote.executor, recipe.remote.bes_backend):
-        match = re.match(r"^[A-Za-z][A-Za-z0-9+.\-]*://([^/@\s]+)@", url or "")
-        if match and env_reference(url) is None:
-            cred = match.group(1)
-            for value in (cred, cred.partition(":")[2]):
-                if len(value) >= 4 and value not in found:
-                    found.append(value)
-    return found
+    return credentials_in([*(f"--remote_header={h}" for h in recipe.remote.headers),
+                           recipe.network.http_proxy, recipe.network.https_proxy,
+                           recipe.remote.cache, recipe.remote.executor,
+                           recipe.remote.bes_backend])
+
+
+#: how Bazel's BEP JSON writer (Gson) escapes characters a secret may hold
+_BEP_ESCAPES = {"\\": "\\\\", '"': '\\"', "=": "\\u003d", "'": "\\u0027",
+                "<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
+
+
+def with_json_forms(values: Iterable[str]) -> list[str]:
+    """Each value and, where it differs, the value as a string of the BEP's JSON shows it
+    (Gson writes "=" as \\u003d: base64 padding would escape a plain match)."""
+    out: list[str] = []
+    for value in values:
+        for form in (value, "".join(_BEP_ESCAPES.get(ch, ch) for ch in value)):
+            if form not in out:
+                out.append(form)
+    return out
 
 
 def mask_recipe_text(text: str) -> str:

@@ -74,3 +74,18 @@ def test_allow_until_the_wizard_closes_is_not_written(qtbot, make_window, monkey
         button(box, "Allow until the wizard closes").click()
     assert len(made) == 1 and consent.stored() == []
     assert os.environ[consent.CONSENT_ENV] == "TFWT_GUI_KEY@cache.example"
+
+
+def test_review_lists_the_variable_and_its_host(make_window):
+    from tfwizard.gui.pages import PageId
+
+    window = make_window()
+    window.wizard.state.update({"remote.cache": "grpcs://cache.example:443",
+                                "remote.headers": ["x-api-key=${TFWT_GUI_KEY}"]})
+    wizard = window.wizard
+    wizard.setStartId(int(PageId.REVIEW))
+    wizard.restart()
+    page = wizard.page(int(PageId.REVIEW))
+    rows = [r.finding for r in page.findings.rows if r.finding.code == "SECRET_REFERENCE"]
+    assert len(rows) == 1 and "cache.example" in rows[0].message
+    assert "${TFWT_GUI_KEY}" in rows[0].message

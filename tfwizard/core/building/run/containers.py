@@ -147,6 +147,13 @@ class StepSecrets:
             consent.require(consent.secret_uses(self.plan.flag_list, self.plan.container_env,
                                                 self.values), self._env)
 
+    def mask_values(self) -> list[str]:
+        """What a log line or the BEP must not show: the resolved references, credentials
+        written in the recipe, each also as the BEP's JSON writes it."""
+        return secrets.with_json_forms([
+            *(v for v in self.values.values() if len(v) >= 4),
+            *secrets.credentials_in([*self.plan.flag_list, *self.plan.container_env.values()])])
+
     def resolve(self, text: str) -> str:
         """`text` with the references resolved (for the container only: never logged)."""
         return substitute(text, self.values)

@@ -269,7 +269,7 @@ class BuildRunner(FollowsSource, WheelGate):
         self.secrets.check()
         if self.record is not None:
             # resolved values reach only the step's own files; the record masks them
-            self.record.secrets = tuple(self.secrets.values.values())
+            self.record.secrets = tuple(self.secrets.mask_values())
         if self.engine.client is None:
             self.engine.client = await self.engine.call(_("connecting to Docker"),
                                                         shared_client, self.env)

@@ -83,16 +83,6 @@ def secret_values(plan: BuildPlan, env: Mapping[str, str]) -> dict[str, str]:
     return found.values
 
 
-#: how Bazel's BEP JSON writer (Gson) escapes characters a secret may hold
-_BEP_ESCAPES = {"\\": "\\\\", '"': '\\"', "=": "\\u003d", "'": "\\u0027",
-                "<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
-
-
-def _bep_escaped(value: str) -> str:
-    """`value` as it appears inside a string of the BEP's JSON."""
-    return "".join(_BEP_ESCAPES.get(ch, ch) for ch in value)
-
-
 class WarmSecrets:
     """A plan's secrets for the warm container: its environment without them, each exec's
     environment with them, and the build's argv without secret flags."""
@@ -132,11 +122,7 @@ class WarmSecrets:
         lines = [f"build {shlex.quote(flag)}\n" for flag in [*flags, "--noannounce_rc"]]
         extra = {RC_VAR: "".join(lines), NAMES_VAR: " ".join(self.secret_env)}
         # what the report masks in the BEP file it leaves in the state volume (warm/bep.py)
-        masked = [*self.step.values.values(),
-                  *(f.split("=", 2)[2] for f in flags if "_header=" in f and f.count("=") >= 2)]
-        masked = [form for m in masked if len(m) >= 4 and "\n" not in m
-                  for form in (m, _bep_escaped(m))]
-        masked = list(dict.fromkeys(masked))
+        masked = [m for m in self.step.mask_values() if "\n" not in m]
         if masked:
             extra[MASK_VAR] = "\n".join(masked)
         return ["sh", "-c", SECRET_BUILD, "tfwizard-secrets", root, str(at), *kept], extra
