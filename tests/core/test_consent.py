@@ -152,6 +152,10 @@ def test_uses_name_every_service_and_the_proxy_host():
     assert [(u.variable, u.host, u.key) for u in uses] == [
         ("P", "proxy.corp", "network.https_proxy"), ("K", "cache.corp", "remote.headers"),
         ("K", "bes.corp", "remote.headers")]
+    # an IPv6 service: its pair parses back
+    ipv6 = consent.secret_uses(["--remote_cache=grpc://[::1]:9092", "--remote_header=a=${K}"],
+                               {}, {})
+    assert [u.pair for u in ipv6] == ["K@::1"] and consent.parse_pair("K@::1") == ("K", "::1")
     # a "proxy" that is no URL goes only into the build container's environment
     assert consent.secret_uses([], {"HTTP_PROXY": "${AWS}"}, {"AWS": "abc"})[0].host == \
         consent.CONTAINER

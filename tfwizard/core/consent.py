@@ -50,7 +50,7 @@ CONSENT_FILE = "consent.toml"
 CONTAINER = "container"
 
 _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_HOST = re.compile(r"[A-Za-z0-9][A-Za-z0-9.\-:]{0,252}")
+_HOST = re.compile(r"[A-Za-z0-9:][A-Za-z0-9.\-:]{0,252}")  # ":" for IPv6 (::1)
 #: the flags whose URL is a remote service a --remote_header goes to
 _SERVICE_FLAGS = ("--remote_cache=", "--remote_executor=", "--bes_backend=")
 _PROXY_KEYS = {"HTTP_PROXY": "network.http_proxy", "HTTPS_PROXY": "network.https_proxy"}
