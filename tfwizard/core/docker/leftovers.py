@@ -1,7 +1,8 @@
 """What tfwizard leaves on a Docker engine, and removing it (`tfwizard clean`).
 
-Only objects carrying the `io.tfwizard` label are ever listed, so nothing of anyone else's
-is touched: step containers and per-build volumes (labelled `io.tfwizard.build=<id>`) that
+Only objects carrying the `io.tfwizard` label and this user's uid as `io.tfwizard.owner`
+are ever listed, so nothing of anyone else's is touched (another user's tfwizard on a shared
+engine included): step containers and per-build volumes (labelled `io.tfwizard.build=<id>`) that
 a crashed, killed or detached build left; the Bazel cache volumes (kept across builds on
 purpose) only when asked. Containers of a build still running are skipped unless asked.
 A warm workspace (core/warm.py, labelled `io.tfwizard.workspace=<key>`): its idle container
