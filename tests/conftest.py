@@ -15,12 +15,13 @@ import pytest
 # Tests assert on English texts whatever the machine's locale; the i18n tests switch
 # languages explicitly.
 os.environ.setdefault("TFWIZARD_LANG", "en")
-# The suite does not write into the data and cache folders of the person running it (the build
+# The suite does not write into the data, cache and config folders of the person running it (the build
 # history the wizard lists, the kept host profile, parsed TOML): one folder for the session,
 # removed at its end, unless the caller chose them.
 SESSION_HOME = Path(tempfile.mkdtemp(prefix="tfwizard-tests-"))
 os.environ.setdefault("TFWIZARD_DATA_DIR", str(SESSION_HOME / "data"))
 os.environ.setdefault("TFWIZARD_CACHE_DIR", str(SESSION_HOME / "cache"))
+os.environ.setdefault("TFWIZARD_CONFIG_DIR", str(SESSION_HOME / "config"))
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -44,7 +44,7 @@ from tfwizard.core.building.run.events import (
 )
 from tfwizard.core.diagnosis.build import diagnose_file
 from tfwizard.core.diagnosis.types import DiagnosisEvent
-from tfwizard.core.paths import LABEL
+from tfwizard.core.paths import LABEL, own_labels
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = ROOT / "recipes"
@@ -331,10 +331,10 @@ def test_clean_lists_and_removes_in_the_current_language():
     client = dockerutil.connect(os.environ)
     tag = uuid.uuid4().hex[:6]
     build_id = f"20990101-000000-{tag}"
-    mine = client.volumes.create(name=f"tfwizard-i18n-src-{tag}", labels={
-        LABEL: "1", f"{LABEL}.build": build_id, f"{LABEL}.volume": "src"})
-    cache = client.volumes.create(name=f"tfwizard-i18n-cache-{tag}", labels={
-        LABEL: "1", f"{LABEL}.volume": "repo"})
+    mine = client.volumes.create(name=f"tfwizard-i18n-src-{tag}", labels=own_labels(**{
+        f"{LABEL}.build": build_id, f"{LABEL}.volume": "src"}))
+    cache = client.volumes.create(name=f"tfwizard-i18n-cache-{tag}", labels=own_labels(**{
+        f"{LABEL}.volume": "repo"}))
     try:
         status, out, err = run(["clean", "--dry-run"])
         assert status == ExitStatus.OK, err

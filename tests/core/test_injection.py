@@ -289,3 +289,43 @@ def test_host_network_is_a_warning_with_a_fix_unless_a_loopback_service_needs_it
     (host,) = [f for f in evaluate(parse_recipe(loop, "n.toml"))
                if f.code == "HOST_NETWORK_EXPOSES_HOST"]
     assert host.fix is None  # bridge would break the 127.0.0.1 cache
+
+
+def test_a_folder_holding_a_socket_or_the_runtime_folder_is_never_mounted(tmp_path):
+    import socket
+
+    src = tmp_path / "home"
+    (src / ".gnupg").mkdir(parents=True)
+    (src / "code").mkdir()
+    assert check_mount_source(src, env={}) is None
+    agent = socket.socket(socket.AF_UNIX)
+    try:
+        agent.bind(str(src / ".gnupg" / "S.agent"))  # depth 2, as ~/.gnupg's agent
+        problem = check_mount_source(src, env={}) or ""
+        assert "holds the socket" in problem and "S.agent" in problem
+        assert check_mount_source(src / "code", env={}) is None  # a subfolder without one
+    finally:
+        agent.close()
+    runtime = tmp_path / "run-user"
+    runtime.mkdir()
+    env = {"XDG_RUNTIME_DIR": str(runtime)}
+    for path in (runtime, tmp_path):  # the folder itself, a folder holding it
+        assert "runtime folder" in (check_mount_source(path, env=env) or "")
+    assert check_mount_source(src / "code", env=env) is None
+
+
+def test_the_socket_scan_is_bounded(tmp_path):
+    import socket
+
+    from tfwizard.core.safety import SOCKET_SCAN_DEPTH, find_socket
+
+    deep = tmp_path.joinpath(*["d"] * (SOCKET_SCAN_DEPTH + 1))
+    deep.mkdir(parents=True)
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind(str(deep / "s"))
+        assert find_socket(str(tmp_path)) is None  # below the scanned levels
+        assert find_socket(str(deep.parent)) == str(deep / "s")
+        assert find_socket(str(deep.parent), budget=0) is None
+    finally:
+        sock.close()

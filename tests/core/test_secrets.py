@@ -65,3 +65,40 @@ def test_a_secret_with_a_line_break_is_refused_before_anything_runs(tmp_path):
     result = asyncio.run(run())[-1].result
     assert result.status == "error" and "${TFWT_KEY} holds a line break" in result.message
     assert "evil" not in (runner.record.path / "log.txt").read_text()
+
+
+def test_secrets_written_in_a_recipe_are_masked_in_plan_output_and_the_record(tmp_path):
+    """A credential typed into the recipe (check warns: SECRET_IN_RECIPE) stays out of
+    `tfwizard plan` in every format and out of the record's recipe.toml and log."""
+    import asyncio
+
+    from tfwizard.cli import capture
+    from tfwizard.core.building.plan.plan import make_plan
+    from tfwizard.core.building.run.runner import BuildRunner
+    from tfwizard.core.recipe import load_recipe
+
+    root = Path(__file__).resolve().parents[2]
+    recipe = load_recipe(root / "recipes" / "tf221-cpu-portable.toml").with_changes(
+        {"remote.cache": "https://cache.example", "remote.headers": ["x-gh=CLEARTOKEN-777"],
+         "network.https_proxy": "http://puser:CLEARPW-888@proxy.example:3128",
+         "build.network": "bridge"})
+    path = tmp_path / "clear.toml"
+    path.write_text(recipe.to_toml())
+    for fmt in ("command", "json", "env", "bazelrc"):
+        status, out, err = capture(["plan", "--format", fmt, str(path)])
+        assert int(status) == 0, err
+        assert "CLEARTOKEN" not in out and "CLEARPW" not in out, fmt
+    status, out, _err = capture(["plan", str(path)])
+    assert "--remote_header=x-gh=***" in out
+    runner = BuildRunner(make_plan(recipe), data_root=tmp_path, recipe_text=recipe.to_toml(),
+                         env={"DOCKER_HOST": "tcp://127.0.0.1:9"})
+
+    async def run():
+        return [e async for e in runner.events()]
+
+    asyncio.run(run())
+    kept = runner.record.path
+    for name in ("recipe.toml", "log.txt"):
+        text = (kept / name).read_text()
+        assert "CLEARTOKEN" not in text and "CLEARPW" not in text, name
+    assert "x-gh=***" in (kept / "recipe.toml").read_text()

@@ -30,6 +30,15 @@ WHEEL_DIR = f"{OUTPUT_USER_ROOT}/w"
 BUSYBOX_PYTHON = "3.11"
 
 
+def consented(plan: BuildPlan, env: dict[str, str]) -> dict[str, str]:
+    """`env` with the user's consent to every ${VAR} the plan sends (core/consent.py): what
+    a person who trusts the recipe passes as --allow-secret."""
+    from tfwizard.core.consent import CONSENT_ENV, secret_uses
+
+    uses = secret_uses(plan.flag_list, plan.container_env, env)
+    return {**env, CONSENT_ENV: " ".join(u.pair for u in uses)}
+
+
 def recipe_file(path: Path, *, source_dir: Path, prefix: str, name: str = "fixture",
                 image: str = world.IMAGE, network: str = "none",
                 bazel_flags: Sequence[str] = ()) -> Path:

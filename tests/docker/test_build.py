@@ -264,7 +264,7 @@ def test_secrets_reach_the_container_but_never_the_record(tw, tmp_path):
         plan, image=world.BUSYBOX, wheel_dir=f"{OUTPUT_USER_ROOT}/w", container_env=env,
         steps=[Step("build", "analyse", ("sh", "-c", script), workdir="/")])
     runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=tmp_path, client=tw.client,
-                         env={**os.environ, "TFW_TEST_PROXY": secret})
+                         env=kit.consented(plan, {**os.environ, "TFW_TEST_PROXY": secret}))
     events = kit.run(runner)
     assert events[-1].result.status == "succeeded", events[-1].result.message
     lines = [line for e in events if e.type == "log" for line in e.lines]

@@ -27,7 +27,7 @@ from tfwizard.core.building.run.record import read_log
 from tfwizard.core.building.run.runner import BuildRunner
 from tfwizard.core.docker import client as dockerutil
 from tfwizard.core.errors import DockerUnavailable, ImageMissing
-from tfwizard.core.paths import LABEL
+from tfwizard.core.paths import LABEL, own_labels
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
@@ -172,8 +172,8 @@ def test_clean_skips_a_running_build_unless_asked(engine2, tmp_path):
     try:
         c = client.containers.run(world.BUSYBOX, ["sleep", "60"], detach=True,
                                   network_mode="none",
-                                  labels={LABEL: "1", f"{LABEL}.build": "20990101-000000-abcdef",
-                                          f"{LABEL}.step": "build"})
+                                  labels=own_labels(**{f"{LABEL}.build": "20990101-000000-abcdef",
+                                                       f"{LABEL}.step": "build"}))
         env = {**os.environ, "DOCKER_HOST": engine2.host}
         status, out, _ = capture(["clean"], env_vars=env)
         assert status == ExitStatus.OK and "is running" in out

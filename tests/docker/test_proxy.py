@@ -163,7 +163,8 @@ def test_secrets_reach_the_build_but_no_containers_command_or_environment(net, t
             tmp_path / "secret.toml", workspace=ws, prefix=net.prefix, network="host",
             name=f"secrets-{net.prefix[-8:]}", disk_cache=False, extra=extra))
         plan = make_plan(recipe, recipe_dir=tmp_path)
-        env = {**os.environ, "TFWT_PROXY": proxy_url, "TFWT_API_KEY": API_KEY}
+        env = kit.consented(plan, {**os.environ, "TFWT_PROXY": proxy_url,
+                                   "TFWT_API_KEY": API_KEY})
         runner = BuildRunner(plan, out_dir=tmp_path / "out", data_root=tmp_path / "data",
                              client=net.client, env=env, keep_containers=True)
         try:

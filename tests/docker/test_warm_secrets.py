@@ -23,6 +23,7 @@ from tests import world
 from tests.docker import kit
 from tests.docker.test_proxy import _workspace_with_download
 from tests.net.servers import NginxServer, TinyProxy
+from tfwizard.core.building.plan.flags import RECORD
 from tfwizard.core.building.plan.plan import make_plan
 from tfwizard.core.building.warm import container as warm
 from tfwizard.core.building.warm.run import WarmRunner, cold_reason
@@ -32,7 +33,8 @@ from tfwizard.core.recipe import load_recipe
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 PROXY_USER, PROXY_PASS = "tfw", "warm-proxy-pass-8Hq2"
-KEY1, KEY2 = "warm-key-one-Zt81", "warm-key-two-Pq07"
+# the second ends as base64 padding does: the BEP file writes "=" as \u003d
+KEY1, KEY2 = "warm-key-one-Zt81", "warm-key-two-Pq07=="
 
 
 class ExecSpy:
@@ -93,6 +95,12 @@ def _nothing_shows(runner, spy: ExecSpy, client, secrets: tuple[str, ...]) -> No
     files = [p for p in runner.record.path.rglob("*") if p.is_file()]
     assert any(p.name == "log.txt" for p in files)
     shown += "".join(p.read_text("utf-8", "replace") for p in files)
+    # the state volume keeps this build's BEP file (for --attach) masked of the values
+    at_rest = box.exec_run(["sh", "-c", f"ls {RECORD}/bep-*.json && cat {RECORD}/*"])
+    assert at_rest.exit_code == 0 and b"optionsParsed" in at_rest.output, at_rest.output[:300]
+    where = at_rest.output.find(b"x-api-key")
+    assert b"x-api-key\\u003d***" in at_rest.output, at_rest.output[where - 200:where + 200]
+    shown += at_rest.output.decode("utf-8", "replace")
     for secret in secrets:
         assert secret not in shown
     assert RC_VAR not in json.dumps(box.attrs["Config"])
@@ -123,7 +131,7 @@ def test_warm_build_passes_secrets_per_exec_and_a_changed_one_restarts_the_serve
         spy = ExecSpy(client.api)
         client.api = spy
         proxy1 = f"http://{PROXY_USER}:{PROXY_PASS}@127.0.0.1:{proxy.port}"
-        env = {**os.environ, "TFWS_PROXY": proxy1, "TFWS_API_KEY": KEY1}
+        env = kit.consented(plan, {**os.environ, "TFWS_PROXY": proxy1, "TFWS_API_KEY": KEY1})
         try:
             runner, log = _run(client, plan, recipe, tmp_path, env, "1")
             space = runner.workspace
@@ -143,7 +151,7 @@ def test_warm_build_passes_secrets_per_exec_and_a_changed_one_restarts_the_serve
             kernel = next(ws.rglob("*.cc"))
             kernel.write_text(kernel.read_text("utf-8") + "\n// warm secrets edit\n", "utf-8")
             proxy2 = f"http://{PROXY_USER}:{PROXY_PASS}@localhost:{proxy.port}"
-            env2 = {**env, "TFWS_PROXY": proxy2, "TFWS_API_KEY": KEY2}
+            env2 = kit.consented(plan, {**env, "TFWS_PROXY": proxy2, "TFWS_API_KEY": KEY2})
             seen = len(puts)
             runner2, log2 = _run(client, plan, recipe, tmp_path, env2, "2")
             assert "reused" in log2 and RESTART_LINE in log2

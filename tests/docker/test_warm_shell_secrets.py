@@ -56,11 +56,11 @@ def sw(tmp_path_factory):
         recipe = world.fixture_recipe(base / "r.toml", workspace=world.copy_workspace(base),
                                       prefix=prefix, network="host", disk_cache=False,
                                       name=f"wsh-{prefix[-8:]}", extra=extra)
-        space = warm.workspace_for(make_plan(load_recipe(recipe), recipe_dir=base),
-                                   str(recipe.resolve()))
+        plan = make_plan(load_recipe(recipe), recipe_dir=base)
+        space = warm.workspace_for(plan, str(recipe.resolve()))
         proxy_url = f"http://{PROXY_USER}:{PROXY_PASS}@127.0.0.1:{proxy.port}"
-        env = {**os.environ, "TFWIZARD_DATA_DIR": str(base / "data"),
-               "TFWSH_PROXY": proxy_url, "TFWSH_API_KEY": KEY}
+        env = kit.consented(plan, {**os.environ, "TFWIZARD_DATA_DIR": str(base / "data"),
+                                   "TFWSH_PROXY": proxy_url, "TFWSH_API_KEY": KEY})
         try:
             yield SimpleNamespace(recipe=recipe, env=env, proxy_url=proxy_url, cache=cache,
                                   client=client, space=space)

@@ -12,6 +12,7 @@ never a command that silently disappears.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import sys
@@ -19,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from .. import __version__
-from ..core.errors import TfWizardError
+from ..core.errors import TfWizardError, UsageError
 from ..core.i18n import _, language, language_from_env, set_language
 from . import (
     advise,
@@ -27,6 +28,7 @@ from . import (
     bundle,
     check,
     clean,
+    consent,
     desktop,
     detect,
     diagnose,
@@ -49,7 +51,7 @@ __all__ = ["ARGPARSE_TEXTS", "COMMANDS", "Environment", "ExitStatus", "build_par
 #: every command module, in the order `tfwizard --help` lists them; each has
 #: register(subparsers), which adds its command (and sets its handler)
 COMMANDS = (detect, advise, recipe, check, plan, build, publish, diagnose, install, verify, bundle,
-            desktop, fetch, clean, shell, test, knowledge)
+            desktop, fetch, clean, shell, test, knowledge, consent)
 
 Handler = Callable[..., ExitStatus]
 
@@ -68,6 +70,10 @@ def build_parser(only: str | None = None) -> Parser:
     parser.add_argument("--version", action="version", version=f"tfwizard {__version__}",
                         help=_("show the version and exit"))
     parser.add_argument("--debug", action="store_true", help=_("show tracebacks on errors"))
+    parser.add_argument("--allow-secret", action="append", metavar="VARIABLE@HOST", default=[],
+                        help=_("for this run, allow the recipe to send the environment "
+                               "variable to the host (repeatable; also after the command); "
+                               "`tfwizard consent allow` keeps it"))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     chosen = [c for c in COMMANDS if c.__name__.rpartition(".")[2] == only] or COMMANDS
     for command in chosen:
@@ -90,6 +96,7 @@ def _main(argv: Sequence[str] | None, env: Environment) -> ExitStatus:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     try:
+        argv, env = _hoist_consent(argv, env)
         stdout, stderr = sys.stdout, sys.stderr
         sys.stdout, sys.stderr = env.stdout, env.stderr  # argparse prints help/version here
         try:
@@ -115,14 +122,77 @@ def _main(argv: Sequence[str] | None, env: Environment) -> ExitStatus:
         return ExitStatus.CANCELLED
     except BrokenPipeError:
         return ExitStatus.OK
+    except OSError as exc:
+        if exc.filename is not None:  # an ordinary file-system failure: the path and the fix
+            return _file_error(exc, argv, env, debug)
+        return _internal_error(exc, env, debug)
     except Exception as exc:  # the one place unexpected errors become a message
-        if debug:
-            _print_traceback(env)
+        return _internal_error(exc, env, debug)
+
+
+def _internal_error(exc: Exception, env: Environment, debug: bool) -> ExitStatus:
+    if debug:
+        _print_traceback(env)
+    else:
+        env.err("tfwizard: " + _("internal error: {error}").format(
+            error=f"{type(exc).__name__}: {exc}"))
+        env.err(_("Run again with --debug for the traceback, and please report it."))
+    return ExitStatus.ERROR
+
+
+def _file_error(exc: OSError, argv: list[str], env: Environment, debug: bool) -> ExitStatus:
+    """A read-only folder, a name too long, a full disk: what and where, and the fix;
+    with --json also an error event on standard output."""
+    from ..core.paths import explain_os_error
+
+    explained = explain_os_error(exc)
+    if debug:
+        _print_traceback(env)
+    env.err(f"tfwizard: {explained}")
+    if "--json" in argv:
+        import json
+
+        env.out(json.dumps({"type": "error", "message": explained.message,
+                            "hint": explained.hint, "path": str(exc.filename),
+                            "errno": errno_name(exc)}))
+    return exit_status(explained)
+
+
+def _hoist_consent(argv: list[str], env: Environment) -> tuple[list[str], Environment]:
+    """--allow-secret VAR@HOST anywhere in argv (it belongs to no one command: every
+    command that may resolve a secret honours it) into TFWIZARD_ALLOW_SECRETS, which
+    core/consent.py reads; argv without them."""
+    rest: list[str] = []
+    pairs: list[str] = []
+    words = iter(argv)
+    for word in words:
+        if word == "--":
+            rest += [word, *words]
+            break
+        if word == "--allow-secret":
+            value = next(words, None)
+            if value is None:
+                raise UsageError(_("--allow-secret needs VARIABLE@HOST"))
+            pairs.append(value)
+        elif word.startswith("--allow-secret="):
+            pairs.append(word.split("=", 1)[1])
         else:
-            env.err("tfwizard: " + _("internal error: {error}").format(
-                error=f"{type(exc).__name__}: {exc}"))
-            env.err(_("Run again with --debug for the traceback, and please report it."))
-        return ExitStatus.ERROR
+            rest.append(word)
+    if not pairs:
+        return rest, env
+    from ..core.consent import CONSENT_ENV, parse_pair
+
+    for pair in pairs:
+        parse_pair(pair)  # a usage error now, naming it
+    joined = " ".join([env.env.get(CONSENT_ENV, ""), *pairs]).strip()
+    return rest, dataclasses.replace(env, env={**env.env, CONSENT_ENV: joined})
+
+
+def errno_name(exc: OSError) -> str:
+    """ENOSPC, EROFS...: the error's symbolic name ("" when it has none)."""
+    import errno
+
+    return errno.errorcode.get(exc.errno or 0, "")
 
 
 def _print_traceback(env: Environment) -> None:

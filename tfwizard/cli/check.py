@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from ..core.recipe import Recipe
 
 #: informational findings that explain a choice, shown without -v
-ALWAYS_SHOWN = {"CC_COVERS_GPU", "CLANG_OFFSETOF", "NO_GPU_HERE", "SOURCE_FACT_DIFFERS"}
+ALWAYS_SHOWN = {"CC_COVERS_GPU", "CLANG_OFFSETOF", "NO_GPU_HERE", "SECRET_REFERENCE",
+                "SOURCE_FACT_DIFFERS"}
 
 
 def register(sub: Any) -> None:
@@ -82,8 +83,10 @@ def cmd_check(args: argparse.Namespace, env: Environment) -> ExitStatus:
         from ..core.session import image_findings, remote_findings
 
         # every finding, the image's too: `check` reports where the build would stop
-        findings = sort_findings(findings + preflight(recipe, env.env)
-                                 + remote_findings(recipe, env.env, None, build, target)
+        pre = preflight(recipe, env.env)
+        findings = sort_findings(findings + pre
+                                 + [f for f in remote_findings(recipe, env.env, None, build, target)
+                                    if f not in pre]  # its consent findings are the preflight's
                                  + image_findings(recipe, env.env, build, target))
     targets = gpu_targets(recipe, build, target)
     if args.json:

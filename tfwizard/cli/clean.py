@@ -1,4 +1,5 @@
-"""`tfwizard clean`: remove what builds left on the Docker engine (only tfwizard's)."""
+"""`tfwizard clean`: remove what builds left on the Docker engine (only this user's
+tfwizard objects)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from .context import Environment, ExitStatus
 def register(sub: Any) -> None:
     """Add `clean` to the `tfwizard` parser's subcommands."""
     p = sub.add_parser(
-        "clean", help=_("remove tfwizard's leftover containers and volumes (only those "
-                      "labelled io.tfwizard)"))
+        "clean", help=_("remove tfwizard's leftover containers and volumes (only yours: "
+                      "labelled io.tfwizard with your uid as io.tfwizard.owner)"))
     p.add_argument("--caches", action="store_true",
                    help=_("also remove the Bazel cache volumes (the next build starts cold)"))
     p.add_argument("--workspaces", action="store_true",

@@ -4,6 +4,7 @@ or the whole plan as JSON)."""
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
 
 from ..core.i18n import _
@@ -26,13 +27,30 @@ def register(sub: Any) -> None:
 def cmd_plan(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Make the plan and print it in the asked format."""
     from ..core.building.plan.plan import make_plan
-    from ..core.building.plan.render import render_bazelrc, render_commands, render_env, render_json
+    from ..core.building.plan.render import (
+        comment,
+        render_bazelrc,
+        render_commands,
+        render_env,
+        render_json,
+    )
+    from ..core.consent import describe, secret_uses, unconsented
     from ..core.recipe import load_recipe
+    from ..core.secrets import literal_secrets, mask
 
     recipe = load_recipe(arg_path(env, args.recipe))
     build, target = load_hosts(args, env, recipe)
     plan = make_plan(recipe, build_host=build, target_host=target)
     render = {"env": render_env, "bazelrc": render_bazelrc, "command": render_commands,
               "json": render_json}[args.format]
-    env.stdout.write(render(plan))
+    text = mask(render(plan), literal_secrets(recipe))  # a credential written in the recipe
+    uses = secret_uses(plan.flag_list, plan.container_env, env.env)
+    if args.format == "json" and uses:
+        data = json.loads(text)
+        missing = unconsented(uses, env.env)
+        data["secret_uses"] = [{**u.to_dict(), "allowed": u not in missing} for u in uses]
+        text = json.dumps(data, indent=2)
+    elif args.format == "command":
+        text += "".join(comment(describe(u)) + "\n" for u in uses)
+    env.stdout.write(text)
     return ExitStatus.OK

@@ -115,6 +115,8 @@ class DockerInfo:
     nvidia_runtime: bool = False
     cdi_spec_dirs: list[str] = field(default_factory=list)
     rootless: bool = False
+    #: `docker info`'s DockerRootDir: where the engine keeps images, containers, volumes
+    root_dir: str | None = None
     message: str = ""
 
 

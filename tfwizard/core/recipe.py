@@ -8,11 +8,14 @@ the `recipe new` template and the docs reference are all derived from it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import difflib
 import os
 import re
-import tempfile
+import secrets
+import shutil
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -577,10 +580,7 @@ def load_recipe(path: str | Path) -> Recipe:
     """Load a recipe file; every problem is reported at once."""
     path = Path(path).expanduser()
     try:
-        size = path.stat().st_size
-        if size > MAX_RECIPE_BYTES:
-            raise recipe_error(str(path), [Problem("(file)", _too_large(size))])
-        data = path.read_bytes()
+        data = _read_regular(path)
     except FileNotFoundError:
         raise UsageError(_("{path}: no such recipe file").format(path=path),
                          _("Create one with `tfwizard recipe new recipe.toml`.")) from None
@@ -592,6 +592,27 @@ def load_recipe(path: str | Path) -> Recipe:
     recipe = parse_recipe(data, str(path))
     recipe.path = path
     return recipe
+
+
+def _read_regular(path: Path) -> bytes:
+    """A recipe file's bytes: a regular file only (a device, a FIFO or a /proc file has
+    no size to check and may never end), at most MAX_RECIPE_BYTES."""
+    # O_NONBLOCK: opening a FIFO must not wait for a writer before fstat can refuse it
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(str(path))
+        if not stat.S_ISREG(st.st_mode):
+            raise UsageError(_("{path}: is not a regular file (a device, a FIFO or a "
+                               "socket); a recipe is a TOML file").format(path=path),
+                             _("Name the recipe file itself."))
+        if st.st_size > MAX_RECIPE_BYTES:
+            raise recipe_error(str(path), [Problem("(file)", _too_large(st.st_size))])
+        data = fh.read(MAX_RECIPE_BYTES + 1)  # a file that grew since: still bounded
+    if len(data) > MAX_RECIPE_BYTES:
+        raise recipe_error(str(path), [Problem("(file)", _too_large(len(data)))])
+    return data
 
 
 def _too_large(size: int) -> str:
@@ -871,23 +892,48 @@ def _cuda_list(kb: Any, release: Any) -> list[str]:
 
 
 def save_recipe(recipe: Recipe, path: str | Path, *, backup: bool = True) -> Path:
-    """Write the recipe atomically; the previous file is kept as NAME.toml.bak."""
+    """Write the recipe atomically; the previous content is kept as NAME.toml.bak.
+
+    A symlink is followed: the file it points to is edited (and keeps its mode); a file
+    with hard links is rewritten in place, so it stays one file."""
     path = Path(path).expanduser()
     text = recipe.to_toml()
     parse_recipe(text, str(path))  # never write a recipe we could not load again
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    target = Path(os.path.realpath(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
     try:
+        old = target.stat()
+    except FileNotFoundError:
+        old = None
+    if backup and old is not None:
+        bak = path.with_name(path.name + ".bak")
+        bak.unlink(missing_ok=True)  # a .bak that is a symlink is replaced, not followed
+        shutil.copy2(target, bak, follow_symlinks=True)
+    if old is not None and old.st_nlink > 1:
+        with target.open("r+", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.truncate()
+            fh.flush()
+            os.fsync(fh.fileno())
+        recipe.path = path
+        return path
+    tmp = target.parent / f".{target.name}.{secrets.token_hex(4)}.tmp"
+    try:
+        # 0666 less the umask for a new recipe, as any file the user writes
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            if old is not None:
+                os.fchmod(fh.fileno(), stat.S_IMODE(old.st_mode))
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        if backup and path.exists():
-            bak = path.with_name(path.name + ".bak")
-            os.replace(path, bak)
-        os.replace(tmp, path)
+        os.replace(tmp, target)
+    except OSError as exc:  # named by the recipe, not by the temporary file beside it
+        with contextlib.suppress(OSError):  # a read-only folder refuses even this
+            tmp.unlink(missing_ok=True)
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
     recipe.path = path
     return path

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from .i18n import _
@@ -175,9 +176,61 @@ def check_output_dir(path: str | os.PathLike[str]) -> str | None:
     return None
 
 
-def check_mount_source(path: str | os.PathLike[str]) -> str | None:
+#: how deep and how many entries the socket scan of a mount source looks (the folder's
+#: first levels: a home folder's ~/.gnupg/S.gpg-agent is at depth 2)
+SOCKET_SCAN_DEPTH = 3
+SOCKET_SCAN_ENTRIES = 20000
+
+
+def find_socket(real: str, depth: int = SOCKET_SCAN_DEPTH,
+                budget: int = SOCKET_SCAN_ENTRIES) -> str | None:
+    """A Unix socket in the folder `real` or its first `depth` levels (symlinks not
+    followed; at most `budget` entries looked at), or None."""
+    import stat
+
+    level = [real]
+    for _depth in range(depth + 1):
+        deeper: list[str] = []
+        for folder in level:
+            try:
+                entries = os.scandir(folder)
+            except OSError:
+                continue
+            with entries:
+                for entry in entries:
+                    budget -= 1
+                    if budget < 0:
+                        return None
+                    try:
+                        mode = entry.stat(follow_symlinks=False).st_mode
+                    except OSError:
+                        continue
+                    if stat.S_ISSOCK(mode):
+                        return entry.path
+                    if stat.S_ISDIR(mode):
+                        deeper.append(entry.path)
+        level = deeper
+    return None
+
+
+def _runtime_dir(real: str, env: Mapping[str, str]) -> str | None:
+    """The user's runtime folder ($XDG_RUNTIME_DIR) when `real` is, is in or holds it."""
+    runtime = env.get("XDG_RUNTIME_DIR", "")
+    if not runtime or not os.path.isabs(runtime):
+        return None
+    runtime = os.path.realpath(runtime)
+    if real == runtime or real.startswith(runtime + "/") or runtime.startswith(
+            real.rstrip("/") + "/"):
+        return runtime
+    return None
+
+
+def check_mount_source(path: str | os.PathLike[str],
+                       env: Mapping[str, str] | None = None) -> str | None:
     """A host folder bind-mounted into a build container: an existing folder, not a
-    system folder nor one holding one (that would hand the build the Docker socket)."""
+    system folder nor one holding one (that would hand the build the Docker socket), not
+    the user's runtime folder, and holding no socket in its first levels (a build could
+    talk to the service behind it: an agent, a session bus, a server of the user's)."""
     real = _real(path)
     sysdir = _system_dir(real)
     if sysdir is not None:
@@ -185,6 +238,16 @@ def check_mount_source(path: str | os.PathLike[str]) -> str | None:
                  "mounts system folders into a build container").format(folder=sysdir, real=real)
     if not os.path.isdir(real):
         return _("is not a folder")
+    runtime = _runtime_dir(real, os.environ if env is None else env)
+    if runtime is not None:
+        return _("is or holds your runtime folder {folder} ($XDG_RUNTIME_DIR, the sockets of "
+                 "your session's services); tfwizard never mounts it into a build "
+                 "container").format(folder=runtime)
+    socket = find_socket(real)
+    if socket is not None:
+        return _("holds the socket {socket}: a program of the build could talk to the service "
+                 "behind it; mount a folder without sockets (e.g. a subfolder that holds "
+                 "only the sources)").format(socket=socket)
     return None
 
 

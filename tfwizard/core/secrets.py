@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # a leaf: the recipe module is its caller's
+    from .recipe import Recipe
 
 MASK = "***"
 
@@ -31,11 +35,17 @@ SECRET_ENV_NAMES = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "A
 _MAYBE = re.compile(r"@|_header=|(?i:authorization|api.?key|token|passw|secret)")
 
 
-def redact(text: str, extra_secrets: Iterable[str] = ()) -> str:
-    """The text with credentials in URLs, header values, tokens and known secrets masked."""
-    for secret in extra_secrets:
+def mask(text: str, secrets: Iterable[str]) -> str:
+    """The text with each of `secrets` (those of 4 characters or more) masked."""
+    for secret in secrets:
         if secret and len(secret) >= 4 and secret in text:
             text = text.replace(secret, MASK)
+    return text
+
+
+def redact(text: str, extra_secrets: Iterable[str] = ()) -> str:
+    """The text with credentials in URLs, header values, tokens and known secrets masked."""
+    text = mask(text, extra_secrets)
     if not _MAYBE.search(text):
         return text  # the hot path of a build log
     text = _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{MASK}@", text)
@@ -69,6 +79,60 @@ def references(texts: Iterable[str]) -> list[str]:
             if name not in names:
                 names.append(name)
     return names
+
+
+def credentials_in(texts: Iterable[str]) -> list[str]:
+    """The credentials written out (not as ${NAME}) in flags and URLs: the value of a
+    `--*_header=NAME=VALUE` flag and a URL's user:password (and the password), each once."""
+    found: list[str] = []
+    for text in texts:
+        if _ENV_REFS.search(text):
+            continue  # a reference: its value is resolved, and masked, at container start
+        values: list[str] = []
+        if text.startswith("--") and "_header=" in text.split("=", 1)[0] + "=":
+            values.append(text.split("=", 2)[2] if text.count("=") >= 2 else "")
+        match = re.match(r"^(?:--[a-z_]+=|[A-Z_]+=)?[A-Za-z][A-Za-z0-9+.\-]*://([^/@\s]+)@",
+                         text)
+        if match:
+            values += [match.group(1), match.group(1).partition(":")[2]]
+        found += [v for v in values if len(v) >= 4 and v not in found]
+    return found
+
+
+def literal_secrets(recipe: Recipe) -> list[str]:
+    """The credentials a recipe holds written out (not as ${NAME}): header values and the
+    user:password of its URLs, to mask wherever the recipe's values are shown or kept."""
+    return credentials_in([*(f"--remote_header={h}" for h in recipe.remote.headers),
+                           recipe.network.http_proxy, recipe.network.https_proxy,
+                           recipe.remote.cache, recipe.remote.executor,
+                           recipe.remote.bes_backend])
+
+
+#: how Bazel's BEP JSON writer (Gson) escapes characters a secret may hold
+_BEP_ESCAPES = {"\\": "\\\\", '"': '\\"', "=": "\\u003d", "'": "\\u0027",
+                "<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
+
+
+def with_json_forms(values: Iterable[str]) -> list[str]:
+    """Each value and, where it differs, the value as a string of the BEP's JSON shows it
+    (Gson writes "=" as \\u003d: base64 padding would escape a plain match)."""
+    out: list[str] = []
+    for value in values:
+        for form in (value, "".join(_BEP_ESCAPES.get(ch, ch) for ch in value)):
+            if form not in out:
+                out.append(form)
+    return out
+
+
+def mask_recipe_text(text: str) -> str:
+    """A recipe's text with the credentials written in it masked (for the build record)."""
+    from .recipe import parse_recipe
+
+    try:
+        recipe = parse_recipe(text, "recipe.toml")
+    except Exception:  # noqa: BLE001 - a recipe that does not parse keeps the general masks
+        return redact(text)
+    return mask(text, literal_secrets(recipe))
 
 
 def substitute(text: str, values: Mapping[str, str]) -> str:

@@ -153,7 +153,9 @@ def preflight_findings(recipe: Recipe, env: Mapping[str, str], plan: BuildPlan) 
     (when they found no error) the build image of `plan`."""
     from .building.run.preflight import preflight
 
-    findings = preflight(recipe, env) + remote_findings(recipe, env, plan)
+    findings = preflight(recipe, env)
+    # the remote check repeats the preflight's consent findings for the executor's headers
+    findings += [f for f in remote_findings(recipe, env, plan) if f not in findings]
     if not errors(findings):
         findings = sort_findings(findings + image_findings(recipe, env, plan=plan))
     return findings

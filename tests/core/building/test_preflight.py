@@ -11,6 +11,7 @@ import pytest
 
 from tfwizard.cli import ExitStatus, capture
 from tfwizard.core.building.run.preflight import endpoint, preflight, reachable
+from tfwizard.core.consent import CONSENT_ENV
 from tfwizard.core.recipe import Recipe, load_recipe
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -72,7 +73,11 @@ def test_proxy_findings(listening, closed_port, tmp_path):
     up = LAPTOP.with_changes({"network.http_proxy": f"http://127.0.0.1:{listening}"})
     assert preflight(up, {}) == []
     down = LAPTOP.with_changes({"network.https_proxy": "${TFW_PROXY}"})
-    found = preflight(down, {"TFW_PROXY": f"http://u:secret@127.0.0.1:{closed_port}"})
+    proxy = f"http://u:secret@127.0.0.1:{closed_port}"
+    refused = preflight(down, {"TFW_PROXY": proxy})
+    assert [f.code for f in refused] == ["SECRET_NOT_ALLOWED", "PROXY_UNREACHABLE"]
+    assert "TFW_PROXY@127.0.0.1" in refused[0].message and "u:secret" not in refused[0].message
+    found = preflight(down, {"TFW_PROXY": proxy, CONSENT_ENV: "TFW_PROXY@127.0.0.1"})
     assert [f.code for f in found] == ["PROXY_UNREACHABLE"]
     assert found[0].severity == "error" and found[0].key == "network.https_proxy"
     assert "secret" not in found[0].message and f"127.0.0.1:{closed_port}" in found[0].message

@@ -31,6 +31,32 @@ def test_data_dir_and_atomic_write(tmp_path):
     atomic_write(target, b"newer")
     assert target.read_bytes() == b"newer"
     assert [p.name for p in tmp_path.iterdir()] == ["wheel.whl"]  # no temporary left
+    assert target.stat().st_mode & 0o777 == 0o600  # the data folder's files: the user's only
+    umask = os.umask(0o077)
+    try:
+        atomic_write(target, b"shared", mode=0o644)  # asked for: the umask does not narrow it
+    finally:
+        os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o644
+
+
+def test_a_new_data_folder_and_its_records_are_the_users_alone(tmp_path):
+    """Logs, plans and recipes are nobody else's business on a shared machine: the data
+    folder is made 0700, each record folder too, every file in it 0600, whatever the umask."""
+    import stat
+
     umask = os.umask(0o022)
-    os.umask(umask)
-    assert target.stat().st_mode & 0o777 == 0o666 & ~umask
+    try:
+        data = tmp_path / "new" / "data"
+        record = BuildRecord.create("20260101-000000-abcdef", root=data,
+                                    files={"plan.json": "{}", "recipe.toml": "x = 1\n",
+                                           "result.json": "{}"})
+        record.write_result({"status": "succeeded"})
+        record.append("stdout", ["a line"])
+        record.close()
+    finally:
+        os.umask(umask)
+    for folder in (data.parent, data, data / "builds", record.path):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    for name in ("plan.json", "recipe.toml", "result.json", "log.txt"):
+        assert stat.S_IMODE((record.path / name).stat().st_mode) == 0o600, name

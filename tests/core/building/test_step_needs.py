@@ -15,6 +15,7 @@ from tfwizard.core.building.run.containers import (
     create_options,
 )
 from tfwizard.core.building.run.volumes import step_mounts
+from tfwizard.core.consent import CONSENT_ENV
 from tfwizard.core.recipe import load_recipe
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -69,7 +70,7 @@ def test_secrets_leave_argv_and_env_for_files():
                                "remote.headers": ["x-api-key=${KEY}"],
                                "network.https_proxy": "http://user:pw@proxy:3128"})
     plan = make_plan(recipe, uid=1000, gid=1000)
-    secrets = StepSecrets(plan, {"KEY": "k3y"})
+    secrets = StepSecrets(plan, {"KEY": "k3y", CONSENT_ENV: "KEY@cache"})
     secrets.check()
     build = next(s for s in plan.steps if s.role == "build")
     argv, env, tar = secrets.files_for(build, "1000:1000")

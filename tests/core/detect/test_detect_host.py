@@ -251,3 +251,26 @@ def test_import_is_light() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
+
+
+class _DockerWithRoot(_Docker):
+    def info(self):
+        return {**super().info(), "DockerRootDir": "/var/lib/docker"}
+
+
+@pytest.mark.parametrize(("docker_host", "on_engine_disk"), [
+    ("unix:///var/run/docker.sock", True), ("tcp://builder.lan:2376", False)])
+def test_free_disk_is_measured_on_dockers_data_root(tmp_path: Path, docker_host: str,
+                                                    on_engine_disk: bool) -> None:
+    """Bazel's output base, the caches and the images fill Docker's data root, not the
+    data folder: a local engine's DockerRootDir is where free space counts."""
+    root = _fake_root(tmp_path)
+    (root / "var/lib/docker").mkdir(parents=True)
+    profile = detect_host(env={"PATH": str(tmp_path / "empty"), "DOCKER_HOST": docker_host},
+                          nvml=scenario("no_library"), root=root,
+                          docker_client_factory=_DockerWithRoot(), machine="x86_64",
+                          glibc="2.39")
+    assert profile.docker.root_dir == "/var/lib/docker"
+    engine_disk = str(root / "var/lib/docker")
+    assert (profile.resources.disk_path == engine_disk) is on_engine_disk
+    assert profile.resources.disk_free_bytes

@@ -171,6 +171,8 @@ def variants() -> list[Case]:
                                "remote.headers": ["x-api-key=abc123"],
                                "remote.bes_results_url": "https://results"}), nogpu, None),
         ("remote unused", l({"remote.headers": ["k=${K}"], "remote.upload": True}), nogpu, None),
+        ("remote secret reference", l({"remote.cache": "grpcs://c", "remote.headers": ["k=${K}"],
+                                       "network.https_proxy": "${P}"}), nogpu, None),
         ("remote loopback", l({"remote.cache": "grpc://localhost:9092", "remote.upload": True,
                                "build.network": "bridge"}), nogpu, None),
         ("host network", l({"build.network": "host"}), nogpu, None),

@@ -95,6 +95,8 @@ def detect_host(
         lambda why: DockerInfo(status="error", message=why),
     )
     usable_cpus = None if root == Path("/") else profile.cpu.cores
+    if disk_path is None:
+        disk_path = engine_disk(profile.docker, root)
     profile.resources = _guarded(
         _("internal error while detecting resources: {error}"),
         lambda: probe_resources(root=root, disk_path=disk_path, cpu_count=usable_cpus),
@@ -106,6 +108,17 @@ def detect_host(
         lambda why: _current_only(),
     )
     return profile
+
+
+def engine_disk(docker: DockerInfo, root: Path) -> Path | None:
+    """Docker's data root when the engine is on this machine (a unix socket) and the folder
+    is there: the disk a build's output base, caches and images fill, which is what the
+    free-space check is about; None (the data folder) otherwise."""
+    host = docker.host or ""
+    if docker.status != "ok" or not docker.root_dir or not host.startswith(("unix://", "/")):
+        return None
+    path = root / docker.root_dir.lstrip("/")
+    return path if path.is_dir() else None
 
 
 def render_host_report(profile: HostProfile) -> str:

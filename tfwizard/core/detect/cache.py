@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..errors import TfWizardError
 from ..host import HostProfile
-from ..paths import atomic_write, data_dir
+from ..paths import atomic_write, data_dir, private_dir
 
 #: how long a detected profile is used again, in seconds
 TTL_S = 120
@@ -99,7 +99,7 @@ def _detect_and_keep(path: Path, key: str, now: float,
     if found.docker.status != "ok":
         return found
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         atomic_write(path, json.dumps({"key": key, "at": now, "profile": found.to_dict()}))
     except OSError:
         pass  # a read-only data folder: detect again next time

@@ -61,6 +61,7 @@ def probe_docker(
         info.rootless = isinstance(options, list) and any(
             "name=rootless" in str(o) for o in options
         )
+        info.root_dir = _str(details.get("DockerRootDir"))
     answers = (_("Docker {version} (API {api}) answers at {host} (rootless).") if info.rootless
                else _("Docker {version} (API {api}) answers at {host}."))
     info.message = answers.format(version=info.server_version or _("(version unknown)"),

@@ -15,7 +15,7 @@ from typing import Any
 from .. import bazelversion as bv
 from ..errors import TfWizardError
 from ..i18n import _
-from ..paths import LABEL
+from ..paths import LABEL, own_labels
 from . import client as dockerutil
 
 
@@ -42,7 +42,7 @@ def image_facts(client: Any, image: str, *, user: str | None = None,
                 network_mode="none", privileged=False, cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
                 environment={"HOME": "/tmp", "USER": "tfwizard"},
-                labels={LABEL: "1", f"{LABEL}.step": "probe"},
+                labels=own_labels(**{f"{LABEL}.step": "probe"}),
                 name=f"tfwizard-probe-{secrets.token_hex(4)}", detach=True)
             try:
                 container.start()

@@ -1,7 +1,8 @@
 """What tfwizard leaves on a Docker engine, and removing it (`tfwizard clean`).
 
-Only objects carrying the `io.tfwizard` label are ever listed, so nothing of anyone else's
-is touched: step containers and per-build volumes (labelled `io.tfwizard.build=<id>`) that
+Only objects carrying the `io.tfwizard` label and this user's uid as `io.tfwizard.owner`
+are ever listed, so nothing of anyone else's is touched (another user's tfwizard on a shared
+engine included): step containers and per-build volumes (labelled `io.tfwizard.build=<id>`) that
 a crashed, killed or detached build left; the Bazel cache volumes (kept across builds on
 purpose) only when asked. Containers of a build still running are skipped unless asked.
 A warm workspace (core/warm.py, labelled `io.tfwizard.workspace=<key>`): its idle container
@@ -14,7 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..i18n import _
-from ..paths import LABEL
+from ..paths import LABEL, own_filter
 from . import client as dockerutil
 
 BUILD = f"{LABEL}.build"
@@ -58,8 +59,8 @@ def find_leftovers(client: Any, *, caches: bool = False, running: bool = False,
     out: list[Leftover] = []
     busy: set[str] = set()
     with dockerutil.docker_errors(_("listing tfwizard's containers and volumes")):
-        containers = client.containers.list(all=True, filters={"label": LABEL})
-        volumes = client.volumes.list(filters={"label": LABEL})
+        containers = client.containers.list(all=True, filters=own_filter())
+        volumes = client.volumes.list(filters=own_filter())
     for c in containers:
         labels = c.labels or {}
         if not _ours(labels):  # the label filter already says so; never trust one check

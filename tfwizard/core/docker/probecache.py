@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from ..paths import atomic_write, data_dir
+from ..paths import atomic_write, data_dir, private_dir
 
 #: the folder under tfwizard's data folder
 FOLDER = "probe-cache"
@@ -52,7 +52,7 @@ def cached_probe(image_id: str | None, user: str | None, args: Sequence[str], sc
         return kept
     found = probe()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         atomic_write(path, json.dumps(found))
     except OSError:
         pass  # a read-only data folder: probe again next time

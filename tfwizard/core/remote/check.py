@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from .. import consent
 from ..errors import UsageError
 from ..findings import Finding
 from ..i18n import _
@@ -70,6 +71,13 @@ def check_service(recipe: Recipe, env: Mapping[str, str], properties: Sequence[s
     out = RemoteCheck()
     remote = recipe.remote
     if not remote.executor:
+        return out
+    executor = consent.url_host(remote.executor)
+    refused = consent.consent_findings(
+        [u for u in consent.recipe_uses(recipe, env)
+         if u.key == "remote.headers" and u.host == executor], env)
+    if refused:  # the service is not asked: asking sends the headers
+        out.findings.extend(refused)
         return out
     try:
         target = target_of(recipe, env, timeout_s)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ..consent import recipe_uses, url_host
 from ..findings import Fix
 from ..i18n import _
 from ..knowledge import recipe_python
@@ -14,6 +15,24 @@ def rule_remote_and_network(ctx: Ctx) -> None:
     """Remote cache and execution, mirrors and proxies: reachable, consistent, and safe."""
     _remote_findings(ctx)
     _network_findings(ctx)
+    _secret_references(ctx)
+
+
+def _secret_references(ctx: Ctx) -> None:
+    """Every ${VAR} the build reads from the user's environment, and where it goes: a
+    shared recipe can name any variable and any endpoint (consent.py asks before use)."""
+    for use in recipe_uses(ctx.recipe, {}):
+        if use.key == "remote.headers":
+            text = _("remote.headers reads ${{{name}}} from your environment and sends it to "
+                     "{host}. It is used only with your consent: --allow-secret {name}@{host}, "
+                     "or `tfwizard consent allow {name} {host}`.")
+        else:
+            text = _("{key} reads ${{{name}}} from your environment: the build uses it as its "
+                     "proxy, so it goes to the host its value names, and into the build "
+                     "container. It is used only with your consent (`tfwizard check "
+                     "--preflight` names the host).")
+        ctx.add("SECRET_REFERENCE", "info", text.format(name=use.variable, host=use.host,
+                                                        key=use.key), ["bazel-docs"], use.key)
 
 
 def _remote_findings(ctx: Ctx) -> None:
@@ -94,7 +113,7 @@ def _network_findings(ctx: Ctx) -> None:
                            ("remote.bes_backend", remote.bes_backend),
                            ("network.http_proxy", net.http_proxy),
                            ("network.https_proxy", net.https_proxy)):
-            host = _url_host(value)
+            host = url_host(value)
             if host in ("localhost", "127.0.0.1", "::1") or host.startswith("127."):
                 ctx.add("LOOPBACK_NOT_REACHABLE", "warning",
                         _("{key} points at {host}, but in a bridge-network container that is "
@@ -129,15 +148,6 @@ def _network_findings(ctx: Ctx) -> None:
                 _("Offline build: every external repository must already be in the repository "
                   "cache or network.distdir, or Bazel stops with \"All mirrors are down\"."),
                 ["tf-build-issues"], "build.network")
-
-
-def _url_host(url: str) -> str:
-    """The host of scheme://[user@]host[:port]/..., lower-case; "" when there is none."""
-    rest = url.split("://", 1)[1] if "://" in url else ""
-    netloc = rest.split("/", 1)[0].rsplit("@", 1)[-1]
-    if netloc.startswith("["):
-        return netloc[1:].split("]", 1)[0].lower()
-    return netloc.split(":", 1)[0].lower()
 
 
 def rule_least_privilege(ctx: Ctx) -> None:

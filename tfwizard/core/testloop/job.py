@@ -37,7 +37,7 @@ from ..building.warm.container import BUILD_SCRIPT, WarmContainer
 from ..errors import UsageError
 from ..i18n import _, ngettext
 from ..jobs import Event
-from ..paths import atomic_write
+from ..paths import atomic_write, private_dir
 from ..streams import STDOUT, TFWIZARD, LineSplitter
 from .filetail import FileTail, container_runner
 from .run import TestEvents, TestResult, TestRun, keep_record, tag_filters, test_argv
@@ -204,7 +204,7 @@ class TestJob:
         return cls(box, record_dir, spec=spec, poll_s=poll_s)
 
     def _save_spec(self) -> None:
-        self.record_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.record_dir)
         atomic_write(self.record_dir / JOB_FILE, json.dumps(self.spec, indent=2) + "\n")
 
     # -- the protocol --------------------------------------------------------------------------

@@ -198,7 +198,7 @@ def keep_record(box: WarmContainer, run: TestRun, bep: bytes) -> None:
     """Into run.record_dir: bep.json, every test's test.xml and each failing test's own
     test.log (tests/<package>/<name>/), and result.json; the ${ENV} secrets' values masked
     (the BEP repeats the client's environment and the rc files' flags)."""
-    from ..paths import atomic_write
+    from ..paths import atomic_write, private_dir
 
     assert run.record_dir is not None
     values = tuple(box.secrets.step.values.values())
@@ -217,7 +217,7 @@ def keep_record(box: WarmContainer, run: TestRun, bep: bytes) -> None:
             if data is None:
                 continue
             dest = run.record_dir / "tests" / test.folder() / Path(path).name
-            dest.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(dest.parent)
             atomic_write(dest, masked(data))
     atomic_write(run.record_dir / "result.json", json.dumps(run.to_json(), indent=2) + "\n")
 

@@ -330,9 +330,9 @@ def cache_file(cache_dir: Path, box: WarmContainer, changes: Changes, expression
 
 
 def _keep(path: Path, text: str) -> None:
-    from ..paths import atomic_write
+    from ..paths import atomic_write, private_dir
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     atomic_write(path, text.encode("utf-8"))
     old = sorted(path.parent.glob("*.xml"), key=lambda p: p.stat().st_mtime)[:-CACHE_KEEP]
     for stale in old:

@@ -37,6 +37,7 @@ from tfwizard.core.fixes import fix_text
 from tfwizard.core.vocab import build_title, eta_text, phase_name
 
 from .. import jobs
+from ..consent import confirm_secrets
 from ..i18n import tr
 from ..state import WizardState
 from ..widgets.bundle import BundleSaver
@@ -201,6 +202,8 @@ class BuildPage(RecipePage):
     async def run_build(self, factory: jobs.BuildFactory) -> None:
         """Build with `factory` (the page's own, or the warm one: RebuildBar)."""
         if self.running or self.unavailable:
+            return
+        if not await confirm_secrets(self, self.state.recipe):
             return
         self.task = asyncio.current_task()
         try:

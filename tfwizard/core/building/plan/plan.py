@@ -25,7 +25,7 @@ from ...errors import UsageError
 from ...host import HostProfile, auto_host
 from ...i18n import _
 from ...knowledge import KnowledgeBase, Release, load_knowledge, recipe_python
-from ...paths import LABEL
+from ...paths import LABEL, own_labels
 from ...recipe import Recipe
 from ...remote.tls import tls_files
 from ...tfsource.facts import SourceFacts
@@ -388,8 +388,8 @@ def make_plan(
         cache_volumes=volumes,
         steps=build_steps(recipe, release, git_ref=git_ref, source_kind=source_kind,
                           configure=env, startup=startup, flags=flags, target=target),
-        labels={LABEL: "1", f"{LABEL}.recipe": recipe.name,
-                f"{LABEL}.release": release.version},
+        labels=own_labels(**{f"{LABEL}.recipe": recipe.name,
+                             f"{LABEL}.release": release.version}),
         notes=notes + predicted.messages + (view.plan_notes() if view is not None else []),
         bazel_version=str(bazel.effective) if bazel.effective else "",
         bazel_version_source=bazel.effective.source if bazel.effective else "",

@@ -19,7 +19,7 @@ def render_bazelrc(plan: BuildPlan) -> str:
     return "".join(line + "\n" for line in plan.predicted_bazelrc)
 
 
-def _comment(text: str) -> str:
+def comment(text: str) -> str:
     """A shell comment line; a translation cannot break out of it with a line break."""
     return "# " + " ".join(text.splitlines())
 
@@ -27,9 +27,9 @@ def _comment(text: str) -> str:
 def render_commands(plan: BuildPlan) -> str:
     """Plain commands a person could paste: docker run, ./configure, bazel build."""
     q = shlex.quote
-    lines = [_comment(_("tfwizard plan for {name}: TensorFlow {release} ({backend})").format(
+    lines = [comment(_("tfwizard plan for {name}: TensorFlow {release} ({backend})").format(
                  name=plan.recipe_name, release=plan.release, backend=plan.backend)),
-             _comment(_("Start the build container:"))]
+             comment(_("Start the build container:"))]
     run = ["docker", "run", "--rm", "-it", "--name", f"tfwizard-{plan.recipe_name}"]
     if plan.user:
         run += ["--user", plan.user]
@@ -42,10 +42,10 @@ def render_commands(plan: BuildPlan) -> str:
         run += ["-v", f"tfwizard-src-{plan.recipe_name}:{SRC}"]
     run += ["-w", SRC, plan.image, "bash"]
     lines.append(" ".join(q(a) for a in run))
-    lines.append(_comment(_("Inside the container:")))
+    lines.append(comment(_("Inside the container:")))
     for step in plan.steps:
         if step.role == "configure":
-            lines.append(_comment(_("answer every configure question with environment "
+            lines.append(comment(_("answer every configure question with environment "
                                     "variables:")))
             for k, v in step.env.items():
                 lines.append(f"export {k}={q(v)}")
@@ -54,7 +54,7 @@ def render_commands(plan: BuildPlan) -> str:
             lines.append(" \\\n    ".join([" ".join(q(a) for a in step.argv[:4])] +
                                           [q(a) for a in step.argv[4:]])
                          if step.role == "build" else " ".join(q(a) for a in step.argv))
-    lines.append(_comment(_("The wheel: {path}").format(path=f"{plan.wheel_dir}/*.whl")))
+    lines.append(comment(_("The wheel: {path}").format(path=f"{plan.wheel_dir}/*.whl")))
     return "\n".join(lines) + "\n"
 
 

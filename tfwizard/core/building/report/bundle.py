@@ -32,7 +32,7 @@ from ...diagnosis.text import diagnosis_block, unrecognised_block
 from ...errors import UsageError
 from ...host import HostProfile
 from ...i18n import DEFAULT, N_, _, language, ngettext, translate
-from ...secrets import env_reference, redact, references
+from ...secrets import literal_secrets, redact, references
 from ...streams import TFWIZARD, untag
 from ..run.record import BuildRecord
 
@@ -141,19 +141,7 @@ def bundle_secrets(recipe_text: str, env: Mapping[str, str]) -> list[str]:
         recipe = parse_recipe(recipe_text, "recipe.toml")
     except Exception:  # a broken recipe is still bundled; its shapes are still redacted
         return found
-    for header in recipe.remote.headers:
-        _name, sep, value = header.partition("=")
-        if sep and value and env_reference(value) is None and value not in found:
-            found.append(value)
-    for url in (recipe.network.http_proxy, recipe.network.https_proxy, recipe.remote.cache,
-                recipe.remote.executor, recipe.remote.bes_backend):
-        match = re.match(r"^[A-Za-z][A-Za-z0-9+.\-]*://([^/@\s]+)@", url or "")
-        if match and env_reference(url) is None:
-            cred = match.group(1)
-            password = cred.partition(":")[2]
-            for value in (cred, password):
-                if len(value) >= 4 and value not in found:
-                    found.append(value)
+    found += [v for v in literal_secrets(recipe) if v not in found]
     return found
 
 

@@ -19,7 +19,7 @@ from typing import Any
 from ...docker import client as dockerutil
 from ...errors import UsageError
 from ...i18n import _
-from ...paths import LABEL
+from ...paths import LABEL, own_filter
 from ...streams import LineSplitter
 from ..plan.plan import BuildPlan
 from .events import LogLines
@@ -100,7 +100,7 @@ def find_builds(client: Any, build_id: str | None = None) -> list[FoundBuild]:
     """Builds with containers on the engine (all, or the one with `build_id`), newest first."""
     flt = f"{LABEL}.build" + (f"={build_id}" if build_id else "")
     with dockerutil.docker_errors(_("listing tfwizard's containers")):
-        containers = client.containers.list(all=True, filters={"label": flt})
+        containers = client.containers.list(all=True, filters=own_filter(flt))
     by_id: dict[str, list[Any]] = {}
     for c in sorted(containers, key=lambda c: c.attrs.get("Created", "")):
         by_id.setdefault(c.labels.get(f"{LABEL}.build", ""), []).append(c)

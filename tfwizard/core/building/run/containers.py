@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from ... import secrets
+from ... import consent, secrets
 from ...docker import client as dockerutil
 from ...errors import BuildCancelled, TfWizardError, UsageError
 from ...i18n import _, ngettext
@@ -131,15 +131,28 @@ class StepSecrets:
         self.plan = plan
         self.names = secret_references(plan)
         self.values = {n: env[n] for n in self.names if n in env}
+        #: where consent is read (consent.toml's folder, TFWIZARD_ALLOW_SECRETS)
+        self._env = env
 
     def check(self) -> None:
-        """UsageError when a reference is unset, or holds more than one line (it goes into
-        a file of lines: an rc file, an env file)."""
+        """UsageError when a reference is unset, holds more than one line (it goes into
+        a file of lines: an rc file, an env file), or goes somewhere the user has not
+        allowed (consent.SecretConsentRequired): before any container starts."""
         resolve_secrets(self.plan, self.values)  # UsageError naming the unset ones
         for name, value in self.values.items():
             if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
                 raise UsageError(_("${{{name}}} holds a line break or a control character; a "
                                    "secret must be one line").format(name=name))
+        if self.names:
+            consent.require(consent.secret_uses(self.plan.flag_list, self.plan.container_env,
+                                                self.values), self._env)
+
+    def mask_values(self) -> list[str]:
+        """What a log line or the BEP must not show: the resolved references, credentials
+        written in the recipe, each also as the BEP's JSON writes it."""
+        return secrets.with_json_forms([
+            *(v for v in self.values.values() if len(v) >= 4),
+            *secrets.credentials_in([*self.plan.flag_list, *self.plan.container_env.values()])])
 
     def resolve(self, text: str) -> str:
         """`text` with the references resolved (for the container only: never logged)."""

@@ -28,12 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ... import consent
 from ...docker import client as dockerutil
 from ...docker.probecache import cached_probe
 from ...errors import TfWizardError
 from ...findings import Finding
 from ...i18n import _
-from ...paths import LABEL
+from ...paths import LABEL, own_labels
 from ...recipe import Recipe
 from ...remote.tls import tls_files
 from ...secrets import env_reference
@@ -102,7 +103,7 @@ def preflight(recipe: Recipe, env: Mapping[str, str] | None = None, *,
     env = os.environ if env is None else env
     if uid is None and hasattr(os, "getuid"):
         uid = os.getuid()
-    out: list[Finding] = []
+    out: list[Finding] = consent.recipe_findings(recipe, env)
     net, remote = recipe.network, recipe.remote
     for key in ("http_proxy", "https_proxy"):
         value = getattr(net, key)
@@ -287,7 +288,7 @@ def _probe(client: Any, image: str, args: list[str], user: str | None,
         container = client.containers.create(
             image, entrypoint=["/bin/sh", "-c", _PROBE_SCRIPT, "tfwizard-probe"], command=args,
             user=user or "", network_mode="none", privileged=False, cap_drop=["ALL"],
-            security_opt=["no-new-privileges"], labels={LABEL: "1", f"{LABEL}.step": "probe"},
+            security_opt=["no-new-privileges"], labels=own_labels(**{f"{LABEL}.step": "probe"}),
             name=f"tfwizard-probe-{secrets.token_hex(4)}", detach=True)
         try:
             container.start()

@@ -27,7 +27,7 @@ from typing import IO, Any
 
 from ...errors import UsageError
 from ...i18n import _
-from ...paths import atomic_write, data_dir
+from ...paths import atomic_write, data_dir, private_dir
 from ...secrets import redact
 from ...streams import STDERR, STDOUT, TAGS, TFWIZARD, untag
 
@@ -156,20 +156,22 @@ class BuildRecord:
         folder that is then renamed into place: one rename, and nobody sees a record
         that lacks one of them."""
         base = builds_dir(root, env)
-        base.mkdir(parents=True, exist_ok=True)
+        if not base.parent.exists():
+            private_dir(base.parent)  # a new data folder is the user's alone
+        private_dir(base)
         path = base / build_id
         if files is None:
-            path.mkdir()
+            path.mkdir(mode=0o700)
             record = cls(path)
             record.write_result({"build_id": build_id, "status": "running"})
             return record
         if path.exists():
             raise FileExistsError(str(path))
         tmp = base / f".{build_id}.{secrets.token_hex(4)}.tmp"
-        tmp.mkdir()
+        tmp.mkdir(mode=0o700)
         try:
             for name, text in files.items():
-                (tmp / name).write_text(text, encoding="utf-8")
+                atomic_write(tmp / name, text)
             os.rename(tmp, path)
         except BaseException:
             for child in tmp.iterdir() if tmp.is_dir() else ():
@@ -215,7 +217,8 @@ class BuildRecord:
     def append(self, channel: str, lines: Iterable[str]) -> int:
         """Append lines of one channel and flush; returns the number of the first one."""
         if self._log is None:
-            self._log = self.log_path.open("a", encoding="utf-8", errors="replace")
+            fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            self._log = os.fdopen(fd, "a", encoding="utf-8", errors="replace")
         first = self.lines + 1
         tag = TAGS[channel]
         secrets = self.secrets

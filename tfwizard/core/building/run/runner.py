@@ -33,6 +33,7 @@ from ...errors import BuildCancelled, TfWizardError
 from ...i18n import _
 from ...jobs import run_blocking
 from ...paths import LABEL
+from ...secrets import mask_recipe_text
 from ...streams import STDERR, STDOUT, TFWIZARD
 from ...vocab import build_outcome
 from ..plan.flags import RECORD
@@ -197,7 +198,8 @@ class BuildRunner(FollowsSource, WheelGate):
     def _start_files(self) -> dict[str, str]:
         """A new record's files: the recipe, the plan, and a "running" result.json with
         what `tfwizard build --attach` needs if this process dies (written at once)."""
-        files = {} if self.recipe_text is None else {"recipe.toml": self.recipe_text}
+        files = {} if self.recipe_text is None else {
+            "recipe.toml": mask_recipe_text(self.recipe_text)}
         return {**files, "plan.json": self._plan_json, "result.json": json.dumps(
             {"build_id": self.build_id, "status": "running", "pid": os.getpid(),
              "out_dir": str(self.out_dir) if self.out_dir else None}, indent=2) + "\n"}
@@ -267,7 +269,7 @@ class BuildRunner(FollowsSource, WheelGate):
         self.secrets.check()
         if self.record is not None:
             # resolved values reach only the step's own files; the record masks them
-            self.record.secrets = tuple(self.secrets.values.values())
+            self.record.secrets = tuple(self.secrets.mask_values())
         if self.engine.client is None:
             self.engine.client = await self.engine.call(_("connecting to Docker"),
                                                         shared_client, self.env)

@@ -25,6 +25,7 @@ from typing import Any
 from ...docker import client as dockerutil
 from ...errors import UsageError
 from ...i18n import _
+from ...paths import own_filter
 from ..run import attach
 from ..run.record import builds_dir, record_path
 from .container import WORKSPACE_LABEL
@@ -78,7 +79,7 @@ def find_warm_builds(client: Any, build_id: str | None = None) -> list[WarmBuild
     """
     out: list[WarmBuild] = []
     with dockerutil.docker_errors(_("listing tfwizard's warm build containers")):
-        containers = client.containers.list(filters={"label": WORKSPACE_LABEL})
+        containers = client.containers.list(filters=own_filter(WORKSPACE_LABEL))
         for c in containers:
             for exec_id in c.attrs.get("ExecIDs") or []:
                 try:

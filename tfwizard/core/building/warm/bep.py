@@ -35,11 +35,17 @@ WHEEL_SUMS = "wheel-sums"
 #: sets ctime (touch sets mtime only), so a rewrite of the file changes the stamp.
 STAMP_FORMAT = "%s %i %.9Y %.9Z"
 
+#: the exec environment variable with the secret values (one a line) the BEP file left in
+#: the state volume is masked of: the front end reads it unmasked from the report (and
+#: masks its record's copy), nobody needs the secrets at rest on the engine's disk
+MASK_VAR = "TFWIZARD_SECRET_MASK"
+
 #: BUILD_SCRIPT's arguments after $1 the mark; runs the build without exec, then reports:
 #: one awk prints the BEP and writes the .whl paths it names (once each) to a list beside
 #: it; a wheel whose stamp is the one kept in WHEEL_SUMS gets the kept sha256 (and a
 #: `MARK-cached PATH` line), any other is hashed and kept. Steady state: two processes
-#: (awk, stat), no sha256sum.
+#: (awk, stat), no sha256sum. The same awk writes the BEP masked of MASK_VAR's values
+#: beside it, which replaces it.
 REPORT_TAIL = r"""
 "$@"
 rc=$?
@@ -47,11 +53,21 @@ echo "$mark $rc"
 if [ -f "$bep" ]; then
   list=${bep%.json}.wheels sums=$state/__SUMS__ new= changed=
   : > "$list"
-  awk -v list="$list" '{ print; s = $0
+  masked=$bep.masked
+  awk -v list="$list" -v masked="$masked" '
+    BEGIN { n = split(ENVIRON["__MASK__"], m, "\n") }
+    { print; s = $0
     while (match(s, /file:\/\/[^"]*\.whl/)) {
       u = substr(s, RSTART + 7, RLENGTH - 7); s = substr(s, RSTART + RLENGTH)
-      if (!(u in seen)) { seen[u] = 1; print u > list } } }
+      if (!(u in seen)) { seen[u] = 1; print u > list } }
+    if (n) { r = $0; out = ""
+      for (i = 1; i <= n; i++) { t = ""
+        while ((k = index(r, m[i])) > 0) {
+          t = t substr(r, 1, k - 1) "***"; r = substr(r, k + length(m[i])) }
+        r = t r }
+      print r > masked } }
     END { print "" }' "$bep"
+  if [ -n "${__MASK__-}" ]; then mv -f -- "$masked" "$bep" || rm -f -- "$bep" "$masked"; fi
   while IFS= read -r p; do
     [ -f "$p" ] || continue
     st=$(stat -L -c '__STAMP__' -- "$p" 2>/dev/null) || continue
@@ -72,7 +88,8 @@ if [ -f "$bep" ]; then
   [ -z "$changed" ] || printf '%s' "$new" > "$sums"
 fi
 exit $rc
-""".replace("__SUMS__", WHEEL_SUMS).replace("__STAMP__", STAMP_FORMAT)
+""".replace("__SUMS__", WHEEL_SUMS).replace("__STAMP__", STAMP_FORMAT).replace(
+    "__MASK__", MASK_VAR)
 
 
 def report_script(build_script: str) -> str:

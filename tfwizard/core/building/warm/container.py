@@ -53,10 +53,10 @@ from typing import Any
 from ...docker import client as dockerutil
 from ...errors import TfWizardError, UsageError
 from ...i18n import _
-from ...paths import LABEL
+from ...paths import LABEL, own_filter, own_labels, owner
 from ..plan.plan import OUTPUT_USER_ROOT, RECORD, SRC, BuildPlan, Step
 from ..run.containers import secret_references
-from .bep import BuildReport, bep_wheels, new_mark, report_script
+from .bep import MASK_VAR, BuildReport, bep_wheels, new_mark, report_script
 from .configure import (
     CONFIGURE_IF_CHANGED,
     IF_CHANGED,
@@ -178,15 +178,16 @@ class Workspace:
 
     def labels(self, **extra: str) -> dict[str, str]:
         """The labels of this workspace's container and volumes (`clean` finds them)."""
-        return {LABEL: "1", WORKSPACE_LABEL: self.key, f"{LABEL}.recipe": self.recipe,
-                f"{LABEL}.release": self.release, **extra}
+        return own_labels(**{WORKSPACE_LABEL: self.key, f"{LABEL}.recipe": self.recipe,
+                             f"{LABEL}.release": self.release, **extra})
 
 
 def workspace_for(plan: BuildPlan, recipe_id: str) -> Workspace:
     """The workspace of a plan: keyed by the recipe (its path, else its name), the release,
     the ref (the source folder for a recipe with source_dir) and the backend."""
     ref = plan.source_dir if plan.source_kind == "dir" else f"{plan.git_url}@{plan.git_ref}"
-    ident = json.dumps([recipe_id, plan.release, ref or "", plan.backend])
+    # the owner too: two users building one shared recipe file get a workspace each
+    ident = json.dumps([recipe_id, plan.release, ref or "", plan.backend, owner()])
     key = hashlib.sha256(ident.encode("utf-8")).hexdigest()[:16]
     return Workspace(key, plan.recipe_name, plan.release, ref or "", plan.backend)
 
@@ -332,8 +333,7 @@ class WarmContainer:
             with contextlib.suppress(docker.errors.APIError):
                 self.client.volumes.get(vol)
                 continue
-            self.client.volumes.create(name=vol, labels={LABEL: "1",
-                                                         PURPOSE_LABEL: "cache"})
+            self.client.volumes.create(name=vol, labels=own_labels(**{PURPOSE_LABEL: "cache"}))
             made.append(vol)
         user = self.plan.user
         if not made or not user or user.split(":")[0] == "0":
@@ -507,12 +507,12 @@ class WarmContainer:
 
     def _configure_argv(self, *, with_env: bool = False) -> list[str]:
         """The configure-if-changed command; `with_env`: BUILD_SCRIPT's form (IF_CHANGED,
-        then configure behind `env -u RC_VAR K=V...`, for an exec whose own environment is
+        then configure behind `env -u RC_VAR -u MASK_VAR K=V...`, for an exec whose own environment is
         the build step's: its secret rc lines are Bazel's, not configure's)."""
         step = self._step("configure")
         check = configure_check(self.plan, step)
         if with_env:
-            return [IF_CHANGED, *check, "env", "-u", RC_VAR,
+            return [IF_CHANGED, *check, "env", "-u", RC_VAR, "-u", MASK_VAR,
                     *[f"{k}={v}" for k, v in sorted(step.env.items())], *step.argv]
         return ["sh", "-c", CONFIGURE_IF_CHANGED, "sh", *check, *step.argv]
 
@@ -632,7 +632,7 @@ def remove_workspace(client: Any, workspace: Workspace) -> list[str]:
     import docker.errors
 
     gone: list[str] = []
-    flt = {"label": f"{WORKSPACE_LABEL}={workspace.key}"}
+    flt = own_filter(f"{WORKSPACE_LABEL}={workspace.key}")
     with dockerutil.docker_errors(_("removing the warm workspace")):
         for c in client.containers.list(all=True, filters=flt):
             c.remove(force=True)

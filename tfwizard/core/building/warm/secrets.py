@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 
 from ..plan.plan import OUTPUT_USER_ROOT, BuildPlan
 from ..run.containers import StepSecrets
+from .bep import MASK_VAR
 
 #: the exec environment variable with the rc lines of the secret Bazel flags
 RC_VAR = "TFWIZARD_SECRET_BAZELRC"
@@ -39,7 +40,8 @@ RESTART_LINE = "tfwizard: a secret environment variable changed: Bazel's server 
 
 #: $1 Bazel's output root, $2 how many of the next arguments come before Bazel's command
 #: (`bazel` and its startup options), then the Bazel command. RC_VAR goes to a private rc
-#: file (0600) that the user bazelrc try-imports, removed when Bazel ends.
+#: file (0600) that the user bazelrc try-imports, removed when Bazel ends; neither it nor
+#: MASK_VAR (the report's, after Bazel) reaches Bazel's server or the build's actions.
 SECRET_BUILD = r"""
 root=$1; k=$2; shift 2
 umask 077
@@ -50,7 +52,7 @@ grep -qxF "$line" "$HOME/.bazelrc" 2>/dev/null || echo "$line" >> "$HOME/.bazelr
 trap 'rm -f "$rc"' EXIT
 trap : INT TERM
 printf '%s' "$__RC__" > "$rc"
-unset __RC__
+unset __RC__ __MASK__
 stale=
 for f in "$root"/*/server/server.pid.txt; do
   [ -e "$f" ] || continue
@@ -68,7 +70,7 @@ if [ -n "$stale" ]; then
 fi
 "$@"
 """.replace("__RC__", RC_VAR).replace("__NAMES__", NAMES_VAR).replace(
-    "__RESTART__", RESTART_LINE)
+    "__RESTART__", RESTART_LINE).replace("__MASK__", MASK_VAR)
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -119,4 +121,8 @@ class WarmSecrets:
         # quoted as Bazel's rc tokenizer reads it; announcing the rc would print the values
         lines = [f"build {shlex.quote(flag)}\n" for flag in [*flags, "--noannounce_rc"]]
         extra = {RC_VAR: "".join(lines), NAMES_VAR: " ".join(self.secret_env)}
+        # what the report masks in the BEP file it leaves in the state volume (warm/bep.py)
+        masked = [m for m in self.step.mask_values() if "\n" not in m]
+        if masked:
+            extra[MASK_VAR] = "\n".join(masked)
         return ["sh", "-c", SECRET_BUILD, "tfwizard-secrets", root, str(at), *kept], extra

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ...paths import atomic_write
+from ...paths import atomic_write, private_dir
 from .bep import file_sha256, same_file
 
 #: the file under tfwizard's data folder
@@ -63,7 +63,7 @@ def remember(path: Path, sha256: str, sums: Path) -> None:
     while len(data) > MAX_ENTRIES:
         data.pop(next(iter(data)))
     try:
-        sums.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(sums.parent)
         atomic_write(sums, json.dumps(data))
     except OSError:
         pass  # a read-only data folder: hash again next time
