@@ -33,7 +33,7 @@ def test_check_fix_applies_every_error_fix_and_saves(tmp_path):
     assert data["errors"] == 0
     fixed = load_recipe(recipe)
     assert fixed.cuda.version == "12.4.1"  # the newest CUDA the target's driver 550 runs
-    assert fixed.cuda.compute_capabilities == ["sm_89", "compute_89"]  # the target's GPU
+    assert fixed.cuda.compute_capabilities == ["compute_89"]  # the target's GPU
     assert "# " in recipe.read_text()  # the file's comments kept
     assert (tmp_path / "r.toml.bak").is_file()
     status, out, err = capture(["check", str(recipe), "--host", host, "--target", target,

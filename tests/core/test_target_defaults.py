@@ -41,7 +41,7 @@ def test_the_target_sets_backend_cuda_ccs_and_names(tmp_path):
     cuda = tuple(int(x) for x in recipe.cuda.version.split(".")[:2])
     assert cuda <= driver  # one the driver runs natively, not the newer default
     assert recipe.cuda.version != KB.latest_release().hermetic_cuda_default
-    assert recipe.cuda.cudnn and recipe.cuda.compute_capabilities == ["sm_89", "compute_89"]
+    assert recipe.cuda.cudnn and recipe.cuda.compute_capabilities == ["compute_89"]
     assert recipe.name == "tf221-cuda-rtx-4090-laptop"
     assert recipe.install.venv == "~/.venvs/tf221-cuda-rtx-4090-laptop"
     assert recipe.target.host_profile == str(path)
@@ -70,7 +70,7 @@ def test_switching_backend_fills_what_it_needs(tmp_path):
     cpu = default_recipe(None, KB, target=target, backend="cpu")
     changes = backend_choices(cpu, "cuda", None, target, KB)
     assert changes["cuda.version"] and changes["cuda.cudnn"]
-    assert changes["cuda.compute_capabilities"] == ["sm_89", "compute_89"]
+    assert changes["cuda.compute_capabilities"] == ["compute_89"]
     # this machine's GPUs: "auto" (resolved at plan time), as `recipe new --from-host` wrote
     host = HostProfile.load(HOSTS / "ada-8.9-driver550.json")
     assert backend_choices(cpu, "cuda", host, None, KB)["cuda.compute_capabilities"] == ["auto"]

@@ -82,7 +82,7 @@ def test_socket_permission_denied_says_docker_group(engine2):
     # the interpreter's stdlib (under /root here) is unreadable for nobody: import and
     # exercise every module on the way first (a connect to a socket that does not exist)
     code = ("import os, json\n"
-            "from tfwizard.core.building import dockerutil\n"
+            "from tfwizard.core.docker import client as dockerutil\n"
             "try:\n"
             "    dockerutil.connect({'DOCKER_HOST': 'unix:///nonexistent/docker.sock'})\n"
             "except Exception:\n"
