@@ -70,14 +70,17 @@ class FixContext:
     build record's recipe.toml; the record's plan.json (the command then says RECIPE)."""
 
     def __init__(self, args: argparse.Namespace, env: Environment, record: Path | None) -> None:
+        from ..core.building.run.record import record_stopped_message
         from ..core.fixes import record_context
         from ..core.recipe import load_recipe
 
         self.arg = "RECIPE"
         self.recipe: Any = None
         self.plan: Any = None
+        self.stopped = ""  # a build tfwizard stopped with its own message before Bazel ran
         if record is not None:
             self.recipe, self.plan = record_context(record)
+            self.stopped = record_stopped_message(record)
         if args.recipe:
             self.recipe = load_recipe(arg_path(env, args.recipe))
             self.arg = args.recipe
@@ -165,15 +168,21 @@ def _diagnose_build(args: argparse.Namespace, env: Environment, source: _Source,
         with source.open() as fh:
             found = fixes.resolve(diagnose_stream(fh))
     unknown = None
-    if not recognised(found):
+    if not recognised(found) and not fixes.stopped:
         with source.open() as fh:
             unknown = root_lines(fh, "build")
     if args.json:
         env.out(json.dumps({"log": shown, "kind": "build",
                             "diagnoses": [fixes.to_dict(d) for d in found],
+                            "stopped": fixes.stopped or None,
                             "unrecognised": unknown.to_dict() if unknown else None}, indent=2))
         return ExitStatus.OK
-    if not found:
+    if fixes.stopped:  # tfwizard's own message is the explanation; no search needed
+        env.out(_("{path}: tfwizard stopped this build before Bazel ran:").format(path=shown))
+        env.out(fixes.stopped)
+        if not found:
+            return ExitStatus.OK
+    elif not found:
         env.out(_("{path}: no known failure signature found.").format(path=shown))
     for d in found:
         # a warning's last quote is what the server or tool said

@@ -248,6 +248,9 @@ def start(prepared: Prepared, *, fresh: bool = False, env: Mapping[str, str] | N
                             out_dir=out_dir, recipe_text=recipe_text, env=env,
                             build_id=build_id)
     runner.replan = prepared.replan  # after a clone, configure and build follow its files
+    runner.profiles = {name: host.to_json() for name, host in (
+        ("host.json", prepared.build_host), ("target-host.json", prepared.target_host))
+        if host is not None}
     return Started(runner, warm=not (fresh or why), cold_reason=why)
 
 

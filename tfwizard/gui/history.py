@@ -24,6 +24,7 @@ from qasync import asyncSlot
 
 from tfwizard.core.building.report import history
 from tfwizard.core.building.report.bundle import make_bundle
+from tfwizard.core.building.run.record import record_stopped_message
 from tfwizard.core.diagnosis.build import diagnose_file, recognised, unrecognised_event
 from tfwizard.core.diagnosis.text import diagnosis_block, unrecognised_block
 from tfwizard.core.errors import TfWizardError
@@ -162,12 +163,16 @@ class HistoryDialog(QDialog):
             return
         try:
             found = diagnose_file(b.path)
+            stopped = record_stopped_message(b.path)  # tfwizard's message explains it
             unknown = (unrecognised_event(b.path / "log.txt")
-                       if b.status in ("failed", "error") and not recognised(found) else None)
+                       if b.status in ("failed", "error") and not recognised(found)
+                       and not stopped else None)
         except (OSError, TfWizardError) as exc:
             self.detail.setPlainText(str(exc))
             return
-        lines = [line for d in found for line in [*diagnosis_block(d), ""]]
+        lines = [tr("tfwizard stopped this build before Bazel ran:"), stopped, ""] \
+            if stopped else []
+        lines += [line for d in found for line in [*diagnosis_block(d), ""]]
         if unknown is not None:  # no known cause: the log's own root-cause lines
             lines += unrecognised_block(unknown)
         self.detail.setPlainText("\n".join(lines) if lines

@@ -34,7 +34,7 @@ from ...host import HostProfile
 from ...i18n import DEFAULT, N_, _, language, ngettext, translate
 from ...secrets import literal_secrets, redact, references
 from ...streams import TFWIZARD, untag
-from ..run.record import BuildRecord
+from ..run.record import BuildRecord, stopped_message
 
 #: log lines kept at the end of the log
 TAIL_LINES = 2000
@@ -218,7 +218,8 @@ def bundle_contents(record_dir: Path, *, host: HostProfile | None = None,
 
     scan = _log_files(files, notes, record, result, tail_lines, extra)
 
-    for name in ("wheel-check.json", "install.json", "verify.json", "publish.json"):
+    for name in ("target-host.json", "wheel-check.json", "install.json", "verify.json",
+                 "publish.json"):
         data = _read_json(record_dir / name)
         if data is None and reports:
             data = reports.get(name)
@@ -297,15 +298,16 @@ def _log_files(files: dict[str, str], notes: list[str], record: BuildRecord, res
         exit_code = result.get("exit_code") if isinstance(result, dict) else None
         diagnoses = diagnose_file(record.log_path, exit_code=exit_code)
         unknown = None
-        if not recognised(diagnoses) and not (isinstance(result, dict)
-                                               and result.get("status") == "succeeded"):
+        stopped = stopped_message(result)  # tfwizard's own message explains it already
+        if not recognised(diagnoses) and not stopped and not (
+                isinstance(result, dict) and result.get("status") == "succeeded"):
             with record.log_path.open("rb") as raw:
                 unknown = root_lines(raw, "build")
             files["unrecognised.json"] = _json_text(unknown.to_dict(), extra)
         files["diagnosis.json"] = _json_text([d.to_dict() for d in diagnoses], extra)
-        files["diagnosis.txt"] = redact(_diagnosis_text(diagnoses, unknown), extra)
+        files["diagnosis.txt"] = redact(_diagnosis_text(diagnoses, unknown, stopped), extra)
         if language() != DEFAULT:  # a copy the people behind a bug tracker can read
-            files["diagnosis.en.txt"] = redact(_diagnosis_text(diagnoses, unknown,
+            files["diagnosis.en.txt"] = redact(_diagnosis_text(diagnoses, unknown, stopped,
                                                                english=True), extra)
     else:
         notes.append(_("log.txt: the record has no log, so no log tail, failed actions or "
@@ -313,7 +315,7 @@ def _log_files(files: dict[str, str], notes: list[str], record: BuildRecord, res
     return scan
 
 
-def _diagnosis_text(diagnoses: list[Any], unknown: Any = None, *,
+def _diagnosis_text(diagnoses: list[Any], unknown: Any = None, stopped: str = "", *,
                     english: bool = False) -> str:
     """The diagnoses as text, then the root-cause lines of a failure none of them names
     (`unknown`), in the current language or (english=True) in English."""
@@ -332,6 +334,10 @@ def _diagnosis_text(diagnoses: list[Any], unknown: Any = None, *,
         diagnoses = [replace(d, title=signatures[d.id].title, cause=signatures[d.id].cause,
                              next_step=signatures[d.id].next_step)
                      if d.id in signatures else d for d in diagnoses]
+    if stopped:  # the build never reached Bazel: tfwizard's message is the explanation
+        after = stopped + "\n" + after
+        if not diagnoses:
+            return say(N_("tfwizard stopped this build before Bazel ran:")) + "\n" + after
     if not diagnoses:
         return say(N_("No known failure signature found in the log.")) + "\n" + after
     return "".join(line + "\n" for d in diagnoses
@@ -346,6 +352,8 @@ def _descriptions() -> dict[str, str]:
                        "flags"),
         "host.json": _("a host profile (as `tfwizard detect --json` writes it); source: "
                        "{host}"),
+        "target-host.json": _("the profile of the machine the wheel is for (the recipe's "
+                              "target.host_profile), as the build was planned"),
         "result.json": _("how the build ended: status, exit code, message, times"),
         "log-tail.txt": _("the last {tail} lines of the build log (channels: out | stdout, "
                           "err | stderr, tfw | tfwizard)"),

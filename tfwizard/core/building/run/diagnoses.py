@@ -18,11 +18,12 @@ from .record import BuildRecord
 
 
 def build_diagnoses(record: BuildRecord, exit_code: int | None, *, plan: BuildPlan,
-                    recipe_text: str | None, warnings_only: bool
+                    recipe_text: str | None, warnings_only: bool, explained: bool = False
                     ) -> list[DiagnosisEvent | UnrecognisedEvent]:
     """What a build's log shows (only warnings after a build that succeeded), with fixes
     as values for this build, appended to the record and returned as events; a failed
-    build no specific signature explains ends with its root-cause lines (UnrecognisedEvent)."""
+    build no specific signature explains ends with its root-cause lines (UnrecognisedEvent),
+    unless tfwizard stopped it with its own message (`explained`)."""
     record.close()
     if not record.log_path.is_file():
         return []
@@ -32,7 +33,7 @@ def build_diagnoses(record: BuildRecord, exit_code: int | None, *, plan: BuildPl
             found = diagnose_warnings(fh)
         else:
             found = diagnose_stream(fh, exit_code=exit_code)
-    unknown = None if warnings_only or recognised(found) else unrecognised_event(
+    unknown = None if warnings_only or explained or recognised(found) else unrecognised_event(
         record.log_path)
     if unknown is not None:
         record.append(TFWIZARD, unrecognised_block(unknown))
@@ -54,14 +55,14 @@ def build_diagnoses(record: BuildRecord, exit_code: int | None, *, plan: BuildPl
 
 
 def guarded_diagnoses(record: BuildRecord, exit_code: int | None, *, plan: BuildPlan,
-                      recipe_text: str | None, warnings_only: bool
+                      recipe_text: str | None, warnings_only: bool, explained: bool = False
                       ) -> tuple[list[DiagnosisEvent | UnrecognisedEvent], str | None]:
     """build_diagnoses that never loses the build: when the diagnosis itself fails (a
     broken catalogue, a log nobody foresaw), no diagnoses and the line that says why, for
     the log; the outcome, the wheel and the record stand."""
     try:
         return build_diagnoses(record, exit_code, plan=plan, recipe_text=recipe_text,
-                               warnings_only=warnings_only), None
+                               warnings_only=warnings_only, explained=explained), None
     except Exception as exc:  # any failure of the diagnosis; the build's result matters more
         return [], _("the log's diagnosis failed ({kind}: {error}); the build's result "
                      "stands, `tfwizard diagnose` can read the log again").format(

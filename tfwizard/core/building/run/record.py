@@ -254,3 +254,22 @@ def list_records(root: Path | None = None,
     if not base.is_dir():
         return []
     return [BuildRecord(p) for p in sorted(base.iterdir()) if p.is_dir() and is_build_id(p.name)]
+
+
+def stopped_message(result: Any) -> str:
+    """The message of a build tfwizard stopped itself with its own explanation (failed,
+    and no step gave an exit code: no Docker, an image it cannot get, a path it cannot
+    use), from its result.json's data; "" for any other build. Such a build needs no
+    diagnosis of its log: the message is the explanation."""
+    if not isinstance(result, Mapping) or result.get("status") != "error" or \
+            result.get("exit_code") is not None:
+        return ""
+    return str(result.get("message") or "")
+
+
+def record_stopped_message(folder: Path) -> str:
+    """stopped_message of a record folder's result.json ("" when it has none readable)."""
+    try:
+        return stopped_message(json.loads((folder / "result.json").read_text("utf-8")))
+    except (OSError, ValueError):
+        return ""

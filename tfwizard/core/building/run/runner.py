@@ -69,6 +69,9 @@ class BuildRunner(FollowsSource, WheelGate):
         (benchmarks); `mem_limit`: cap each step container's memory ("4g")."""
         self.plan, self.out_dir, self.recipe_text = plan, out_dir, recipe_text
         self.env, self.data_root = env, data_root
+        #: host profiles the record keeps (host.json, target-host.json): what the build was
+        #: planned for, for its bundle and its history
+        self.profiles: dict[str, str] = {}
         self.build_id = build_id or new_build_id()
         self.cancel_grace_s, self.pull, self.keep_containers = cancel_grace_s, pull, \
             keep_containers
@@ -164,14 +167,18 @@ class BuildRunner(FollowsSource, WheelGate):
                     mismatch=self.wheel_mismatch())
             except TfWizardError as exc:
                 found = outcome.from_error(exc, cancelled=self.cancelled)
-            yield self.log.say(build_outcome(found.status, found.message))
+            # into the record's log only: the front ends say it from Finished (said live
+            # too, a failure read twice on the terminal and in the window)
+            record.append(TFWIZARD, build_outcome(found.status, found.message).split("\n"))
             diagnoses: list[DiagnosisEvent | UnrecognisedEvent] = []
             if found.status != "cancelled":
                 # a build that succeeded is looked at for warnings (a remote cache Bazel
-                # could not use), one that failed for everything
+                # could not use), one that failed for everything; a failure tfwizard
+                # stopped with its own message is explained already: no "not recognised"
                 diagnoses, failed = guarded_diagnoses(
                     record, exit_code, plan=self.plan, recipe_text=self.recipe_text,
-                    warnings_only=found.status == "succeeded")
+                    warnings_only=found.status == "succeeded",
+                    explained=exit_code is None and bool(found.message))
                 if failed:
                     yield self.log.say(failed)
                 for d in diagnoses:
@@ -200,7 +207,7 @@ class BuildRunner(FollowsSource, WheelGate):
         what `tfwizard build --attach` needs if this process dies (written at once)."""
         files = {} if self.recipe_text is None else {
             "recipe.toml": mask_recipe_text(self.recipe_text)}
-        return {**files, "plan.json": self._plan_json, "result.json": json.dumps(
+        return {**files, **self.profiles, "plan.json": self._plan_json, "result.json": json.dumps(
             {"build_id": self.build_id, "status": "running", "pid": os.getpid(),
              "out_dir": str(self.out_dir) if self.out_dir else None}, indent=2) + "\n"}
 
