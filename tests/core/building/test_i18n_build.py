@@ -140,7 +140,7 @@ def test_aarch64_notes_and_plan_errors_are_marked(pseudo_lang):
 
 def test_a_plan_comment_in_chinese(zh_cn_lang):
     text = render_commands(make_plan(LAPTOP, uid=1000, gid=1000))
-    assert "# 启动构建容器：" in text and "# 在容器内：" in text
+    assert "# 启动构建容器（wheel 会出现在 ./tfwizard-out 中）：" in text and "# 在容器内：" in text
     assert "# 用环境变量回答 configure 的每个问题：" in text
     assert "docker run --rm -it" in text and "\nexport TF_NEED_CUDA=1\n" in text
 

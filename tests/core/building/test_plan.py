@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -106,6 +107,17 @@ def test_render_commands_is_pasteable():
     text = render_commands(make_plan(LAPTOP))
     assert "docker run" in text and "./configure" in text and "bazel" in text
     assert "export HERMETIC_CUDA_VERSION=12.5.1" in text
+    # valid shell, and nothing is lost with the --rm container: the record folder (the
+    # BEP file Bazel is told to write) is a folder of this machine, the wheel copied there
+    assert subprocess.run(["bash", "-n"], input=text, text=True).returncode == 0
+    run = next(line for line in text.splitlines() if line.startswith("docker run"))
+    assert '-v "$PWD/tfwizard-out":/record ' in run and "--rm" in run
+    assert "--build_event_json_file=/record/" in text
+    lines = text.splitlines()
+    assert lines.index("mkdir -p tfwizard-out") < lines.index(run)
+    copy = next(line for line in lines if line.startswith("cp "))
+    assert copy.endswith(" /record/") and "/*.whl" in copy
+    assert lines.index(copy) > max(i for i, line in enumerate(lines) if line.startswith("bazel "))
 
 
 def test_cli_plan_formats(tmp_path):

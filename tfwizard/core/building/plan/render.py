@@ -6,7 +6,12 @@ from __future__ import annotations
 import shlex
 
 from ...i18n import _
+from .flags import RECORD
 from .plan import SRC, BuildPlan
+
+#: the folder on this machine that the pasted commands mount as the record: the BEP file
+#: and the wheel survive the container (`--rm`, and Bazel's outputs live inside it)
+OUT_FOLDER = "tfwizard-out"
 
 
 def render_env(plan: BuildPlan) -> str:
@@ -29,7 +34,9 @@ def render_commands(plan: BuildPlan) -> str:
     q = shlex.quote
     lines = [comment(_("tfwizard plan for {name}: TensorFlow {release} ({backend})").format(
                  name=plan.recipe_name, release=plan.release, backend=plan.backend)),
-             comment(_("Start the build container:"))]
+             comment(_("Start the build container (the wheel comes out in ./{folder}):").format(
+                 folder=OUT_FOLDER)),
+             f"mkdir -p {OUT_FOLDER}"]
     run = ["docker", "run", "--rm", "-it", "--name", f"tfwizard-{plan.recipe_name}"]
     if plan.user:
         run += ["--user", plan.user]
@@ -41,7 +48,9 @@ def render_commands(plan: BuildPlan) -> str:
     if plan.source_kind != "dir":
         run += ["-v", f"tfwizard-src-{plan.recipe_name}:{SRC}"]
     run += ["-w", SRC, plan.image, "bash"]
-    lines.append(" ".join(q(a) for a in run))
+    # "$PWD" unquoted: the shell makes it the absolute path a bind mount needs
+    lines.append(" ".join(q(a) for a in run[:-4]) + f' -v "$PWD/{OUT_FOLDER}":{RECORD} '
+                 + " ".join(q(a) for a in run[-4:]))
     lines.append(comment(_("Inside the container:")))
     for step in plan.steps:
         if step.role == "configure":
@@ -54,7 +63,9 @@ def render_commands(plan: BuildPlan) -> str:
             lines.append(" \\\n    ".join([" ".join(q(a) for a in step.argv[:4])] +
                                           [q(a) for a in step.argv[4:]])
                          if step.role == "build" else " ".join(q(a) for a in step.argv))
-    lines.append(comment(_("The wheel: {path}").format(path=f"{plan.wheel_dir}/*.whl")))
+    lines.append(f"cp {q(plan.wheel_dir)}/*.whl {RECORD}/")
+    lines.append(comment(_("The wheel: ./{folder}/ on this machine (copied from {path})").format(
+        folder=OUT_FOLDER, path=f"{plan.wheel_dir}/*.whl")))
     return "\n".join(lines) + "\n"
 
 
