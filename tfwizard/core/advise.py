@@ -33,9 +33,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from . import cc as ccmod
+from . import compat
 from .errors import UsageError
 from .host import HostProfile, NvidiaGpu
 from .i18n import _
@@ -324,34 +325,12 @@ def _backend(intent: Intent, backend: str | None, machine: HostProfile | None) -
     return "cuda" if intent is Intent.GPU else "cpu"
 
 
-def _xy(version: str | None) -> str | None:
-    v = _v(version)
-    return f"{v.major}.{v.minor}" if v is not None and len(v.release) >= 2 else None
-
-
 def _python_of(machine: HostProfile, python: str | None) -> str | None:
     if python:
-        return _xy(python) or python
+        return compat.xy(python) or python
     current = next((p for p in machine.pythons if p.is_current), None)
     chosen = current or (machine.pythons[0] if machine.pythons else None)
-    return _xy(chosen.version) if chosen is not None else None
-
-
-def _v(text: str | None) -> Version | None:
-    if not text:
-        return None
-    try:
-        return Version(text)
-    except InvalidVersion:
-        return None
-
-
-def _mm(text: str | None) -> tuple[int, int] | None:
-    v = _v(text)
-    if v is None:
-        return None
-    parts = v.release + (0,)
-    return parts[0], parts[1]
+    return compat.xy(chosen.version) if chosen is not None else None
 
 
 def _find_release(kb: KnowledgeBase, release: str) -> Release:
@@ -404,7 +383,7 @@ def _install_argv(ctx: _Ctx, requirement: str | None) -> tuple[str, ...]:
         return ()
     python = "python3"
     for p in ctx.machine.pythons:
-        if _xy(p.version) == ctx.python:
+        if compat.xy(p.version) == ctx.python:
             python = p.path
             break
     return (python, "-m", "pip", "install", requirement)
@@ -607,7 +586,7 @@ def _build_fixes(ctx: _Ctx, rel: Release, label: str, **fmt: str) -> tuple[Remed
 def _buildable_release(ctx: _Ctx, rel: Release) -> Release | None:
     """`rel` if its build takes the Python, else the nearest newer release (master last) whose
     build does."""
-    py = _v(ctx.python)
+    py = compat.as_version(ctx.python)
     if py is None or py in rel.python:
         return rel
     releases = list(ctx.kb.releases)
@@ -656,7 +635,7 @@ def _python_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel) -> list[Reas
         evidence = [_("No TensorFlow release publishes Python {python} wheels.").format(python=py)]
     fixes: list[Remedy] = []
     for interp in ctx.machine.pythons:
-        version = _xy(interp.version)
+        version = compat.xy(interp.version)
         if version in wheel.pythons and not any(f.label.endswith(f"({interp.path})")
                                                for f in fixes):
             fixes.append(Remedy("python", _("Use Python {version}, which {where} has ({path})")
@@ -708,7 +687,7 @@ def _glibc_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel) -> list[Reaso
     glibc = ctx.machine.os.glibc
     facts = {"glibc": glibc, "floor": wheel.glibc_floor, "manylinux": wheel.manylinux,
              "release": rel.version}
-    have, floor = _v(glibc), _v(wheel.glibc_floor)
+    have, floor = compat.as_version(glibc), compat.as_version(wheel.glibc_floor)
     if have is None or floor is None:
         return [Reason("GLIBC_UNKNOWN", "info",
                        _("The profile of {where} has no glibc version; the {release} wheel needs "
@@ -795,23 +774,6 @@ def _wheel_cuda(wheel: OfficialWheel) -> str:
     return wheel.build_cuda or wheel.and_cuda_cuda or ""
 
 
-def _driver_meets(ctx: _Ctx, linux_driver: str | None, cuda: str) -> bool | None:
-    """Whether the machine's driver is at least `linux_driver` (Linux) or supports CUDA
-    `cuda` (WSL2, whose driver is the Windows one, numbered differently); None: unknown."""
-    nv = ctx.machine.nvidia
-    if ctx.machine.os.wsl2:
-        have, need = _mm(nv.cuda_driver_version), _mm(cuda)
-        return None if have is None or need is None else have >= need
-    have_v, need_v = _v(nv.driver_version), _v(linux_driver)
-    return None if have_v is None or need_v is None else have_v >= need_v
-
-
-def _needed_text(ctx: _Ctx, linux_driver: str | None, cuda: str) -> str:
-    if ctx.machine.os.wsl2:
-        return _("a driver that supports CUDA {cuda}").format(cuda=cuda)
-    return linux_driver or "-"
-
-
 def _gpu_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel, requirement: str) -> list[Reason]:
     nv = ctx.machine.nvidia
     if nv.status == "mismatch":
@@ -870,20 +832,20 @@ def _driver_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel,
                      ccs: list[str]) -> list[Reason]:
     nv = ctx.machine.nvidia
     cuda = _wheel_cuda(wheel)
-    cuda_mm = _mm(cuda)
+    cuda_mm = compat.major_minor(cuda)
     if cuda_mm is None:
         return []
     floor_cuda = f"{cuda_mm[0]}.0"
-    meets = _driver_meets(ctx, wheel.driver_min, floor_cuda)
+    meets = compat.driver_meets(ctx.machine, wheel.driver_min, floor_cuda)
     facts: dict[str, Any] = {"driver": nv.driver_version, "supported": nv.cuda_driver_version,
                              "cuda": cuda, "needed": wheel.driver_min,
                              "full": wheel.driver_full, "release": rel.version}
     sources = ("cuda-compat", "cuda-release-notes", "pypi-wheel-files")
     if meets is None:
         return []
-    needed = _needed_text(ctx, wheel.driver_min, floor_cuda)
+    needed = compat.needed_text(ctx.machine, wheel.driver_min, floor_cuda)
     if not meets:
-        full = _needed_text(ctx, wheel.driver_full, f"{cuda_mm[0]}.{cuda_mm[1]}")
+        full = compat.needed_text(ctx.machine, wheel.driver_full, f"{cuda_mm[0]}.{cuda_mm[1]}")
         fixes: list[Remedy] = [Remedy("driver", _("Update the NVIDIA driver to {needed} or newer "
                                                  "({full} or newer also lets XLA compile in "
                                                  "parallel)").format(needed=needed, full=full))]
@@ -910,8 +872,8 @@ def _driver_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel,
                       cuda=cuda, needed=needed),
                   facts=facts, sources=sources)]
     full_cuda = f"{cuda_mm[0]}.{cuda_mm[1]}"
-    if wheel.driver_full and _driver_meets(ctx, wheel.driver_full, full_cuda) is False:
-        full = _needed_text(ctx, wheel.driver_full, full_cuda)
+    if wheel.driver_full and compat.driver_meets(ctx.machine, wheel.driver_full, full_cuda) is False:
+        full = compat.needed_text(ctx.machine, wheel.driver_full, full_cuda)
         out.append(Reason(
             "DRIVER_OLDER_THAN_PTXAS", "info",
             _("The NVIDIA driver on {where} ({driver}) is older than CUDA {cuda}'s ({full}): the "
@@ -978,12 +940,12 @@ def _gpu_coverage(ctx: _Ctx, rel: Release, wheel: OfficialWheel, gpu: NvidiaGpu,
                                                           cc=cc),
             (seen, *build_evidence), facts, sources + ("tf-gpu-device",), build_fixes)
     cuda = _wheel_cuda(wheel)
-    cuda_mm = _mm(cuda) or (0, 0)
+    cuda_mm = compat.major_minor(cuda) or (0, 0)
     jit_cuda = f"{cuda_mm[0]}.{cuda_mm[1]}"
     facts.update({"jit_from": cov.ptx.token, "driver": ctx.machine.nvidia.driver_version,
                   "driver_ptx": wheel.driver_ptx, "ptx_cuda": cuda})
-    needed = _needed_text(ctx, wheel.driver_ptx, jit_cuda)
-    if _driver_meets(ctx, wheel.driver_ptx, jit_cuda) is False:
+    needed = compat.needed_text(ctx.machine, wheel.driver_ptx, jit_cuda)
+    if compat.driver_meets(ctx.machine, wheel.driver_ptx, jit_cuda) is False:
         return Reason(
             "GPU_PTX_DRIVER", "error",
             _("GPU {index} ({name}) has no cubin in the {release} wheel and must JIT-compile its "
@@ -1008,7 +970,7 @@ def _gpu_coverage(ctx: _Ctx, rel: Release, wheel: OfficialWheel, gpu: NvidiaGpu,
         ptx=cov.ptx.token, cc=cc, cuda=cuda, driver=ctx.machine.nvidia.driver_version or "-",
         needed=needed)]
     arch = ctx.kb.arch(_sm(cc))
-    cuda_v = _v(cuda)
+    cuda_v = compat.as_version(cuda)
     if arch is not None and cuda_v is not None and cuda_v < Version(arch.min_cuda):
         evidence.append(_("XLA compiles its own kernels with the ptxas of CUDA {cuda} (from "
                           "[and-cuda]), which cannot target sm_{sm} (that needs CUDA {needed}): "
@@ -1052,9 +1014,9 @@ def _partly_covered(ctx: _Ctx, rel: Release, wheel: OfficialWheel, gpu: NvidiaGp
     assert cov.cubin is not None and cov.ptx is not None
     name = gpu.name or f"CC {gpu.compute_capability}"
     cuda = _wheel_cuda(wheel)
-    cuda_mm = _mm(cuda) or (0, 0)
+    cuda_mm = compat.major_minor(cuda) or (0, 0)
     jit_cuda = f"{cuda_mm[0]}.{cuda_mm[1]}"
-    needed = _needed_text(ctx, wheel.driver_ptx, jit_cuda)
+    needed = compat.needed_text(ctx.machine, wheel.driver_ptx, jit_cuda)
     path = str(_jit_cache(ctx.kb).get("path_linux", "~/.nv/ComputeCache"))
     facts = {**facts, "generated_kernels_jit_from": cov.ptx.token, "driver_ptx": wheel.driver_ptx,
              "driver": ctx.machine.nvidia.driver_version, "ptx_cuda": cuda}
@@ -1062,7 +1024,7 @@ def _partly_covered(ctx: _Ctx, rel: Release, wheel: OfficialWheel, gpu: NvidiaGp
                       "kernels carry only PTX {ptx} (tf-wheel-fatbins).").format(
         cubin=cov.cubin.token, ptx=cov.ptx.token))
     sources = ("pypi-wheel-files", "tf-wheel-fatbins", "cuda-pg-compat", "cuda-compat")
-    if _driver_meets(ctx, wheel.driver_ptx, jit_cuda) is False:
+    if compat.driver_meets(ctx.machine, wheel.driver_ptx, jit_cuda) is False:
         build, build_evidence = _cuda_build(ctx, rel, ccs, purpose="gpu")
         return Reason(
             "GPU_PTX_DRIVER", "error",
@@ -1113,7 +1075,7 @@ def _cuda_build(ctx: _Ctx, rel: Release, ccs: list[str],
     releases = list(kb.releases)
     index = releases.index(rel)
     order = [rel] + releases[index + 1:] + list(reversed(releases[:index]))
-    py = _v(ctx.python)
+    py = compat.as_version(ctx.python)
     evidence: list[str] = []
     with_nvcc: tuple[Remedy, list[str]] | None = None
     for cand in order:
@@ -1206,14 +1168,14 @@ def _pick_cuda(ctx: _Ctx, versions: tuple[str, ...], without_nccl: tuple[str, ..
             continue
         if not all(_compiles(v, a) for a in archs.values()):
             continue
-        if _driver_runs_cuda(ctx, v) is False:
+        if compat.runs_major(ctx.kb, ctx.machine, text) is False:
             continue
         fits.append(text)
     if not fits:
         return None
     for text in fits:
-        driver = ctx.kb.driver_for_toolkit(text)
-        if _driver_meets(ctx, driver, text) is not False:
+        driver = compat.driver_for_toolkit(ctx.kb, text)
+        if compat.driver_meets(ctx.machine, driver, text) is not False:
             return text
     return fits[0]
 
@@ -1222,18 +1184,8 @@ def _compiles(v: Version, arch: Any) -> bool:
     """Whether CUDA `v` compiles for `arch` (cuda.toml: min_cuda, and max_cuda's x.y)."""
     if v < Version(arch.min_cuda):
         return False
-    last = _mm(arch.max_cuda) if arch.max_cuda else None
+    last = compat.major_minor(arch.max_cuda) if arch.max_cuda else None
     return last is None or (v.major, v.minor) <= last
-
-
-def _driver_runs_cuda(ctx: _Ctx, v: Version) -> bool | None:
-    """Minor-version compatibility: the driver is at least the floor of the CUDA major."""
-    floor = ctx.kb.driver_floor(v.major)
-    if floor is None:
-        return None
-    if ctx.machine.os.wsl2:
-        return _driver_meets(ctx, None, f"{v.major}.0")
-    return _driver_meets(ctx, floor.linux, f"{v.major}.0")
 
 
 def _why_no_cuda(ctx: _Ctx, rel: Release, versions: tuple[str, ...],
@@ -1257,12 +1209,12 @@ def _pick_cudnn(kb: KnowledgeBase, versions: tuple[str, ...], cuda: str,
                 ccs: list[str]) -> str | None:
     """The newest listed cuDNN with a build for the CUDA major that supports every GPU."""
     major = Version(cuda).major
-    lowest = min((Version(c) for c in ccs if _v(c)), default=None)
+    lowest = min((Version(c) for c in ccs if compat.as_version(c)), default=None)
     for text in sorted(versions, key=Version, reverse=True):
-        compat = kb.cudnn_compat(text)
-        if compat is None or major not in compat.cuda_majors:
+        row = kb.cudnn_compat(text)
+        if row is None or major not in row.cuda_majors:
             continue
-        if lowest is not None and lowest < Version(compat.min_cc):
+        if lowest is not None and lowest < Version(row.min_cc):
             continue
         return text
     return None

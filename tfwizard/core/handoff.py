@@ -8,7 +8,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from .build.cost import SummaryLine
+from .building.report.cost import SummaryLine
 from .i18n import _
 from .recipe import Recipe
 

@@ -310,25 +310,6 @@ class KnowledgeBase:
                 return floor
         return None
 
-    def driver_for_toolkit(self, cuda: str) -> str | None:
-        """The Linux driver CUDA `cuda` ("12.5.1", "12.5") shipped with: the PTX it writes
-        JIT-compiles only on that driver or newer. A release without its own row takes the
-        first of its minor; a minor newer than every row of its major takes that major's
-        newest row, a lower bound (drivers only go up with the toolkit). None: unknown."""
-        try:
-            wanted = Version(cuda)
-        except InvalidVersion:
-            return None
-        rows = sorted(((Version(k), v) for k, v in self.toolkit_driver.items()),
-                      key=lambda kv: kv[0])
-        key = Version(".".join(map(str, (list(wanted.release) + [0, 0])[:3])))
-        exact = [v for k, v in rows if k == key]
-        same_minor = [v for k, v in rows if k.release[:2] == wanted.release[:2]]
-        lower = [v for k, v in rows if k.major == wanted.major and k < key]
-        if exact or same_minor:
-            return (exact or same_minor)[0]
-        return lower[-1] if lower else None
-
     def arch(self, sm: int) -> ArchInfo | None:
         """The architecture entry of sm (86), or None."""
         return self.archs.get(sm)

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, BinaryIO, cast
 
 from .. import cc as ccmod
+from .. import compat
 from ..errors import KnowledgeError
 from ..host import HostProfile
 from ..i18n import _
@@ -424,20 +425,11 @@ def gpu_devices(probe: Mapping[str, Any]) -> list[str]:
     return [d.get("name", "") for d in probe.get("devices") or [] if d.get("type") == "GPU"]
 
 
-def _mm(text: str | None) -> tuple[int, int] | None:
-    m = re.match(r"^\s*(\d+)(?:\.(\d+))?", str(text or ""))
-    return (int(m.group(1)), int(m.group(2) or 0)) if m else None
-
-
-def _driver_for(kb: KnowledgeBase, cuda: tuple[int, int]) -> str:
-    """The Linux driver a CUDA x.y toolkit shipped with (KnowledgeBase.driver_for_toolkit),
-    else the major floor."""
-    shipped = kb.driver_for_toolkit(f"{cuda[0]}.{cuda[1]}")
-    if shipped:
-        return shipped
-    floor = kb.driver_floor(cuda[0])
-    return floor.linux if floor else _("one supporting CUDA {version}").format(
-        version=f"{cuda[0]}.{cuda[1]}")
+def _driver_for(kb: KnowledgeBase, cuda: str) -> str:
+    """The Linux driver a CUDA x.y toolkit shipped with (compat.driver_for_toolkit), else
+    words saying which CUDA it must support."""
+    return compat.driver_for_toolkit(kb, cuda) or _("one supporting CUDA {version}").format(
+        version=cuda)
 
 
 def _check_expectation(ctx: _Ctx) -> None:
@@ -479,23 +471,26 @@ def _check_gpu_visible(ctx: _Ctx) -> None:
 
 
 def cuda_and_driver(probe: Mapping[str, Any], host: HostProfile | None
-                    ) -> tuple[tuple[int, int], tuple[int, int]] | None:
-    """(the CUDA the wheel says it was built with, the CUDA the host's driver supports) as
-    (major, minor) pairs; None when either is unknown."""
-    built = _mm((probe.get("build_info") or {}).get("cuda_version"))
-    if built is None or host is None or not host.nvidia.cuda_driver_version:
+                    ) -> tuple[str, str, compat.Support] | None:
+    """(the CUDA the wheel says it was built with, the CUDA the host's driver supports, both
+    x.y, and how the one runs on the other: compat.cuda_support); None when either is
+    unknown."""
+    built = compat.major_minor((probe.get("build_info") or {}).get("cuda_version"))
+    driver = compat.major_minor(host.nvidia.cuda_driver_version) if host is not None else None
+    if built is None or driver is None:
         return None
-    driver_cuda = _mm(host.nvidia.cuda_driver_version)
-    return None if driver_cuda is None else (built, driver_cuda)
+    b, d = f"{built[0]}.{built[1]}", f"{driver[0]}.{driver[1]}"
+    support = compat.cuda_support(d, b)
+    return None if support is None else (b, d, support)
 
 
 def _check_cuda_vs_driver(ctx: _Ctx) -> None:
     info = ctx.probe.get("build_info") or {}
     host = ctx.host
-    pair = cuda_and_driver(ctx.probe, host)
-    if pair is None or pair[0] <= pair[1] or host is None:
+    found = cuda_and_driver(ctx.probe, host)
+    if found is None or found[2] == "native" or host is None:
         return
-    built, driver_cuda = pair
+    built, _driver_cuda, support = found
     values = {
         "cuda": info.get("cuda_version"), "driver": host.nvidia.driver_version or "?",
         "driver_cuda": host.nvidia.cuda_driver_version,
@@ -504,7 +499,7 @@ def _check_cuda_vs_driver(ctx: _Ctx) -> None:
     evidence = [f"build_info cuda_version = {info.get('cuda_version')}",
                 _("driver {driver} supports CUDA {cuda}").format(
                     driver=host.nvidia.driver_version, cuda=host.nvidia.cuda_driver_version)]
-    rule = "cuda-newer-than-driver" if built[0] > driver_cuda[0] else "cuda-minor-newer-than-driver"
+    rule = "cuda-newer-than-driver" if support == "major" else "cuda-minor-newer-than-driver"
     ctx.add(rule, values, evidence=evidence)
 
 
