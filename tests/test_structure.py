@@ -40,9 +40,6 @@ LONG_MODULES: dict[str, str] = {
     "tfwizard/core/install/job.py": "tag checks, venv and pip steps of one installation job",
     "tfwizard/core/knowledge.py": "one dataclass per knowledge file and the loader that "
                                   "checks them; wheels.toml's loader could move out",
-    "tfwizard/core/building/warm/container.py": "the warm workspace (volumes, container lifecycle, exec, "
-                                   "configure hash, BEP wheel); splits when the runner uses "
-                                   "it (issue 17)",
     "tfwizard/core/verify/job.py": "the verification job: probe process, checks against the "
                                "expectation, report and its text; the GUI panel reads it",
     "tfwizard/core/diagnosis/runtime.py": "one rule per runtime failure kind, in the order "

@@ -351,8 +351,8 @@ class RecipeTestJob:
 
     def _open(self, client: Any) -> tuple[WarmContainer, bool]:
         from ..building.plan.plan import make_plan
-        from ..building.warm.container import workspace_for
         from ..building.warm.secrets import secret_values
+        from ..building.warm.workspace import workspace_for
         from .run import has_gpu
 
         base = Path(self.recipe_id).parent if self.recipe.path else None

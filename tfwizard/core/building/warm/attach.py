@@ -27,7 +27,7 @@ from ...errors import UsageError
 from ...i18n import _
 from ..run import attach
 from ..run.record import builds_dir, record_path
-from .container import WORKSPACE_LABEL
+from .workspace import WORKSPACE_LABEL
 
 #: the tag argument's prefix and field separator
 TAG = "tfwizard-build"

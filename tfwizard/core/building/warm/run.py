@@ -32,7 +32,8 @@ from ..run.sourcefollow import apply_facts, read_running_facts
 from ..run.steps import StepOutcome
 from . import wheelsums
 from .attach import build_tag
-from .container import DEFAULT_IDLE_S, ExecResult, WarmContainer, Workspace, workspace_for
+from .container import DEFAULT_IDLE_S, ExecResult, WarmContainer
+from .workspace import Workspace, workspace_for
 
 _DONE = object()
 
