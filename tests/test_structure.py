@@ -31,8 +31,6 @@ MAX_FUNCTION_LINES = 80
 
 #: modules over MAX_MODULE_LINES: path -> why it may be
 LONG_MODULES: dict[str, str] = {
-    "tfwizard/core/advise.py": "one question (which official wheel or build serves this "
-                               "machine) answered from every fact; to split by backend",
     "tfwizard/core/remote/reapi.py": "a self-contained REAPI client (protobuf wire format, "
                               "capabilities, execution probe) with no other user",
     "tfwizard/core/recipe.py": "the recipe schema is one table of keys with their help "
@@ -48,8 +46,6 @@ LONG_MODULES: dict[str, str] = {
 
 #: functions over MAX_FUNCTION_LINES: "path::Qualified.name" -> why it may be
 LONG_FUNCTIONS: dict[str, str] = {
-    "tfwizard/core/advise.py::_gpu_coverage": "one GPU coverage verdict with its evidence "
-                                              "texts; to split with advise.py",
     "tfwizard/core/detect/report.py::render_host_report": "a linear report of every "
                                                           "section, one block each",
     "tfwizard/core/install/job.py::Installation.events": "the installation job's steps in order",

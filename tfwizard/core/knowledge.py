@@ -407,7 +407,7 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 #: knowledge files read only when first asked for (wheels.toml: ~16 ms to parse, and only
-#: the official-wheel questions of advise.py need it)
+#: the official-wheel questions of core/advise/ need it)
 LAZY_FILES = ("wheels",)
 
 

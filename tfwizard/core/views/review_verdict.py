@@ -1,5 +1,5 @@
 """The one-line verdict at the top of Review (issue 19): can the build start, and is a
-build needed at all (the official wheel may already serve the machine: core/advise.py).
+build needed at all (the official wheel may already serve the machine: core/advise/).
 
 Whether it can start is what the findings say (errors block the build, as on every page);
 this only puts it in one sentence.
