@@ -465,7 +465,7 @@ def pip_argv(python: Path | str, requirement: str, *, index_url: str = "",
     """The pip command line (an argv list; nothing goes through a shell).
 
     wheel_only: replace the installed TensorFlow with this wheel and touch nothing else
-    (`--no-deps --force-reinstall`; the rebuild loop of issue 17: the venv has the deps).
+    (`--no-deps --force-reinstall`; the rebuild loop: the venv has the deps).
     """
     argv = [str(python), "-m", "pip", "install", "--disable-pip-version-check",
             "--no-input", "--progress-bar", "off",

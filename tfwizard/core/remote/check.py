@@ -1,4 +1,4 @@
-"""The preflight that asks the remote execution service (issue 21).
+"""The preflight that asks the remote execution service.
 
 With `remote.executor` set, `check --preflight`, the first seconds of `build` and the
 wizard's Test connection call REAPI GetCapabilities with the recipe's instance name and

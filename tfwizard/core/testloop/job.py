@@ -1,5 +1,5 @@
 """`bazel test` as a long job (core/jobs.py): live log and test progress, cancel, a record,
-and attach after the front end died (issue 23).
+and attach after the front end died.
 
     job = TestJob(box, targets, gpu=False, record_dir=folder)   # box: a started WarmContainer
     async for event in job.events(): ...   # LogLines, TestProgress, ..., TestFinished last

@@ -1,6 +1,6 @@
 """Is this machine ready to build? One pass, warn or fail row per host-level need.
 
-The Welcome page shows these rows as its checklist (issue 19): Docker and its rights, the
+The Welcome page shows these rows as its checklist: Docker and its rights, the
 NVIDIA container runtime, CPUs and RAM (what they mean for jobs and build time), free disk
 against what the build needs, the CUDA the driver supports, and the target machine. The
 figures come from the host profile and the knowledge base (platforms.toml [memory],

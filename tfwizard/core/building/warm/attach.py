@@ -1,4 +1,4 @@
-"""`tfwizard build --attach` for a warm build (issue 17): a build whose front end stopped
+"""`tfwizard build --attach` for a warm build: a build whose front end stopped
 (killed, crashed) while its `bazel build` ran in the recipe's warm container.
 
 A warm build runs in an exec of a long-lived container, which has no labels of its own.
@@ -27,7 +27,7 @@ from ...errors import UsageError
 from ...i18n import _
 from ..run import attach
 from ..run.record import builds_dir, record_path
-from .workspace import WORKSPACE_LABEL
+from .container import WORKSPACE_LABEL
 
 #: the tag argument's prefix and field separator
 TAG = "tfwizard-build"

@@ -1,4 +1,4 @@
-"""`tfwizard build` on the warm path (issue 17): the BuildRunner's record, events, progress,
+"""`tfwizard build` on the warm path: the BuildRunner's record, events, progress,
 diagnosis and result.json, with the steps run in the recipe's warm container (warm.py).
 
     runner = WarmRunner(plan, recipe_id=str(path), idle_s=1800, out_dir=out)
