@@ -31,8 +31,6 @@ MAX_FUNCTION_LINES = 80
 
 #: modules over MAX_MODULE_LINES: path -> why it may be
 LONG_MODULES: dict[str, str] = {
-    "tfwizard/core/remote/reapi.py": "a self-contained REAPI client (protobuf wire format, "
-                              "capabilities, execution probe) with no other user",
     "tfwizard/core/recipe.py": "the recipe schema is one table of keys with their help "
                                "texts; loading and saving read it",
     "tfwizard/core/install/job.py": "tag checks, venv and pip steps of one installation job",
