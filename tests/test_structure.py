@@ -38,8 +38,6 @@ LONG_MODULES: dict[str, str] = {
                                   "checks them; wheels.toml's loader could move out",
     "tfwizard/core/verify/job.py": "the verification job: probe process, checks against the "
                                "expectation, report and its text; the GUI panel reads it",
-    "tfwizard/core/diagnosis/runtime.py": "one rule per runtime failure kind, in the order "
-                                          "runtime.toml lists them",
 }
 
 #: functions over MAX_FUNCTION_LINES: "path::Qualified.name" -> why it may be
