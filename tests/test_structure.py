@@ -45,7 +45,6 @@ LONG_FUNCTIONS: dict[str, str] = {
     "tfwizard/core/detect/report.py::render_host_report": "a linear report of every "
                                                           "section, one block each",
     "tfwizard/core/install/job.py::Installation.events": "the installation job's steps in order",
-    "tfwizard/core/knowledge.py::_assemble": "one constructor call per knowledge file",
 }
 
 #: core modules above core/building, which may import it: dotted name (a package covers its
