@@ -42,8 +42,6 @@ LONG_MODULES: dict[str, str] = {
 
 #: functions over MAX_FUNCTION_LINES: "path::Qualified.name" -> why it may be
 LONG_FUNCTIONS: dict[str, str] = {
-    "tfwizard/core/detect/report.py::render_host_report": "a linear report of every "
-                                                          "section, one block each",
     "tfwizard/core/install/job.py::Installation.events": "the installation job's steps in order",
 }
 
