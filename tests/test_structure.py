@@ -33,7 +33,6 @@ MAX_FUNCTION_LINES = 80
 LONG_MODULES: dict[str, str] = {
     "tfwizard/core/recipe.py": "the recipe schema is one table of keys with their help "
                                "texts; loading and saving read it",
-    "tfwizard/core/install/job.py": "tag checks, venv and pip steps of one installation job",
     "tfwizard/core/knowledge.py": "one dataclass per knowledge file and the loader that "
                                   "checks them; wheels.toml's loader could move out",
     "tfwizard/core/verify/job.py": "the verification job: probe process, checks against the "
