@@ -114,6 +114,30 @@ class Installation:
         dependency resolution at all)."""
         return _requirement(self.wheel, () if self.wheel_only else self.extras)
 
+    def _ended(self, pip: _PipProcess, requirement: str) -> tuple[str, str]:
+        """How pip's run ended: (status, message)."""
+        if self._cancelled.is_set():
+            return "cancelled", _("cancelled; pip was stopped")
+        if pip.timed_out:
+            return "failed", _("pip did not finish within {timeout:g} s").format(
+                timeout=self.timeout)
+        if pip.returncode == 0:
+            return "installed", _("installed {requirement} into {python}").format(
+                requirement=requirement, python=self.target.python)
+        return "failed", _("pip exited with status {code}").format(code=pip.returncode)
+
+    def _undo(self, created: bool, before: Sequence[str]
+              ) -> tuple[bool | None, tuple[str, ...], str]:
+        """After a run that did not install: a venv this run made is removed; otherwise
+        `pip freeze` says whether the interpreter changed. (unchanged, changes, note)"""
+        target = self.target
+        if created:
+            _remove_created_venv(target)
+            return True, (), _(" The venv {path} this run created was removed.").format(
+                path=target.venv)
+        unchanged, changes = _compare_freeze(target.python, before, self.env, self._freeze)
+        return unchanged, tuple(changes), _freeze_note(unchanged, changes)
+
     async def events(self) -> AsyncIterator[InstallEvent]:
         """Run the install, yielding events; the last is InstallFinished (unless cancelled).
 
@@ -164,38 +188,15 @@ class Installation:
                 if snap is not None:
                     last = snap
                     yield snap
-            code = pip.returncode
-            if self._cancelled.is_set():
-                pass  # status stays "cancelled"
-            elif pip.timed_out:
-                status = "failed"
-                message = _("pip did not finish within {timeout:g} s").format(
-                    timeout=self.timeout)
-            elif code == 0:
-                status = "installed"
-                message = _("installed {requirement} into {python}").format(
-                    requirement=requirement, python=target.python)
-            else:
-                status, message = "failed", _("pip exited with status {code}").format(code=code)
+            status, message = self._ended(pip, requirement)
         except InstallFailed as exc:
             status, message = "failed", exc.message
         finally:
             # runs on cancellation too (CancelledError, aclose()): stop pip, then check
             if status != "installed":
                 pip.stop()
-            unchanged: bool | None = None
-            changes: tuple[str, ...] = ()
-            note = ""
-            if status != "installed":
-                if created:
-                    _remove_created_venv(target)
-                    unchanged = True
-                    note = _(" The venv {path} this run created was removed.").format(
-                        path=target.venv)
-                else:
-                    unchanged, changes = _compare_freeze(target.python, before, self.env,
-                                                         self._freeze)
-                    note = _freeze_note(unchanged, changes)
+            unchanged, changes, note = (None, (), "") if status == "installed" else \
+                self._undo(created, before)
             self.result = InstallResult(
                 status=status, python=str(target.python), wheel=str(self.wheel),
                 requirement=requirement, venv=str(target.venv) if target.venv else None,
