@@ -30,9 +30,7 @@ def remove_warm(client, space, plan) -> None:
     volumes removed, then the client closed."""
     import docker.errors
 
-    from tfwizard.core.building.warm import container as warm
-
-    warm.remove_workspace(client, space)
+    world.remove_workspace(client, space)
     for vol in plan.cache_volumes.values():
         try:
             client.volumes.get(vol).remove(force=True)

@@ -12,12 +12,12 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   # Qt offscreen/xcb, Xvfb and a CJK font for screenshots, image builders, cache and proxy
   # servers, git for the mirror tests, compilers and disassemblers for the wheel-reading tool,
   # PostgreSQL for the REAPI test service's scheduler (tests/reapi: BuildGrid itself goes
-  # into .venv-buildgrid when a test first needs it)
+  # into .venv-buildgrid when a test first needs it), shellcheck for resources/scripts
   pkgs=(docker.io debootstrap busybox-static xvfb libegl1 libgl1 libfontconfig1
         libxkbcommon0 libxkbcommon-x11-0 libdbus-1-3 libxcb-cursor0 libxcb-icccm4
         libxcb-keysyms1 libxcb-shape0 libxcb-randr0 libxcb-render-util0 libxcb-image0
         libxcb-xinerama0 nginx-extras tinyproxy desktop-file-utils fonts-noto-cjk git
-        gcc binutils llvm postgresql)
+        gcc binutils llvm postgresql shellcheck)
   missing=()
   for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
   if [ ${#missing[@]} -gt 0 ]; then

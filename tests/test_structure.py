@@ -1,8 +1,11 @@
 """The shape of the package, read from its source with `ast` (nothing is imported):
 
 - import direction: the core never imports the CLI or the GUI, the CLI never imports the
-  GUI, and Qt is imported only under tfwizard/gui (every import, also inside functions);
-- no import cycles among tfwizard's modules (module-level imports);
+  GUI, core's leaves never import core/building (ABOVE_BUILDING names the few core
+  modules that stand on it), and Qt is imported only under tfwizard/gui (every import,
+  also inside functions);
+- no import cycles among tfwizard's modules (imports outside functions, TYPE_CHECKING
+  ones included, and the package `__init__` an import runs);
 - size: no module over MAX_MODULE_LINES lines and no function over MAX_FUNCTION_LINES,
   except the allow-lists below, each entry with its reason; an entry that is no longer
   needed fails, so the lists only shrink (CONTRIBUTING.md, "Size");
@@ -28,32 +31,30 @@ MAX_FUNCTION_LINES = 80
 
 #: modules over MAX_MODULE_LINES: path -> why it may be
 LONG_MODULES: dict[str, str] = {
-    "tfwizard/core/advise.py": "one question (which official wheel or build serves this "
-                               "machine) answered from every fact; to split by backend",
-    "tfwizard/core/remote/reapi.py": "a self-contained REAPI client (protobuf wire format, "
-                              "capabilities, execution probe) with no other user",
     "tfwizard/core/recipe.py": "the recipe schema is one table of keys with their help "
                                "texts; loading and saving read it",
-    "tfwizard/core/install/job.py": "tag checks, venv and pip steps of one installation job",
     "tfwizard/core/knowledge.py": "one dataclass per knowledge file and the loader that "
-                                  "checks them; wheels.toml's loader could move out",
-    "tfwizard/core/building/warm/container.py": "the warm workspace (volumes, container lifecycle, exec, "
-                                   "configure hash, BEP wheel); splits when the runner uses "
-                                   "it (issue 17)",
+                                  "checks them (a table the code reads); wheels.toml's "
+                                  "loader could move out",
     "tfwizard/core/verify/job.py": "the verification job: probe process, checks against the "
                                "expectation, report and its text; the GUI panel reads it",
-    "tfwizard/core/diagnosis/runtime.py": "one rule per runtime failure kind, in the order "
-                                          "runtime.toml lists them",
 }
 
 #: functions over MAX_FUNCTION_LINES: "path::Qualified.name" -> why it may be
 LONG_FUNCTIONS: dict[str, str] = {
-    "tfwizard/core/advise.py::_gpu_coverage": "one GPU coverage verdict with its evidence "
-                                              "texts; to split with advise.py",
-    "tfwizard/core/detect/report.py::render_host_report": "a linear report of every "
-                                                          "section, one block each",
-    "tfwizard/core/install/job.py::Installation.events": "the installation job's steps in order",
-    "tfwizard/core/knowledge.py::_assemble": "one constructor call per knowledge file",
+}
+
+#: core modules above core/building, which may import it: dotted name (a package covers its
+#: modules) -> why. Every other core module is a leaf the building pipeline stands on.
+ABOVE_BUILDING: dict[str, str] = {
+    "tfwizard.core.testloop": "runs TensorFlow's tests in the warm build container, from "
+                              "the build's plan",
+    "tfwizard.core.handoff": "after a build: the summary lines of its report and what to "
+                             "run on the target",
+    "tfwizard.core.session": "the pipeline both front ends call: plans, starts builds and "
+                             "what follows them",
+    "tfwizard.core.wheelhouse": "publishes what a build made: reads its record (the wheel, "
+                                "its plan and check) for the provenance",
 }
 
 #: modules whose public names may lack a docstring for now: path -> why
@@ -109,32 +110,41 @@ def all_imports(module: Module) -> Iterator[tuple[int, str]]:
                 yield node.lineno, target
 
 
-def _type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
-def _top_level(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
-    """The imports that run when the module is imported (not those under TYPE_CHECKING)."""
+def _module_imports(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
+    """The imports outside functions: those that run when the module is imported and those
+    under TYPE_CHECKING (a type-only import still ties the two modules' designs)."""
     for node in body:
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node
         elif isinstance(node, ast.If):
-            if not _type_checking(node.test):
-                yield from _top_level(node.body)
-            yield from _top_level(node.orelse)
+            yield from _module_imports(node.body)
+            yield from _module_imports(node.orelse)
         elif isinstance(node, ast.Try):
             for block in (node.body, *(h.body for h in node.handlers), node.orelse,
                           node.finalbody):
-                yield from _top_level(block)
+                yield from _module_imports(block)
 
 
-def module_graph() -> dict[str, set[str]]:
-    known = modules()
+def _packages_of(name: str) -> Iterator[str]:
+    """The packages above a module, nearest first (a.b.c: a.b, a)."""
+    while "." in name:
+        name = name.rpartition(".")[0]
+        yield name
+
+
+def module_graph(known: dict[str, Module] | None = None) -> dict[str, set[str]]:
+    """Module -> the modules it imports outside functions. Importing a.b.c runs the
+    packages a and a.b first, so their `__init__` counts as imported too, except the
+    packages the importer itself sits in (those are already being imported)."""
+    known = modules() if known is None else known
     graph: dict[str, set[str]] = {name: set() for name in known}
     for name, module in known.items():
-        for node in _top_level(module.tree.body):
-            graph[name].update(t for t in targets(module, node) if t in known and t != name)
+        own = set(_packages_of(name)) | ({name} if module.path.name == "__init__.py" else set())
+        for node in _module_imports(module.tree.body):
+            for target in targets(module, node):
+                reached = [target, *_packages_of(target)]
+                graph[name].update(t for t in reached if t in known and t != name
+                                   and (t == target or t not in own))
     return graph
 
 
@@ -216,15 +226,23 @@ def undocumented(module: Module) -> list[str]:
 # -- the tests ------------------------------------------------------------------------------
 
 
+def _above_building(name: str) -> bool:
+    return name.startswith("tfwizard.core.building") or any(
+        name == above or name.startswith(above + ".") for above in ABOVE_BUILDING)
+
+
 def test_import_direction():
-    """core -> neither cli nor gui; cli -> not gui; Qt only in gui (imports anywhere in a
-    module, inside functions too)."""
+    """core -> neither cli nor gui; core's leaves -> not core/building; cli -> not gui; Qt
+    only in gui (imports anywhere in a module, inside functions too)."""
     wrong = []
     for name, module in modules().items():
         layer = name.split(".")[1] if name.count(".") else ""
         for line, target in all_imports(module):
             where = f"{module.rel}:{line} imports {target}"
             if layer == "core" and target.startswith(("tfwizard.cli", "tfwizard.gui")):
+                wrong.append(where)
+            if (layer == "core" and target.startswith("tfwizard.core.building")
+                    and not _above_building(name)):
                 wrong.append(where)
             if layer == "cli" and target.startswith("tfwizard.gui"):
                 wrong.append(where)
@@ -250,6 +268,24 @@ def test_no_import_cycles():
 def test_cycle_finder_finds_a_cycle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
     assert strongly_connected(graph) == [["a", "b", "c"]]
+
+
+def test_the_graph_counts_package_inits_and_type_checking_imports():
+    def module(name: str, source: str, init: bool = False) -> Module:
+        path = Path(*name.split("."), "__init__.py" if init else "x.py")
+        return Module(name, path, ast.parse(source))
+    known = {m.name: m for m in (
+        # p's __init__ imports q; q imports p.b, which runs p's __init__ first
+        module("p", "import q\n", init=True), module("p.b", ""), module("q", "import p.b\n"),
+        # a type-only import is an edge too
+        module("r", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import s\n"),
+        module("s", "import r\n"),
+        # a module's own package is already being imported: no edge back to it
+        module("t", "import t.u\n", init=True), module("t.u", "import t.v\n"),
+        module("t.v", ""))}
+    graph = module_graph(known)
+    assert graph["q"] == {"p", "p.b"} and graph["r"] == {"s"} and graph["t.u"] == {"t.v"}
+    assert strongly_connected(graph) == [["p", "q"], ["r", "s"]]
 
 
 def test_module_sizes():

@@ -387,14 +387,35 @@ def new_volume_name(prefix: str = "tfwizard-test-cache") -> str:
     return f"{prefix}-{uuid.uuid4().hex[:12]}"
 
 
+def remove_workspace(client: Any, space: Any) -> list[str]:
+    """Remove a warm workspace's container and volumes (core/building/warm/workspace.py:
+    those labelled with its key); the names removed."""
+    import docker.errors
+
+    from tfwizard.core.building.warm.workspace import WORKSPACE_LABEL
+    from tfwizard.core.paths import own_filter
+
+    gone: list[str] = []
+    flt = own_filter(f"{WORKSPACE_LABEL}={space.key}")
+    for c in client.containers.list(all=True, filters=flt):
+        c.remove(force=True)
+        gone.append(c.name)
+    for v in client.volumes.list(filters=flt):
+        try:
+            v.remove(force=True)
+            gone.append(v.name)
+        except docker.errors.NotFound:
+            pass
+    return gone
+
+
 def remove_warm(client: Any, space: Any, prefix: str) -> None:
-    """Remove a test's warm workspace (core/building/warm/container.py) and its volumes named PREFIX-*,
-    then close the client."""
-    from tfwizard.core.building.warm import container as warm
+    """Remove a test's warm workspace and its volumes named PREFIX-*, then close the
+    client."""
     from tfwizard.core.paths import LABEL
 
     try:
-        warm.remove_workspace(client, space)
+        remove_workspace(client, space)
         for vol in client.volumes.list(filters={"label": LABEL}):
             if vol.name.startswith(prefix):
                 vol.remove(force=True)

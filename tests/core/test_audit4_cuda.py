@@ -18,6 +18,7 @@ from tfwizard.core import cc as ccmod
 from tfwizard.core.advise import Intent, advise
 from tfwizard.core.building.plan.configure import configure_env
 from tfwizard.core.building.plan.plan import make_plan
+from tfwizard.core.compat import driver_for_toolkit
 from tfwizard.core.host import HostProfile, PythonInterpreter
 from tfwizard.core.recipe import Recipe, load_recipe, schema_reference
 from tfwizard.core.rules import apply_fix, evaluate
@@ -331,11 +332,11 @@ def test_g4_cuda_13_3_to_13_5_have_a_driver_row_or_a_lower_bound(kb):
     their Table 3 was not readable. 13.3.x: 610.43.02, the driver packagers find in the
     runfile (glfs-book/glfs#506; cuda-runfile-driver-reports), UNVERIFIED; 13.4/13.5: no row,
     so 13.3's driver stands as a lower bound (drivers only go up)."""
-    assert kb.driver_for_toolkit("13.3.0") == kb.driver_for_toolkit("13.3.1") == "610.43.02"
+    assert driver_for_toolkit(kb, "13.3.0") == driver_for_toolkit(kb, "13.3.1") == "610.43.02"
     assert set(kb.toolkit_driver_unverified) == {"13.3.0", "13.3.1"}
     for later in ("13.4.1", "13.4.2", "13.5.0"):
-        assert kb.driver_for_toolkit(later) == "610.43.02", later
-    assert kb.driver_for_toolkit("13.2.2") == "595.71.05"  # Table 3 (cuda-release-notes)
+        assert driver_for_toolkit(kb, later) == "610.43.02", later
+    assert driver_for_toolkit(kb, "13.2.2") == "595.71.05"  # Table 3 (cuda-release-notes)
     # the rules use it: PTX from CUDA 13.4.1 does not JIT on driver 595
     recipe = cuda_recipe(**{"tensorflow.version": "master", "cuda.version": "13.4.1",
                             "cuda.compute_capabilities": ["sm_90", "compute_90"]})

@@ -239,7 +239,7 @@ def make_test_world(tmp_path_factory: Any) -> Iterator[SimpleNamespace]:
     warm.WarmContainer(client, plan, space, idle_s=900).ensure()
     yield SimpleNamespace(recipe=recipe, base=base, workspace=workspace, client=client,
                           plan=plan, space=space)
-    warm.remove_workspace(client, space)
+    world.remove_workspace(client, space)
     remove_caches(client, prefix)
     client.close()
 

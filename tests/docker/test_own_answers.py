@@ -54,7 +54,7 @@ def pq(tmp_path_factory):
             yield ns
         finally:
             for space in spaces:
-                warm.remove_workspace(ns.client, space)
+                world.remove_workspace(ns.client, space)
 
 
 def _build(pq, name: str, *extra: str) -> tuple[int, dict, str]:

@@ -454,6 +454,6 @@ def test_warm_build_with_the_recipes_executor_runs_remotely_and_reuses_its_conta
               f"one-file edit {second.wall:.1f} s ({second.counts}), "
               f"no-op {third.wall:.1f} s ({third.counts})")
     finally:
-        warm.remove_workspace(client, space)
+        world.remove_workspace(client, space)
         kit.remove_caches(client, prefix)
         client.close()

@@ -185,7 +185,7 @@ def test_tfwizard_build_on_the_warm_path_follows_the_clone_too(sw, tmp_path):
         plan = json.loads((Path(done["record_dir"]) / "plan.json").read_text())
         assert "--config=cuda_wheel" not in plan["steps"][-1]["argv"]
     finally:
-        warm.remove_workspace(sw.client, space)
+        world.remove_workspace(sw.client, space)
 
 
 def test_the_container_readers_read_what_the_host_reader_reads(sw, tmp_path):

@@ -56,7 +56,7 @@ def nogit(tmp_path_factory):
                                                "space", "data", "image"])(
             recipe, workspace, client, plan, space, base / "data", tag)
     finally:
-        warm.remove_workspace(client, space)
+        world.remove_workspace(client, space)
         kit.remove_caches(client, prefix)
         client.images.remove(tag, force=True)
         client.close()

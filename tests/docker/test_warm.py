@@ -51,7 +51,7 @@ def ws(tmp_path_factory):
     ns = SimpleNamespace(base=base, workspace=workspace, recipe=recipe, client=client,
                          plan=plan, space=space, prefix=prefix)
     yield ns
-    warm.remove_workspace(client, space)
+    world.remove_workspace(client, space)
     for vol in client.volumes.list(filters={"label": LABEL}):
         if vol.name.startswith(prefix):
             vol.remove(force=True)
@@ -255,7 +255,7 @@ def test_idle_timeout_stops_the_container_but_not_while_busy(tmp_path):
         w2 = warm.WarmContainer(client, plan, space, idle_s=3)
         assert w2.ensure() is False and w2.container.status in ("created", "running")
     finally:
-        warm.remove_workspace(client, space)
+        world.remove_workspace(client, space)
         for vol in plan.cache_volumes.values():
             with __import__("contextlib").suppress(Exception):
                 client.volumes.get(vol).remove(force=True)

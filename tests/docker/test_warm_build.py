@@ -48,7 +48,7 @@ def wb(tmp_path_factory):
     space = warm.workspace_for(plan, str(recipe.resolve()))
     yield SimpleNamespace(base=base, workspace=workspace, recipe=recipe, client=client,
                           plan=plan, space=space, prefix=prefix, data=base / "data")
-    warm.remove_workspace(client, space)
+    world.remove_workspace(client, space)
     for vol in client.volumes.list(filters={"label": LABEL}):
         if vol.name.startswith(prefix):
             vol.remove(force=True)

@@ -87,7 +87,7 @@ def test_build_install_verify_on_a_warm_workspace_reinstalls_only_the_wheel(tmp_
               f"(first, full install: {json.loads((first / 'install.json').read_text())['elapsed_s']} s)")
         assert installed["elapsed_s"] < 10
     finally:
-        warm.remove_workspace(client, space)
+        world.remove_workspace(client, space)
         for vol in client.volumes.list(filters={"label": LABEL}):
             if vol.name.startswith(prefix):
                 vol.remove(force=True)

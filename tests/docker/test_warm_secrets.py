@@ -25,7 +25,6 @@ from tests.docker.test_proxy import _workspace_with_download
 from tests.net.servers import NginxServer, TinyProxy
 from tfwizard.core.building.plan.flags import RECORD
 from tfwizard.core.building.plan.plan import make_plan
-from tfwizard.core.building.warm import container as warm
 from tfwizard.core.building.warm.run import WarmRunner, cold_reason
 from tfwizard.core.building.warm.secrets import RC_VAR, RESTART_LINE
 from tfwizard.core.recipe import load_recipe
@@ -168,6 +167,6 @@ def test_warm_build_passes_secrets_per_exec_and_a_changed_one_restarts_the_serve
         finally:
             client.api = spy._api
             if space is not None:
-                warm.remove_workspace(client, space)
+                world.remove_workspace(client, space)
             kit.remove_caches(client, prefix)
             client.close()

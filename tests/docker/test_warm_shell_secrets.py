@@ -65,7 +65,7 @@ def sw(tmp_path_factory):
             yield SimpleNamespace(recipe=recipe, env=env, proxy_url=proxy_url, cache=cache,
                                   client=client, space=space)
         finally:
-            warm.remove_workspace(client, space)
+            world.remove_workspace(client, space)
             kit.remove_caches(client, prefix)
             client.close()
 

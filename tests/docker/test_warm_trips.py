@@ -85,7 +85,7 @@ def test_a_warm_noop_build_makes_six_engine_round_trips(tmp_path, monkeypatch):
         assert not [p for p in (data / "builds").iterdir() if p.name.endswith(".tmp")]
     finally:
         monkeypatch.undo()
-        warm.remove_workspace(client, space)
+        world.remove_workspace(client, space)
         for vol in client.volumes.list(filters={"label": LABEL}):
             if vol.name.startswith(prefix):
                 vol.remove(force=True)

@@ -18,7 +18,6 @@ import pytest
 from PySide6.QtCore import Qt
 
 from tests import world
-from tfwizard.core.building.warm import container as warm
 from tfwizard.core.paths import LABEL
 from tfwizard.core.recipe import load_recipe
 from tfwizard.gui.jobs import Jobs
@@ -47,7 +46,7 @@ def engine():
     made: list = []  # (workspace, volume prefix)
     yield client, made
     for space, prefix in made:
-        warm.remove_workspace(client, space)
+        world.remove_workspace(client, space)
         for vol in client.volumes.list(filters={"label": LABEL}):
             if vol.name.startswith(prefix):
                 vol.remove(force=True)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 # gRPC's C core logs every failed handshake to stderr; the tests provoke them on purpose
-# (tfwizard/core/remote/reapi.py does the same before its own first import of grpc)
+# (tfwizard/core/remote/client.py does the same before its own first import of grpc)
 os.environ.setdefault("GRPC_VERBOSITY", "NONE")
 import grpc  # noqa: E402
 

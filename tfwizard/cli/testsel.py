@@ -1,4 +1,4 @@
-"""`tfwizard test`'s selection and summary options (issue 23): without targets, the tests of
+"""`tfwizard test`'s selection and summary options: without targets, the tests of
 the change (core/testloop/select.py), shown with a size estimate before they run; and
 `--summary [FILE|-]`, the pull-request Markdown (core/testloop/summary.py)."""
 

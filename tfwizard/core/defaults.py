@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import tomlkit
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from . import cc as ccmod
+from .compat import cuda_support
 from .errors import UsageError
 from .host import HostProfile
 from .i18n import _
@@ -73,10 +74,9 @@ def driver_cuda(rel: Release, cudas: list[str], machine: HostProfile | None) -> 
     driver is unknown), else the newest of `cudas` it does run."""
     default = rel.hermetic_cuda_default or rel.tested_cuda
     driver = machine.nvidia.cuda_driver_version if machine is not None else None
-    have = _major_minor(driver or "")
-    if have is None or (_major_minor(default) or (0, 0)) <= have:
+    if cuda_support(driver, default) in (None, "native"):
         return default
-    runs = [c for c in cudas if (_major_minor(c) or (99, 0)) <= have]
+    runs = [c for c in cudas if cuda_support(driver, c) == "native"]
     return max(runs, key=lambda c: Version(c)) if runs else default
 
 
@@ -156,14 +156,6 @@ def name_choices(recipe: Recipe, target: HostProfile | None, target_path: str,
     if recipe.install.venv in ("", f"~/.venvs/{recipe.name}"):
         changes["install.venv"] = f"~/.venvs/{name}"
     return changes
-
-
-def _major_minor(text: str) -> tuple[int, int] | None:
-    try:
-        v = Version(text)
-    except InvalidVersion:
-        return None
-    return v.major, v.minor
 
 
 def commented_recipe_toml(recipe: Recipe) -> str:

@@ -310,25 +310,6 @@ class KnowledgeBase:
                 return floor
         return None
 
-    def driver_for_toolkit(self, cuda: str) -> str | None:
-        """The Linux driver CUDA `cuda` ("12.5.1", "12.5") shipped with: the PTX it writes
-        JIT-compiles only on that driver or newer. A release without its own row takes the
-        first of its minor; a minor newer than every row of its major takes that major's
-        newest row, a lower bound (drivers only go up with the toolkit). None: unknown."""
-        try:
-            wanted = Version(cuda)
-        except InvalidVersion:
-            return None
-        rows = sorted(((Version(k), v) for k, v in self.toolkit_driver.items()),
-                      key=lambda kv: kv[0])
-        key = Version(".".join(map(str, (list(wanted.release) + [0, 0])[:3])))
-        exact = [v for k, v in rows if k == key]
-        same_minor = [v for k, v in rows if k.release[:2] == wanted.release[:2]]
-        lower = [v for k, v in rows if k.major == wanted.major and k < key]
-        if exact or same_minor:
-            return (exact or same_minor)[0]
-        return lower[-1] if lower else None
-
     def arch(self, sm: int) -> ArchInfo | None:
         """The architecture entry of sm (86), or None."""
         return self.archs.get(sm)
@@ -426,7 +407,7 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 #: knowledge files read only when first asked for (wheels.toml: ~16 ms to parse, and only
-#: the official-wheel questions of advise.py need it)
+#: the official-wheel questions of core/advise/ need it)
 LAZY_FILES = ("wheels",)
 
 
@@ -475,55 +456,95 @@ def _assemble(raw: Mapping[str, Any]) -> KnowledgeBase:
         if r.get("patch_of"):
             releases.append(_patch_release(r, releases))
             continue
-        where = f"releases.toml {r['version']}"
-        releases.append(
-            Release(
-                version=r["version"],
-                series=r["series"],
-                git_tag=r["git_tag"],
-                python=_spec(r["python"], where),
-                pythons=_tuple(r["pythons"]),
-                requires_python=_spec(r["requires_python"], where),
-                tested_compiler=r["tested_compiler"],
-                tested_clang=r.get("tested_clang"),
-                tested_gcc=r.get("tested_gcc"),
-                bazel=r["bazel"],
-                bazel_range=_spec(r["bazel_range"], where),
-                tested_cuda=r["tested_cuda"],
-                tested_cudnn=r["tested_cudnn"],
-                wheel_cuda=r["wheel_cuda"],
-                wheel_cudnn=r["wheel_cudnn"],
-                wheel_compute_capabilities=_tuple(r["wheel_compute_capabilities"]),
-                wheel_compiler=r["wheel_compiler"],
-                wheel_tensorrt=r["wheel_tensorrt"],
-                hermetic_cuda=r["hermetic_cuda"],
-                hermetic_cuda_default=r.get("hermetic_cuda_default"),
-                hermetic_cudnn_default=r.get("hermetic_cudnn_default"),
-                cuda_list=r.get("cuda_list"),
-                numpy=_spec(r["numpy"], where),
-                numpy_by_python=tuple(
-                    (py, _spec(s, where)) for py, s in r.get("numpy_by_python", {}).items()
-                ),
-                manylinux=r["manylinux"],
-                glibc_floor=r["glibc_floor"],
-                and_cuda=r["and_cuda"],
-                wheel_style=r["wheel_style"],
-                cuda_wheel_config=r["cuda_wheel_config"],
-                use_pywrap_rules=r["use_pywrap_rules"],
-                windows_cuda=r["windows_cuda"],
-                image=r["image"],
-                image_clang=r.get("image_clang"),
-                sources=_tuple(r["sources"]),
-                unverified=_tuple(r.get("unverified", [])),
-                hermetic_cc_toolchain=r.get("hermetic_cc_toolchain", False),
-                hermetic_llvm_default=r.get("hermetic_llvm_default"),
-                hermetic_llvm_versions=_tuple(r.get("hermetic_llvm_versions", [])),
-                hermetic_nccl_default=r.get("hermetic_nccl_default"),
-                hermetic_nvshmem_default=r.get("hermetic_nvshmem_default"),
-                tag_commit=r.get("tag_commit", ""),
-            )
+        releases.append(_release(r))
+    gpu_ccs = tuple(
+        GpuCC(
+            g["cc"],
+            g["arch"],
+            g.get("tegra", False),
+            tuple(re.compile(p, re.IGNORECASE) for p in g["patterns"]),
+            _tuple(g["sources"]),
         )
-    cuda = raw["cuda"]
+        for g in raw["gpus"]["cc"]
+    )
+    rocm = raw["rocm"]
+    gfx = tuple(
+        GfxTarget(g["target"], g["version"], g["gpus"], _tuple(g["sources"])) for g in rocm["gfx"]
+    )
+    rocm_rel = tuple(
+        RocmRelease(
+            _spec(r["versions"], "rocm.toml"),
+            _tuple(r["targets"]),
+            _tuple(r["tensorflow"]),
+            _tuple(r["sources"]),
+        )
+        for r in rocm["rocm"]
+    )
+    return KnowledgeBase(
+        sources=sources,
+        releases=tuple(releases),
+        **_cuda_facts(raw["cuda"]),
+        gpu_ccs=gpu_ccs,
+        gfx=gfx,
+        rocm=rocm_rel,
+        rocm_default_targets=_tuple(rocm.get("default_targets", [])),
+        platforms=raw["platforms"],
+        raw=raw,
+    )
+
+
+def _release(r: Mapping[str, Any]) -> Release:
+    """One full entry of releases.toml."""
+    where = f"releases.toml {r['version']}"
+    return Release(
+        version=r["version"],
+        series=r["series"],
+        git_tag=r["git_tag"],
+        python=_spec(r["python"], where),
+        pythons=_tuple(r["pythons"]),
+        requires_python=_spec(r["requires_python"], where),
+        tested_compiler=r["tested_compiler"],
+        tested_clang=r.get("tested_clang"),
+        tested_gcc=r.get("tested_gcc"),
+        bazel=r["bazel"],
+        bazel_range=_spec(r["bazel_range"], where),
+        tested_cuda=r["tested_cuda"],
+        tested_cudnn=r["tested_cudnn"],
+        wheel_cuda=r["wheel_cuda"],
+        wheel_cudnn=r["wheel_cudnn"],
+        wheel_compute_capabilities=_tuple(r["wheel_compute_capabilities"]),
+        wheel_compiler=r["wheel_compiler"],
+        wheel_tensorrt=r["wheel_tensorrt"],
+        hermetic_cuda=r["hermetic_cuda"],
+        hermetic_cuda_default=r.get("hermetic_cuda_default"),
+        hermetic_cudnn_default=r.get("hermetic_cudnn_default"),
+        cuda_list=r.get("cuda_list"),
+        numpy=_spec(r["numpy"], where),
+        numpy_by_python=tuple(
+            (py, _spec(s, where)) for py, s in r.get("numpy_by_python", {}).items()
+        ),
+        manylinux=r["manylinux"],
+        glibc_floor=r["glibc_floor"],
+        and_cuda=r["and_cuda"],
+        wheel_style=r["wheel_style"],
+        cuda_wheel_config=r["cuda_wheel_config"],
+        use_pywrap_rules=r["use_pywrap_rules"],
+        windows_cuda=r["windows_cuda"],
+        image=r["image"],
+        image_clang=r.get("image_clang"),
+        sources=_tuple(r["sources"]),
+        unverified=_tuple(r.get("unverified", [])),
+        hermetic_cc_toolchain=r.get("hermetic_cc_toolchain", False),
+        hermetic_llvm_default=r.get("hermetic_llvm_default"),
+        hermetic_llvm_versions=_tuple(r.get("hermetic_llvm_versions", [])),
+        hermetic_nccl_default=r.get("hermetic_nccl_default"),
+        hermetic_nvshmem_default=r.get("hermetic_nvshmem_default"),
+        tag_commit=r.get("tag_commit", ""),
+    )
+
+
+def _cuda_facts(cuda: Mapping[str, Any]) -> dict[str, Any]:
+    """cuda.toml as KnowledgeBase's keyword arguments."""
     floors = tuple(
         DriverFloor(f["cuda_major"], f["linux"], f.get("windows"), _tuple(f["sources"]))
         for f in cuda["driver_floor"]
@@ -580,47 +601,9 @@ def _assemble(raw: Mapping[str, Any]) -> KnowledgeBase:
         )
         for c in cuda["cudnn"]
     )
-    gpu_ccs = tuple(
-        GpuCC(
-            g["cc"],
-            g["arch"],
-            g.get("tegra", False),
-            tuple(re.compile(p, re.IGNORECASE) for p in g["patterns"]),
-            _tuple(g["sources"]),
-        )
-        for g in raw["gpus"]["cc"]
-    )
-    rocm = raw["rocm"]
-    gfx = tuple(
-        GfxTarget(g["target"], g["version"], g["gpus"], _tuple(g["sources"])) for g in rocm["gfx"]
-    )
-    rocm_rel = tuple(
-        RocmRelease(
-            _spec(r["versions"], "rocm.toml"),
-            _tuple(r["targets"]),
-            _tuple(r["tensorflow"]),
-            _tuple(r["sources"]),
-        )
-        for r in rocm["rocm"]
-    )
-    return KnowledgeBase(
-        sources=sources,
-        releases=tuple(releases),
-        driver_floors=floors,
-        toolkit_driver=toolkit_driver,
-        toolkit_driver_unverified=tuple(unconfirmed),
-        archs=archs,
-        suffixes=suffixes,
-        clangs=clangs,
-        redist=redist,
-        cudnn=cudnn,
-        gpu_ccs=gpu_ccs,
-        gfx=gfx,
-        rocm=rocm_rel,
-        rocm_default_targets=_tuple(rocm.get("default_targets", [])),
-        platforms=raw["platforms"],
-        raw=raw,
-    )
+    return {"driver_floors": floors, "toolkit_driver": toolkit_driver,
+            "toolkit_driver_unverified": tuple(unconfirmed), "archs": archs,
+            "suffixes": suffixes, "clangs": clangs, "redist": redist, "cudnn": cudnn}
 
 
 #: what a patch release's entry may state itself; the rest is its base entry's

@@ -54,3 +54,19 @@ def guide_path() -> Path | None:
         if candidate.is_file():
             return candidate
     return None
+
+
+def shell_script(*names: str, **values: str) -> str:
+    """The shell of resources/scripts/NAMES joined, for `sh -c`: each file without its
+    opening comment block (the shebang and what it says), every `__KEY__` replaced by its
+    value. The files are what shellcheck checks (tests/core/building/test_scripts.py)."""
+    parts = []
+    for name in names:
+        lines = resource_path("scripts", name).read_text("utf-8").splitlines()
+        while lines and lines[0].startswith("#"):
+            lines.pop(0)
+        parts.append("\n".join(lines) + "\n")
+    text = "".join(parts)
+    for key, value in values.items():
+        text = text.replace(f"__{key}__", value)
+    return text

@@ -1,4 +1,4 @@
-"""Parsed TOML files kept on disk by content (issue 17: a new `tfwizard build` process parses
+"""Parsed TOML files kept on disk by content (a new `tfwizard build` process parses
 ~25 ms of knowledge TOML before it does anything else; the marshalled result loads in ~2).
 
     data = load_toml(path)    # tomllib's dict, from the cache when the bytes are the same

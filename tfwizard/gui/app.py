@@ -138,7 +138,7 @@ def run_gui(argv: list[str] | None = None, **window_args: Any) -> int:
     i18n.install(i18n.initial_language())
     # the loop ends when main() returns, never under it: Qt's quit on the last window
     # would stop it while a start-up task still runs ("Event loop stopped before Future
-    # completed", issue 19)
+    # completed")
     QApplication.setQuitOnLastWindowClosed(False)
     window_args.setdefault("remember", True)
 

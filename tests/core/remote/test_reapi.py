@@ -18,20 +18,16 @@ from pathlib import Path
 
 import pytest
 
-from tfwizard.core.remote import reapi
-from tfwizard.core.remote.reapi import (
+from tfwizard.core.remote import client, messages, reapi, wire
+from tfwizard.core.remote.messages import (
     Capabilities,
     Digest,
-    ReapiError,
-    ReapiTarget,
-    WireError,
-    classify,
     decode_blob_statuses,
     decode_operation,
     decode_server_capabilities,
-    parse_endpoint,
-    parse_fields,
 )
+from tfwizard.core.remote.reapi import ReapiError, ReapiTarget, classify, parse_endpoint
+from tfwizard.core.remote.wire import WireError, parse_fields
 
 GOLDEN = {name: bytes.fromhex(entry["hex"]) for name, entry in json.loads(
     (Path(__file__).resolve().parents[2] / "data" / "reapi" / "wire-golden.json").read_text()
@@ -45,20 +41,20 @@ SALT = bytes(range(16))
 
 
 def test_requests_encode_as_the_reference_protobuf_library_does():
-    assert reapi.encode_get_capabilities_request(INSTANCE) == GOLDEN["get_capabilities_request"]
+    assert messages.encode_get_capabilities_request(INSTANCE) == GOLDEN["get_capabilities_request"]
     command, action, action_digest = reapi.probe_blobs(PROPERTIES, SALT)
     assert command == GOLDEN["probe_command"]
     assert action == GOLDEN["probe_action"]
-    assert reapi.encode_batch_update_blobs_request(INSTANCE, [command, action]) == \
+    assert messages.encode_batch_update_blobs_request(INSTANCE, [command, action]) == \
         GOLDEN["batch_update_blobs_request"]
-    assert reapi.encode_execute_request(INSTANCE, action_digest) == GOLDEN["execute_request"]
-    assert reapi.encode_cancel_operation_request(f"{INSTANCE}/0f3a") == \
+    assert messages.encode_execute_request(INSTANCE, action_digest) == GOLDEN["execute_request"]
+    assert messages.encode_cancel_operation_request(f"{INSTANCE}/0f3a") == \
         GOLDEN["cancel_operation_request"]
 
 
 def test_platform_properties_are_sorted_so_the_action_digest_is_stable():
     shuffled = tuple(reversed(PROPERTIES))
-    assert reapi.encode_platform(shuffled) == reapi.encode_platform(PROPERTIES)
+    assert messages.encode_platform(shuffled) == messages.encode_platform(PROPERTIES)
     assert reapi.probe_blobs(shuffled, SALT)[2] == reapi.probe_blobs(PROPERTIES, SALT)[2]
     # the salt makes every probe a new action (no merging with another client's probe)
     assert reapi.probe_blobs(PROPERTIES, b"x")[2] != reapi.probe_blobs(PROPERTIES, SALT)[2]
@@ -66,18 +62,18 @@ def test_platform_properties_are_sorted_so_the_action_digest_is_stable():
 
 def test_empty_input_root_is_the_empty_blob_and_is_not_uploaded():
     command, action, _digest = reapi.probe_blobs(PROPERTIES, SALT)
-    root = reapi._message(parse_fields(action), 2)
-    assert root is not None and reapi._str(root, 1) == Digest.of(b"").hash
-    assert reapi._int(root, 2) == 0
+    root = wire._message(parse_fields(action), 2)
+    assert root is not None and wire._str(root, 1) == Digest.of(b"").hash
+    assert wire._int(root, 2) == 0
     # only the command and the action travel: REAPI servers treat the empty blob as present
-    requests = parse_fields(reapi.encode_batch_update_blobs_request(INSTANCE, [command, action]))
+    requests = parse_fields(messages.encode_batch_update_blobs_request(INSTANCE, [command, action]))
     assert len(requests[2]) == 2
 
 
 @pytest.mark.parametrize("value", [0, 1, 127, 128, 300, 2**31 - 1, 2**63 - 1, -1, -2**31])
 def test_varints_round_trip_including_negative_int32(value):
-    data = reapi.field_varint(4, value) or reapi._tag(4, 0) + reapi._varint(0)
-    assert reapi._int(parse_fields(data), 4) == value
+    data = wire.field_varint(4, value) or wire._tag(4, 0) + wire._varint(0)
+    assert wire._int(parse_fields(data), 4) == value
 
 
 # --------------------------------------------------------------------------- decoding
@@ -128,22 +124,22 @@ def test_an_empty_reply_means_no_execution_and_no_cache():
 
 
 def test_api_version_outside_2_is_a_problem():
-    v3 = reapi.field_message(4, reapi.field_varint(1, 3)) + reapi.field_message(
-        5, reapi.field_varint(1, 3))
+    v3 = wire.field_message(4, wire.field_varint(1, 3)) + wire.field_message(
+        5, wire.field_varint(1, 3))
     caps = decode_server_capabilities(
-        reapi.field_message(2, reapi.field_varint(2, 1) + reapi.field_varint(1, 1)) + v3)
+        wire.field_message(2, wire.field_varint(2, 1) + wire.field_varint(1, 1)) + v3)
     assert caps.api_supported is False
     assert "api-version" in [p.kind for p in caps.problems()]
 
 
 def test_unknown_fields_and_unpacked_enums_are_read():
     # a newer service adds fields (any number, any wire type): they are skipped
-    data = GOLDEN["server_capabilities_cache_only"] + reapi.field_str(99, "future") + \
-        reapi._tag(98, 5) + b"\x01\x02\x03\x04" + reapi._tag(97, 1) + bytes(8)
+    data = GOLDEN["server_capabilities_cache_only"] + wire.field_str(99, "future") + \
+        wire._tag(98, 5) + b"\x01\x02\x03\x04" + wire._tag(97, 1) + bytes(8)
     assert decode_server_capabilities(data).cache_digest_functions == ("SHA256",)
     # repeated enums may come unpacked (one varint per value), as proto2 encoders write
-    cache = reapi.field_varint(1, 1) + reapi.field_varint(1, 9) + reapi.field_varint(8, 10**9)
-    caps = decode_server_capabilities(reapi.field_message(1, cache))
+    cache = wire.field_varint(1, 1) + wire.field_varint(1, 9) + wire.field_varint(8, 10**9)
+    caps = decode_server_capabilities(wire.field_message(1, cache))
     assert caps.cache_digest_functions == ("SHA256", "BLAKE3")
     assert caps.max_cas_blob_size_bytes == 10**9  # field 8 (newer than BuildGrid's proto)
 
@@ -156,7 +152,7 @@ def test_broken_replies_are_wire_errors(data):
 
 def test_a_message_field_with_a_varint_is_a_wire_error():
     with pytest.raises(WireError):
-        decode_server_capabilities(reapi.field_varint(1, 5))
+        decode_server_capabilities(wire.field_varint(1, 5))
 
 
 def test_operations_decode():
@@ -165,34 +161,34 @@ def test_operations_decode():
     assert queued.error is None and queued.status is None and queued.exit_code is None
     refused = decode_operation(GOLDEN["operation_completed_failed_precondition"])
     assert refused.done and refused.stage == "COMPLETED"
-    assert refused.status == reapi.RpcStatus(9, "the action names no container-image")
+    assert refused.status == messages.RpcStatus(9, "the action names no container-image")
     assert refused.status.code_name == "FAILED_PRECONDITION"
     assert refused.exit_code == -1 and refused.message == "worker says no"
     ok = decode_operation(GOLDEN["operation_completed_ok"])
-    assert ok.done and ok.exit_code == 0 and ok.status == reapi.RpcStatus()
+    assert ok.done and ok.exit_code == 0 and ok.status == messages.RpcStatus()
     error = decode_operation(GOLDEN["operation_error"])
-    assert error.done and error.error == reapi.RpcStatus(14, "worker lost")
+    assert error.done and error.error == messages.RpcStatus(14, "worker lost")
     assert error.error.code_name == "UNAVAILABLE"
 
 
 def test_blob_statuses_decode():
     statuses = decode_blob_statuses(GOLDEN["batch_update_blobs_response"])
-    assert statuses == [(Digest.of(b"a").hash, reapi.RpcStatus()),
-                        (Digest.of(b"b").hash, reapi.RpcStatus(8, "quota"))]
+    assert statuses == [(Digest.of(b"a").hash, messages.RpcStatus()),
+                        (Digest.of(b"b").hash, messages.RpcStatus(8, "quota"))]
 
 
 def test_finished_probe_outcomes_become_errors_or_results():
     target = ReapiTarget("grpc://svc:1", INSTANCE)
     endpoint = parse_endpoint(target.endpoint)
     with pytest.raises(ReapiError) as refused:
-        reapi._finished(decode_operation(GOLDEN["operation_completed_failed_precondition"]),
+        client._finished(decode_operation(GOLDEN["operation_completed_failed_precondition"]),
                         PROPERTIES, "h/1", target, endpoint, 0.1)
     assert refused.value.kind == "platform"  # the worker names container-image
     with pytest.raises(ReapiError) as lost:
-        reapi._finished(decode_operation(GOLDEN["operation_error"]), PROPERTIES, "h/1",
+        client._finished(decode_operation(GOLDEN["operation_error"]), PROPERTIES, "h/1",
                         target, endpoint, 0.1)
     assert lost.value.kind == "execution" and lost.value.code == "UNAVAILABLE"
-    ran = reapi._finished(decode_operation(GOLDEN["operation_completed_ok"]), PROPERTIES,
+    ran = client._finished(decode_operation(GOLDEN["operation_completed_ok"]), PROPERTIES,
                           "h/1", target, endpoint, 0.1)
     assert ran.verdict == "ran" and ran.exit_code == 0 and ran.action == "h/1"
 

@@ -7,6 +7,7 @@ import pytest
 
 from tests.core.wheelhouse.kit import HOSTS
 from tfwizard.core.host import HostProfile
+from tfwizard.core import compat
 from tfwizard.core.knowledge import load_knowledge
 from tfwizard.core.wheelhouse.choose import Machine, choose
 from tfwizard.core.wheelhouse.index import IndexFile
@@ -84,11 +85,11 @@ def test_an_rtx_5090_on_a_cuda_12_8_driver():
 
 def test_ptx_from_a_newer_toolkit_needs_its_driver():
     """Only PTX reaches the GPU, and the driver is older than the toolkit that wrote it:
-    the driver cannot compile it (KnowledgeBase.driver_for_toolkit)."""
+    the driver cannot compile it (compat.driver_for_toolkit)."""
     ptx = _wheel("cuda", cuda="12.9.1", tokens=("compute_90",))
     choice = _choose("rtx5090-driver570-py312", ptx)
     assert choice.best is None
-    need = KB.driver_for_toolkit("12.9.1")
+    need = compat.driver_for_toolkit(KB, "12.9.1")
     assert f"PTX from CUDA 12.9 compiles only on driver {need} or newer" in \
         _reasons(choice, "cu129")
 

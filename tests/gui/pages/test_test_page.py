@@ -51,7 +51,7 @@ def fixture_recipe(tmp_path_factory):
     yield path
     client = docker.from_env(timeout=300)
     plan = make_plan(load_recipe(path), recipe_dir=path.parent)
-    warm.remove_workspace(client, warm.workspace_for(plan, str(path.resolve())))
+    world.remove_workspace(client, warm.workspace_for(plan, str(path.resolve())))
     for vol in client.volumes.list(filters={"label": LABEL}):
         if vol.name.startswith(prefix):
             vol.remove(force=True)

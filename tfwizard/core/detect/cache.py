@@ -1,4 +1,4 @@
-"""This machine's HostProfile for `tfwizard build`, kept a short while (issue 17: a warm
+"""This machine's HostProfile for `tfwizard build`, kept a short while (a warm
 rebuild loop does not detect the host again every few seconds, ~60-100 ms each time).
 
     host = cached_host(env)              # detect_host(env=env), or the one kept

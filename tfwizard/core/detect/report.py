@@ -6,6 +6,7 @@ import io
 import re
 import textwrap
 import unicodedata
+from typing import Any
 
 from ..host import HostProfile
 from ..i18n import _
@@ -25,10 +26,7 @@ def target_hint() -> str:
 
 def render_host_report(profile: HostProfile) -> str:
     """Render ``profile`` as a multi-section plain-text report (no colours, 100 columns)."""
-    from rich import box
     from rich.console import Console
-    from rich.padding import Padding
-    from rich.table import Table
 
     buffer = io.StringIO()
     console = Console(
@@ -45,42 +43,8 @@ def render_host_report(profile: HostProfile) -> str:
     nvidia = profile.nvidia
     section(_("NVIDIA"), _nvidia_lines(profile))
     if nvidia.gpus:
-        show_mig = any(g.mig_enabled is not None for g in nvidia.gpus)
-        table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-        columns = ("#", "GPU", "CC", _("Memory"), _("Arch"), _("PCI bus")) + ("MIG",) * show_mig
-        for column in columns:
-            table.add_column(column, no_wrap=True)
-        for gpu in nvidia.gpus:
-            cc = gpu.compute_capability or "?"
-            name = gpu.name or "?"
-            row = [
-                str(gpu.index),
-                _("{name} (unusable)").format(name=name) if gpu.error else name,
-                f"{cc}*" if gpu.cc_derived else cc,
-                f"{gpu.memory_total_mib} MiB" if gpu.memory_total_mib is not None else "?",
-                gpu.architecture or "",
-                gpu.pci_bus_id or "",
-            ]
-            table.add_row(*row, *[_yes_no(gpu.mig_enabled)] * show_mig)
-        console.print(Padding(table, (0, 0, 0, 2)))
-        if any(g.cc_derived for g in nvidia.gpus):
-            buffer.write(
-                _wrap(_("* compute capability looked up from the GPU name, not read from the "
-                        "driver"))
-                + "\n"
-            )
-        buffer.write("\n")
-
-    amd = profile.amd
-    amd_message = amd.message or (_("no AMD GPU detected") if not amd.gpus else "")
-    amd_lines = [amd_message[:1].upper() + amd_message[1:]]
-    for amd_gpu in amd.gpus:
-        amd_lines.append(_("node {node}: {target}  {name}").format(
-            node=amd_gpu.node, target=amd_gpu.gfx_target, name=amd_gpu.name or "").rstrip())
-    if amd.hsa_override_gfx_version and not amd.gpus:
-        amd_lines.append(f"HSA_OVERRIDE_GFX_VERSION={amd.hsa_override_gfx_version}")
-    section(_("AMD"), [line for line in amd_lines if line])
-
+        _gpu_table(profile, console, buffer)
+    section(_("AMD"), _amd_lines(profile))
     cpu = profile.cpu
     features = " ".join(cpu.features) if cpu.features else _("none of interest found")
     section(
@@ -92,19 +56,7 @@ def render_host_report(profile: HostProfile) -> str:
         ],
     )
 
-    osinfo = profile.os
-    distro = " ".join(p for p in (osinfo.distro, osinfo.distro_version) if p) or _("unknown")
-    os_lines = [
-        _("{system}, {distro}, kernel {kernel}, glibc {glibc}").format(
-            system=osinfo.system, distro=distro, kernel=osinfo.kernel or "?",
-            glibc=osinfo.glibc or "?")
-    ]
-    if osinfo.wsl2:
-        libcuda = osinfo.wsl_libcuda_path or _("not found in /usr/lib/wsl/lib")
-        os_lines.append(_("WSL2: yes; the Windows driver's libcuda: {libcuda}").format(
-            libcuda=libcuda))
-    section(_("OS"), os_lines)
-
+    section(_("OS"), _os_lines(profile))
     section(_("Docker"), _docker_lines(profile))
 
     res = profile.resources
@@ -126,6 +78,67 @@ def render_host_report(profile: HostProfile) -> str:
     section(_("Python"), python_lines or [_("none found")])
     lines = [line.rstrip() for line in buffer.getvalue().rstrip().splitlines()]
     return "\n".join(lines) + "\n"
+
+
+def _gpu_table(profile: HostProfile, console: Any, buffer: io.StringIO) -> None:
+    """The NVIDIA GPUs as a table (a MIG column when any GPU says)."""
+    from rich import box
+    from rich.padding import Padding
+    from rich.table import Table
+
+    nvidia = profile.nvidia
+    show_mig = any(g.mig_enabled is not None for g in nvidia.gpus)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    columns = ("#", "GPU", "CC", _("Memory"), _("Arch"), _("PCI bus")) + ("MIG",) * show_mig
+    for column in columns:
+        table.add_column(column, no_wrap=True)
+    for gpu in nvidia.gpus:
+        cc = gpu.compute_capability or "?"
+        name = gpu.name or "?"
+        row = [
+            str(gpu.index),
+            _("{name} (unusable)").format(name=name) if gpu.error else name,
+            f"{cc}*" if gpu.cc_derived else cc,
+            f"{gpu.memory_total_mib} MiB" if gpu.memory_total_mib is not None else "?",
+            gpu.architecture or "",
+            gpu.pci_bus_id or "",
+        ]
+        table.add_row(*row, *[_yes_no(gpu.mig_enabled)] * show_mig)
+    console.print(Padding(table, (0, 0, 0, 2)))
+    if any(g.cc_derived for g in nvidia.gpus):
+        buffer.write(
+            _wrap(_("* compute capability looked up from the GPU name, not read from the "
+                    "driver"))
+            + "\n"
+        )
+    buffer.write("\n")
+
+
+def _amd_lines(profile: HostProfile) -> list[str]:
+    amd = profile.amd
+    amd_message = amd.message or (_("no AMD GPU detected") if not amd.gpus else "")
+    amd_lines = [amd_message[:1].upper() + amd_message[1:]]
+    for amd_gpu in amd.gpus:
+        amd_lines.append(_("node {node}: {target}  {name}").format(
+            node=amd_gpu.node, target=amd_gpu.gfx_target, name=amd_gpu.name or "").rstrip())
+    if amd.hsa_override_gfx_version and not amd.gpus:
+        amd_lines.append(f"HSA_OVERRIDE_GFX_VERSION={amd.hsa_override_gfx_version}")
+    return [line for line in amd_lines if line]
+
+
+def _os_lines(profile: HostProfile) -> list[str]:
+    osinfo = profile.os
+    distro = " ".join(p for p in (osinfo.distro, osinfo.distro_version) if p) or _("unknown")
+    os_lines = [
+        _("{system}, {distro}, kernel {kernel}, glibc {glibc}").format(
+            system=osinfo.system, distro=distro, kernel=osinfo.kernel or "?",
+            glibc=osinfo.glibc or "?")
+    ]
+    if osinfo.wsl2:
+        libcuda = osinfo.wsl_libcuda_path or _("not found in /usr/lib/wsl/lib")
+        os_lines.append(_("WSL2: yes; the Windows driver's libcuda: {libcuda}").format(
+            libcuda=libcuda))
+    return os_lines
 
 
 def _nvidia_lines(profile: HostProfile) -> list[str]:

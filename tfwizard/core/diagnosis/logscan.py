@@ -221,11 +221,6 @@ class LineMatcher:
 
     # -- the fast path ----------------------------------------------------------------------
 
-    def scan_file(self, path: Path) -> ScanResult:
-        """scan_stream over a file."""
-        with path.open("rb") as fh:
-            return self.scan_stream(fh)
-
     def scan_stream(self, stream: BinaryIO, chunk_size: int = CHUNK) -> ScanResult:
         """The same result as scan_lines over the stream's lines, read in big chunks.
 

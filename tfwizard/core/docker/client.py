@@ -230,7 +230,6 @@ def ensure_image(client: Any, image: str, *, pull: bool = True) -> Any:
 # -- fast multiplexed stream reading -----------------------------------------------------------
 
 _HEADER = struct.Struct(">BxxxL")
-STREAM_NAMES = {1: "stdout", 2: "stderr"}
 
 
 def raw_socket(response_socket: Any) -> Any:

@@ -1,4 +1,4 @@
-"""What a look inside a build image found, kept per image ID (issue 17: a warm rebuild does
+"""What a look inside a build image found, kept per image ID (a warm rebuild does
 not start a probe container, about half a second, to learn what it learnt last time).
 
     found = cached_probe(image_id, user, args, lambda: probe(...), env=env)

@@ -1,4 +1,4 @@
-"""One docker client per process and engine (issue 17: a warm no-op rebuild is a fraction
+"""One docker client per process and engine (a warm no-op rebuild is a fraction
 of a second, and every new client costs two round trips before its first call: the API
 version and the ping).
 

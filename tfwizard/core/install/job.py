@@ -15,549 +15,54 @@ from __future__ import annotations
 
 import asyncio
 import os
-import queue
-import re
 import shutil
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
-from packaging.tags import Tag
-from packaging.utils import InvalidWheelFilename, parse_wheel_filename
-
-from ..errors import InstallCancelled, InstallFailed, UsageError, WheelIncompatible
+from ..errors import InstallCancelled, InstallFailed, UsageError
 from ..i18n import _
-from ..jobs import Event
-from ..streams import STDERR, STDOUT, TFWIZARD, LineSplitter, ThreadFeed
-
-VENV_TIMEOUT = 300.0
-TAGS_TIMEOUT = 60.0
-FREEZE_TIMEOUT = 120.0
-#: pip downloads TensorFlow and the CUDA libraries (gigabytes); a slow mirror takes long
-PIP_TIMEOUT = 3 * 3600.0
-_FOREIGN_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")
-_EXTRA = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-
-#: runs in the target interpreter: its supported tags, best first. pip vendors packaging,
-#: so a fresh venv without `packaging` still answers.
-_TAGS_SCRIPT = """\
-import json, platform, sys
-try:
-    from packaging import tags
-except ImportError:
-    from pip._vendor.packaging import tags
-print(json.dumps({"tags": [str(t) for t in tags.sys_tags()],
-    "version": platform.python_version(), "implementation": platform.python_implementation(),
-    "platform": sys.platform, "machine": platform.machine(), "executable": sys.executable,
-    "prefix": sys.prefix}))
-"""
-
-
-# -- targets ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class InstallTarget:
-    """Where a wheel goes: an interpreter, and the venv it belongs to (when one was named)."""
-
-    python: Path
-    venv: Path | None = None
-    #: create the venv first (python -m venv) when it does not exist
-    create: bool = False
-    #: the interpreter that creates the venv (default: tfwizard's base interpreter)
-    base_python: Path | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The target as JSON data (paths as text)."""
-        return {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(self).items()}
-
-
-def venv_python(venv: Path) -> Path:
-    """The interpreter of a virtualenv (bin/python, Scripts/python.exe on Windows)."""
-    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-
-
-def _same_path(a: Path | str, b: Path | str) -> bool:
-    try:
-        return os.path.realpath(a) == os.path.realpath(b)
-    except OSError:
-        return False
-
-
-def resolve_target(*, venv: str | os.PathLike[str] | None = None,
-                   python: str | os.PathLike[str] | None = None,
-                   create: bool = False) -> InstallTarget:
-    """Check and describe the install target; raises UsageError with what to do."""
-    if not venv and not python:
-        raise UsageError(_("no install target: name a venv or an interpreter"),
-                         _("Pass --venv DIR (add --create to make it) or --python PATH; "
-                           "tfwizard never installs into its own interpreter by default."))
-    if venv:
-        vdir = Path(venv).expanduser().absolute()
-        if _same_path(vdir, sys.prefix):
-            raise UsageError(
-                _("{path} is the environment tfwizard itself runs in").format(path=vdir),
-                _("To install there on purpose, name its interpreter: --python {python}").format(
-                    python=sys.executable))
-        py = venv_python(vdir)
-        if not py.exists():
-            if not create:
-                raise UsageError(
-                    _("{path}: no virtual environment there ({python} is missing)").format(
-                        path=vdir, python=py),
-                    _("Add --create to make it, or name an existing venv."))
-            if vdir.exists() and any(vdir.iterdir()):
-                raise UsageError(
-                    _("{path}: exists, is not empty and is not a venv").format(path=vdir),
-                    _("Choose a new folder for --venv."))
-        base = Path(python).expanduser() if python else None
-        return InstallTarget(py, vdir, create and not py.exists(), base)
-    assert python is not None
-    py = Path(python).expanduser()
-    if not py.is_absolute():
-        found = shutil.which(str(py)) if os.sep not in str(py) else None
-        py = Path(found) if found else py.absolute()
-    if not py.exists():
-        raise UsageError(_("{path}: no such interpreter").format(path=py),
-                         _("Give the path of a python executable."))
-    if create:
-        raise UsageError(_("--create needs --venv DIR"), _("Name the venv folder to create."))
-    return InstallTarget(py, None, False, None)
-
-
-def target_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment of pip and probes: the caller's (proxies, PIP_* settings included),
-    minus variables that describe tfwizard's own interpreter."""
-    return {k: v for k, v in (os.environ if env is None else env).items()
-            if k not in _FOREIGN_ENV}
-
-
-def _run(argv: Sequence[str], timeout: float, env: Mapping[str, str],
-         what: str) -> subprocess.CompletedProcess[str]:
-    try:
-        return subprocess.run(list(argv), capture_output=True, text=True, errors="replace",
-                              timeout=timeout, env=dict(env), stdin=subprocess.DEVNULL,
-                              check=False)
-    except subprocess.TimeoutExpired:
-        raise InstallFailed(_("{what}: no answer within {timeout:g} s").format(
-                                what=what, timeout=timeout),
-                            _("Command: {command}").format(command=" ".join(argv))) from None
-    except OSError as exc:
-        raise InstallFailed(_("{what}: cannot run {program}: {error}").format(
-            what=what, program=argv[0], error=exc.strerror or exc)) from None
-
-
-def base_python(target: InstallTarget) -> Path:
-    """The interpreter that creates the target's venv (its base_python, else tfwizard's)."""
-    return target.base_python or Path(getattr(sys, "_base_executable", "") or sys.executable)
-
-
-def create_venv(target: InstallTarget, env: Mapping[str, str] | None = None) -> Path:
-    """python -m venv DIR (with pip); returns the venv's interpreter."""
-    assert target.venv is not None
-    base = base_python(target)
-    done = _run([str(base), "-m", "venv", str(target.venv)], VENV_TIMEOUT, target_env(env),
-                _("creating the venv"))
-    if done.returncode != 0 or not target.python.exists():
-        raise InstallFailed(_("cannot create the venv {path}: {output}").format(
-                                path=target.venv,
-                                output=(done.stderr or done.stdout).strip()[-500:]),
-                            _("On Debian/Ubuntu install python3-venv; or create it yourself "
-                              "and pass --venv without --create."))
-    return target.python
-
-
-# -- tags ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class InterpreterTags:
-    """What an interpreter accepts: version, implementation, platform and wheel tags."""
-
-    python: str
-    version: str
-    implementation: str
-    platform: str
-    machine: str
-    tags: tuple[str, ...]  # best first
-
-    def describe(self) -> str:
-        """One line naming the interpreter, for messages."""
-        return _("{implementation} {version} on {platform} {machine}").format(
-            implementation=self.implementation, version=self.version, platform=self.platform,
-            machine=self.machine)
-
-
-def interpreter_tags(python: Path | str, env: Mapping[str, str] | None = None) -> InterpreterTags:
-    """The tags `python` accepts, from packaging.tags.sys_tags() run in that interpreter."""
-    import json
-
-    done = _run([str(python), "-c", _TAGS_SCRIPT], TAGS_TIMEOUT, target_env(env),
-                _("asking {python} for its wheel tags").format(python=python))
-    try:
-        data = json.loads(done.stdout.strip().splitlines()[-1])
-        return InterpreterTags(str(python), data["version"], data["implementation"],
-                               data["platform"], data["machine"], tuple(data["tags"]))
-    except (ValueError, KeyError, IndexError, TypeError):
-        raise InstallFailed(
-            _("{python} could not tell its wheel tags (status {status}): {output}").format(
-                python=python, status=done.returncode,
-                output=(done.stderr or done.stdout).strip()[-400:] or _("no output")),
-            _("Is it a working Python with pip? Try `PY -m pip --version`.")) from None
-
-
-def check_wheel(wheel: Path, tags: InterpreterTags) -> None:
-    """Raise WheelIncompatible unless one of the wheel's tags runs in that interpreter."""
-    try:
-        _name, _version, _build, wheel_tags = parse_wheel_filename(wheel.name)
-    except InvalidWheelFilename as exc:
-        raise UsageError(_("{name}: not a wheel file name ({error})").format(name=wheel.name,
-                                                                            error=exc),
-                         _("Wheels are named NAME-VERSION-PYTAG-ABITAG-PLATFORM.whl.")) from None
-    supported = set(tags.tags)
-    if any(str(t) in supported for t in wheel_tags):
-        return
-    parsed = [Tag(*t.split("-", 2)) for t in tags.tags]
-    py_ok = {(t.interpreter, t.abi) for t in parsed}
-    platforms = {t.platform for t in parsed}
-    problems = []
-    wanted = sorted(str(t) for t in wheel_tags)
-    if not any((t.interpreter, t.abi) in py_ok for t in wheel_tags):
-        mine = parsed[0] if parsed else None
-        here = f"{mine.interpreter}-{mine.abi}" if mine else "?"
-        theirs = ", ".join(sorted({f"{t.interpreter}-{t.abi}" for t in wheel_tags}))
-        problems.append(_("its Python tag {tags} does not run on {interpreter} (which takes "
-                          "{here})").format(tags=theirs, interpreter=tags.describe(), here=here))
-    if not any(t.platform in platforms for t in wheel_tags):
-        theirs = ", ".join(sorted({t.platform for t in wheel_tags}))
-        shown = _platform_summary(parsed)
-        problems.append(_("its platform tag {tags} does not run on this machine ({platform} "
-                          "{machine}, which takes {accepted})").format(
-                              tags=theirs, platform=tags.platform, machine=tags.machine,
-                              accepted=shown))
-    if not problems:
-        problems.append(_("no combination of its tags {tags} is accepted (best here: "
-                          "{best})").format(tags=", ".join(wanted),
-                                            best=tags.tags[0] if tags.tags else "?"))
-    raise WheelIncompatible(
-        _("refusing to install {wheel} into {python}: {problems}").format(
-            wheel=wheel.name, python=tags.python, problems=_("; and ").join(problems)),
-        _("Build the wheel for this interpreter (the recipe's python.version and the build "
-          "host's platform), or install it into a matching interpreter with --python/--venv."))
-
-
-def _platform_summary(parsed: list[Tag]) -> str:
-    seen: list[str] = []
-    for t in parsed:
-        if t.platform not in seen:
-            seen.append(t.platform)
-    if len(seen) > 4:
-        return _("{first}, ... {last} ({count} platforms)").format(
-            first=", ".join(seen[:2]), last=seen[-1], count=len(seen))
-    return ", ".join(seen)
-
-
-# -- freeze ----------------------------------------------------------------------------------
-
-
-def pip_freeze(python: Path | str, env: Mapping[str, str] | None = None) -> list[str]:
-    """`python -m pip freeze --all`, sorted; raises InstallFailed when pip cannot run."""
-    done = _run([str(python), "-m", "pip", "freeze", "--all", "--disable-pip-version-check"],
-                FREEZE_TIMEOUT, target_env(env), f"{python} -m pip freeze")
-    if done.returncode != 0:
-        raise InstallFailed(_("{python} -m pip freeze failed: {error}").format(
-                                python=python, error=done.stderr.strip()[-400:]),
-                            _("Is pip installed there? Try `{python} -m ensurepip`.").format(
-                                python=python))
-    return sorted(line for line in done.stdout.splitlines() if line.strip())
-
-
-def freeze_diff(before: Sequence[str], after: Sequence[str]) -> list[str]:
-    """Changes between two freezes: "+line" added, "-line" removed."""
-    b, a = set(before), set(after)
-    return [f"-{x}" for x in sorted(b - a)] + [f"+{x}" for x in sorted(a - b)]
-
-
-# -- events ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class InstallEvent(Event):
-    """Base of the install's events (core/jobs.py's Event: a `type` and to_dict())."""
-
-
-@dataclass(frozen=True)
-class InstallStarted(InstallEvent):
-    """The installation started: into which interpreter, which wheel."""
-
-    type: ClassVar[str] = "started"
-    python: str
-    wheel: str
-    requirement: str  # what pip is asked for: "/path/x.whl[and-cuda]"
-    argv: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class VenvCreated(InstallEvent):
-    """A virtualenv was made for the wheel."""
-
-    type: ClassVar[str] = "venv"
-    path: str
-    python: str
-
-
-@dataclass(frozen=True)
-class PipLine(InstallEvent):
-    """One line pip wrote (channel stdout | stderr) or tfwizard said (tfwizard)."""
-
-    type: ClassVar[str] = "log"
-    channel: str
-    line: str
-
-
-@dataclass(frozen=True)
-class InstallProgress(InstallEvent):
-    """pip's progress: phase and package counts."""
-
-    type: ClassVar[str] = "progress"
-    phase: str  # resolve | download | install | done
-    collected: int = 0
-    downloaded: int = 0
-    cached: int = 0
-    satisfied: int = 0
-    to_install: int = 0
-    message: str = ""
-
-    def summary(self) -> str:
-        """The counts as one line."""
-        parts = [_("{count} collected").format(count=self.collected),
-                 _("{count} downloaded").format(count=self.downloaded)]
-        if self.cached:
-            parts.append(_("{count} cached").format(count=self.cached))
-        if self.satisfied:
-            parts.append(_("{count} already satisfied").format(count=self.satisfied))
-        if self.to_install:
-            parts.append(_("{count} to install").format(count=self.to_install))
-        return f"[{install_phase_name(self.phase)}] " + ", ".join(parts)
-
-
-@dataclass(frozen=True)
-class InstallResult:
-    """How an installation ended."""
-
-    #: installed | failed | cancelled
-    status: str
-    python: str
-    wheel: str
-    requirement: str
-    venv: str | None = None
-    venv_created: bool = False
-    exit_code: int | None = None
-    message: str = ""
-    installed: tuple[str, ...] = ()  # "name-version" from "Successfully installed ..."
-    #: after a failure: True when `pip freeze` is as before, False when not, None unknown
-    unchanged: bool | None = None
-    changes: tuple[str, ...] = ()  # freeze_diff(before, after) after a failure
-    freeze_before: tuple[str, ...] = ()
-    elapsed_s: float = 0.0
-    progress: InstallProgress | None = None
-
-    @property
-    def ok(self) -> bool:
-        """Whether the wheel was installed."""
-        return self.status == "installed"
-
-    def to_dict(self) -> dict[str, Any]:
-        """The result as JSON data."""
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class InstallFinished(InstallEvent):
-    """The last event: the result."""
-
-    type: ClassVar[str] = "finished"
-    result: InstallResult
-
-
-def install_phase_name(phase: str) -> str:
-    """An install phase (resolve | download | install | done) as a person reads it."""
-    names = {"resolve": _("resolve"), "download": _("download"), "install": _("install"),
-             "done": _("done")}
-    return names.get(phase, phase)
-
-
-class PipProgress:
-    """Counts pip's resolver/download/install lines into an InstallProgress."""
-
-    _PATTERNS = (
-        ("collected", re.compile(r"^\s*(Collecting|Processing) ")),
-        ("downloaded", re.compile(r"^\s*Downloading ")),
-        ("cached", re.compile(r"^\s*Using cached ")),
-        ("satisfied", re.compile(r"^\s*Requirement already satisfied: ")),
-    )
-    _INSTALLING = re.compile(r"^\s*Installing collected packages: (?P<names>.+)$")
-    _SUCCESS = re.compile(r"^\s*Successfully installed (?P<names>.+)$")
-
-    def __init__(self) -> None:
-        self.counts = {"collected": 0, "downloaded": 0, "cached": 0, "satisfied": 0}
-        self.to_install = 0
-        self.phase = "resolve"
-        self.installed: tuple[str, ...] = ()
-        self.message = ""
-
-    def feed(self, line: str) -> InstallProgress | None:
-        """The new progress when this line changed it, else None."""
-        for key, pattern in self._PATTERNS:
-            if pattern.match(line):
-                self.counts[key] += 1
-                if key in ("downloaded", "cached"):
-                    self.phase = "download"
-                self.message = line.strip()
-                return self.snapshot()
-        m = self._INSTALLING.match(line)
-        if m:
-            self.to_install = len([n for n in m.group("names").split(",") if n.strip()])
-            self.phase = "install"
-            self.message = line.strip()
-            return self.snapshot()
-        m = self._SUCCESS.match(line)
-        if m:
-            self.installed = tuple(m.group("names").split())
-            self.phase = "done"
-            self.message = line.strip()
-            return self.snapshot()
-        return None
-
-    def snapshot(self) -> InstallProgress:
-        """The progress so far as an event."""
-        return InstallProgress(self.phase, to_install=self.to_install, message=self.message,
-                               **self.counts)
-
-
-def _requirement(wheel: Path, extras: Sequence[str]) -> str:
-    for extra in extras:
-        if not _EXTRA.match(extra):
-            raise UsageError(_("extra {extra!r} is not a valid name").format(extra=extra),
-                             _("Example: --extras and-cuda"))
-    return str(wheel) + (f"[{','.join(extras)}]" if extras else "")
-
-
-def index_argv(index_url: str = "", trusted_host: str = "", find_links: Sequence[str] = (),
-               no_index: bool = False) -> list[str]:
-    """pip's options for where packages come from: an index (a mirror), folders, offline."""
-    argv = ["--index-url", index_url] if index_url else []
-    if trusted_host:
-        argv += ["--trusted-host", trusted_host]
-    for link in find_links:
-        argv += ["--find-links", str(link)]
-    return [*argv, "--no-index"] if no_index else argv
-
-
-def pip_argv(python: Path | str, requirement: str, *, index_url: str = "",
-             trusted_host: str = "", find_links: Sequence[str] = (), no_index: bool = False,
-             upgrade: bool = False, wheel_only: bool = False) -> list[str]:
-    """The pip command line (an argv list; nothing goes through a shell).
-
-    wheel_only: replace the installed TensorFlow with this wheel and touch nothing else
-    (`--no-deps --force-reinstall`; the rebuild loop of issue 17: the venv has the deps).
-    """
-    argv = [str(python), "-m", "pip", "install", "--disable-pip-version-check",
-            "--no-input", "--progress-bar", "off",
-            # wheel_only: a local file and nothing else: no index, no links to look at
-            *(["--no-index"] if wheel_only else
-              index_argv(index_url, trusted_host, find_links, no_index))]
-    if upgrade:
-        argv.append("--upgrade")
-    if wheel_only:
-        argv += ["--no-deps", "--force-reinstall"]
-    argv.append(requirement)
-    return argv
-
-
-class _PipProcess:
-    """pip as a child process whose two pipes are read by two threads into one queue."""
-
-    def __init__(self, argv: Sequence[str], env: Mapping[str, str], timeout: float) -> None:
-        self.argv = list(argv)
-        self.env = dict(env)
-        self.timeout = timeout
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.timed_out = False
-        self._stopped = threading.Event()
-
-    def lines(self) -> Iterator[tuple[str, str]]:
-        """(channel, line) until pip exits; blocking, meant for a worker thread."""
-        if self._stopped.is_set():  # stopped before it started: never start it
-            return
-        try:
-            self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
-                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                         env=self.env, start_new_session=True)
-        except OSError as exc:
-            raise InstallFailed(_("cannot run {program}: {error}").format(
-                program=self.argv[0], error=exc.strerror or exc)) from None
-        if self._stopped.is_set():  # stop() ran while the process was being made
-            self.stop()
-        items: queue.Queue[tuple[str, str] | None] = queue.Queue()
-        readers = [threading.Thread(target=self._read, args=(stream, channel, items),
-                                    daemon=True)
-                   for stream, channel in ((self.proc.stdout, STDOUT),
-                                           (self.proc.stderr, STDERR))]
-        for r in readers:
-            r.start()
-        deadline = time.monotonic() + self.timeout
-        open_streams = len(readers)
-        while open_streams:
-            try:
-                item = items.get(timeout=0.5)
-            except queue.Empty:
-                if time.monotonic() > deadline and not self.timed_out:
-                    self.timed_out = True
-                    self.stop()
-                continue
-            if item is None:
-                open_streams -= 1
-            else:
-                yield item
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.stop()
-            self.proc.wait(timeout=30)
-
-    @staticmethod
-    def _read(stream: Any, channel: str, items: queue.Queue[tuple[str, str] | None]) -> None:
-        splitter = LineSplitter()
-        try:
-            while chunk := stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536):
-                for line in splitter.feed(chunk):
-                    items.put((channel, line))
-            for line in splitter.flush():
-                items.put((channel, line))
-        finally:
-            items.put(None)
-
-    def stop(self) -> None:
-        """Stop pip (SIGTERM lets it roll back the package it is on), then kill."""
-        self._stopped.set()
-        proc = self.proc
-        if proc is None or proc.poll() is not None:
-            return
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-
-    @property
-    def returncode(self) -> int | None:
-        return self.proc.returncode if self.proc is not None else None
+from ..streams import TFWIZARD, ThreadFeed
+from .events import (
+    InstallEvent,
+    InstallFinished,
+    InstallProgress,
+    InstallResult,
+    InstallStarted,
+    PipLine,
+    PipProgress,
+    VenvCreated,
+    install_phase_name,
+)
+from .piprun import _PipProcess, _requirement, index_argv, pip_argv
+from .target import (
+    FREEZE_TIMEOUT,
+    PIP_TIMEOUT,
+    TAGS_TIMEOUT,
+    VENV_TIMEOUT,
+    InstallTarget,
+    InterpreterTags,
+    base_python,
+    check_wheel,
+    create_venv,
+    freeze_diff,
+    interpreter_tags,
+    pip_freeze,
+    resolve_target,
+    target_env,
+    venv_python,
+)
+
+__all__ = ["FREEZE_TIMEOUT", "InstallEvent", "InstallFinished", "InstallProgress", "InstallResult",
+           "InstallStarted", "InstallTarget", "Installation", "InterpreterTags",
+           "PIP_TIMEOUT", "PipLine", "PipProgress", "Reporter", "TAGS_TIMEOUT",
+           "VENV_TIMEOUT", "VenvCreated", "base_python", "check_wheel", "create_venv",
+           "freeze_diff", "index_argv", "install_cancelled", "install_events",
+           "install_phase_name", "install_wheel", "interpreter_tags", "pip_argv",
+           "pip_freeze", "resolve_target", "run_installation", "target_env",
+           "tfwizard_line", "venv_python"]
 
 
 class Installation:
@@ -609,6 +114,30 @@ class Installation:
         dependency resolution at all)."""
         return _requirement(self.wheel, () if self.wheel_only else self.extras)
 
+    def _ended(self, pip: _PipProcess, requirement: str) -> tuple[str, str]:
+        """How pip's run ended: (status, message)."""
+        if self._cancelled.is_set():
+            return "cancelled", _("cancelled; pip was stopped")
+        if pip.timed_out:
+            return "failed", _("pip did not finish within {timeout:g} s").format(
+                timeout=self.timeout)
+        if pip.returncode == 0:
+            return "installed", _("installed {requirement} into {python}").format(
+                requirement=requirement, python=self.target.python)
+        return "failed", _("pip exited with status {code}").format(code=pip.returncode)
+
+    def _undo(self, created: bool, before: Sequence[str]
+              ) -> tuple[bool | None, tuple[str, ...], str]:
+        """After a run that did not install: a venv this run made is removed; otherwise
+        `pip freeze` says whether the interpreter changed. (unchanged, changes, note)"""
+        target = self.target
+        if created:
+            _remove_created_venv(target)
+            return True, (), _(" The venv {path} this run created was removed.").format(
+                path=target.venv)
+        unchanged, changes = _compare_freeze(target.python, before, self.env, self._freeze)
+        return unchanged, tuple(changes), _freeze_note(unchanged, changes)
+
     async def events(self) -> AsyncIterator[InstallEvent]:
         """Run the install, yielding events; the last is InstallFinished (unless cancelled).
 
@@ -659,38 +188,15 @@ class Installation:
                 if snap is not None:
                     last = snap
                     yield snap
-            code = pip.returncode
-            if self._cancelled.is_set():
-                pass  # status stays "cancelled"
-            elif pip.timed_out:
-                status = "failed"
-                message = _("pip did not finish within {timeout:g} s").format(
-                    timeout=self.timeout)
-            elif code == 0:
-                status = "installed"
-                message = _("installed {requirement} into {python}").format(
-                    requirement=requirement, python=target.python)
-            else:
-                status, message = "failed", _("pip exited with status {code}").format(code=code)
+            status, message = self._ended(pip, requirement)
         except InstallFailed as exc:
             status, message = "failed", exc.message
         finally:
             # runs on cancellation too (CancelledError, aclose()): stop pip, then check
             if status != "installed":
                 pip.stop()
-            unchanged: bool | None = None
-            changes: tuple[str, ...] = ()
-            note = ""
-            if status != "installed":
-                if created:
-                    _remove_created_venv(target)
-                    unchanged = True
-                    note = _(" The venv {path} this run created was removed.").format(
-                        path=target.venv)
-                else:
-                    unchanged, changes = _compare_freeze(target.python, before, self.env,
-                                                         self._freeze)
-                    note = _freeze_note(unchanged, changes)
+            unchanged, changes, note = (None, (), "") if status == "installed" else \
+                self._undo(created, before)
             self.result = InstallResult(
                 status=status, python=str(target.python), wheel=str(self.wheel),
                 requirement=requirement, venv=str(target.venv) if target.venv else None,

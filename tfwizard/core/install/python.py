@@ -1,5 +1,5 @@
-"""Which interpreter Install will use, and whether the wheel's Python matches it (issue 19,
-item 5): said on the Source page before a multi-hour build, not by pip after it.
+"""Which interpreter Install will use, and whether the wheel's Python matches it: said
+on the Source page before a multi-hour build, not by pip after it.
 
 Install puts the wheel into `install.venv` when that venv exists; otherwise it creates the
 venv with `install.python`, else with tfwizard's own base interpreter (core/install/job.py).

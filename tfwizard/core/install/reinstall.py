@@ -1,4 +1,4 @@
-"""Whether a rebuilt wheel can be reinstalled alone (issue 17's loop): every requirement
+"""Whether a rebuilt wheel can be reinstalled alone (the edit-rebuild loop): every requirement
 the wheel declares, with the recipe's extras, is already met in the target interpreter.
 
     if deps_present(wheel, python, extras=("and-cuda",)):

@@ -18,7 +18,7 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
@@ -27,8 +27,18 @@ from .. import cc as ccmod
 from ..i18n import _
 from .wheelfacts import BUILD_INFO, WheelFacts
 
-if TYPE_CHECKING:
-    from ..building.plan.plan import BuildPlan
+
+class PlannedWheel(Protocol):
+    """What a wheel is held against, as a build plan (building.plan.plan.BuildPlan) says it;
+    a protocol so that install does not depend on building."""
+
+    release: str
+    backend: str
+    python: str
+    source_kind: str
+    configure_env: dict[str, str]
+    wheel_name: str
+
 
 Verdict = Literal["match", "mismatch", "not recorded"]
 #: the record's file with the comparison (and the expectation `verify` holds TF against)
@@ -142,13 +152,13 @@ def recorded_expectation(record: Path) -> Expected | None:
         return None
 
 
-def version_from_source(plan: BuildPlan) -> bool:
+def version_from_source(plan: PlannedWheel) -> bool:
     """Whether the wheel's version is the one its source says (a ref, a checkout, master),
     not the release asked for."""
     return not (plan.source_kind == "release" and _is_version(plan.release))
 
 
-def expected_of(plan: BuildPlan, *, source_version: str | None = None,
+def expected_of(plan: PlannedWheel, *, source_version: str | None = None,
                 glibc_floor: str = "") -> Expected:
     """What `plan`'s wheel must say: the release asked for (a ref or a checkout: the
     version its source says, `source_version`), the wheel name and Python, the release's

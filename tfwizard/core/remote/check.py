@@ -1,8 +1,8 @@
-"""The preflight that asks the remote execution service (issue 21).
+"""The preflight that asks the remote execution service.
 
 With `remote.executor` set, `check --preflight`, the first seconds of `build` and the
 wizard's Test connection call REAPI GetCapabilities with the recipe's instance name and
-headers (core/remote/reapi.py): the instance is valid, execution is enabled, SHA-256 is
+headers (core/remote/): the instance is valid, execution is enabled, SHA-256 is
 accepted, and the service's limits. Then, unless `remote.probe = false`, one no-op action
 is submitted with the build's platform properties and cancelled at once, so a property
 the scheduler does not know is refused now, not at the first compile. Each failure is a

@@ -36,9 +36,6 @@ _FILES = (("remote.tls_certificate", "--tls_certificate", "ca.pem"),
           ("remote.tls_client_certificate", "--tls_client_certificate", "client.pem"),
           ("remote.tls_client_key", "--tls_client_key", "client.key"))
 
-#: the recipe keys, for the preflight's path checks and the recipe's host path keys
-TLS_KEYS = tuple(key for key, _flag, _name in _FILES)
-
 
 def _uses_remote(recipe: Recipe) -> bool:
     remote = recipe.remote

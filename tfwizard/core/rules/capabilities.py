@@ -5,11 +5,12 @@ from __future__ import annotations
 from packaging.version import Version
 
 from .. import cc as ccmod
+from ..compat import as_version
 from ..findings import Fix
 from ..i18n import _, translate
 from ..knowledge import ArchInfo
 from ..toolchain import CxxToolchain, llvm_for
-from .context import Ctx, as_version, cc_targets, toolchain
+from .context import Ctx, cc_targets, toolchain
 
 
 def add_cc_fix(ctx: Ctx, cc: str) -> Fix | None:

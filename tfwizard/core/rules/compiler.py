@@ -3,11 +3,12 @@ can build."""
 
 from __future__ import annotations
 
+from ..compat import as_version
 from ..findings import Fix
 from ..i18n import _
 from ..knowledge import ClangInfo, Release
 from ..toolchain import CxxToolchain, has_hermetic_cc, llvm_choices, llvm_default, nearest_llvm
-from .context import Ctx, as_version, clang_major, toolchain
+from .context import Ctx, clang_major, toolchain
 
 
 def rule_compiler(ctx: Ctx) -> None:

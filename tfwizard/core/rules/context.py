@@ -1,14 +1,11 @@
-"""The rules' shared pieces: Finding and Fix, the evaluation context every rule
-writes to, and the version and target helpers more than one rule family uses.
+"""The rules' shared pieces: the evaluation context every rule writes to, and the target
+helpers more than one rule family uses (version helpers: compat.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
-
-from packaging.version import InvalidVersion, Version
 
 from .. import cc as ccmod
 from ..findings import Finding, Fix
@@ -18,30 +15,6 @@ from ..recipe import Recipe
 from ..tfsource.overlay import SourceView
 from ..toolchain import CxxToolchain, cxx_toolchain
 from ..vocab import Severity
-
-
-@lru_cache(maxsize=4096)
-def as_version(text: str) -> Version | None:
-    """The text as a Version, or None when it is not one (cached: rules ask often)."""
-    try:
-        return Version(text)
-    except InvalidVersion:
-        return None
-
-
-def major_minor(text: str) -> tuple[int, int] | None:
-    """(major, minor) of a version text, or None."""
-    v = as_version(text)
-    return (v.major, v.minor) if v is not None else None
-
-
-def version_number(text: str) -> float:
-    """A version as one comparable number (12.4.1 -> 120401.0; not a version: 0)."""
-    v = as_version(text)
-    if v is None:
-        return 0.0
-    parts = (list(v.release) + [0, 0, 0])[:3]
-    return parts[0] * 10000 + parts[1] * 100 + parts[2]
 
 
 @dataclass

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from packaging.version import Version
 
+from ..compat import as_version, major_minor, version_number
 from ..defaults import driver_cuda, release_cuda_lists
 from ..findings import Fix
 from ..i18n import _
 from ..knowledge import RedistList, Release
 from ..recipe import AND_CUDA, extras_for_backend
 from ..vocab import Severity
-from .context import Ctx, as_version, major_minor, version_number
+from .context import Ctx
 
 
 def _closest(wanted: str, options: tuple[str, ...] | list[str]) -> str | None:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from packaging.version import Version
 
+from ..compat import as_version
 from ..findings import Fix
 from ..i18n import _, translate
-from .context import Ctx, as_version
+from .context import Ctx
 
 
 def rule_platform(ctx: Ctx) -> None:

@@ -6,10 +6,11 @@ import re
 
 from packaging.version import Version
 
+from ..compat import as_version
 from ..findings import Fix
 from ..i18n import _
 from ..knowledge import recipe_python
-from .context import Ctx, as_version
+from .context import Ctx
 
 
 def rule_release(ctx: Ctx) -> None:

@@ -1,6 +1,6 @@
 """Rules on a local TensorFlow checkout (tensorflow.source_dir): it must exist, hold
 files, and be a TensorFlow checkout. They read this machine's file system, as the build
-will mount that folder (issue 19: a missing or empty folder passed `check` and the GUI)."""
+will mount that folder (a missing or empty folder passed `check` and the GUI)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Follow files that grow inside a container (a detached run's output and BEP files) by
-reading only what was added since the last look (issue 23's test job polls every 0.25 s).
+reading only what was added since the last look (the test job polls every 0.25 s).
 
     tail = FileTail(container_runner(box), [out_path, bep_path])
     new = tail.poll()          # per file: the bytes added since the last poll

@@ -1,5 +1,5 @@
 """`bazel test` as a long job (core/jobs.py): live log and test progress, cancel, a record,
-and attach after the front end died (issue 23).
+and attach after the front end died.
 
     job = TestJob(box, targets, gpu=False, record_dir=folder)   # box: a started WarmContainer
     async for event in job.events(): ...   # LogLines, TestProgress, ..., TestFinished last
@@ -351,8 +351,8 @@ class RecipeTestJob:
 
     def _open(self, client: Any) -> tuple[WarmContainer, bool]:
         from ..building.plan.plan import make_plan
-        from ..building.warm.container import workspace_for
         from ..building.warm.secrets import secret_values
+        from ..building.warm.workspace import workspace_for
         from .run import has_gpu
 
         base = Path(self.recipe_id).parent if self.recipe.path else None

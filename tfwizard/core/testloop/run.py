@@ -1,4 +1,4 @@
-"""`tfwizard test` (issue 23): what a `bazel test` run in the recipe's warm container
+"""`tfwizard test`: what a `bazel test` run in the recipe's warm container
 (warm.py) is made of -- the build's flags, configure answers and caches with TensorFlow's
 own tag filters (test_argv, tag_filters), and what it left (parse_test_events, keep_record).
 The run itself is testjob.TestJob.

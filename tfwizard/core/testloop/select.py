@@ -1,4 +1,4 @@
-"""Tests picked from the change (issue 23): `tfwizard test RECIPE` without targets.
+"""Tests picked from the change: `tfwizard test RECIPE` without targets.
 
     sel = select_tests(box, base="HEAD", filters=tag_filters(), limit=50)
     sel.chosen            # the labels to `bazel test`, after tag filters, --filter, the cap

@@ -1,4 +1,4 @@
-"""The pull-request summary of a `tfwizard test` run (issue 23): Markdown to paste into a PR
+"""The pull-request summary of a `tfwizard test` run: Markdown to paste into a PR
 description — what changed (git's diffstat), the release and ref, the recipe, every test run
 with its result (a table), and the commands that reproduce the run.
 

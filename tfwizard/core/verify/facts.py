@@ -59,14 +59,14 @@ def fact_checks(data: Mapping[str, Any], *, host: HostProfile | None, kb: Knowle
                     detail))
     pair = cuda_and_driver(data, host)
     if pair is not None and host is not None:
-        (bmaj, bmin), (dmaj, dmin) = pair
+        built, driver_cuda, support = pair
         detail = _("driver {driver} supports CUDA {supported}").format(
-            driver=host.nvidia.driver_version or "?", supported=f"{dmaj}.{dmin}")
-        if bmaj == dmaj and bmin > dmin:  # runs by CUDA's minor-version compatibility
+            driver=host.nvidia.driver_version or "?", supported=driver_cuda)
+        if support == "minor":
             detail += _("; a newer minor runs by minor-version compatibility (see the "
                         "diagnosis for what it leaves out)")
         out.append(("fact:driver",
-                    _("driver runs the wheel's CUDA {cuda}").format(cuda=f"{bmaj}.{bmin}"),
-                    bmaj <= dmaj, detail))
+                    _("driver runs the wheel's CUDA {cuda}").format(cuda=built),
+                    support != "major", detail))
     house = installed_check(dict(data))  # a wheelhouse build: which one, and its facts
     return out + ([house] if house else [])

@@ -4,11 +4,11 @@ default and which ones the target's driver runs natively."""
 
 from __future__ import annotations
 
+from ..compat import cuda_support
 from ..host import HostProfile
 from ..i18n import _
 from ..knowledge import KnowledgeBase, Release
 from ..recipe import Recipe
-from ..rules.context import major_minor
 from ..toolchain import llvm_choices, llvm_default, uses_hermetic
 
 
@@ -51,20 +51,18 @@ def cuda_notes(rel: Release | None, target: HostProfile | None, cudas: list[str]
     newer minor than the driver's CUDA)."""
     default = (rel.hermetic_cuda_default or rel.tested_cuda) if rel is not None else ""
     driver = target.nvidia.cuda_driver_version if target is not None else None
-    driver_mm = major_minor(driver or "")
     notes: dict[str, str] = {}
     for cuda in cudas:
         parts = []
         if cuda and cuda == default:
             parts.append(_("TensorFlow's default"))
-        mm = major_minor(cuda)
-        if driver_mm is not None and mm is not None:
-            if mm <= driver_mm:
-                parts.append(_("the driver runs it natively (up to CUDA {driver})")
-                             .format(driver=driver))
-            elif mm[0] == driver_mm[0]:
-                parts.append(_("newer than the driver's CUDA {driver}: minor-version "
-                               "compatibility only").format(driver=driver))
+        support = cuda_support(driver, cuda)
+        if support == "native":
+            parts.append(_("the driver runs it natively (up to CUDA {driver})")
+                         .format(driver=driver))
+        elif support == "minor":
+            parts.append(_("newer than the driver's CUDA {driver}: minor-version "
+                           "compatibility only").format(driver=driver))
         if parts:
             notes[cuda] = _joined(parts)
     return notes

@@ -1,6 +1,6 @@
 """Is this machine ready to build? One pass, warn or fail row per host-level need.
 
-The Welcome page shows these rows as its checklist (issue 19): Docker and its rights, the
+The Welcome page shows these rows as its checklist: Docker and its rights, the
 NVIDIA container runtime, CPUs and RAM (what they mean for jobs and build time), free disk
 against what the build needs, the CUDA the driver supports, and the target machine. The
 figures come from the host profile and the knowledge base (platforms.toml [memory],
@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..advise import estimate_build
+from ..compat import cuda_support
 from ..host import HostProfile
 from ..i18n import _
 from ..knowledge import KnowledgeBase
@@ -133,16 +134,7 @@ def _driver(host: HostProfile, recipe: Recipe) -> Check:
 def _cuda_status(driver: str, wanted: str) -> str:
     """PASS when the driver covers the CUDA version, WARN for a newer minor (minor-version
     compatibility), FAIL for a newer major."""
-    def mm(text: str) -> tuple[int, int] | None:
-        parts = text.split(".")
-        try:
-            return int(parts[0]), int(parts[1]) if len(parts) > 1 else 0
-        except ValueError:
-            return None
-    have, want = mm(driver), mm(wanted)
-    if have is None or want is None or want <= have:
-        return PASS
-    return FAIL if want[0] > have[0] else WARN
+    return {"minor": WARN, "major": FAIL}.get(cuda_support(driver, wanted) or "native", PASS)
 
 
 def _target(target: HostProfile | None, path: str) -> Check:

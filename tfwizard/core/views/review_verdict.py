@@ -1,5 +1,5 @@
 """The one-line verdict at the top of Review: can the build start, and is a build needed
-at all (the official wheel may already serve the machine: core/advise.py).
+at all (the official wheel may already serve the machine: core/advise/).
 
 Whether it can start is what the findings say: the rules' and the preflight's
 (core/session.py, as `tfwizard build` runs them); errors block the build, as on every

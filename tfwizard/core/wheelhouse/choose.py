@@ -34,6 +34,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from .. import cc as ccmod
+from .. import compat
 from ..host import HostProfile
 from ..i18n import _
 from ..install.wheelcheck import tag_glibc
@@ -305,31 +306,32 @@ def _cuda_checks(prov: Provenance, m: Machine, kb: KnowledgeBase, good: list[str
 
 def _driver_check(prov: Provenance, m: Machine, kb: KnowledgeBase, ptx_only: bool,
                   good: list[str], bad: list[str], caveats: list[str]) -> None:
-    need, have = _mm(prov.cuda), _mm(m.cuda_driver)
+    """The driver against the wheel's CUDA, by the one policy (core/compat.py)."""
+    need = compat.major_minor(prov.cuda)
     if need is None:
         caveats.append(_("the wheel does not say its CUDA version"))
         return
-    if have is None:
+    cuda = f"{need[0]}.{need[1]}"
+    support = compat.cuda_support(m.cuda_driver, cuda)
+    if support is None:
         caveats.append(_("the driver of {where} is not known: it must support CUDA "
                          "{cuda}").format(where=m.where, cuda=prov.cuda))
         return
-    cuda = f"{need[0]}.{need[1]}"
-    floor = kb.driver_floor(need[0])
-    if have[0] < need[0]:
+    if support == "major":
         bad.append(_("driver {driver} supports CUDA up to {have}; the wheel's CUDA {cuda} "
                      "needs a driver for CUDA {major} ({floor} or newer)").format(
             driver=m.driver or "?", have=m.cuda_driver, cuda=cuda, major=need[0],
-            floor=floor.linux if floor else "?"))
+            floor=compat.driver_floor(kb, cuda) or "?"))
         return
-    toolkit_driver = kb.driver_for_toolkit(prov.cuda or cuda) or ""
-    driver, shipped = _v(m.driver), _v(toolkit_driver)
-    if have < need and ptx_only and not m.wsl2 and driver is not None and \
+    toolkit_driver = compat.driver_for_toolkit(kb, prov.cuda or cuda) or ""
+    driver, shipped = compat.as_version(m.driver), compat.as_version(toolkit_driver)
+    if support == "minor" and ptx_only and not m.wsl2 and driver is not None and \
             shipped is not None and driver < shipped:
         bad.append(_("a GPU runs it only as PTX, and PTX from CUDA {cuda} compiles only on "
                      "driver {need} or newer; {where} has {driver}").format(
             cuda=cuda, need=toolkit_driver, where=m.where, driver=m.driver))
         return
-    if have < need:
+    if support == "minor":
         caveats.append(_("driver {driver} supports CUDA {have}, older than the wheel's "
                          "{cuda}: it runs by CUDA's minor-version compatibility").format(
             driver=m.driver or "?", have=m.cuda_driver, cuda=cuda))

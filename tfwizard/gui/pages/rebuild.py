@@ -1,4 +1,4 @@
-"""The Build page's edit -> rebuild -> reinstall -> verify loop (issue 17): "Rebuild" in the
+"""The Build page's edit -> rebuild -> reinstall -> verify loop: "Rebuild" in the
 recipe's warm workspace (the WarmRunner, as `tfwizard build` without --fresh), "Rebuild on
 save" (a SourceWatcher over tensorflow.source_dir), and "Reinstall and verify", which walks
 the Install page (only the TensorFlow wheel when the venv has its dependencies) and the

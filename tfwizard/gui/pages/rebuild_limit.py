@@ -1,5 +1,5 @@
 """Rebuild on save's warning when the source tree has more paths than the watcher takes
-(issue 17: a whole TensorFlow checkout): the status line says how many were left out, its
+(a whole TensorFlow checkout): the status line says how many were left out, its
 tooltip what that means and how to narrow the watch."""
 
 from __future__ import annotations

@@ -91,7 +91,7 @@ class WelcomePage(RecipePage):
         """Show the hosts as they are now."""
         self._render()
 
-    # -- the readiness checklist (issue 19) --------------------------------------------
+    # -- the readiness checklist ----------------------------------------------------------
     def _add_readiness(self) -> None:
         self.readiness = ReadinessList(self.content)
         self.body.addWidget(self.readiness)

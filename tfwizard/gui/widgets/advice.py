@@ -1,4 +1,4 @@
-"""The advice box: does the official wheel serve the machine (core/advise.py), with one
+"""The advice box: does the official wheel serve the machine (core/advise/), with one
 button to install it and verify, and one for a wheel the person already has; with a
 wheelhouse named, first whether a wheel there serves it (core/wheelhouse/advice.py)."""
 

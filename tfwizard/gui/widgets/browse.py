@@ -1,4 +1,4 @@
-"""Browse… beside a path field: a file dialog that fills the field (issue 19, item 6).
+"""Browse… beside a path field: a file dialog that fills the field.
 
 The dialog is opened window-modal with open(), never exec(): a nested event loop would
 stall the asyncio tasks qasync runs (see gui/dialogs.py). The button is named

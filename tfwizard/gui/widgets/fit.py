@@ -1,4 +1,4 @@
-"""A column of word-wrapped rows that a scroll area never squeezes (issue 19).
+"""A column of word-wrapped rows that a scroll area never squeezes.
 
 Why rows got cut off: a QScrollArea with widgetResizable(True) gives its widget the
 viewport's height, bounded below by the widget's minimum size; a layout's minimum (and a

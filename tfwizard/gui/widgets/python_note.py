@@ -1,4 +1,4 @@
-"""The Source page's line on the install interpreter (issue 19, item 5): which Python
+"""The Source page's line on the install interpreter: which Python
 Install will use, and a warning with a one-click fix when the wheel's Python differs.
 
 What is compared is decided by the core (`core/install/python.py`); this only shows it.

@@ -1,4 +1,4 @@
-""""Start build" after a success (issue 19, item 8; UX review, Build page): one click must
+""""Start build" after a success: one click must
 not start another multi-hour build of the same recipe without asking.
 
 It asks only then: a first build, a build after a failure or a cancel, "Apply fix and

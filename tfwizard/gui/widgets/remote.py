@@ -1,4 +1,4 @@
-"""The Build options page's Remote execution section (issue 21, item 5).
+"""The Build options page's Remote execution section.
 
 Endpoint, instance name, TLS (the endpoint's scheme: grpcs:// or grpc://), headers and the
 platform properties of every action, written to `[remote]`; and "Test connection", which

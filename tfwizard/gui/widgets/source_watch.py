@@ -1,4 +1,4 @@
-"""A watcher over a source folder for "Rebuild on save" (issue 17): one `saved` signal a
+"""A watcher over a source folder for "Rebuild on save": one `saved` signal a
 short while after the last change to a source file, none for what builds and editors
 write on their own (Bazel's bazel-* symlinks, configure's .tf_configure.bazelrc, .git,
 editor swap and backup files).

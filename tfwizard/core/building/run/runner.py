@@ -167,8 +167,7 @@ class BuildRunner(FollowsSource, WheelGate):
                     mismatch=self.wheel_mismatch())
             except TfWizardError as exc:
                 found = outcome.from_error(exc, cancelled=self.cancelled)
-            # into the record's log only: the front ends say it from Finished (said live
-            # too, a failure read twice on the terminal and in the window)
+            # into the record only: the front ends say it from Finished (not twice)
             record.append(TFWIZARD, build_outcome(found.status, found.message).split("\n"))
             diagnoses: list[DiagnosisEvent | UnrecognisedEvent] = []
             if found.status != "cancelled":

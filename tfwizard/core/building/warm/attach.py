@@ -1,4 +1,4 @@
-"""`tfwizard build --attach` for a warm build (issue 17): a build whose front end stopped
+"""`tfwizard build --attach` for a warm build: a build whose front end stopped
 (killed, crashed) while its `bazel build` ran in the recipe's warm container.
 
 A warm build runs in an exec of a long-lived container, which has no labels of its own.

@@ -1,5 +1,5 @@
-"""This build's BEP and wheel out of the warm container in the build's own exec (issue 17:
-every docker round trip is fixed cost on a rebuild that Bazel does in a fraction of a
+"""This build's BEP and wheel out of the warm container in the build's own exec (every
+docker round trip is fixed cost on a rebuild that Bazel does in a fraction of a
 second).
 
     argv = report_argv(mark, build_script_args)   # the build exec's command

@@ -24,6 +24,7 @@ import hashlib
 import json
 
 from ...i18n import _
+from ...resources import shell_script
 from ..plan.plan import RECORD, BuildPlan, Step
 
 #: the state volume's files: the inputs' hash and the copy of what configure wrote
@@ -36,36 +37,18 @@ CONFIGURE_OUTPUT = ".tf_configure.bazelrc"
 #: it is a marker in the log, as Bazel's own lines are)
 SKIP_LINE = "tfwizard: configure inputs unchanged; ./configure not run again"
 
-#: a shell function: `ours HASH_FILE WANT OUTPUT KEPT NOTE` succeeds when OUTPUT is this
-#: workspace's own configure output (its inputs' hash kept, the file equal to the kept
-#: copy); prints NOTE when the inputs are the same but the file is not (another build's
-#: answers). `cmp` missing counts as "not ours": configure runs again, nothing is wrong.
-OURS = r"""
-ours() {
-  have=
-  [ -f "$1" ] && read -r have < "$1"
-  [ -n "$have" ] && [ "$have" = "$2" ] || return 1
-  [ -e "$3" ] && cmp -s "$3" "$4" 2>/dev/null && return 0
-  [ -e "$4" ] && echo "$5"
-  return 1
-}
-"""
-
-#: configure when needed, in an exec of its own: $1 the hash file, $2 the new hash, $3
-#: configure's output, $4 the kept copy, $5 the note, then the configure command; prints
-#: SKIP_LINE and exits 0 when the output is this workspace's own
-CONFIGURE_IF_CHANGED = OURS + r"""
-hash_file=$1; want=$2; output=$3; kept=$4
-if ours "$@"; then echo "__SKIP__"; exit 0; fi
-shift 5
-rm -f "$hash_file"
-"$@" || exit $?
-cp "$output" "$kept" && echo "$want" > "$hash_file"
-""".replace("__SKIP__", SKIP_LINE)
-
 #: the first word of BUILD_SCRIPT's configure command when it goes behind the check (then
 #: the check's five arguments follow, then the command)
 IF_CHANGED = "--tfwizard-if-changed"
+
+#: a shell function: `ours HASH_FILE WANT OUTPUT KEPT NOTE` succeeds when OUTPUT is this
+#: workspace's own configure output (resources/scripts/warm-ours.sh)
+OURS = shell_script("warm-ours.sh")
+
+#: configure when needed, in an exec of its own: $1 the hash file, $2 the new hash, $3
+#: configure's output, $4 the kept copy, $5 the note, then the configure command; prints
+#: SKIP_LINE and exits 0 when the output is this workspace's own (warm-configure.sh)
+CONFIGURE_IF_CHANGED = shell_script("warm-ours.sh", "warm-configure.sh", SKIP=SKIP_LINE)
 
 
 def configure_digest(plan: BuildPlan, step: Step) -> str:

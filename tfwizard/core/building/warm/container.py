@@ -1,4 +1,4 @@
-"""Warm builds (issue 17): a persistent workspace per recipe and a build container that
+"""Warm builds: a persistent workspace per recipe and a build container that
 stays up between builds, so Bazel's server, output base and analysis cache stay warm.
 
     ws = workspace_for(plan, recipe_id="/path/r.toml")   # identity: recipe, release, ref, backend
@@ -8,13 +8,11 @@ stays up between builds, so Bazel's server, output base and analysis cache stay 
     result = warm.build(on_output)                       # `bazel build` through the exec API
     warm.copy_wheel(result, out_dir)                     # the BEP's named output, or None
 
-The pieces, each tested against a real engine (tests/docker/test_warm.py):
+The pieces, each tested against a real engine (tests/docker/test_warm.py); the shell
+they run is resources/scripts/warm-*.sh:
 
-- Workspace volumes, keyed by (recipe, release, ref or source folder, backend): the source
-  (a clone; a recipe with tensorflow.source_dir bind-mounts its folder instead), Bazel's
-  output root, and a state volume at /record (the BEP files, the configure hash, the idle
-  deadline). All labelled io.tfwizard and io.tfwizard.workspace=<key>; `tfwizard clean`
-  lists them (core/leftovers.py) and removes them with `--workspaces`.
+- The workspace (workspace.py): volumes keyed by (recipe, release, ref or source folder,
+  backend), labelled so that `tfwizard clean` finds them.
 - The warm container runs IDLE_LOOP as its command: it exits (and so stops the Bazel
   server) once the deadline file in the state volume has passed and no exec of ours is
   busy. Every exec moves the deadline on when it starts and when it ends: no daemon of
@@ -53,29 +51,35 @@ from typing import Any
 from ...docker import client as dockerutil
 from ...errors import TfWizardError, UsageError
 from ...i18n import _
-from ...paths import LABEL, own_filter, own_labels, owner
+from ...paths import LABEL
+from ...resources import shell_script
 from ..plan.plan import OUTPUT_USER_ROOT, RECORD, SRC, BuildPlan, Step
 from ..run.containers import secret_references
 from .bep import MASK_VAR, BuildReport, bep_wheels, new_mark, report_script
 from .configure import (
     CONFIGURE_IF_CHANGED,
     IF_CHANGED,
-    OURS,
     SKIP_LINE,
     configure_check,
     configure_digest,
 )
 from .secrets import RC_VAR, WarmSecrets
+from .workspace import (
+    SPEC_LABEL,
+    WORKSPACE_LABEL,
+    Workspace,
+    ensure_volumes,
+    workspace_for,
+    workspace_mounts,
+)
 
-# moved to warmbep.py and warmconfigure.py; tests, benchmarks and testrun find them here
-__all__ = ["IF_CHANGED", "SKIP_LINE", "bep_wheels", "configure_digest"]
+# from bep.py, configure.py and workspace.py: the warm build's names, found here by the
+# callers that drive a warm container
+__all__ = ["IF_CHANGED", "SKIP_LINE", "WORKSPACE_LABEL", "Workspace", "bep_wheels",
+           "configure_digest", "workspace_for"]
 
 #: the idle timeout of a warm container when neither recipe nor command line says otherwise
 DEFAULT_IDLE_S = 30 * 60
-#: labels: the workspace a volume or container belongs to; the container's spec digest
-WORKSPACE_LABEL = f"{LABEL}.workspace"
-SPEC_LABEL = f"{LABEL}.warm-spec"
-PURPOSE_LABEL = f"{LABEL}.volume"
 #: the state volume's files (mounted at RECORD, where the plan's BEP flag already points)
 DEADLINE = "deadline"
 BEP_FLAG = "--build_event_json_file="
@@ -85,111 +89,23 @@ CANCEL_GRACE_S = 5.0
 IDLE_POLL_S = 2
 
 #: the warm container's command: $1 the state folder, $2 the idle timeout in seconds, $3
-#: Bazel's output root. It exits when the deadline (the deadline file's mtime + the idle
-#: timeout) has passed and no busy.* file names a live process; it removes the busy files
-#: of ended execs. The user bazelrc it writes gives a plain `bazel` (`tfwizard shell`) the
-#: builds' output root, hence their server.
-IDLE_LOOP = r"""
-state=$1; idle=$2
-mkdir -p "$HOME" && echo "startup --output_user_root=$3" > "$HOME/.bazelrc"
-: > "$state/deadline"
-while :; do
-  busy=
-  for f in "$state"/busy.*; do
-    [ -e "$f" ] || continue
-    if kill -0 "$(cat "$f" 2>/dev/null)" 2>/dev/null; then busy=1; else rm -f "$f"; fi
-  done
-  deadline=$(( $(stat -c %Y "$state/deadline" 2>/dev/null || echo 0) + idle ))
-  if [ -z "$busy" ] && [ "$(date +%s)" -ge "$deadline" ]; then exit 0; fi
-  sleep __POLL__
-done
-""".replace("__POLL__", str(IDLE_POLL_S))
+#: Bazel's output root, $4 the poll interval; it exits once the deadline has passed and no
+#: exec of ours is busy (resources/scripts/warm-idle-loop.sh)
+IDLE_LOOP = shell_script("warm-idle-loop.sh")
 
-#: every exec: $1 state folder, $2 idle seconds, $3 token, then the command. Records its pid
-#: (the exec's process group) in busy.TOKEN (IDLE_LOOP removes it once that process is
-#: gone), moves the deadline on before and after (a truncation: no process started). SIGINT
-#: is trapped (not ignored: children get the default back) so the wrapper outlives the
-#: command and reports its exit.
-EXEC_WRAPPER = r"""
-state=$1; idle=$2; token=$3; shift 3
-echo $$ > "$state/busy.$token"
-: > "$state/deadline"
-trap : INT TERM
-"$@"
-rc=$?
-: > "$state/deadline"
-exit $rc
-"""
+#: every exec: $1 state folder, $2 idle seconds, $3 token, then the command; marks the exec
+#: busy and moves the deadline on (warm-exec.sh)
+EXEC_WRAPPER = shell_script("warm-exec.sh")
 
 #: cancel: $1 the signal, $2 the busy file; signals the recorded process group
-SIGNAL_GROUP = 'pid=$(cat "$2" 2>/dev/null) && [ -n "$pid" ] && kill -s "$1" -- "-$pid"'
+#: (warm-signal.sh)
+SIGNAL_GROUP = shell_script("warm-signal.sh")
 
-#: one build in one exec (issue 17: every exec costs a round trip): $1 this build's BEP
-#: file, $2 how many of the next arguments are the configure command (0: none), then that
-#: command, then the build command. Removes the BEP files (and wheel lists, warmbep.py) of
-#: earlier builds whose exec is not busy, in one `rm`, runs the configure command (skipped
-#: behind IF_CHANGED when the source's configure output is this workspace's own:
-#: warmconfigure.py), and on its success the build.
-BUILD_SCRIPT = OURS + r"""
-bep=$1; n=$2; shift 2
-state=${bep%/*} old=
-for f in "$state"/bep-*; do
-  [ -e "$f" ] || continue
-  t=${f##*/bep-}; t=${t%.*}
-  [ -e "$state/busy.$t" ] || old="$old$f
-"
-done
-[ -z "$old" ] || { IFS='
-'; set -f; rm -f -- $old; set +f; unset IFS; }
-if [ "$n" -gt 5 ] && [ "$1" = __IF__ ] && ours "$2" "$3" "$4" "$5" "$6"; then
-  echo "__SKIP__"; shift "$n"; n=0
-fi
-if [ "$n" -gt 0 ]; then
-  ( i=0; for a do if [ "$i" -lt "$n" ]; then set -- "$@" "$a"; fi; shift; i=$((i+1)); done
-    [ "$1" = __IF__ ] || exec "$@"
-    hash_file=$2; want=$3; output=$4; kept=$5; shift 6
-    rm -f "$hash_file"
-    "$@" || exit $?
-    cp "$output" "$kept" && echo "$want" > "$hash_file" ) || exit $?
-fi
-shift "$n"
-exec "$@"
-""".replace("__IF__", IF_CHANGED).replace("__SKIP__", SKIP_LINE)
-
-
-@dataclass(frozen=True)
-class Workspace:
-    """A recipe's persistent workspace: its key and what it is keyed by."""
-
-    key: str
-    recipe: str
-    release: str
-    ref: str
-    backend: str
-
-    @property
-    def container_name(self) -> str:
-        """The name of this workspace's warm container."""
-        return f"tfwizard-ws-{self.key}"
-
-    def volume(self, purpose: str) -> str:
-        """The name of this workspace's volume for `purpose` (src, out, state)."""
-        return f"tfwizard-ws-{self.key}-{purpose}"
-
-    def labels(self, **extra: str) -> dict[str, str]:
-        """The labels of this workspace's container and volumes (`clean` finds them)."""
-        return own_labels(**{WORKSPACE_LABEL: self.key, f"{LABEL}.recipe": self.recipe,
-                             f"{LABEL}.release": self.release, **extra})
-
-
-def workspace_for(plan: BuildPlan, recipe_id: str) -> Workspace:
-    """The workspace of a plan: keyed by the recipe (its path, else its name), the release,
-    the ref (the source folder for a recipe with source_dir) and the backend."""
-    ref = plan.source_dir if plan.source_kind == "dir" else f"{plan.git_url}@{plan.git_ref}"
-    # the owner too: two users building one shared recipe file get a workspace each
-    ident = json.dumps([recipe_id, plan.release, ref or "", plan.backend, owner()])
-    key = hashlib.sha256(ident.encode("utf-8")).hexdigest()[:16]
-    return Workspace(key, plan.recipe_name, plan.release, ref or "", plan.backend)
+#: one build in one exec: $1 this build's BEP file, $2 how many of the next arguments are
+#: the configure command (0: none), then that command, then the build command; clears
+#: earlier builds' BEP files, configures when needed (warmconfigure.py), then builds
+#: (warm-build.sh)
+BUILD_SCRIPT = shell_script("warm-ours.sh", "warm-build.sh", IF=IF_CHANGED, SKIP=SKIP_LINE)
 
 
 @dataclass
@@ -245,16 +161,7 @@ class WarmContainer:
     # -- the container -----------------------------------------------------------------------
     def mounts(self) -> list[Any]:
         """The container's mounts: the workspace volumes, the caches, the record."""
-        import docker.types
-
-        ws, plan = self.workspace, self.plan
-        out = [docker.types.Mount(m.target, m.source, type=m.kind, read_only=m.read_only)
-               for m in plan.mounts]
-        if plan.source_kind != "dir":
-            out.append(docker.types.Mount(SRC, ws.volume("src"), type="volume"))
-        out.append(docker.types.Mount(OUTPUT_USER_ROOT, ws.volume("out"), type="volume"))
-        out.append(docker.types.Mount(RECORD, ws.volume("state"), type="volume"))
-        return out
+        return workspace_mounts(self.plan, self.workspace)
 
     def spec_digest(self) -> str:
         """What the container was made with; another value means a new container."""
@@ -262,7 +169,7 @@ class WarmContainer:
         data = json.dumps({"image": plan.image, "user": plan.user or "",
                            "env": plan.container_env, "network": plan.network_mode,
                            "mounts": [dict(m) for m in self.mounts()], "idle": self.idle_s,
-                           "loop": IDLE_LOOP},
+                           "loop": IDLE_LOOP, "poll": IDLE_POLL_S},
                           sort_keys=True)
         return hashlib.sha256(data.encode("utf-8")).hexdigest()[:16]
 
@@ -300,12 +207,12 @@ class WarmContainer:
                 return True
             with dockerutil.docker_errors(_("removing the stopped warm build container")):
                 current.remove(force=True)
-        self._ensure_volumes()
+        ensure_volumes(self.client, self.plan, self.workspace)
         plan = self.plan
         with dockerutil.docker_errors(_("starting the warm build container")):
             self.container = self.client.containers.run(
                 plan.image, ["sh", "-c", IDLE_LOOP, "sh", RECORD, str(self.idle_s),
-                             OUTPUT_USER_ROOT],
+                             OUTPUT_USER_ROOT, str(IDLE_POLL_S)],
                 name=self.workspace.container_name, detach=True,
                 labels=self.workspace.labels(**{SPEC_LABEL: digest,
                                                 f"{LABEL}.step": "warm"}),
@@ -314,47 +221,6 @@ class WarmContainer:
                 tty=False, privileged=False, cap_drop=["ALL"],
                 security_opt=["no-new-privileges"], init=True)
         return False
-
-    def _ensure_volumes(self) -> None:
-        import docker.errors
-        import docker.types
-
-        made: list[str] = []
-        for purpose in (["src"] if self.plan.source_kind != "dir" else []) + ["out", "state"]:
-            name = self.workspace.volume(purpose)
-            with dockerutil.docker_errors(_("creating volume {name}").format(name=name)):
-                try:
-                    self.client.volumes.get(name)
-                except docker.errors.NotFound:
-                    self.client.volumes.create(name=name, labels=self.workspace.labels(
-                        **{PURPOSE_LABEL: f"workspace-{purpose}"}))
-                    made.append(name)
-        for vol in self.plan.cache_volumes.values():
-            with contextlib.suppress(docker.errors.APIError):
-                self.client.volumes.get(vol)
-                continue
-            self.client.volumes.create(name=vol, labels=own_labels(**{PURPOSE_LABEL: "cache"}))
-            made.append(vol)
-        user = self.plan.user
-        if not made or not user or user.split(":")[0] == "0":
-            return
-        # a new volume belongs to root: hand its top folder to the build uid
-        targets = [m["Target"] for m in self.mounts() if m["Type"] == "volume"
-                   and m["Source"] in made]
-        with dockerutil.docker_errors(_("handing volumes to uid {user}").format(user=user)):
-            c = self.client.containers.run(
-                self.plan.image, ["chown", user, *targets], detach=True, user="0:0",
-                mounts=self.mounts(), network_mode="none", working_dir="/",
-                labels=self.workspace.labels(**{f"{LABEL}.step": "prepare"}),
-                cap_drop=["ALL"], cap_add=["CHOWN", "DAC_OVERRIDE", "FOWNER"],
-                security_opt=["no-new-privileges"])
-            try:
-                code = c.wait()["StatusCode"]
-            finally:
-                c.remove(force=True)
-        if code != 0:
-            raise TfWizardError(_("could not prepare the volumes (chown exited {code})").format(
-                code=code))
 
     # -- commands ----------------------------------------------------------------------------
     def exec(self, argv: Sequence[str], *, env: dict[str, str] | None = None,
@@ -625,20 +491,3 @@ class WarmContainer:
 def bep_flag(arg: str, path: str) -> str:
     """arg, with a --build_event_json_file= flag pointed at path."""
     return BEP_FLAG + path if arg.startswith(BEP_FLAG) else arg
-
-
-def remove_workspace(client: Any, workspace: Workspace) -> list[str]:
-    """Remove a workspace's container and volumes (`build --fresh`); the names removed."""
-    import docker.errors
-
-    gone: list[str] = []
-    flt = own_filter(f"{WORKSPACE_LABEL}={workspace.key}")
-    with dockerutil.docker_errors(_("removing the warm workspace")):
-        for c in client.containers.list(all=True, filters=flt):
-            c.remove(force=True)
-            gone.append(c.name)
-        for v in client.volumes.list(filters=flt):
-            with contextlib.suppress(docker.errors.NotFound):
-                v.remove(force=True)
-                gone.append(v.name)
-    return gone

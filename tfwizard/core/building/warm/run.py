@@ -1,4 +1,4 @@
-"""`tfwizard build` on the warm path (issue 17): the BuildRunner's record, events, progress,
+"""`tfwizard build` on the warm path: the BuildRunner's record, events, progress,
 diagnosis and result.json, with the steps run in the recipe's warm container (warm.py).
 
     runner = WarmRunner(plan, recipe_id=str(path), idle_s=1800, out_dir=out)
@@ -32,7 +32,8 @@ from ..run.sourcefollow import apply_facts, read_running_facts
 from ..run.steps import StepOutcome
 from . import wheelsums
 from .attach import build_tag
-from .container import DEFAULT_IDLE_S, ExecResult, WarmContainer, Workspace, workspace_for
+from .container import DEFAULT_IDLE_S, ExecResult, WarmContainer
+from .workspace import Workspace, workspace_for
 
 _DONE = object()
 

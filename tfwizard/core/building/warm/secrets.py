@@ -1,4 +1,4 @@
-"""${ENV} secrets on the warm path (issue 17): resolved per exec, never in the container.
+"""${ENV} secrets on the warm path: resolved per exec, never in the container.
 
 The warm container outlives the build, so what the cold path puts into a step container's
 files (containers.StepSecrets.files_for) cannot go there: the container is made once and

@@ -1,4 +1,4 @@
-"""The sha256 of wheels in output folders, kept with the file's stat (issue 17: a no-op warm
+"""The sha256 of wheels in output folders, kept with the file's stat (a no-op warm
 rebuild compares the wheel already in the output folder with this build's; hashing a
 TensorFlow wheel of several hundred MB again on every no-op costs about a second).
 

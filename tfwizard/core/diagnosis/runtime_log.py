@@ -1,0 +1,210 @@
+"""The runtime diagnosis from log lines: the `[[message]]` regexes matched against the
+probe's (or any program's) output, and what each match adds from the host."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .. import cc as ccmod
+from ..i18n import _
+from ..knowledge import KnowledgeBase, load_knowledge
+from ..vocab import Severity
+from .literals import line_pattern
+from .logscan import LineHit, LineMatcher, ScanResult
+from .runtime_facts import _is_gpu_build
+from .runtime_rules import (
+    _DIAG_DSO,
+    _DIAG_KERNEL,
+    _DIAG_PATTERNS,
+    _DLERROR,
+    _DLERROR_PATTERNS,
+    GPU_LIBRARIES,
+    _Ctx,
+    load_rules,
+)
+
+# -- log messages ------------------------------------------------------------------------------
+
+
+def log_lines(probe: Mapping[str, Any]) -> list[str]:
+    """Every captured log line of a probe result, in stage order."""
+    log = probe.get("log") or {}
+    if isinstance(log, list):
+        return [str(x) for x in log]
+    lines: list[str] = []
+    for stage_lines in log.values():
+        lines.extend(str(x) for x in stage_lines)
+    return lines
+
+
+_MATCHERS: dict[int, tuple[KnowledgeBase, LineMatcher]] = {}
+
+
+def log_matcher(kb: KnowledgeBase | None = None) -> LineMatcher:
+    """The line matcher of runtime.toml's regexes (and the dlerror lines), per knowledge base."""
+    kb = kb or load_knowledge()
+    cached = _MATCHERS.get(id(kb))
+    if cached is None or cached[0] is not kb:
+        patterns = [line_pattern(rule.id, regex) for rule in load_rules(kb).values()
+                    for regex in rule.regexes]
+        patterns += [line_pattern(_DLERROR, p) for p in _DLERROR_PATTERNS]
+        patterns += [line_pattern(key, p) for key, p in _DIAG_PATTERNS]
+        cached = (kb, LineMatcher(patterns))
+        _MATCHERS[id(kb)] = cached
+    return cached[1]
+
+
+def _match_messages(ctx: _Ctx, scan: ScanResult) -> None:
+    mismatch = _diagnostics_mismatch(scan)
+    for rule in ctx.rules.values():
+        hits = scan.hits.get(rule.id)
+        if rule.id == "dso-mismatch" and mismatch and not hits:
+            hits = mismatch  # the diagnostics' versions say it where the message did not
+        if not hits:
+            continue
+        values: dict[str, Any] = dict(hits[0].groups)
+        severity = None
+        fix: dict[str, Any] = {}
+        handler = _MESSAGE_EXTRAS.get(rule.id)
+        if handler is not None:
+            severity, extra, fix = handler(ctx, scan, values)
+            values.update(extra)
+        evidence: list[str] = []
+        for hit in hits:
+            if hit.text not in evidence:
+                evidence.append(hit.text)
+        ctx.add(rule.id, values, evidence=evidence[:5], severity=severity, recipe_fix=fix,
+                lines=[h.line for h in hits], from_log=rule.kind == "check")
+
+
+def _diagnostics_mismatch(scan: ScanResult) -> list[LineHit]:
+    """The diagnostics lines of a libcuda and a kernel module of different versions
+    (375.66.0 against 384.130.0), or [] when they agree or one is missing."""
+    dso, kernel = scan.hits.get(_DIAG_DSO), scan.hits.get(_DIAG_KERNEL)
+    if not dso or not kernel:
+        return []
+    if _driver_version(dso[0].groups["dso"]) == _driver_version(kernel[0].groups["kernel"]):
+        return []
+    return sorted([dso[0], kernel[0]], key=lambda h: h.line)
+
+
+def _driver_version(text: str) -> tuple[int, ...]:
+    """A driver version without its trailing zero parts (384.130.0 is 384.130)."""
+    parts = [int(p) for p in text.split(".")]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+MessageExtra = Callable[[_Ctx, ScanResult, dict[str, Any]],
+                        tuple[Severity | None, dict[str, Any], dict[str, Any]]]
+
+
+def _dlopen_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
+                  ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
+    named: list[str] = []
+    optional: list[str] = []  # TensorRT's, CUPTI's: named only when nothing else failed
+    for hit in scan.hits.get(_DLERROR, []):
+        lib = hit.groups.get("lib", "")
+        kept = optional if lib.startswith(_HARMLESS_DLERRORS) else named
+        if lib and lib not in kept:
+            kept.append(lib)
+    named = named or [lib for lib in optional if not lib.startswith(("libnvinfer", "nvinfer"))]
+    if not named:
+        loaded = {lib.get("name", "") for lib in ctx.probe.get("libraries") or []}
+        missing = [n for n in GPU_LIBRARIES if not any(x.startswith(n) for x in loaded)]
+        text = (_("{libs} (not loaded; TensorFlow named none)").format(libs=", ".join(missing))
+                if missing and ctx.probe
+                else _("one of {libs}").format(libs=", ".join(GPU_LIBRARIES)))
+    else:
+        text = ", ".join(named)
+    return None, {"libs": text}, {}
+
+
+#: dlerrors that do not stop the GPU: TensorRT (optional) and CUPTI (the profiler)
+_HARMLESS_DLERRORS = ("libnvinfer", "nvinfer", "libcupti", "cupti")
+
+
+def _host_gpus(ctx: _Ctx) -> bool | None:
+    """Whether the host has an NVIDIA GPU; None when no host profile is known."""
+    return None if ctx.host is None else bool(ctx.host.nvidia.gpus)
+
+
+def _cudart_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
+                  ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
+    if not ctx.probe:  # a program's output: only the host can tell
+        return _driver_side_extra(ctx, scan, values)
+    gpu_build = _is_gpu_build(ctx.probe)
+    host_gpu = bool(ctx.host and ctx.host.nvidia.gpus)
+    if not gpu_build and ctx.expect in (None, "cpu") and not host_gpu:
+        return "info", {}, {}  # every CPU-only machine prints it
+    if not gpu_build and ctx.expect in (None, "cpu"):
+        return "warning", {}, {}
+    return None, {}, {}
+
+
+def _driver_side_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
+                       ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
+    """No CUDA or no driver: harmless on a host known to have no NVIDIA GPU."""
+    if _host_gpus(ctx) is False and ctx.expect in (None, "cpu"):
+        return "info", {}, {}
+    return None, {}, {}
+
+
+def _cc_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
+              ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
+    cc = str(values.get("cc", ""))
+    if not cc:  # the PTX failed to load (CUDA_ERROR_INVALID_PTX): the host's GPUs say which
+        gpus = [g.compute_capability for g in ctx.host.nvidia.gpus
+                if g.compute_capability and not g.error] if ctx.host else []
+        if not gpus:
+            return "error", {"cc": _("(not in the log)"), "sm": "sm_XY"}, {}
+        _severity, extra, fix = _no_kernel_extra(ctx, scan, values)
+        return "error", {"cc": gpus[0], "sm": ccmod.cc_token(gpus[0])}, fix
+    return None, {"sm": ccmod.cc_token(cc)}, ctx.cc_fix(cc)
+
+
+def _dso_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
+               ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
+    """The two versions, from the message or TensorFlow's CUDA diagnostics lines (CUDA
+    error 803 and SYSTEM_DRIVER_MISMATCH name neither)."""
+    unknown = _("(not in the log)")
+    dso, kernel = scan.hits.get(_DIAG_DSO), scan.hits.get(_DIAG_KERNEL)
+    return None, {"dso": values.get("dso") or (dso[0].groups["dso"] if dso else unknown),
+                  "kernel": values.get("kernel") or (kernel[0].groups["kernel"] if kernel
+                                                     else unknown)}, {}
+
+
+def _no_kernel_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
+                     ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
+    """'no kernel image': the fix adds the host GPUs' compute capabilities, when known."""
+    fix: dict[str, Any] = {}
+    for gpu in ctx.host.nvidia.gpus if ctx.host else []:
+        if gpu.compute_capability and not gpu.error:
+            fix = ctx.cc_fix(gpu.compute_capability, fix)
+    return None, {}, fix
+
+
+def _ptxas_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
+                 ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
+    """The wrapped or cut warning may lack the versions: the host's driver CUDA, else words."""
+    unknown = _("(not in the log)")
+    driver = (ctx.host.nvidia.cuda_driver_version if ctx.host else "") or unknown
+    return None, {"driver": values.get("driver") or driver,
+                  "ptxas": values.get("ptxas") or unknown}, {}
+
+
+_MESSAGE_EXTRAS: dict[str, MessageExtra] = {
+    "dlopen-failed": _dlopen_extra,
+    "cudart-not-found": _cudart_extra,
+    "ptx-jit": _cc_extra,
+    "cc-below-minimum": _cc_extra,
+    "cc-not-in-build": _no_kernel_extra,
+    "ptxas-newer-than-driver": _ptxas_extra,
+    "dso-mismatch": _dso_extra,
+    "libcuda-not-found": _driver_side_extra,
+    "cuinit-no-device": _driver_side_extra,
+}
+
+
