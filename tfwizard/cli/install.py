@@ -30,7 +30,8 @@ def register(sub: Any) -> None:
     p.add_argument("--wheelhouse", metavar="URL",
                    help=_("install the team's wheelhouse wheel that serves this machine (a "
                           "simple index URL or a folder; default with no WHEEL or with "
-                          "tensorflow: TFWIZARD_WHEELHOUSE): its hash checked against the "
+                          "tensorflow: the --recipe's [wheelhouse] url, else "
+                          "TFWIZARD_WHEELHOUSE): its hash checked against the "
                           "index, its provenance against the wheel, [and-cuda] for a CUDA "
                           "build, the provenance kept in the install record"))
     p.add_argument("--host", metavar="PROFILE",
