@@ -217,9 +217,20 @@ async def real_pages(out_dir: Path, tmp: Path, prefix: str, written: list[Path])
 
 
 def remove_volumes(prefix: str) -> None:
+    """The sets' cache volumes, and first the warm workspaces that use them (the Build
+    page builds warm: its container stays up and holds the volumes)."""
     import docker
 
+    from tests.world import remove_workspace
+    from tfwizard.core.building.warm.workspace import WORKSPACE_LABEL
+    from tfwizard.core.paths import LABEL
+
     client = docker.from_env(timeout=120)
+    for c in client.containers.list(all=True, filters={"label": LABEL}):
+        key = c.labels.get(WORKSPACE_LABEL)
+        if key and any(str(m.get("Name", "")).startswith(prefix)
+                       for m in c.attrs.get("Mounts", [])):
+            remove_workspace(client, type("Space", (), {"key": key})())
     for vol in client.volumes.list():
         if vol.name.startswith(prefix):
             vol.remove(force=True)

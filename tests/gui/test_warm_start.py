@@ -49,7 +49,7 @@ def fixture_recipe(tmp_path, monkeypatch):
     spaces: list = []  # the warm workspaces the test made
     yield SimpleNamespace(path=recipe, spaces=spaces)
     for space in spaces:
-        warm.remove_workspace(client, space)
+        world.remove_workspace(client, space)
     for vol in client.volumes.list(filters={"label": LABEL}):
         if vol.name.startswith(prefix):
             vol.remove(force=True)

@@ -41,6 +41,11 @@ def test_review_shows_the_preflight_refusal_the_cli_gives(qtbot, make_window, tm
     codes = [row.finding.code for row in page.preflight.rows]
     assert "PROXY_UNREACHABLE" in codes, codes
     assert page.prepared.refused_by == "preflight"
+    # the recipe's own findings panel speaks of the recipe: not "No problems found" or "the
+    # build can go ahead" beside that refusal
+    summary = page.findings.summary.text()
+    assert "in the recipe" in summary, summary
+    assert "go ahead" not in summary and "No problems found" not in summary
 
     # the command line refuses the same recipe, with the same finding
     path = tmp_path / "proxied.toml"

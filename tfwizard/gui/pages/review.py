@@ -112,6 +112,7 @@ class ReviewPage(RecipePage):
         self.generation = 0  # answers of an older recipe are dropped
         self._relay = _Relay(self)
         self._relay.answered.connect(self._preflight_answered)
+        self.findings.recipe_only = True  # the preflight's findings are in their own box
         self._add_summary()
         self._add_details()
 

@@ -152,6 +152,9 @@ class FindingsPanel(QWidget):
         self.keys = tuple(keys) if keys is not None else None
         self.show_info = show_info
         self.quiet_when_clean = False
+        #: the page shows other findings beside these (Review: the preflight's), so a clean
+        #: summary says it is the recipe's, not that nothing at all is wrong
+        self.recipe_only = False
         self.setObjectName("findings")
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
@@ -240,16 +243,23 @@ class FindingsPanel(QWidget):
                                  else tr("Next is disabled: fix the {count} errors below.")
                                  .format(count=len(errors)))
             self.summary.setStyleSheet("color: #b00020; font-weight: bold;")
+        elif warnings and self.recipe_only:  # whether it can go ahead is the preflight's
+            self.summary.setText(ngettext("{count} warning in the recipe.",
+                                          "{count} warnings in the recipe.",
+                                          len(warnings)).format(count=len(warnings)))
+            self.summary.setStyleSheet("")
         elif warnings:
             self.summary.setText(ngettext("{count} warning; the build can go ahead.",
                                           "{count} warnings; the build can go ahead.",
                                           len(warnings)).format(count=len(warnings)))
             self.summary.setStyleSheet("")
         elif findings:
-            self.summary.setText(tr("No problems found; notes below."))
+            self.summary.setText(tr("No problems in the recipe; notes below.") if self.recipe_only
+                                 else tr("No problems found; notes below."))
             self.summary.setStyleSheet("")
         else:
-            self.summary.setText(tr("No problems found."))
+            self.summary.setText(tr("No problems in the recipe.") if self.recipe_only
+                                 else tr("No problems found."))
             self.summary.setStyleSheet("")
         # a page with a status of its own (Welcome's checklist) says nothing when clean
         self.summary.setVisible(bool(findings) or not self.quiet_when_clean)
