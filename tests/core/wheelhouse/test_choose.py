@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tests.core.wheelhouse.kit import HOSTS
-from tfwizard.core.host import HostProfile
 from tfwizard.core import compat
+from tfwizard.core.host import HostProfile
 from tfwizard.core.knowledge import load_knowledge
 from tfwizard.core.wheelhouse.choose import Machine, choose
 from tfwizard.core.wheelhouse.index import IndexFile
