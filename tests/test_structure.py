@@ -31,13 +31,6 @@ MAX_FUNCTION_LINES = 80
 
 #: modules over MAX_MODULE_LINES: path -> why it may be
 LONG_MODULES: dict[str, str] = {
-    "tfwizard/core/recipe.py": "the recipe schema is one table of keys with their help "
-                               "texts; loading and saving read it",
-    "tfwizard/core/knowledge.py": "one dataclass per knowledge file and the loader that "
-                                  "checks them (a table the code reads); wheels.toml's "
-                                  "loader could move out",
-    "tfwizard/core/verify/job.py": "the verification job: probe process, checks against the "
-                               "expectation, report and its text; the GUI panel reads it",
 }
 
 #: functions over MAX_FUNCTION_LINES: "path::Qualified.name" -> why it may be

@@ -114,7 +114,7 @@ def test_plan_check_and_preflight_use_the_recipe_folder_from_anywhere(layout):
     found = json.loads(out)["findings"]
     assert not any(f["code"] == "CC_NOT_COVERED" for f in found), found
     missing = {f["key"]: f["message"] for f in found if f["code"] == "PATH_MISSING"}
-    assert str(here / "checkout") in missing["tensorflow.source_dir"]  # preflight checks it
+    assert str(here / "checkout") in missing["tensorflow.source_dir"]  # the rules check it
     assert str(here / "archives") in missing["network.distdir"]
 
 

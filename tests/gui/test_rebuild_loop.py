@@ -103,8 +103,7 @@ def test_edit_rebuild_reinstall_verify_from_the_pages(qtbot, make_window, engine
         return job
 
     bar.factory = recording
-    assert bar.rebuild_button.isEnabled(), (bar.rebuild_button.toolTip(), page.unavailable,
-                                            page.running)
+    assert bar.rebuild_button.isEnabled(), (bar.rebuild_button.toolTip(), page.running)
 
     # -- the first build: Rebuild, in a new warm container --------------------------------
     t0 = time.monotonic()

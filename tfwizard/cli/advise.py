@@ -16,7 +16,7 @@ from typing import Any
 from ..core.i18n import _
 from ..core.vocab import severity_word
 from .context import Environment, ExitStatus, arg_path
-from .install import load_recipe_option
+from .options import load_recipe_option
 
 INTENTS = ("gpu", "cpu", "changes", "other-machine")
 #: the verdicts whose exit status is 0: the official wheel serves

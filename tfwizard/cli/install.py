@@ -14,6 +14,7 @@ from ..core.errors import UsageError
 from ..core.i18n import _
 from ..core.vocab import install_outcome
 from .context import Environment, ExitStatus, arg_path
+from .options import load_recipe_option, python_option
 from .words import NOTE
 
 
@@ -65,20 +66,6 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help=_("print the result as JSON"))
     p.add_argument("-v", "--verbose", action="store_true", help=_("show every pip line"))
     p.set_defaults(handler=cmd_install)
-
-
-def load_recipe_option(args: argparse.Namespace, env: Environment) -> Any:
-    """The recipe --recipe names, or None."""
-    if not getattr(args, "recipe", None):
-        return None
-    from ..core.recipe import load_recipe
-
-    return load_recipe(arg_path(env, args.recipe))
-
-
-def python_option(env: Environment, value: str) -> str | Path:
-    """--python: a path (relative to where the command runs), or a command name on PATH."""
-    return arg_path(env, value) if "/" in value else value
 
 
 def cmd_install(args: argparse.Namespace, env: Environment) -> ExitStatus:

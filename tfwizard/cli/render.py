@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.i18n import _
 from ..core.vocab import build_outcome
+
+if TYPE_CHECKING:
+    from ..core.building.run.events import BuildResult
 
 
 def finding_json(finding: Any) -> str:
@@ -36,7 +39,7 @@ def finding_details(finding: Any, kb: Any) -> list[str]:
     return extra
 
 
-def build_summary(result: Any, diagnoses: list[Any]) -> list[str]:
+def build_summary(result: BuildResult, diagnoses: list[Any]) -> list[str]:
     """How a build ended: the wheel or why there is none, where its actions came from, the
     diagnoses of its log (or, when none names the cause, its root-cause lines), and its
     record."""
@@ -47,11 +50,11 @@ def build_summary(result: Any, diagnoses: list[Any]) -> list[str]:
              else build_outcome(result.status, result.message)]
     if result.cache:  # every build Bazel ran ends with where its actions came from
         lines.append(cache_summary_text(CacheSummary(**result.cache)))
-    check = getattr(result, "wheel_check", None)  # the wheel against its recipe
+    check = result.wheel_check  # the wheel against its recipe
     if check and check.get("ok"):
         lines.append(check.get("summary", ""))
     for d in diagnoses:  # an unrecognised failure's root-cause lines come last
-        block = (unrecognised_block(d) if getattr(d, "type", "") == "unrecognised"
+        block = (unrecognised_block(d) if d.type == "unrecognised"
                  else diagnosis_block(d, quotes=4))
         lines.extend("  " + line for line in block)
     lines.append(_("Record: {path}  (log: {log})").format(

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..core.i18n import _
 from .context import Environment, ExitStatus, arg_path
-from .shell import add_idle_option, start_warm
+from .options import add_idle_option, start_warm
 from .testsel import add_selection_options, pick, write_summary
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from ..core.errors import UsageError
 from ..core.i18n import _
 from .context import Environment, ExitStatus, arg_path
-from .install import load_recipe_option, python_option
+from .options import load_recipe_option, python_option
 
 
 def register(sub: Any) -> None:

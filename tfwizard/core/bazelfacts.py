@@ -20,7 +20,7 @@ from packaging.version import Version
 
 from .errors import KnowledgeError
 from .i18n import _
-from .knowledge import _read, _spec  # the knowledge base's own readers: same errors
+from .knowledge import parse_spec, read_toml  # the knowledge base's own readers: same errors
 from .resources import resource_path
 
 
@@ -93,14 +93,14 @@ class BazelFacts:
 def _fact(raw: dict[str, Any]) -> BazelFact:
     where = f"bazel.toml fact {raw.get('name', '?')}"
     return BazelFact(
-        name=raw["name"], flag=raw["flag"], versions=_spec(raw["versions"], where),
+        name=raw["name"], flag=raw["flag"], versions=parse_spec(raw["versions"], where),
         holds=raw["holds"], otherwise=raw["otherwise"], refusal=raw.get("refusal", ""),
         sources=tuple(raw["sources"]), unverified=tuple(raw.get("unverified", ())))
 
 
 def load_bazel_facts_from(path: Path) -> BazelFacts:
     """bazel.toml at `path` as BazelFacts (KnowledgeError when it is broken)."""
-    raw = _read(path)
+    raw = read_toml(path)
     try:
         facts = {f.name: f for f in (_fact(entry) for entry in raw["fact"])}
         d = raw["remote_defaults"]

@@ -2,18 +2,16 @@
 
 The pipeline is the core's (core/session.py, which `tfwizard build` calls too: the
 check and preflight, warm or cold, the verification's machine and its record file); these
-adapters only build its inputs from the wizard's state. A core module that this installation lacks makes
-its page say so ("not available in this build") instead of failing.
+adapters only build its inputs from the wizard's state.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tfwizard.core import session
 from tfwizard.core.building.run.events import BuildEvent
@@ -23,6 +21,10 @@ from tfwizard.core.jobs import Job
 from tfwizard.core.session import Prepared
 
 from .state import WizardState
+
+if TYPE_CHECKING:
+    from tfwizard.core.testloop.job import RecipeTestJob
+    from tfwizard.core.verify.report import VerifyReport
 
 
 class BuildJob(Protocol):
@@ -54,18 +56,8 @@ class Jobs:
     build: BuildFactory | None = None
     install: InstallFactory | None = None
     verify: VerifyFactory | None = None
-    #: (state, targets) -> a test run as a long job (core/testloop/job.RecipeTestJob)
-    test: Callable[[WizardState, Any], Job] | None = None
-
-
-def missing_core_module(name: str) -> str | None:
-    """Why `tfwizard.core.<name>` cannot be used here, or None when it can."""
-    try:
-        importlib.import_module(f"tfwizard.core.{name}")
-    except ImportError as exc:
-        return _("tfwizard.core.{name} is not available in this build ({error})").format(
-            name=name, error=exc)
-    return None
+    #: (state, targets) -> a test run as a long job
+    test: Callable[[WizardState, Any], RecipeTestJob] | None = None
 
 
 def prepare_inputs(state: WizardState) -> dict[str, Any]:
@@ -184,7 +176,7 @@ def record_verification(state: WizardState, report: Any) -> None:
         session.record_verification(report, Path(state.record_dir))
 
 
-def render_verify_report(report: Any) -> str:
+def render_verify_report(report: VerifyReport) -> str:
     """The verification report as the text `tfwizard verify` prints."""
     from tfwizard.core.verify import job as verify
 

@@ -64,6 +64,7 @@ class MainWindow(QMainWindow):
         self.wizard = BuildWizard(host=host, target=target, target_path=target_path,
                                   recipe=recipe, jobs=self.jobs, parent=self)
         self.wizard.setWindowFlags(Qt.WindowType.Widget)
+        self.wizard.review.save_as = lambda: self.save_recipe_as()  # the File menu's Save As
         self.setCentralWidget(self.wizard)
         self.recent = RecentRecipes(self.settings)
         mark_clean(self)

@@ -62,6 +62,7 @@ class BuildWizard(QWizard):
         # first while a build runs: MainWindow.closeEvent)
         self.pages_by_id: dict[PageId, RecipePage] = {}
         self.welcome = WelcomePage(self.state, jobs.detect)
+        self.welcome.on_host_detected = self.host_detected
         self.source = SourcePage(self.state)
         self.backend = BackendPage(self.state)
         self.toolchain = ToolchainPage(self.state)

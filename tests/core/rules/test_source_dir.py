@@ -30,7 +30,8 @@ def recipe_with(tmp_path: Path, source: str) -> Path:
 
 
 @pytest.mark.parametrize(("make", "code"), [
-    (lambda d: None, "SOURCE_MISSING"),
+    (lambda d: None, "PATH_MISSING"),
+    (lambda d: d.write_text("x"), "SOURCE_NOT_FOLDER"),
     (lambda d: d.mkdir(), "SOURCE_EMPTY"),
     (lambda d: (d.mkdir(), (d / "README").write_text("x")), "SOURCE_NOT_TF"),
     (lambda d: (d.mkdir(), (d / "configure.py").write_text("")), None),
@@ -39,7 +40,7 @@ def test_check_reports_the_source_folder(tmp_path, make, code):
     make(tmp_path / "tf")
     path = recipe_with(tmp_path, "tf")  # relative: to the recipe's folder
     codes = [f.code for f in evaluate(load_recipe(path), HostProfile.load(HOST), None)]
-    found = [c for c in codes if c.startswith("SOURCE_")]
+    found = [c for c in codes if c.startswith("SOURCE_") or c == "PATH_MISSING"]
     assert found == ([code] if code else [])
     out = io.StringIO()
     status = main(["check", str(path), "--host", str(HOST)],

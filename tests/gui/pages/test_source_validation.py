@@ -16,6 +16,6 @@ def test_source_page_marks_a_missing_folder(qtbot, make_window, tmp_path):
     page = wizard.source
     page.checkout_radio.setChecked(True)
     qtbot.keyClicks(page.dir_edit, str(tmp_path / "nowhere"))
-    assert "SOURCE_MISSING" in page.findings.codes()
+    assert "PATH_MISSING" in page.findings.codes()
     assert page.dir_edit.property("invalid") is True
     assert not page.isComplete()  # Next stays disabled while typing, not only after a click

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..findings import Finding, Remedy
 from ..host import HostProfile
 from ..i18n import _
 from ..knowledge import KnowledgeBase
@@ -46,15 +47,13 @@ from .types import (
     Advice,
     BuildEstimate,
     Intent,
-    Reason,
-    Remedy,
 )
 from .verdict import _advice, _intent_findings
 
 if TYPE_CHECKING:
     from ..recipe import Recipe
 
-__all__ = ["BACKENDS", "VERDICTS", "Advice", "BuildEstimate", "Intent", "Reason", "Remedy",
+__all__ = ["BACKENDS", "VERDICTS", "Advice", "BuildEstimate", "Intent", "Finding", "Remedy",
            "advise", "estimate_build"]
 
 

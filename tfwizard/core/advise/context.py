@@ -8,10 +8,11 @@ from typing import Any
 
 from .. import compat
 from ..errors import UsageError
+from ..findings import Finding, Remedy
 from ..host import HostProfile
 from ..i18n import _
 from ..knowledge import KnowledgeBase, OfficialWheel, Release
-from .types import BACKENDS, RESOLVING_KINDS, UNKNOWN_CODES, Intent, Reason, Remedy
+from .types import BACKENDS, RESOLVING_KINDS, UNKNOWN_CODES, Intent
 
 # -- context --------------------------------------------------------------------------------
 
@@ -138,7 +139,7 @@ def _profile_remedy() -> Remedy:
                                "target"))
 
 
-def _classify(findings: list[Reason] | tuple[Reason, ...]) -> str:
+def _classify(findings: list[Finding] | tuple[Finding, ...]) -> str:
     if any(f.code in UNKNOWN_CODES for f in findings):
         return "unknown"
     errors = [f for f in findings if f.severity == "error"]

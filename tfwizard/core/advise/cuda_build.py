@@ -8,11 +8,11 @@ from packaging.version import Version
 
 from .. import cc as ccmod
 from .. import compat
+from ..findings import Remedy
 from ..i18n import _
 from ..knowledge import KnowledgeBase, Release
 from ..toolchain import has_hermetic_cc, llvm_choices, llvm_default, llvm_for
 from .context import _Ctx
-from .types import Remedy
 
 # -- a CUDA build that serves the GPUs ----------------------------------------------------------
 

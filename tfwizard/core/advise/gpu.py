@@ -9,12 +9,12 @@ from packaging.version import Version
 
 from .. import cc as ccmod
 from .. import compat
+from ..findings import Finding, Remedy
 from ..host import NvidiaGpu
 from ..i18n import _
 from ..knowledge import KnowledgeBase, OfficialWheel, Release
 from .context import _Ctx, _profile_remedy
 from .cuda_build import _cuda_build, _sm
-from .types import Reason, Remedy
 
 # -- NVIDIA: driver and GPUs ------------------------------------------------------------------
 
@@ -23,17 +23,17 @@ def _wheel_cuda(wheel: OfficialWheel) -> str:
     return wheel.build_cuda or wheel.and_cuda_cuda or ""
 
 
-def _gpu_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel, requirement: str) -> list[Reason]:
+def _gpu_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel, requirement: str) -> list[Finding]:
     nv = ctx.machine.nvidia
     if nv.status == "mismatch":
-        return [Reason(
+        return [Finding(
             "DRIVER_MISMATCH", "error",
             _("The NVIDIA kernel module and driver library on {where} come from different driver "
               "versions (Driver/library version mismatch): no CUDA program runs until the "
               "machine is rebooted or one driver version is reinstalled.").format(
                 where=ctx.where),
             facts={"status": nv.status}, sources=("nvml-api", "dso-mismatch-issues"),
-            fixes=(Remedy("reboot", _("Reboot (or reinstall one driver version) so the kernel "
+            remedies=(Remedy("reboot", _("Reboot (or reinstall one driver version) so the kernel "
                                       "module and the driver library match")),))]
     gpus = [g for g in nv.gpus if g.error is None and g.compute_capability]
     if not gpus:
@@ -41,22 +41,22 @@ def _gpu_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel, requirement: st
         cpu_wheel = Remedy("cpu-wheel", _("Install the CPU wheel instead: {requirement}").format(
             requirement=cpu_req), requirement=cpu_req)
         if not ctx.on_target:  # the GPU machine may be another one: that is not known
-            return [Reason(
+            return [Finding(
                 "NO_GPU_ON_HOST", "warning",
                 _("No NVIDIA GPU is usable on this machine ({detail}). If TensorFlow will run "
                   "on another machine, give its profile as the target; here the GPU wheel would "
                   "run on the CPU only.").format(detail=nv.message or nv.status),
                 facts={"status": nv.status}, sources=("nvml-api",),
-                fixes=(_profile_remedy(), cpu_wheel))]
-        return [Reason(
+                remedies=(_profile_remedy(), cpu_wheel))]
+        return [Finding(
             "NO_NVIDIA_GPU", "error",
             _("No NVIDIA GPU is usable on the target machine ({detail}): the GPU wheel would "
               "run on the CPU only.").format(detail=nv.message or nv.status),
-            facts={"status": nv.status}, sources=("nvml-api",), fixes=(cpu_wheel,))]
-    out: list[Reason] = []
+            facts={"status": nv.status}, sources=("nvml-api",), remedies=(cpu_wheel,))]
+    out: list[Finding] = []
     for gpu in nv.gpus:
         if gpu.error is not None:
-            out.append(Reason("GPU_SKIPPED", "info",
+            out.append(Finding("GPU_SKIPPED", "info",
                               _("GPU {index} reports an error ({error}) and is left out.").format(
                                   index=gpu.index, error=gpu.error),
                               facts={"gpu": gpu.index, "error": gpu.error},
@@ -65,7 +65,7 @@ def _gpu_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel, requirement: st
     for gpu in gpus:
         out.append(_gpu_coverage(ctx, rel, wheel, gpu, [g.compute_capability or "" for g in gpus]))
     if not wheel.and_cuda:
-        out.append(Reason(
+        out.append(Finding(
             "LOCAL_CUDA_NEEDED", "warning",
             _("The {release} wheel has no [and-cuda] extra (it came with 2.14): {where} needs CUDA "
               "{cuda} and cuDNN {cudnn} installed and on the library path.").format(
@@ -78,7 +78,7 @@ def _gpu_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel, requirement: st
 
 
 def _driver_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel,
-                     ccs: list[str]) -> list[Reason]:
+                     ccs: list[str]) -> list[Finding]:
     nv = ctx.machine.nvidia
     cuda = _wheel_cuda(wheel)
     cuda_mm = compat.major_minor(cuda)
@@ -101,7 +101,7 @@ def _driver_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel,
         build, evidence = _cuda_build(ctx, rel, ccs, purpose="driver")
         if build is not None:
             fixes.append(build)
-        return [Reason(
+        return [Finding(
             "DRIVER_TOO_OLD", "error",
             _("The NVIDIA driver on {where} is {driver} (CUDA up to {supported}); the {release} "
               "wheel's CUDA {cuda} needs {needed} or newer. TensorFlow would find no usable GPU; "
@@ -110,11 +110,11 @@ def _driver_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel,
               "version\".").format(where=ctx.where, driver=nv.driver_version or "-",
                                    supported=nv.cuda_driver_version or "-",
                                    release=rel.version, cuda=cuda, needed=needed),
-            (_("Driver {driver} < {needed} (CUDA {major}.x minor-version compatibility).").format(
+            evidence=(_("Driver {driver} < {needed} (CUDA {major}.x minor-version compatibility).").format(
                 driver=nv.driver_version or "-", needed=needed, major=cuda_mm[0]),
              *evidence),
-            facts, sources + ("dso-mismatch-issues",), tuple(fixes))]
-    out = [Reason("DRIVER_OK", "info",
+            facts=facts, sources=sources + ("dso-mismatch-issues",), remedies=tuple(fixes))]
+    out = [Finding("DRIVER_OK", "info",
                   _("The NVIDIA driver on {where}, {driver}, runs the {release} wheel's CUDA "
                     "{cuda} (it needs {needed} or newer).").format(
                       where=ctx.where, driver=nv.driver_version or "-", release=rel.version,
@@ -123,7 +123,7 @@ def _driver_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel,
     full_cuda = f"{cuda_mm[0]}.{cuda_mm[1]}"
     if wheel.driver_full and compat.driver_meets(ctx.machine, wheel.driver_full, full_cuda) is False:
         full = compat.needed_text(ctx.machine, wheel.driver_full, full_cuda)
-        out.append(Reason(
+        out.append(Finding(
             "DRIVER_OLDER_THAN_PTXAS", "info",
             _("The NVIDIA driver on {where} ({driver}) is older than CUDA {cuda}'s ({full}): the "
               "wheel runs, but XLA disables parallel compilation (\"driver is older than the "
@@ -148,7 +148,7 @@ def _jit_failure(kb: KnowledgeBase, cc: str, rel: Release) -> dict[str, Any] | N
 
 
 def _gpu_coverage(ctx: _Ctx, rel: Release, wheel: OfficialWheel, gpu: NvidiaGpu,
-                  ccs: list[str]) -> Reason:
+                  ccs: list[str]) -> Finding:
     cc = gpu.compute_capability or ""
     name = gpu.name or f"CC {cc}"
     targets = [t for t in (ccmod.parse_target(x) for x in wheel.sass + wheel.ptx) if t]
@@ -171,10 +171,10 @@ def _gpu_coverage(ctx: _Ctx, rel: Release, wheel: OfficialWheel, gpu: NvidiaGpu,
         if cov.cubin.token in wheel.sass_partial and cov.ptx is not None:
             return _partly_covered(ctx, rel, wheel, gpu, cov, evidence,
                                    {**facts, "cubin": cov.cubin.token}, ccs)
-        return Reason("GPU_COVERED", "info",
+        return Finding("GPU_COVERED", "info",
                       _("GPU {index} ({name}) runs the wheel's {cubin} cubin.").format(
                           index=gpu.index, name=name, cubin=cov.cubin.token),
-                      tuple(evidence), {**facts, "cubin": cov.cubin.token}, sources)
+                      evidence=tuple(evidence), facts={**facts, "cubin": cov.cubin.token}, sources=sources)
     build, build_evidence = _cuda_build(ctx, rel, ccs, purpose="gpu")
     build_fixes = (build,) if build is not None else ()
     if cov.ptx is None:
@@ -187,7 +187,7 @@ def _gpu_coverage(ctx: _Ctx, rel: Release, wheel: OfficialWheel, gpu: NvidiaGpu,
                   "driver_ptx": wheel.driver_ptx, "ptx_cuda": cuda})
     needed = compat.needed_text(ctx.machine, wheel.driver_ptx, jit_cuda)
     if compat.driver_meets(ctx.machine, wheel.driver_ptx, jit_cuda) is False:
-        return Reason(
+        return Finding(
             "GPU_PTX_DRIVER", "error",
             _("GPU {index} ({name}) has no cubin in the {release} wheel and must JIT-compile its "
               "PTX {ptx}, which needs a driver of CUDA {cuda} or newer ({needed}); the driver on "
@@ -195,8 +195,8 @@ def _gpu_coverage(ctx: _Ctx, rel: Release, wheel: OfficialWheel, gpu: NvidiaGpu,
                                              ptx=cov.ptx.token, cuda=cuda, needed=needed,
                                              where=ctx.where,
                                              driver=ctx.machine.nvidia.driver_version or "-"),
-            (seen, *build_evidence), facts, sources + ("cuda-compat", "cuda-release-notes"),
-            (Remedy("driver", _("Update the NVIDIA driver to {needed} or newer").format(
+            evidence=(seen, *build_evidence), facts=facts, sources=sources + ("cuda-compat", "cuda-release-notes"),
+            remedies=(Remedy("driver", _("Update the NVIDIA driver to {needed} or newer").format(
                 needed=needed)),) + build_fixes)
     evidence, cost, env = _jit_cost(ctx, cov.ptx.token, cc, cuda, needed, seen, facts)
     jit_sources = sources + ("cuda-env-vars", "tf-gpu-device", "xla-ptxas-issues")
@@ -204,31 +204,31 @@ def _gpu_coverage(ctx: _Ctx, rel: Release, wheel: OfficialWheel, gpu: NvidiaGpu,
     if failure is not None:
         facts["reported_failing"] = True
         facts["reported_error"] = failure.get("error")
-        return Reason(
+        return Finding(
             "GPU_PTX_JIT_FAILS", "error",
             _("GPU {index} ({name}) has no cubin in the {release} wheel. JIT-compiling its PTX "
               "{ptx} is possible by NVIDIA's rules, but reported to fail on CC {cc} with these "
               "wheels ({error} from TensorFlow's generated kernels). {cost}").format(
                 index=gpu.index, name=name, release=rel.version, ptx=cov.ptx.token, cc=cc,
                 error=failure.get("error", "-"), cost=cost),
-            (*evidence, *build_evidence), facts,
-            jit_sources + tuple(failure.get("sources", ())), build_fixes)
-    return Reason(
+            evidence=(*evidence, *build_evidence), facts=facts,
+            sources=jit_sources + tuple(failure.get("sources", ())), remedies=build_fixes)
+    return Finding(
         "GPU_PTX_JIT", "warning",
         _("GPU {index} ({name}) has no cubin in the {release} wheel and runs only by "
           "JIT-compiling its PTX {ptx}. {cost}").format(index=gpu.index, name=name,
                                                        release=rel.version, ptx=cov.ptx.token,
                                                        cost=cost),
-        (*evidence, *build_evidence), facts, jit_sources, build_fixes + (env,))
+        evidence=(*evidence, *build_evidence), facts=facts, sources=jit_sources, remedies=build_fixes + (env,))
 
 
 def _not_covered(rel: Release, gpu: NvidiaGpu, name: str, evidence: tuple[str, ...],
                  facts: dict[str, Any], sources: tuple[str, ...],
-                 build_fixes: tuple[Remedy, ...]) -> Reason:
+                 build_fixes: tuple[Remedy, ...]) -> Finding:
     """A GPU that neither a cubin nor the PTX of the wheel serves."""
     cc = gpu.compute_capability or ""
     parsed = ccmod.parse_cc(cc) or (0, 0)
-    return Reason(
+    return Finding(
         "GPU_NOT_COVERED", "error",
         _("GPU {index} ({name}) cannot run the {release} wheel: it has no cubin of major "
           "{major} with a minor of {minor} or lower, and no PTX of CC {cc} or lower; "
@@ -236,7 +236,7 @@ def _not_covered(rel: Release, gpu: NvidiaGpu, name: str, evidence: tuple[str, .
                                                       release=rel.version,
                                                       major=parsed[0], minor=parsed[1],
                                                       cc=cc),
-        evidence, facts, sources, build_fixes)
+        evidence=evidence, facts=facts, sources=sources, remedies=build_fixes)
 
 
 def _jit_cost(ctx: _Ctx, ptx: str, cc: str, cuda: str, needed: str, seen: str,
@@ -274,7 +274,7 @@ def _jit_cost(ctx: _Ctx, ptx: str, cc: str, cuda: str, needed: str, seen: str,
 
 def _partly_covered(ctx: _Ctx, rel: Release, wheel: OfficialWheel, gpu: NvidiaGpu,
                     cov: ccmod.Coverage, evidence: list[str], facts: dict[str, Any],
-                    ccs: list[str]) -> Reason:
+                    ccs: list[str]) -> Finding:
     """A GPU whose cubin only TF's hand-written kernels carry: the MLIR-generated kernels
     JIT-compile the PTX on first use, which needs a driver as new as the wheel's CUDA."""
     assert cov.cubin is not None and cov.ptx is not None
@@ -292,7 +292,7 @@ def _partly_covered(ctx: _Ctx, rel: Release, wheel: OfficialWheel, gpu: NvidiaGp
     sources = ("pypi-wheel-files", "tf-wheel-fatbins", "cuda-pg-compat", "cuda-compat")
     if compat.driver_meets(ctx.machine, wheel.driver_ptx, jit_cuda) is False:
         build, build_evidence = _cuda_build(ctx, rel, ccs, purpose="gpu")
-        return Reason(
+        return Finding(
             "GPU_PTX_DRIVER", "error",
             _("GPU {index} ({name}) runs the {release} wheel's {cubin} cubins, but TensorFlow's "
               "generated kernels must JIT-compile PTX {ptx}, which needs a driver of CUDA {cuda} "
@@ -300,16 +300,16 @@ def _partly_covered(ctx: _Ctx, rel: Release, wheel: OfficialWheel, gpu: NvidiaGp
                 index=gpu.index, name=name, release=rel.version, cubin=cov.cubin.token,
                 ptx=cov.ptx.token, cuda=cuda, needed=needed, where=ctx.where,
                 driver=ctx.machine.nvidia.driver_version or "-"),
-            (*evidence, *build_evidence), facts, sources + ("cuda-release-notes",),
-            (Remedy("driver", _("Update the NVIDIA driver to {needed} or newer").format(
+            evidence=(*evidence, *build_evidence), facts=facts, sources=sources + ("cuda-release-notes",),
+            remedies=(Remedy("driver", _("Update the NVIDIA driver to {needed} or newer").format(
                 needed=needed)),) + ((build,) if build is not None else ()))
-    return Reason(
+    return Finding(
         "GPU_COVERED", "info",
         _("GPU {index} ({name}) runs the wheel's {cubin} cubins; TensorFlow's generated kernels "
           "are JIT-compiled from PTX {ptx} on first use (a one-time cost per kernel, kept in "
           "{path}; it needs a driver of CUDA {cuda} or newer, {needed}).").format(
             index=gpu.index, name=name, cubin=cov.cubin.token, ptx=cov.ptx.token, path=path,
             cuda=cuda, needed=needed),
-        tuple(evidence), facts, sources)
+        evidence=tuple(evidence), facts=facts, sources=sources)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..findings import Finding, Remedy
 from ..i18n import _
 from ..knowledge import OfficialWheel, Release
 from .context import (
@@ -18,16 +19,16 @@ from .context import (
     _wheel_label,
 )
 from .gpu import _gpu_findings
-from .types import RELEASE_DEPENDENT, Intent, Reason, Remedy
+from .types import RELEASE_DEPENDENT, Intent
 from .wheel import _baseline, _cpu_findings, _glibc_findings, _python_findings
 
 # -- choosing the release -----------------------------------------------------------------------
 
 
-def _choose_release(ctx: _Ctx, given: Release | None) -> tuple[Release, str, list[Reason]]:
+def _choose_release(ctx: _Ctx, given: Release | None) -> tuple[Release, str, list[Finding]]:
     if given is not None:
         return given, "given", _assess(ctx, given)
-    with_caveats: tuple[Release, list[Reason]] | None = None
+    with_caveats: tuple[Release, list[Finding]] | None = None
     for rel in _published_releases(ctx.kb):
         findings = _assess(ctx, rel)
         verdict = _classify(findings)
@@ -41,7 +42,7 @@ def _choose_release(ctx: _Ctx, given: Release | None) -> tuple[Release, str, lis
     return rel, "newest", _assess(ctx, rel)
 
 
-def _release_chosen(ctx: _Ctx, rel: Release, choice: str) -> Reason:
+def _release_chosen(ctx: _Ctx, rel: Release, choice: str) -> Finding:
     if choice == "newest-serving":
         text = _("No release was given: TensorFlow {release} is the newest release whose "
                  "official wheel serves {where}.")
@@ -51,7 +52,7 @@ def _release_chosen(ctx: _Ctx, rel: Release, choice: str) -> Reason:
     else:
         text = _("No release was given, and no release's official wheel serves {where}: the "
                  "newest, TensorFlow {release}, is assessed.")
-    return Reason("RELEASE_CHOSEN", "info", text.format(release=rel.version, where=ctx.where),
+    return Finding("RELEASE_CHOSEN", "info", text.format(release=rel.version, where=ctx.where),
                   facts={"release": rel.version, "choice": choice}, sources=("pypi-wheel-files",))
 
 
@@ -67,7 +68,7 @@ def _serving_alternative(ctx: _Ctx, rel: Release) -> tuple[Release, OfficialWhee
     return None
 
 
-def _with_release_alternative(ctx: _Ctx, rel: Release, findings: list[Reason]) -> list[Reason]:
+def _with_release_alternative(ctx: _Ctx, rel: Release, findings: list[Finding]) -> list[Finding]:
     if not any(f.code in RELEASE_DEPENDENT and f.severity != "info" for f in findings):
         return findings
     alt = _serving_alternative(ctx, rel)
@@ -88,7 +89,7 @@ def _with_release_alternative(ctx: _Ctx, rel: Release, findings: list[Reason]) -
                                                           manylinux=wheel.manylinux,
                                                           floor=wheel.glibc_floor,
                                                           where=ctx.where),)
-            f = dataclasses.replace(f, fixes=f.fixes + (remedy,), evidence=f.evidence + extra,
+            f = dataclasses.replace(f, remedies=f.remedies + (remedy,), evidence=f.evidence + extra,
                                     facts={**f.facts, "alternative": other.version})
         out.append(f)
     return out
@@ -97,34 +98,34 @@ def _with_release_alternative(ctx: _Ctx, rel: Release, findings: list[Reason]) -
 # -- what stops the advice before any wheel is looked at ----------------------------------------
 
 
-def _scope_findings(ctx: _Ctx, intent: Intent) -> list[Reason]:
+def _scope_findings(ctx: _Ctx, intent: Intent) -> list[Finding]:
     m = ctx.machine
     if intent is Intent.OTHER_MACHINE and not ctx.on_target:
-        return [Reason(
+        return [Finding(
             "NO_TARGET_PROFILE", "warning",
             _("A wheel for another machine: tfwizard knows nothing about that machine yet, so "
               "it cannot tell whether an official wheel serves it."),
             sources=("tfwizard-testing",),
-            fixes=(_profile_remedy(),))]
+            remedies=(_profile_remedy(),))]
     if m.os.system != "linux":
-        return [Reason(
+        return [Finding(
             "OS_NOT_LINUX", "warning",
             _("This advice covers TensorFlow's Linux wheels only; {where} runs {system} (on "
               "Windows, WSL2 counts as Linux).").format(where=ctx.where, system=m.os.system),
             facts={"system": m.os.system}, sources=("tf-pip-md",))]
     if ctx.backend == "rocm":
-        return [Reason(
+        return [Finding(
             "ROCM_NOT_ASSESSED", "warning",
             _("TensorFlow publishes no ROCm wheel (AMD publishes ROCm builds of its own, which "
               "tfwizard does not assess); a source build with backend rocm is what tfwizard "
               "can do for {where}.").format(where=ctx.where),
             facts={"gpus": m.amd_targets()}, sources=("tf-pip-md", "rocm-matrix"),
-            fixes=(Remedy("build", _("Build TensorFlow from source for ROCm"),
+            remedies=(Remedy("build", _("Build TensorFlow from source for ROCm"),
                           {"backend.kind": "rocm", "rocm.amdgpu_targets": ["auto"]}),))]
     return []
 
 
-def _wheel_needs(ctx: _Ctx, rel: Release, wheel: OfficialWheel, requirement: str) -> Reason:
+def _wheel_needs(ctx: _Ctx, rel: Release, wheel: OfficialWheel, requirement: str) -> Finding:
     """What the official wheel asks of a machine, for a machine tfwizard has not seen."""
     evidence = [
         _("Python {pythons}.").format(pythons=", ".join(wheel.pythons)),
@@ -140,52 +141,52 @@ def _wheel_needs(ctx: _Ctx, rel: Release, wheel: OfficialWheel, requirement: str
                           "PTX JIT ({ptx}).").format(sass=", ".join(wheel.sass),
                                                      ptx_cc=", ".join(wheel.ptx_ccs) or "-",
                                                      ptx=", ".join(wheel.ptx) or "-"))
-    return Reason("WHEEL_NEEDS", "info",
+    return Finding("WHEEL_NEEDS", "info",
                   _("The official {wheel} wheel runs on a Linux {arch} machine with all of "
                     "these:").format(wheel=_wheel_label(requirement, rel), arch=ctx.arch),
-                  tuple(evidence),
-                  {"release": rel.version, "pythons": list(wheel.pythons),
+                  evidence=tuple(evidence),
+                  facts={"release": rel.version, "pythons": list(wheel.pythons),
                    "glibc_floor": wheel.glibc_floor, "cpu_baseline": wheel.cpu_baseline,
                    "sass": list(wheel.sass), "ptx": list(wheel.ptx),
                    "driver_min": wheel.driver_min},
-                  tuple(wheel.sources))
+                  sources=tuple(wheel.sources))
 
 
 # -- one release on the machine ---------------------------------------------------------------
 
 
-def _assess(ctx: _Ctx, rel: Release) -> list[Reason]:
+def _assess(ctx: _Ctx, rel: Release) -> list[Finding]:
     """Every finding about `rel`'s official wheel on the machine (no intent, no alternatives)."""
     if ctx.arch not in ("x86_64", "aarch64"):
-        return [Reason("ARCH_NO_WHEEL", "error",
+        return [Finding("ARCH_NO_WHEEL", "error",
                        _("TensorFlow publishes Linux wheels for x86_64 and aarch64 only; {where} "
                          "is {arch}.").format(where=ctx.where, arch=ctx.arch),
                        facts={"arch": ctx.arch}, sources=("pypi-wheel-files",))]
     if rel.is_master:
-        return [Reason("NO_OFFICIAL_WHEEL", "error",
+        return [Finding("NO_OFFICIAL_WHEEL", "error",
                        _("TensorFlow master has no official release wheel (tf-nightly builds "
                          "are not assessed here): only a source build makes one."),
                        facts={"release": rel.version}, sources=("pypi-wheel-files",),
-                       fixes=_build_fixes(ctx, rel, _("Build TensorFlow {release} from source")))]
+                       remedies=_build_fixes(ctx, rel, _("Build TensorFlow {release} from source")))]
     wheel, requirement = _wheel_and_requirement(ctx, rel)
     if wheel is None:
-        return [Reason("NO_OFFICIAL_WHEEL", "error",
+        return [Finding("NO_OFFICIAL_WHEEL", "error",
                        _("TensorFlow {release} publishes no {package} wheel for {arch}.").format(
                            release=rel.version, package=_package(ctx), arch=ctx.arch),
                        facts={"release": rel.version, "arch": ctx.arch},
                        sources=("pypi-wheel-files",),
-                       fixes=_build_fixes(ctx, rel, _("Build TensorFlow {release} from source")))]
-    out: list[Reason] = []
+                       remedies=_build_fixes(ctx, rel, _("Build TensorFlow {release} from source")))]
+    out: list[Finding] = []
     if ctx.backend == "cuda" and wheel.kind != "gpu":
         cpu_req = f"tensorflow=={wheel.release}" if ctx.arch == "aarch64" else \
             f"tensorflow-cpu=={wheel.release}"
-        out.append(Reason(
+        out.append(Finding(
             "NO_GPU_WHEEL_FOR_ARCH", "error",
             _("TensorFlow publishes no CUDA wheel for {arch}: its {arch} wheel runs on the CPU "
               "only.").format(arch=ctx.arch),
             facts={"arch": ctx.arch, "release": rel.version},
             sources=("pypi-wheel-files", "tf-pip-md"),
-            fixes=_build_fixes(ctx, rel, _("Build TensorFlow {release} from source for CUDA "
+            remedies=_build_fixes(ctx, rel, _("Build TensorFlow {release} from source for CUDA "
                                            "on {arch}"), arch=ctx.arch)
             + (Remedy("cpu-wheel", _("Install the CPU wheel instead: {requirement}").format(
                 requirement=cpu_req), requirement=cpu_req),)))

@@ -1,14 +1,14 @@
-"""What advise() answers with: the intent, the verdicts, a reason and its remedies, the
-build estimate, the advice."""
+"""What advise() answers with: the intent, the verdicts, the build estimate, the advice (its
+findings are the common Finding, core/findings.py, with their evidence and Remedies)."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from ..findings import Finding
 from ..i18n import _
 
 
@@ -35,51 +35,6 @@ RELEASE_DEPENDENT = frozenset({
     "GPU_NOT_COVERED", "GPU_PTX_DRIVER", "GPU_PTX_JIT", "GPU_PTX_JIT_FAILS",
     "LOCAL_CUDA_NEEDED",
 })
-
-
-@dataclass(frozen=True)
-class Remedy:
-    """One way out of a finding.
-
-    kind: build | release | prerelease | python | driver | container | reboot | env |
-    cpu-wheel | profile.
-    A build's `changes` are recipe keys (as `recipe set` takes them); a release's or a
-    package's `requirement` is what pip installs.
-    """
-
-    kind: str
-    label: str
-    changes: Mapping[str, Any] = field(default_factory=dict)
-    requirement: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The remedy as JSON data."""
-        return {"kind": self.kind, "label": self.label, "changes": dict(self.changes),
-                "requirement": self.requirement}
-
-
-@dataclass(frozen=True)
-class Reason:
-    """A finding about the official wheel on the machine: a reason to build, or a check passed.
-
-    severity: error (the wheel does not serve), warning (it serves at a cost) or info (a
-    check that passed, with its evidence). `evidence` are the facts compared, as sentences;
-    `facts` the same values for machines (and tests).
-    """
-
-    code: str
-    severity: str
-    message: str
-    evidence: tuple[str, ...] = ()
-    facts: Mapping[str, Any] = field(default_factory=dict)
-    sources: tuple[str, ...] = ()
-    fixes: tuple[Remedy, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """The reason as JSON data."""
-        return {"code": self.code, "severity": self.severity, "message": self.message,
-                "evidence": list(self.evidence), "facts": dict(self.facts),
-                "sources": list(self.sources), "fixes": [f.to_dict() for f in self.fixes]}
 
 
 @dataclass(frozen=True)
@@ -126,7 +81,7 @@ class Advice:
     install: tuple[str, ...]
     #: the verdict about the machine alone (without your changes or custom options)
     machine_verdict: str
-    findings: tuple[Reason, ...]
+    findings: tuple[Finding, ...]
     estimate: BuildEstimate
     on_target: bool
 
@@ -143,7 +98,7 @@ class Advice:
                                               for r in f.fixes)
 
     @property
-    def reasons(self) -> tuple[Reason, ...]:
+    def reasons(self) -> tuple[Finding, ...]:
         """The findings that stand in the way or cost something (errors and warnings)."""
         return tuple(f for f in self.findings if f.severity != "info")
 
@@ -151,7 +106,7 @@ class Advice:
         """The codes of the findings, of one severity when given."""
         return [f.code for f in self.findings if severity is None or f.severity == severity]
 
-    def finding(self, code: str) -> Reason | None:
+    def finding(self, code: str) -> Finding | None:
         """The finding with this code, or None."""
         return next((f for f in self.findings if f.code == code), None)
 

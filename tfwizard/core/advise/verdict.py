@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..findings import Finding
 from ..i18n import _
 from ..knowledge import OfficialWheel, Release
 from .context import _build_fixes, _classify, _Ctx, _install_argv, _wheel_label
-from .types import Advice, BuildEstimate, Intent, Reason
+from .types import Advice, BuildEstimate, Intent
 
 if TYPE_CHECKING:
     from ..recipe import Recipe
@@ -19,8 +20,8 @@ _OPTION_KEYS = ("build.opt_flags", "build.bazel_flags", "build.xla", "build.syst
 
 
 def _intent_findings(ctx: _Ctx, intent: Intent, rel: Release,
-                     recipe: Recipe | None) -> list[Reason]:
-    out: list[Reason] = []
+                     recipe: Recipe | None) -> list[Finding]:
+    out: list[Finding] = []
     fixes = _build_fixes(ctx, rel, _("Build TensorFlow {release} from source"))
     source = ""
     if recipe is not None:
@@ -34,9 +35,9 @@ def _intent_findings(ctx: _Ctx, intent: Intent, rel: Release,
             source=source, release=rel.version) if source else \
             _("You want TensorFlow with your own changes: no official wheel has them, so a "
               "source build is needed.")
-        out.append(Reason("LOCAL_CHANGES", "error", message,
+        out.append(Finding("LOCAL_CHANGES", "error", message,
                           facts={"source": source or None}, sources=("tf-source-md",),
-                          fixes=fixes))
+                          remedies=fixes))
     if recipe is not None:
         from ..recipe import Recipe as _Recipe
 
@@ -44,22 +45,22 @@ def _intent_findings(ctx: _Ctx, intent: Intent, rel: Release,
         custom = {key: recipe.get(key) for key in _OPTION_KEYS
                   if recipe.get(key) != default.get(key)}
         if custom:
-            out.append(Reason(
+            out.append(Finding(
                 "CUSTOM_OPTIONS", "error",
                 _("The recipe sets build options the official wheel was not built with, so a "
                   "source build is needed."),
-                tuple(_("{key} = {value} (tfwizard's default: {default})").format(
+                evidence=tuple(_("{key} = {value} (tfwizard's default: {default})").format(
                     key=key, value=value, default=default.get(key))
                     for key, value in custom.items()),
-                {"options": {k: v for k, v in custom.items()}}, ("tf-source-md",), fixes))
+                facts={"options": {k: v for k, v in custom.items()}}, sources=("tf-source-md",), remedies=fixes))
     return out
 
 
 # -- the verdict --------------------------------------------------------------------------------
 
 
-def _advice(ctx: _Ctx, intent: Intent, rel: Release, choice: str, findings: list[Reason],
-            machine_findings: list[Reason], wheel: OfficialWheel | None,
+def _advice(ctx: _Ctx, intent: Intent, rel: Release, choice: str, findings: list[Finding],
+            machine_findings: list[Finding], wheel: OfficialWheel | None,
             requirement: str | None, estimate: BuildEstimate) -> Advice:
     verdict = _classify(findings)
     machine_verdict = _classify(machine_findings)
@@ -78,7 +79,7 @@ def _advice(ctx: _Ctx, intent: Intent, rel: Release, choice: str, findings: list
 
 
 def _summary(ctx: _Ctx, rel: Release, verdict: str, machine_verdict: str,
-             requirement: str | None, estimate: BuildEstimate, findings: list[Reason]) -> str:
+             requirement: str | None, estimate: BuildEstimate, findings: list[Finding]) -> str:
     wheel = _wheel_label(requirement, rel)
     fmt = {"wheel": wheel, "where": ctx.where, "build_time": estimate.text()}
     if verdict == "official":

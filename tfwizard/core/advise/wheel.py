@@ -8,28 +8,28 @@ from typing import Any
 from packaging.version import Version
 
 from .. import compat
+from ..findings import Finding, Remedy
 from ..i18n import _
 from ..knowledge import OfficialWheel, Release
 from .context import _build_fixes, _Ctx, _package, _published_releases
-from .types import Reason, Remedy
 
 # -- Python ---------------------------------------------------------------------------------------
 
 
-def _python_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel) -> list[Reason]:
+def _python_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel) -> list[Finding]:
     published = ", ".join(wheel.pythons)
     py = ctx.python
     facts: dict[str, Any] = {"python": py, "published": list(wheel.pythons),
                              "release": rel.version}
     if py is None:
-        return [Reason("PYTHON_UNKNOWN", "info",
+        return [Finding("PYTHON_UNKNOWN", "info",
                        _("The profile of {where} lists no Python; TensorFlow {release} publishes "
                          "{package} wheels for Python {published}.").format(
                            where=ctx.where, release=rel.version, package=wheel.package,
                            published=published),
                        facts=facts, sources=("pypi-wheel-files",))]
     if py in wheel.pythons:
-        return [Reason("PYTHON_PUBLISHED", "info",
+        return [Finding("PYTHON_PUBLISHED", "info",
                        _("TensorFlow {release} publishes {package} wheels for Python {python} "
                          "(of {published}).").format(release=rel.version, package=wheel.package,
                                                       python=py, published=published),
@@ -78,12 +78,12 @@ def _python_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel) -> list[Reas
         if not releases:
             fixes += _build_fixes(ctx, rel, _("Build TensorFlow {release} from source for "
                                               "Python {python}"), python=py)
-    return [Reason("PYTHON_NOT_PUBLISHED", "error",
+    return [Finding("PYTHON_NOT_PUBLISHED", "error",
                    _("TensorFlow {release} publishes no {package} wheel for Python {python}, "
                      "the Python of {where}; it publishes Python {published}.").format(
                        release=rel.version, package=wheel.package, python=py, where=ctx.where,
                        published=published),
-                   tuple(evidence), facts, ("pypi-wheel-files", "tf-source-md"), tuple(fixes))]
+                   evidence=tuple(evidence), facts=facts, sources=("pypi-wheel-files", "tf-source-md"), remedies=tuple(fixes))]
 
 
 def _prerelease_with(ctx: _Ctx, python: str) -> dict[str, Any] | None:
@@ -99,20 +99,20 @@ def _prerelease_with(ctx: _Ctx, python: str) -> dict[str, Any] | None:
 # -- glibc --------------------------------------------------------------------------------------
 
 
-def _glibc_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel) -> list[Reason]:
+def _glibc_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel) -> list[Finding]:
     glibc = ctx.machine.os.glibc
     facts = {"glibc": glibc, "floor": wheel.glibc_floor, "manylinux": wheel.manylinux,
              "release": rel.version}
     have, floor = compat.as_version(glibc), compat.as_version(wheel.glibc_floor)
     if have is None or floor is None:
-        return [Reason("GLIBC_UNKNOWN", "info",
+        return [Finding("GLIBC_UNKNOWN", "info",
                        _("The profile of {where} has no glibc version; the {release} wheel needs "
                          "glibc {floor} or newer ({manylinux}).").format(
                            where=ctx.where, release=rel.version, floor=wheel.glibc_floor,
                            manylinux=wheel.manylinux),
                        facts=facts, sources=("pypi-wheel-files",))]
     if have >= floor:
-        return [Reason("GLIBC_OK", "info",
+        return [Finding("GLIBC_OK", "info",
                        _("glibc {glibc} on {where} meets the {release} wheel's floor, glibc "
                          "{floor} ({manylinux}).").format(glibc=glibc, where=ctx.where,
                                                          release=rel.version,
@@ -120,15 +120,15 @@ def _glibc_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel) -> list[Reaso
                                                          manylinux=wheel.manylinux),
                        facts=facts, sources=("pypi-wheel-files",))]
     image = rel.image_for(ctx.python or rel.pythons[-1])
-    return [Reason(
+    return [Finding(
         "GLIBC_TOO_OLD", "error",
         _("The {release} wheel is {manylinux}: it needs glibc {floor} or newer, and {where} has "
           "glibc {glibc}. pip finds no wheel whose platform tag fits, and the libraries would "
           "not load.").format(release=rel.version, manylinux=wheel.manylinux,
                               floor=wheel.glibc_floor, where=ctx.where, glibc=glibc),
-        (_("glibc {glibc} < {floor}.").format(glibc=glibc, floor=wheel.glibc_floor),),
-        {**facts, "image": image}, ("pypi-wheel-files", "glibc-issues"),
-        (Remedy("container", _("Run TensorFlow {release} inside a container with a newer glibc, "
+        evidence=(_("glibc {glibc} < {floor}.").format(glibc=glibc, floor=wheel.glibc_floor),),
+        facts={**facts, "image": image}, sources=("pypi-wheel-files", "glibc-issues"),
+        remedies=(Remedy("container", _("Run TensorFlow {release} inside a container with a newer glibc, "
                                "e.g. its build image {image} (a container brings its own glibc; "
                                "only the kernel is shared)").format(release=rel.version,
                                                                     image=image)),))]
@@ -142,7 +142,7 @@ def _baseline(wheel: OfficialWheel) -> str:
                                                     wheel.cpu_baseline or "-")
 
 
-def _cpu_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel) -> list[Reason]:
+def _cpu_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel) -> list[Finding]:
     cpu = ctx.machine.cpu
     model = cpu.model or cpu.arch
     baseline = _baseline(wheel)
@@ -151,7 +151,7 @@ def _cpu_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel) -> list[Reason]
     sources = ("pypi-wheel-files", "tf-bazelrc-release")
     if wheel.cpu_baseline == "avx":
         if not cpu.features:
-            return [Reason("CPU_FEATURES_UNKNOWN", "info",
+            return [Finding("CPU_FEATURES_UNKNOWN", "info",
                            _("The profile of {where} lists no CPU features; the {release} wheel "
                              "needs a CPU with {baseline}.").format(where=ctx.where,
                                                                    release=rel.version,
@@ -164,19 +164,19 @@ def _cpu_findings(ctx: _Ctx, rel: Release, wheel: OfficialWheel) -> list[Reason]
                               "Build TensorFlow {release} from source for this CPU (tfwizard's "
                               "build uses build.opt_flags, never -mavx; keep -march=native out "
                               "of them unless the build runs on this CPU)")))
-            return [Reason(
+            return [Finding(
                 "CPU_FEATURE_MISSING", "error",
                 _("The {release} wheel is compiled for CPUs with {baseline}, and the CPU of "
                   "{where} ({model}) has none: importing TensorFlow stops with \"The TensorFlow "
                   "library was compiled to use AVX instructions, but these aren't available on "
                   "your machine.\"").format(release=rel.version, baseline=baseline,
                                             where=ctx.where, model=model),
-                (_("CPU features of {where}: {features}; no avx.").format(
+                evidence=(_("CPU features of {where}: {features}; no avx.").format(
                     where=ctx.where, features=", ".join(cpu.features)),),
-                facts, sources + ("tf-import-issues",), fixes)]
+                facts=facts, sources=sources + ("tf-import-issues",), remedies=fixes)]
     elif wheel.cpu_baseline != "armv8-a":
         return []
-    return [Reason("CPU_BASELINE_MET", "info",
+    return [Finding("CPU_BASELINE_MET", "info",
                    _("The {release} wheel needs a CPU with {baseline}; the CPU of {where} "
                      "({model}) has it.").format(release=rel.version, baseline=baseline,
                                                  where=ctx.where, model=model),

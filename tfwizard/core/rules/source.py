@@ -18,13 +18,13 @@ def rule_source_dir(ctx: Ctx) -> None:
     path = ctx.recipe.resolve_path(key)
     if path is None:
         return
-    if not path.exists():
-        ctx.add("SOURCE_MISSING", "error",
+    if not path.exists():  # the preflight's code for every other path key: one fact, one code
+        ctx.add("PATH_MISSING", "error",
                 _("{path} does not exist on this machine; choose the folder of your "
                   "TensorFlow checkout, or clone the release instead.").format(path=path),
                 ["tf-source-md"], key)
     elif not path.is_dir():
-        ctx.add("SOURCE_MISSING", "error", _("{path} is a file, not a folder.").format(path=path),
+        ctx.add("SOURCE_NOT_FOLDER", "error", _("{path} is a file, not a folder.").format(path=path),
                 ["tf-source-md"], key)
     elif not any(path.iterdir()):
         ctx.add("SOURCE_EMPTY", "error",

@@ -316,6 +316,11 @@ class RecipeTestJob:
         """The run's result (None until it ended, or when cancelled before it started)."""
         return self.inner.result if self.inner is not None else None
 
+    @property
+    def cancelled(self) -> bool:
+        """Whether the run was asked to stop (cancel())."""
+        return self._cancel
+
     def cancel(self) -> None:
         """Stop the run (or keep it from starting)."""
         self._cancel = True

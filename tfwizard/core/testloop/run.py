@@ -50,9 +50,9 @@ class TagFilters:
 @cache
 def tag_filters() -> TagFilters:
     """The shipped tag filters (loaded once per process)."""
-    from ..knowledge import _read
+    from ..knowledge import read_toml
 
-    raw = _read(resource_path("knowledge", "testing.toml"))
+    raw = read_toml(resource_path("knowledge", "testing.toml"))
     try:
         t = raw["tag_filters"]
         return TagFilters(tuple(t["always"]), tuple(t["without_gpu"]), tuple(t["with_gpu"]),

@@ -86,9 +86,9 @@ DEFAULT_MAX = 50
 @cache
 def size_timeouts() -> dict[str, int]:
     """Bazel's default timeout of each test size (resources/knowledge/testing.toml)."""
-    from ..knowledge import _read
+    from ..knowledge import read_toml
 
-    raw = _read(resource_path("knowledge", "testing.toml"))["size_timeouts"]
+    raw = read_toml(resource_path("knowledge", "testing.toml"))["size_timeouts"]
     return {k: int(v) for k, v in raw.items() if k != "sources"}
 
 

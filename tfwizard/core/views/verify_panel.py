@@ -12,7 +12,7 @@ from typing import Any
 
 from ..diagnosis.runtime import gpu_devices, op_error
 from ..i18n import _
-from ..verify.job import VerifyReport, _wheel_kind, missing_interpreter
+from ..verify.job import VerifyReport, missing_interpreter, wheel_kind
 
 #: a row's status: passed, failed, a fact that is neither (e.g. a CPU wheel's CUDA), or
 #: not checked (TensorFlow did not import, so nothing after it could run)
@@ -41,7 +41,7 @@ def _import_rows(data: Mapping[str, Any]) -> list[PanelRow]:
 
 def _build_row(data: Mapping[str, Any], expect: str) -> PanelRow:
     info = data.get("build_info") or {}
-    kind = _wheel_kind(data)
+    kind = wheel_kind(data)
     parts = [f"{key} {info[key]}" for key in ("cuda_version", "cudnn_version")
              if info.get(key)]
     detail = _("a {kind} build").format(kind=kind) + (f" ({', '.join(parts)})" if parts else "")

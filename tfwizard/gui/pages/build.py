@@ -52,15 +52,6 @@ from .build_watch import BuildWatch
 from .rebuild import RebuildBar
 
 
-def unavailable_banner(parent: QWidget, reason: str) -> QLabel:
-    """A warning label: this page's core module is missing from this installation."""
-    label = QLabel(tr("Not available in this build: {reason}").format(reason=reason), parent)
-    label.setObjectName("unavailable")
-    label.setWordWrap(True)
-    label.setStyleSheet("color: #8a5300; font-weight: bold;")
-    return label
-
-
 class DiagnosisRow(QFrame):
     """A known failure found in the build log, with "Apply fix and rebuild" when it has one."""
 
@@ -107,9 +98,6 @@ class BuildPage(RecipePage):
         self.task: asyncio.Task[Any] | None = None
         self.result: Any = None
         self.again = RebuildGuard()
-        self.unavailable = None if factory is not None else jobs.missing_core_module("building.run.runner")
-        if self.unavailable:
-            self.body.addWidget(unavailable_banner(self.content, self.unavailable))
         top = QHBoxLayout()
         self.phase_label = QLabel(tr("Not started"), self.content)
         self.phase_label.setObjectName("phase")
@@ -123,7 +111,6 @@ class BuildPage(RecipePage):
         top.addStretch(1)
         self.start_button = QPushButton(tr("Start build"), self.content)
         self.start_button.setObjectName("start-build")
-        self.start_button.setEnabled(not self.unavailable)
         self.start_button.clicked.connect(self.start)
         top.addWidget(self.start_button)
         self.cancel_button = QPushButton(tr("Cancel build"), self.content)
@@ -193,7 +180,7 @@ class BuildPage(RecipePage):
     async def start(self) -> None:
         """Start the build (asking first when it would repeat a success) and show its
         events until it ends."""
-        if self.running or self.unavailable:
+        if self.running:
             return
         if not await self.again.confirm(self, self.state.recipe):
             return
@@ -201,7 +188,7 @@ class BuildPage(RecipePage):
 
     async def run_build(self, factory: jobs.BuildFactory) -> None:
         """Build with `factory` (the page's own, or the warm one: RebuildBar)."""
-        if self.running or self.unavailable:
+        if self.running:
             return
         if not await confirm_secrets(self, self.state.recipe):
             return

@@ -37,7 +37,6 @@ from ..widgets.network import RecipeFields, index_fields
 from ..widgets.richtext import code_html
 from ..widgets.wheelhouse import configured_url
 from .base import RecipePage
-from .build import unavailable_banner
 
 
 def target_note(parent: QWidget, name: str) -> QLabel:
@@ -76,9 +75,6 @@ class InstallPage(RecipePage):
         self.job: Job | None = None
         self.result: Any = None
         self.argv: list[str] = []  # pip's, from the install's start (install.json keeps it)
-        self.unavailable = None if factory is not None else jobs.missing_core_module("install.job")
-        if self.unavailable:
-            self.body.addWidget(unavailable_banner(self.content, self.unavailable))
         self.target_note = target_note(self.content, "install-target-note")
         self.body.addWidget(self.target_note)
         form = QFormLayout()
@@ -120,7 +116,6 @@ class InstallPage(RecipePage):
         buttons = QHBoxLayout()
         self.install_button = QPushButton(tr("Install"), self.content)
         self.install_button.setObjectName("install")
-        self.install_button.setEnabled(not self.unavailable)
         self.install_button.clicked.connect(self.start)
         buttons.addWidget(self.install_button)
         self.cancel_button = QPushButton(tr("Cancel"), self.content)
@@ -191,7 +186,6 @@ class InstallPage(RecipePage):
         self.house_button.setToolTip(tr("Install the wheelhouse's wheel that serves this "
                                         "machine (with [and-cuda] for a CUDA build); its "
                                         "provenance goes into the install record"))
-        self.house_button.setEnabled(not self.unavailable)
         self.house_button.clicked.connect(self.start_wheelhouse)
         row.addWidget(self.house_button)
         self.body.addLayout(row)
@@ -263,7 +257,7 @@ class InstallPage(RecipePage):
         rebuild into a venv that has its dependencies): replace only the TensorFlow wheel,
         resolve nothing."""
         wheel = self.wheel_edit.text().strip()
-        if self.running or self.unavailable:
+        if self.running:
             return
         if not wheel and make_job is None:
             self.status.setText(tr("Build a wheel first, or choose one."))

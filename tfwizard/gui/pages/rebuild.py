@@ -92,7 +92,7 @@ class RebuildBar(QWidget):
         """Enable what can run now."""
         running = bool(self.page.running)
         has_source = self.source_dir() is not None
-        self.rebuild_button.setEnabled(has_source and not running and not self.page.unavailable)
+        self.rebuild_button.setEnabled(has_source and not running)
         self.rebuild_button.setToolTip(
             tr("Build again in the recipe's warm container: the Bazel server, its analysis "
                "cache and the outputs are kept, so only what changed is rebuilt")

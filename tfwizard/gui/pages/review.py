@@ -8,6 +8,7 @@ runs in a worker thread each time the page shows the recipe, and the verdict say
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QThreadPool, Signal
@@ -110,6 +111,9 @@ class ReviewPage(RecipePage):
         #: the preflight's answer for the recipe shown: a Prepared, or why it stopped
         self.prepared: Prepared | str | None = None
         self.generation = 0  # answers of an older recipe are dropped
+        #: Save's action when the page sits in the main window (its Save As, which keeps the
+        #: recent recipes and the window's title); None: a file dialog of its own
+        self.save_as: Callable[[], object] | None = None
         self._relay = _Relay(self)
         self._relay.answered.connect(self._preflight_answered)
         self.findings.recipe_only = True  # the preflight's findings are in their own box
@@ -234,10 +238,8 @@ class ReviewPage(RecipePage):
         self.summary.show_lines(lines, cost)
 
     def _save(self) -> None:
-        window = self.window()
-        save = getattr(window, "save_recipe_as", None)
-        if callable(save):
-            save()
+        if self.save_as is not None:
+            self.save_as()
             return
         path, _ = QFileDialog.getSaveFileName(self, tr("Save recipe"), f"{self.state.recipe.name}"
                                               ".toml", tr("Recipes (*.toml)"))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QGuiApplication
@@ -26,15 +26,17 @@ from PySide6.QtWidgets import (
 from qasync import asyncSlot
 
 from tfwizard.core.errors import TfWizardError
-from tfwizard.core.jobs import Job
 
 from ..i18n import tr
 from ..state import WizardState
 from ..widgets.logview import LogView
 from .base import RecipePage, split_words
 
-#: (state, targets) -> a test job (core/building/testjob.RecipeTestJob)
-TestFactory = Callable[[WizardState, Sequence[str]], Job]
+if TYPE_CHECKING:
+    from tfwizard.core.testloop.job import RecipeTestJob
+
+#: (state, targets) -> a test job
+TestFactory = Callable[[WizardState, Sequence[str]], "RecipeTestJob"]
 #: status -> colour of its text in the tree
 COLOURS = {"PASSED": "#1b7f3b", "FLAKY": "#b36b00", "FAILED": "#b00020",
            "TIMEOUT": "#b00020", "INCOMPLETE": "#b00020"}
@@ -42,7 +44,7 @@ COLOURS = {"PASSED": "#1b7f3b", "FLAKY": "#b36b00", "FAILED": "#b00020",
 COL_NAME, COL_STATUS, COL_DURATION, COL_ATTEMPTS = range(4)
 
 
-def default_test_job(state: WizardState, targets: Sequence[str]) -> Job:
+def default_test_job(state: WizardState, targets: Sequence[str]) -> RecipeTestJob:
     """A RecipeTestJob for the state's recipe, its record in <data>/tests/<id>."""
     from tfwizard.core.building.run.record import new_build_id
     from tfwizard.core.paths import data_dir
@@ -67,7 +69,7 @@ class TestPage(RecipePage):
                                                "bazel test, in the build's warm container "
                                                "(optional: Next skips it)."))
         self.factory = factory or default_test_job
-        self.job: Any = None
+        self.job: RecipeTestJob | None = None
         self.task: asyncio.Task[Any] | None = None
         self.result: Any = None
         self.summary = ""
@@ -166,9 +168,9 @@ class TestPage(RecipePage):
             self.task = None
             if self.result is None:
                 self.progress.setRange(0, 1)
-                if self.job is not None and getattr(self.job, "_cancel", False):
+                if self.job is not None and self.job.cancelled:
                     self.status_label.setText(tr("Cancelled"))
-                elif self.job is not None and not getattr(self.job, "targets", True):
+                elif self.job is not None and not self.job.targets:
                     self.status_label.setText(tr("No test depends on the change."))
             self._set_buttons(False)
             self.completeChanged.emit()
@@ -267,7 +269,8 @@ class TestPage(RecipePage):
         commands = [f"tfwizard test {path} " + " ".join(
             a for a in run.argv[run.argv.index("--") + 1:])] if "--" in run.argv else []
         self.summary = markdown_summary(
-            run, recipe_path=path, recipe=recipe, diffstat=getattr(self.job, "diffstat", ""),
-            ref=getattr(recipe.tensorflow, "ref", "") or "", commands=commands)
+            run, recipe_path=path, recipe=recipe,
+            diffstat=self.job.diffstat if self.job is not None else "",
+            ref=recipe.tensorflow.ref, commands=commands)
         QGuiApplication.clipboard().setText(self.summary)
         self.status_label.setText(tr("The PR summary is on the clipboard."))

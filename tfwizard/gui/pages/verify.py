@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
@@ -29,8 +29,10 @@ from ..widgets.bundle import BundleSaver
 from ..widgets.summary import Details, PlainSummary
 from ..widgets.verify_panel import OutputDiagnosis, VerifyPanel
 from .base import PageId, RecipePage, mono
-from .build import unavailable_banner
 from .install import show_target_note, target_note
+
+if TYPE_CHECKING:
+    from tfwizard.core.verify.report import VerifyReport
 
 
 class VerifyPage(RecipePage):
@@ -46,12 +48,9 @@ class VerifyPage(RecipePage):
                          tr("Import TensorFlow in an interpreter on this machine, list its "
                             "devices, run ops on each, and explain what went wrong."))
         self.factory = verify or jobs.default_verify
-        self.unavailable = None if verify is not None else jobs.missing_core_module("verify.job")
-        self.report: Any = None
+        self.report: VerifyReport | None = None
         self.job: Job | None = None
         self.task: asyncio.Task[Any] | None = None
-        if self.unavailable:
-            self.body.addWidget(unavailable_banner(self.content, self.unavailable))
         self.target_note = target_note(self.content, "verify-target-note")
         self.body.addWidget(self.target_note)
         form = QFormLayout()
@@ -67,7 +66,6 @@ class VerifyPage(RecipePage):
         row = QHBoxLayout()
         self.run_button = QPushButton(tr("Run verification"), self.content)
         self.run_button.setObjectName("run-verify")
-        self.run_button.setEnabled(not self.unavailable)
         self.run_button.clicked.connect(self.run_verify)
         row.addWidget(self.run_button)
         self.cancel_button = QPushButton(tr("Cancel"), self.content)
@@ -139,7 +137,7 @@ class VerifyPage(RecipePage):
         what was verified, what to run on the target machine."""
         s = self.state
         # the interpreter that was verified (it may not be the one Install used)
-        python = str(getattr(self.report, "python", "") or "") or s.installed_python
+        python = (self.report.python if self.report is not None else "") or s.installed_python
         lines = finish_summary(s.recipe, wheel=s.wheel, python=python, report=self.report,
                                target_path=s.target_path)
         self.done.setVisible(self.report is not None and bool(lines))
@@ -148,15 +146,14 @@ class VerifyPage(RecipePage):
 
     def _reports(self) -> dict[str, Any]:
         """The report shown here goes into the bundle when the record has none."""
-        to_dict = getattr(self.report, "to_dict", None)
-        return {"verify.json": to_dict()} if to_dict is not None else {}
+        return {"verify.json": self.report.to_dict()} if self.report is not None else {}
 
     @asyncSlot()
     async def run_verify(self) -> None:
         """Run the verification job (the probe runs in a thread) until it ends or is
         cancelled, then show its report."""
         python = self.python_edit.text().strip()
-        if self.running or self.unavailable:
+        if self.running:
             return
         if not python:
             self.status.setText(tr("Choose the interpreter to verify."))
@@ -178,7 +175,7 @@ class VerifyPage(RecipePage):
             return
         finally:
             self.task = None
-            self.run_button.setEnabled(not self.unavailable)
+            self.run_button.setEnabled(True)
             self.cancel_button.setEnabled(False)
             self.completeChanged.emit()
         if self.job.result is not None:
@@ -193,28 +190,15 @@ class VerifyPage(RecipePage):
             self.cancel_button.setEnabled(False)
             self.job.cancel()
 
-    def show_report(self, report: Any) -> None:
-        """Show a verification report, and say in one line how it went."""
+    def show_report(self, report: VerifyReport) -> None:
+        """Show a verification report; its panel's verdict says how it went."""
         self.report = report
-        try:
-            text = jobs.render_verify_report(report)
-        except (ImportError, AttributeError, TypeError):
-            text = report.to_json() if hasattr(report, "to_json") else str(report)
-        self.report_view.setPlainText(text)
-        if hasattr(report, "probe"):  # a core VerifyReport (not a stand-in's text)
-            self.panel.show_report(report)
-        else:  # a stand-in's text: nothing but the text to show, so show it
-            self.details.set_open(True)
-        ok = bool(getattr(report, "ok", False))
-        if hasattr(report, "probe"):
-            self.status.setText("")  # the panel's verdict says how it went, once
-        elif getattr(report, "status", "") == "cancelled":
-            self.status.setText(tr("Verification cancelled."))
-        else:
-            self.status.setText(tr("All checks passed.") if ok else tr("Some checks failed."))
+        self.report_view.setPlainText(jobs.render_verify_report(report))
+        self.panel.show_report(report)
+        self.status.setText("")  # the panel's verdict says how it went, once
         self.copy_button.setEnabled(True)
         self._show_summary()
-        self._default_button(ok)
+        self._default_button(report.ok)
 
     def _default_button(self, ok: bool) -> None:
         """Enter finishes after a pass; after a failure it runs the verification again

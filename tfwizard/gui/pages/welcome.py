@@ -42,6 +42,9 @@ class WelcomePage(RecipePage):
                          tr("tfwizard builds a TensorFlow wheel from source in Docker. "
                             "First, the machine it builds on, and the one it builds for."))
         self.detect = detect
+        #: what a finished detection does; the wizard sets its own (which may also refit
+        #: an untouched recipe to the host)
+        self.on_host_detected: Callable[[HostProfile], None] = state.set_build_host
         self.detecting = False
         # the checklist says how this machine stands: no "No problems found" beside its
         # warnings (the UX review); findings about the target still show here
@@ -159,11 +162,7 @@ class WelcomePage(RecipePage):
             self.detecting = False
             self.refresh_button.setEnabled(True)
         self.status.setText("")
-        wizard = self.wizard()
-        if wizard is not None and hasattr(wizard, "host_detected"):
-            wizard.host_detected(host)
-        else:
-            self.state.set_build_host(host)
+        self.on_host_detected(host)
         self._render()
 
     def choose_target(self) -> None:

@@ -142,8 +142,8 @@ def preflight(recipe: Recipe, env: Mapping[str, str] | None = None, *,
                                  "({why}); Bazel will fail or fall back to building "
                                  "locally.").format(key=key, value=value, why=why),
                                ("bazel-docs",), f"remote.{key}"))
-    paths = [("tensorflow.source_dir", recipe.tensorflow.source_dir),
-             ("network.distdir", net.distdir), ("cuda.local_cuda_path", recipe.cuda.local_cuda_path),
+    # tensorflow.source_dir is the rules' (rules/source.py, which run before any preflight)
+    paths = [("network.distdir", net.distdir), ("cuda.local_cuda_path", recipe.cuda.local_cuda_path),
              ("cuda.local_cudnn_path", recipe.cuda.local_cudnn_path),
              ("cuda.local_nccl_path", recipe.cuda.local_nccl_path)]
     paths.extend((f.key, str(f.host)) for f in tls_files(recipe, recipe_dir))
