@@ -104,6 +104,8 @@ class Printer:
     def __init__(self, env: Environment) -> None:
         self.env = env
         self.diagnoses: list[Any] = []
+        #: tfwizard's own log lines already shown: the result does not say them again
+        self.said: set[str] = set()
 
     def __enter__(self) -> Printer:
         return self
@@ -120,8 +122,12 @@ class Printer:
         raise NotImplementedError
 
     def finished(self, result: Any) -> None:
-        """The wheel or why there is none, the cache summary, the diagnoses, the record."""
-        for line in build_summary(result, self.diagnoses):
+        """The wheel or why there is none, the cache summary, the diagnoses, the record;
+        the outcome only when the log did not just say it (a failure read once)."""
+        lines = build_summary(result, self.diagnoses)
+        if lines and all(part in self.said for part in lines[0].split("\n")):
+            lines = lines[1:]
+        for line in lines:
             self.env.out(line)
 
 
@@ -138,6 +144,8 @@ class PlainPrinter(Printer):
         out = self.env.stdout
         if kind == "log":
             prefix = NOTE if event.channel == "tfwizard" else ""
+            if prefix:
+                self.said.update(event.lines)
             out.write("".join(f"{prefix}{line}\n" for line in event.lines))
             out.flush()
         elif kind == "phase":
@@ -235,6 +243,7 @@ class RichPrinter(Printer):
         if kind == "log":
             for line in event.lines:
                 if event.channel == "tfwizard":
+                    self.said.add(line)
                     self.console.print(f"[cyan]{NOTE.rstrip()}[/] {escape(line)}", markup=True,
                                        highlight=False, soft_wrap=True)
                 elif line.startswith(("ERROR:", "FAILED:")):

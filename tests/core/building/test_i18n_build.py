@@ -394,10 +394,9 @@ def test_runner_texts_without_a_docker_engine(tmp_path, pseudo_lang):
     result = events[-1].result
     assert result.status == "error" and unmarked(result.message) == []
     said = [line for e in events if e.type == "log" for line in e.lines]
-    assert len(said) >= 2 and said[0].startswith("⟦")
+    assert len(said) >= 3 and said[0].startswith("⟦")
     assert scan("\n".join(said)) == []
-    # the record keeps the same lines and the outcome (said by the front ends from the
-    # result); its machine parts (tags, result.json keys) stay
+    # the record keeps the same lines; its machine parts (tags, result.json keys) stay
     log = (runner.record.path / "log.txt").read_text()
     assert log.startswith("tfw | ⟦") and len(log.splitlines()) >= 3
     assert scan("\n".join(line[6:] for line in log.splitlines())) == []

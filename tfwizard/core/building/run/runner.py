@@ -167,8 +167,7 @@ class BuildRunner(FollowsSource, WheelGate):
                     mismatch=self.wheel_mismatch())
             except TfWizardError as exc:
                 found = outcome.from_error(exc, cancelled=self.cancelled)
-            # into the record only: the front ends say it from Finished (not twice)
-            record.append(TFWIZARD, build_outcome(found.status, found.message).split("\n"))
+            yield self.log.say(build_outcome(found.status, found.message))
             diagnoses: list[DiagnosisEvent | UnrecognisedEvent] = []
             if found.status != "cancelled":
                 # a build that succeeded is looked at for warnings (a remote cache Bazel
