@@ -9,7 +9,7 @@ from tfwizard.core import consent
 from tfwizard.core.errors import UsageError
 from tfwizard.gui.pages import PageId
 
-from .test_build_consent import button, consent_box
+from .test_build_consent import button, consent_box, wizard_at
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
 
@@ -19,13 +19,7 @@ def test_the_test_page_asks_before_sending_a_variable(qtbot, make_window, monkey
     monkeypatch.setenv(consent.CONFIG_DIR_ENV, str(tmp_path / "config"))
     monkeypatch.setenv("TFWT_GUI_KEY", "gui-secret-value")
     monkeypatch.delenv(consent.CONSENT_ENV, raising=False)
-    window = make_window()
-    window.wizard.state.update({"remote.cache": "grpcs://cache.example:443",
-                                "remote.headers": ["x-api-key=${TFWT_GUI_KEY}"]})
-    wizard = window.wizard
-    wizard.setStartId(int(PageId.TEST))
-    wizard.restart()
-    page = wizard.test
+    page = wizard_at(make_window, PageId.TEST)
     asked: list[list[str]] = []
 
     def factory(state, targets):
