@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -98,7 +100,47 @@ def test_secrets_written_in_a_recipe_are_masked_in_plan_output_and_the_record(tm
 
     asyncio.run(run())
     kept = runner.record.path
-    for name in ("recipe.toml", "log.txt"):
+    for name in ("recipe.toml", "log.txt", "plan.json", "result.json"):
         text = (kept / name).read_text()
         assert "CLEARTOKEN" not in text and "CLEARPW" not in text, name
     assert "x-gh=***" in (kept / "recipe.toml").read_text()
+    plan_json = json.loads((kept / "plan.json").read_text())
+    assert plan_json["secrets_withheld"] is True
+    assert plan_json["container_env"]["HTTPS_PROXY"] == "http://***@proxy.example:3128"
+    # the plan the build runs keeps them (in memory only)
+    assert "--remote_header=x-gh=CLEARTOKEN-777" in runner.plan.flag_list
+    status, out, err = capture(["bundle", str(kept), "--out", str(tmp_path / "b.tar.gz"),
+                                "--host", str(root / "tests" / "data" / "hosts" / "debian13-py313.json")])
+    assert int(status) == 0, err
+    with tarfile.open(tmp_path / "b.tar.gz") as tar:
+        for member in tar.getmembers():
+            data = tar.extractfile(member).read() if member.isfile() else b""
+            assert b"CLEARTOKEN" not in data and b"CLEARPW" not in data, member.name
+
+
+def test_attach_refuses_a_plan_whose_written_out_secrets_were_withheld(tmp_path):
+    """`build --attach` runs the record's plan.json; one whose credentials were masked
+    would send `***` as the proxy password, so it is refused with the fix, and the record
+    is left unlocked for the next try."""
+    from tfwizard.core.building.plan.plan import make_plan
+    from tfwizard.core.building.run.attach import locked_plan, plan_digest
+    from tfwizard.core.building.run.record import BuildRecord
+    from tfwizard.core.recipe import load_recipe
+
+    root = Path(__file__).resolve().parents[2]
+    base = load_recipe(root / "recipes" / "tf221-cpu-portable.toml")
+    clear = base.with_changes({"network.https_proxy": "http://puser:CLEARPW-888@px:3128",
+                               "build.network": "bridge"})
+    record = BuildRecord.create("20260101-000000-aaaaaa", root=tmp_path,
+                                files={"plan.json": make_plan(clear).to_json()})
+    with pytest.raises(UsageError) as caught:
+        locked_plan(record.build_id, record.path, plan_digest)
+    assert "credentials written in it" in str(caught.value)
+    assert "${VAR}" in caught.value.hint
+    assert record.lock()  # not left held by the refusal
+    record.unlock()
+    # a reference is kept as it is: that plan attaches
+    ref = base.with_changes({"network.https_proxy": "${TFWT_PROXY}", "build.network": "bridge"})
+    (record.path / "plan.json").write_text(make_plan(ref).to_json())
+    _record, plan, _digest = locked_plan(record.build_id, record.path, plan_digest)
+    assert plan.container_env["HTTPS_PROXY"] == "${TFWT_PROXY}"

@@ -78,6 +78,7 @@ class FixContext:
         self.recipe: Any = None
         self.plan: Any = None
         self.stopped = ""  # a build tfwizard stopped with its own message before Bazel ran
+        self.record = record
         if record is not None:
             self.recipe, self.plan = record_context(record)
             self.stopped = record_stopped_message(record)
@@ -89,7 +90,8 @@ class FixContext:
         """The diagnoses with their fixes made concrete for this recipe and plan."""
         from ..core.fixes import resolve_diagnoses
 
-        return resolve_diagnoses(found, recipe=self.recipe, plan=self.plan)
+        return resolve_diagnoses(found, recipe=self.recipe, plan=self.plan,
+                                 record_dir=self.record)
 
     def command(self, changes: dict[str, Any]) -> str:
         """The `tfwizard recipe set` command making a resolved fix's changes ("" for none)."""

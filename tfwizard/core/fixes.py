@@ -222,11 +222,16 @@ D = TypeVar("D")
 
 
 def resolve_diagnoses(diagnoses: Iterable[D], *, recipe: Recipe | None = None,
-                      plan: Any = None) -> list[D]:
+                      plan: Any = None, record_dir: Path | None = None) -> list[D]:
     """Diagnoses (build or runtime) with their fixes resolved (`recipe_fix` concrete,
-    `fix_problem` saying why when there is none)."""
+    `fix_problem` saying why when there is none), and a full disk named: this machine's
+    (the build's record and wheel folder, tfwizard's data folder) or Docker's."""
+    from .diagnosis.disk import host_dirs, placed
+
+    hosts = host_dirs(record_dir)
     out = []
     for d in diagnoses:
+        d = placed(d, plan=plan, host_dirs=hosts)
         symbolic = getattr(d, "recipe_fix", None)
         if symbolic:
             fix = resolve_fix(symbolic, recipe=recipe, plan=plan)

@@ -70,6 +70,11 @@ def atomic_write(path: Path, data: bytes | str, mode: int = 0o600) -> None:
             os.fchmod(fh.fileno(), mode)  # the umask must not widen or narrow it
             fh.write(raw)
         os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        if exc.filename is None:  # a write or close (a full disk): name the file meant
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
+        raise
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -8,8 +8,8 @@ instead of the value, resolved only when a container is started.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # a leaf: the recipe module is its caller's
     from .recipe import Recipe
@@ -122,6 +122,43 @@ def with_json_forms(values: Iterable[str]) -> list[str]:
             if form not in out:
                 out.append(form)
     return out
+
+
+#: the key a plan's record copy carries when credentials written in the recipe were masked in
+#: it: such a plan cannot run again (`build --attach` refuses it and says why)
+WITHHELD_KEY = "secrets_withheld"
+
+
+def _strings(data: Any) -> Iterator[str]:
+    """Every string in a JSON-ready structure."""
+    if isinstance(data, str):
+        yield data
+    elif isinstance(data, Mapping):
+        for value in data.values():
+            yield from _strings(value)
+    elif isinstance(data, (list, tuple)):
+        for value in data:
+            yield from _strings(value)
+
+
+def _masked(data: Any, values: list[str]) -> Any:
+    if isinstance(data, str):
+        return mask(data, values)
+    if isinstance(data, Mapping):
+        return {k: _masked(v, values) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_masked(v, values) for v in data]
+    return data
+
+
+def at_rest(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A plan's data as a record may keep it: credentials written out in its flags, URLs and
+    environment masked, with WITHHELD_KEY set when there were any. The values stay in the
+    running front end's memory only; a ${NAME} reference is kept (it holds no secret)."""
+    values = credentials_in(_strings(data))
+    if not values:
+        return dict(data)
+    return {**_masked(data, values), WITHHELD_KEY: True}
 
 
 def mask_recipe_text(text: str) -> str:

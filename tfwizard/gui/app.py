@@ -90,6 +90,16 @@ def recipe_argument(args: list[str]) -> Path | None:
 _error_boxes: list[Any] = []
 
 
+def explained(exc: BaseException) -> BaseException:
+    """An ordinary file-system failure (read-only, full, a name too long: an OSError that
+    names its path) as the usage error the CLI prints; other errors as they are."""
+    if isinstance(exc, OSError) and exc.filename is not None:
+        from tfwizard.core.paths import explain_os_error
+
+        return explain_os_error(exc)
+    return exc
+
+
 def show_exception(exc_type: type[BaseException], exc: BaseException,
                    tb: TracebackType | None) -> None:
     """sys.excepthook: an unexpected error (asyncSlot reports there too) becomes a dialog."""
@@ -103,9 +113,12 @@ def show_exception(exc_type: type[BaseException], exc: BaseException,
 
     from .i18n import tr
 
-    box = QMessageBox(QMessageBox.Icon.Critical, tr("tfwizard: unexpected error"),
-                      str(exc) if isinstance(exc, TfWizardError) else
-                      f"{exc_type.__name__}: {exc}")
+    exc = explained(exc)
+    if isinstance(exc, TfWizardError):  # the user's to fix: no traceback, no "bug"
+        box = QMessageBox(QMessageBox.Icon.Warning, tr("tfwizard"), str(exc))
+    else:
+        box = QMessageBox(QMessageBox.Icon.Critical, tr("tfwizard: unexpected error"),
+                          f"{exc_type.__name__}: {exc}")
     box.setObjectName("excepthook-box")
     if not isinstance(exc, TfWizardError):
         box.setInformativeText(tr("This is a bug in tfwizard; the details below help fix it."))

@@ -24,6 +24,7 @@ from tfwizard.core.i18n import LANGUAGES, language
 from tfwizard.core.recipe import Recipe, load_recipe, save_recipe
 
 from . import i18n
+from .app import explained
 from .attach import follow_build
 from .file_menu import RecentRecipes, mark_clean, new_action, recent_menu, watch_recipe
 from .help import add_help_menu
@@ -228,8 +229,8 @@ class MainWindow(QMainWindow):
         """Save the recipe to `path`, saying why not in a box; whether it was saved."""
         try:
             saved = save_recipe(self.state.recipe, path)
-        except TfWizardError as exc:
-            self._error(tr("Cannot save the recipe"), str(exc))
+        except (TfWizardError, OSError) as exc:
+            self._error(tr("Cannot save the recipe"), str(explained(exc)))
             return False
         self.wizard.mark_user_changed()
         self.recent.add(saved)

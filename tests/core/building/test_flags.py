@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from tfwizard.core.building.plan import flags as fl
@@ -51,6 +52,20 @@ def test_cache_group_follows_the_volumes():
     repo_only = fl.cache_volumes(LAPTOP.with_changes({"cache.disk_cache": False}))
     assert list(repo_only) == ["repo"]
     assert [f.flag for f in fl.cache_flags(repo_only)] == ["--repository_cache=/cache/repo"]
+
+
+def test_cache_volumes_are_the_users_own_unless_the_recipe_shares_them():
+    """Users of one engine do not share (and cannot poison) each other's Bazel caches; a
+    team shares one on purpose with cache.shared."""
+    uid = str(os.getuid())
+    own = fl.cache_volumes(LAPTOP)
+    assert own == {"disk": f"tfwizard-u{uid}-bazel-disk-cache",
+                   "repo": f"tfwizard-u{uid}-bazel-repo-cache"}
+    team = fl.cache_volumes(LAPTOP.with_changes({"cache.shared": True,
+                                                 "cache.volume_prefix": "lab"}))
+    assert team == {"disk": "lab-bazel-disk-cache", "repo": "lab-bazel-repo-cache"}
+    mounted = {m.source for m in make_plan(LAPTOP).mounts if m.kind == "volume"}
+    assert set(own.values()) <= mounted
 
 
 def test_the_group_survives_plan_json_and_old_records_load():

@@ -30,6 +30,16 @@ def consent_box(qtbot) -> QMessageBox:
     return found[0]
 
 
+def wizard_at(make_window, page_id):
+    """The page `page_id` of a new window whose recipe sends ${TFWT_GUI_KEY} to a cache."""
+    window = make_window()
+    window.wizard.state.update({"remote.cache": "grpcs://cache.example:443",
+                                "remote.headers": ["x-api-key=${TFWT_GUI_KEY}"]})
+    window.wizard.setStartId(int(page_id))
+    window.wizard.restart()
+    return window.wizard.page(int(page_id))
+
+
 def button(box: QMessageBox, text: str):
     return next(b for b in box.buttons() if b.text() == text)
 
@@ -79,13 +89,7 @@ def test_allow_until_the_wizard_closes_is_not_written(qtbot, make_window, monkey
 def test_review_lists_the_variable_and_its_host(make_window):
     from tfwizard.gui.pages import PageId
 
-    window = make_window()
-    window.wizard.state.update({"remote.cache": "grpcs://cache.example:443",
-                                "remote.headers": ["x-api-key=${TFWT_GUI_KEY}"]})
-    wizard = window.wizard
-    wizard.setStartId(int(PageId.REVIEW))
-    wizard.restart()
-    page = wizard.page(int(PageId.REVIEW))
+    page = wizard_at(make_window, PageId.REVIEW)
     rows = [r.finding for r in page.findings.rows if r.finding.code == "SECRET_REFERENCE"]
     assert len(rows) == 1 and "cache.example" in rows[0].message
     assert "${TFWT_GUI_KEY}" in rows[0].message

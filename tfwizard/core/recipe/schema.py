@@ -178,6 +178,9 @@ class CacheSection:
                                   default=True)
     volume_prefix: str = _key("prefix of the cache volume names", check="name",
                               default="tfwizard")
+    shared: bool = _key("share the cache volumes with every user of this Docker engine (a "
+                        "team's cache on purpose; false: the names carry your uid, so no "
+                        "other user can read or poison them)", kind="bool", default=False)
 
 
 @dataclass

@@ -37,6 +37,7 @@ from tfwizard.core.fixes import fix_text
 from tfwizard.core.vocab import build_title, eta_text, phase_name
 
 from .. import jobs
+from ..app import explained
 from ..consent import confirm_secrets
 from ..i18n import tr
 from ..state import WizardState
@@ -222,10 +223,8 @@ class BuildPage(RecipePage):
         self.stop_asked, self.job = False, None
         try:  # off the GUI thread: a remote build asks its image first (a short container)
             job = await asyncio.get_running_loop().run_in_executor(None, factory, self.state)
-        except TfWizardError as exc:
-            self.phase_label.setText(tr("Could not start"))
-            self.result_label.setText(str(exc))
-            self.buildFinished.emit(None)
+        except (TfWizardError, OSError) as exc:
+            self._stopped(tr("Could not start"), exc)
             return
         if self.stop_asked:  # cancelled (or the window closed) while it was being made
             self.phase_label.setText(tr("Cancelled"))
@@ -237,13 +236,21 @@ class BuildPage(RecipePage):
         try:
             async for event in self.job.events():
                 self.show_event(event)
-        except TfWizardError as exc:
-            self.phase_label.setText(tr("Failed"))
-            self.result_label.setText(str(exc))
-            self.buildFinished.emit(None)
+        except (TfWizardError, OSError) as exc:
+            self._stopped(tr("Failed"), exc)
         finally:
             self.log.flush_all()
             self.watch.finished(self.result)
+
+    def _stopped(self, phase: str, exc: Exception) -> None:
+        """The build ended on an error of the user's to fix (a read-only or full data
+        folder: the CLI's message); any other error goes on to the error dialog."""
+        shown = explained(exc)
+        if not isinstance(shown, TfWizardError):
+            raise exc
+        self.phase_label.setText(phase)
+        self.result_label.setText(str(shown))
+        self.buildFinished.emit(None)
 
     def cancel(self) -> None:
         """Ask the build to stop (its containers are removed); the page shows it ending."""

@@ -246,7 +246,9 @@ class ReviewPage(RecipePage):
         if path:
             from tfwizard.core.recipe import save_recipe
 
+            from ..app import explained
+
             try:
                 save_recipe(self.state.recipe, path)
-            except TfWizardError as exc:
-                QMessageBox.warning(self, tr("Cannot save the recipe"), str(exc))
+            except (TfWizardError, OSError) as exc:
+                QMessageBox.warning(self, tr("Cannot save the recipe"), str(explained(exc)))

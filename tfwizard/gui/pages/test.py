@@ -27,6 +27,7 @@ from qasync import asyncSlot
 
 from tfwizard.core.errors import TfWizardError
 
+from ..consent import confirm_secrets
 from ..i18n import tr
 from ..state import WizardState
 from ..widgets.logview import LogView
@@ -145,6 +146,9 @@ class TestPage(RecipePage):
     async def start(self, targets: Sequence[str]) -> None:
         """Run `targets` and show the events until the run ends."""
         if self.running:
+            return
+        # `bazel test` sends the recipe's ${VAR} headers as a build does: the same question
+        if not await confirm_secrets(self, self.state.recipe):
             return
         self.task = asyncio.current_task()
         self.result, self.summary = None, ""

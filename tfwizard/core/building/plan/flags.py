@@ -16,6 +16,7 @@ from packaging.version import InvalidVersion, Version
 from ...host import HostProfile
 from ...i18n import _
 from ...knowledge import KnowledgeBase, Release
+from ...paths import owner
 from ...recipe import Recipe, RemoteSection
 from ...sizing import job_sizing
 from ...toolchain import CxxToolchain, has_hermetic_cc, llvm_default
@@ -146,8 +147,13 @@ def compiler_flags(toolchain: CxxToolchain, kb: KnowledgeBase) -> list[Flag]:
 
 
 def cache_volumes(recipe: Recipe) -> dict[str, str]:
-    """The cache volumes the recipe keeps across builds: {"disk"|"repo": volume name}."""
+    """The cache volumes the recipe keeps across builds: {"disk"|"repo": volume name}.
+
+    Each user's own (PREFIX-uUID-...) unless the recipe shares them on purpose
+    (cache.shared): a cache anyone on the engine can write is a cache anyone can poison."""
     prefix = recipe.cache.volume_prefix
+    if not recipe.cache.shared and owner():
+        prefix = f"{prefix}-u{owner()}"
     volumes = {}
     if recipe.cache.disk_cache:
         volumes["disk"] = f"{prefix}-bazel-disk-cache"

@@ -28,6 +28,7 @@ from ...knowledge import KnowledgeBase, Release, load_knowledge, recipe_python
 from ...paths import LABEL, own_labels
 from ...recipe import Recipe
 from ...remote.tls import tls_files
+from ...secrets import at_rest
 from ...tfsource.facts import SourceFacts
 from ...tfsource.overlay import source_view
 from ...toolchain import cxx_toolchain, toolchain_notes
@@ -146,8 +147,9 @@ class BuildPlan:
         return asdict(self)  # the steps too: asdict recurses into dataclasses in lists
 
     def to_json(self) -> str:
-        """plan.json's text."""
-        return json.dumps(self.to_dict(), indent=2)
+        """plan.json's text, as records and plan output keep it: credentials written out in
+        the recipe are masked (secrets.at_rest); the plan in memory keeps them to run."""
+        return json.dumps(at_rest(self.to_dict()), indent=2)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BuildPlan:

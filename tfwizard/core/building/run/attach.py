@@ -20,6 +20,7 @@ from ...docker import client as dockerutil
 from ...errors import UsageError
 from ...i18n import _
 from ...paths import LABEL, own_filter
+from ...secrets import WITHHELD_KEY
 from ...streams import LineSplitter
 from ..plan.plan import BuildPlan
 from .events import LogLines
@@ -167,6 +168,19 @@ def _verified_digest(found: FoundBuild, text: str, path: Path) -> str:
     return digest
 
 
+def _withheld(build_id: str) -> UsageError:
+    """The plan's record copy has the recipe's written-out credentials masked: running its
+    steps again would send `***` where the proxy password or the header goes."""
+    return UsageError(
+        _("build {id}: its recipe has credentials written in it (a proxy password or a "
+          "remote header), which its record does not keep, so tfwizard cannot run the rest "
+          "of its plan").format(id=build_id),
+        _("Stop it with `tfwizard clean` (or let it run out; `tfwizard diagnose {id}` reads "
+          "its log), write the credential as ${{VAR}} in the recipe (`tfwizard check` offers "
+          "the fix) and build again: a build whose secrets are references can be attached."
+          ).format(id=build_id))
+
+
 def locked_plan(build_id: str, path: Path, verify: Callable[[str], str]
                 ) -> tuple[BuildRecord, BuildPlan, str]:
     """Reopen and lock the record `path` of build `build_id` and read its plan, when
@@ -180,7 +194,10 @@ def locked_plan(build_id: str, path: Path, verify: Callable[[str], str]
     try:
         text = (path / "plan.json").read_text("utf-8")
         digest = verify(text)
-        plan = BuildPlan.from_dict(json.loads(text))
+        data = json.loads(text)
+        if data.get(WITHHELD_KEY):
+            raise _withheld(build_id)
+        plan = BuildPlan.from_dict(data)
     except (OSError, ValueError, TypeError, KeyError) as exc:
         record.unlock()
         raise UsageError(_("{path}: the build's plan cannot be read ({error})").format(

@@ -45,7 +45,7 @@ def build_diagnoses(record: BuildRecord, exit_code: int | None, *, plan: BuildPl
     with contextlib.suppress(TfWizardError):
         recipe = (parse_recipe(recipe_text, "recipe") if recipe_text is not None
                   else record_context(record.path)[0])
-    found = resolve_diagnoses(found, recipe=recipe, plan=plan)
+    found = resolve_diagnoses(found, recipe=recipe, plan=plan, record_dir=record.path)
     events = [DiagnosisEvent(d.id, d.title, d.cause, d.next_step, tuple(d.lines),
                              dict(d.recipe_fix), d.fix_problem, d.severity,
                              tuple(d.excerpt)) for d in found]
