@@ -64,3 +64,12 @@ def test_a_later_answer_replaces_an_older_one(qtbot, make_window):
     assert page.generation > first  # the changed recipe started its own preflight
     page._preflight_answered(first, "an old answer")  # late: dropped
     assert page.prepared != "an old answer"
+
+
+def test_the_recipe_panel_speaks_of_the_recipe_from_the_start(make_window):
+    """Before any change reaches it, Review's own findings panel already says its
+    findings are the recipe's (the screenshots showed "No problems found" beside the
+    preflight's refusal)."""
+    page = review(make_window())
+    summary = page.findings.summary.text()
+    assert "in the recipe" in summary and "No problems found" not in summary, summary

@@ -116,7 +116,7 @@ class ReviewPage(RecipePage):
         self.save_as: Callable[[], object] | None = None
         self._relay = _Relay(self)
         self._relay.answered.connect(self._preflight_answered)
-        self.findings.recipe_only = True  # the preflight's findings are in their own box
+        self.findings.speak_of_the_recipe()  # the preflight's findings have their own box
         self._add_summary()
         self._add_details()
 

@@ -234,6 +234,12 @@ class FindingsPanel(QWidget):
         self.fix_all.setVisible(any(f.fix is not None and f.severity == "error"
                                     for f in findings))
 
+    def speak_of_the_recipe(self) -> None:
+        """The page shows other findings beside these (Review: the preflight's): the
+        summary says it is the recipe's, from now on."""
+        self.recipe_only = True
+        self._summarise(self.visible_findings())
+
     def _summarise(self, findings: list[Finding]) -> None:
         """The line above the rows: what stops Next, never a copy of a row's text."""
         errors = [f for f in findings if f.severity == "error"]
