@@ -355,6 +355,26 @@ def verify_installed(python: str, host: HostProfile, *, recipe: Recipe | None = 
                         expected=expected, **options)
 
 
+def record_of_install(python: str, record: Path | None) -> Path | None:
+    """`record` when its wheel was installed into `python` (its install.json says so),
+    else None: a verification of another interpreter is held against no build and kept
+    out of that build's record."""
+    if record is None:
+        return None
+    try:
+        installed = json.loads((record / INSTALL_REPORT).read_text("utf-8")).get("python")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not installed:
+        return None
+    try:
+        same = Path(installed).absolute() == Path(python).absolute() or \
+            os.path.samefile(installed, python)
+    except OSError:
+        same = False
+    return record if same else None
+
+
 def record_verification(report: VerifyReport, record: Path | None,
                         also: Sequence[Path] = ()) -> list[Path]:
     """Save the verification report in the build record (verify.json) and in `also`;

@@ -154,10 +154,12 @@ def target_python(state: WizardState) -> str:
 def default_verify(state: WizardState, python: str) -> Job:
     """The session's verification of TensorFlow in `python` (the Verify page can cancel
     it), judged on this machine, where the probe runs, as `tfwizard verify` judges it;
-    held against what this session's build record says its wheel had to be."""
+    held against what this session's build record says its wheel had to be when that
+    wheel was installed into `python`."""
+    record = session.record_of_install(
+        python, Path(state.record_dir) if state.record_dir else None)
     return session.verify_installed(python, session.verification_host(state.build_host),
-                                    recipe=state.recipe, kb=state.kb,
-                                    record=Path(state.record_dir) if state.record_dir else None)
+                                    recipe=state.recipe, kb=state.kb, record=record)
 
 
 def record_install(state: WizardState, result: Any, argv: Sequence[str]) -> None:
@@ -172,8 +174,10 @@ def record_install(state: WizardState, result: Any, argv: Sequence[str]) -> None
 def record_verification(state: WizardState, report: Any) -> None:
     """Keep a verification of this session's build in its record (verify.json), as
     `tfwizard build --verify` and `tfwizard verify --build` do."""
-    if state.record_dir and Path(state.record_dir).is_dir():
-        session.record_verification(report, Path(state.record_dir))
+    record = session.record_of_install(
+        report.python, Path(state.record_dir) if state.record_dir else None)
+    if record is not None and record.is_dir():
+        session.record_verification(report, record)
 
 
 def render_verify_report(report: VerifyReport) -> str:

@@ -48,6 +48,8 @@ def test_the_verification_is_judged_here_and_kept_in_the_record(qtbot, make_wind
     state.target_host = host("ada-8.9-driver550")  # the wheel is for another machine
     record = tmp_path / "record"
     record.mkdir()
+    # the build's wheel went into this interpreter (as the Install page records it)
+    (record / "install.json").write_text(json.dumps({"python": sys.executable}), "utf-8")
     state.record_dir = str(record)
     wizard.setStartId(int(PageId.VERIFY))
     wizard.restart()
@@ -59,3 +61,26 @@ def test_the_verification_is_judged_here_and_kept_in_the_record(qtbot, make_wind
     assert page.job.host is state.build_host
     kept = json.loads((record / "verify.json").read_text("utf-8"))
     assert kept["ok"] is False and kept["python"] == sys.executable
+
+
+def test_another_interpreter_is_verified_without_the_build(qtbot, make_window, tmp_path):
+    """An interpreter the build's wheel did not go into is verified on its own: not held
+    against the build's wheel, and its report stays out of the build's record."""
+    import sys
+
+    window = make_window(host=host("no-gpu-server"))
+    wizard = window.wizard
+    state = wizard.state
+    record = tmp_path / "record"
+    record.mkdir()
+    (record / "install.json").write_text(json.dumps({"python": str(tmp_path / "venv" / "bin"
+                                                                   / "python")}), "utf-8")
+    state.record_dir = str(record)
+    wizard.setStartId(int(PageId.VERIFY))
+    wizard.restart()
+    page = wizard.currentPage()
+    page.python_edit.setText(sys.executable)
+    qtbot.mouseClick(page.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.report is not None and not page.running, timeout=180_000)
+    assert page.job.expected is None
+    assert not (record / "verify.json").exists()
