@@ -188,6 +188,8 @@ def variants() -> list[Case]:
         ("not a checkout", l({"tensorflow.source_dir": str(ROOT / "tests" / "data")}),
          nogpu, None),
         ("empty checkout", l({"tensorflow.source_dir": tempfile.mkdtemp()}), nogpu, None),
+        ("a file for a checkout", l({"tensorflow.source_dir": str(ROOT / "pyproject.toml")}),
+         nogpu, None),
     ]
 
 
