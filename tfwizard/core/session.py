@@ -365,14 +365,17 @@ def record_of_install(python: str, record: Path | None) -> Path | None:
         installed = json.loads((record / INSTALL_REPORT).read_text("utf-8")).get("python")
     except (OSError, ValueError, AttributeError):
         return None
-    if not installed:
-        return None
+    return record if installed and same_interpreter(str(installed), python) else None
+
+
+def same_interpreter(a: str, b: str) -> bool:
+    """Whether two interpreter paths are one (the same path, or links to one file)."""
+    if not a or not b:
+        return False
     try:
-        same = Path(installed).absolute() == Path(python).absolute() or \
-            os.path.samefile(installed, python)
+        return Path(a).absolute() == Path(b).absolute() or os.path.samefile(a, b)
     except OSError:
-        same = False
-    return record if same else None
+        return False
 
 
 def record_verification(report: VerifyReport, record: Path | None,

@@ -75,6 +75,15 @@ def test_an_interpreter_without_tensorflow_gives_a_failed_row_and_a_card(qtbot, 
     assert "cause:" in card.text.text() and "next:" in card.text.text()
     # the closing summary says what was verified
     assert "checks passed; failed: tensorflow imports" in page.done.values["verified"].text()
+    # the build's wheel is summed up beside the interpreter it went into, never beside
+    # another one as if it were installed there
+    state = window.wizard.state
+    state.wheel, state.installed_python = "/builds/x/tensorflow_cpu-2.18.0-cp311.whl", "/v/py"
+    page._show_summary()
+    assert "wheel" not in page.done.values
+    state.installed_python = str(no_tf)
+    page._show_summary()
+    assert "tensorflow_cpu-2.18.0" in page.done.values["wheel"].text()
     window.wizard.setStartId(int(PageId.WELCOME))
 
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 from qasync import asyncSlot
 
+from tfwizard.core import session
 from tfwizard.core.errors import TfWizardError
 from tfwizard.core.handoff import finish_summary
 from tfwizard.core.jobs import Job
@@ -138,7 +139,11 @@ class VerifyPage(RecipePage):
         s = self.state
         # the interpreter that was verified (it may not be the one Install used)
         python = (self.report.python if self.report is not None else "") or s.installed_python
-        lines = finish_summary(s.recipe, wheel=s.wheel, python=python, report=self.report,
+        # the build's wheel beside the interpreter it went into, or for the target machine;
+        # not beside another interpreter, as if it were installed there
+        wheel = s.wheel if s.target_path or session.same_interpreter(
+            python or "", s.installed_python or "") else None
+        lines = finish_summary(s.recipe, wheel=wheel, python=python, report=self.report,
                                target_path=s.target_path)
         self.done.setVisible(self.report is not None and bool(lines))
         if lines:
