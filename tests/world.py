@@ -27,6 +27,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -406,6 +407,26 @@ def remove_workspace(client: Any, space: Any) -> list[str]:
             gone.append(v.name)
         except docker.errors.NotFound:
             pass
+    return gone
+
+
+def remove_prefixed_volumes(client: Any, prefix: str) -> list[str]:
+    """Remove the volumes named PREFIX-* and first the warm workspaces that mount them (a
+    wizard's Start builds warm: its container stays up and holds the cache volumes, and
+    removing them alone fails with "volume is in use"); the names removed."""
+    from tfwizard.core.building.warm.workspace import WORKSPACE_LABEL
+    from tfwizard.core.paths import LABEL
+
+    gone: list[str] = []
+    for c in client.containers.list(all=True, filters={"label": LABEL}):
+        key = c.labels.get(WORKSPACE_LABEL)
+        if key and any(str(m.get("Name", "")).startswith(prefix)
+                       for m in c.attrs.get("Mounts", [])):
+            gone += remove_workspace(client, SimpleNamespace(key=key))
+    for vol in client.volumes.list():
+        if vol.name.startswith(prefix):
+            vol.remove(force=True)
+            gone.append(vol.name)
     return gone
 
 

@@ -221,19 +221,10 @@ def remove_volumes(prefix: str) -> None:
     page builds warm: its container stays up and holds the volumes)."""
     import docker
 
-    from tests.world import remove_workspace
-    from tfwizard.core.building.warm.workspace import WORKSPACE_LABEL
-    from tfwizard.core.paths import LABEL
+    from tests.world import remove_prefixed_volumes
 
     client = docker.from_env(timeout=120)
-    for c in client.containers.list(all=True, filters={"label": LABEL}):
-        key = c.labels.get(WORKSPACE_LABEL)
-        if key and any(str(m.get("Name", "")).startswith(prefix)
-                       for m in c.attrs.get("Mounts", [])):
-            remove_workspace(client, type("Space", (), {"key": key})())
-    for vol in client.volumes.list():
-        if vol.name.startswith(prefix):
-            vol.remove(force=True)
+    remove_prefixed_volumes(client, prefix)
     client.close()
 
 

@@ -53,9 +53,7 @@ def docker_world(tmp_path_factory):
     ns = SimpleNamespace(prefix=f"tfwizard-test-{uuid.uuid4().hex[:8]}", client=client,
                          base=tmp_path_factory.mktemp("gui-real"))
     yield ns
-    for vol in client.volumes.list():
-        if vol.name.startswith(ns.prefix):
-            vol.remove(force=True)
+    world.remove_prefixed_volumes(client, ns.prefix)  # the warm workspaces Start made too
     client.close()
 
 
