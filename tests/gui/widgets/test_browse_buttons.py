@@ -22,7 +22,9 @@ NOT_PATHS = {"recipe-name", "test-targets", "git-ref", "rocm-version", "rocm-tar
              "remote-instance", "remote-exec-properties",
              # URLs and host names (a file:// git mirror is typed as a URL)
              "git-url", "http-proxy", "https-proxy", "no-proxy", "remote-cache", "index-url",
-             "trusted-host"}
+             "trusted-host",
+             # a package index URL, or a shared folder typed as a path (a team's index)
+             "wheelhouse-url"}
 #: the path fields, by recipe key where they have one (HOST_PATH_KEYS the GUI shows)
 PATHS = {"source-dir": "tensorflow.source_dir", "output-dir": "output.dir",
          "venv": "install.venv", "install-python": "install.python", "wheel": None,
