@@ -142,3 +142,34 @@ def test_detect_reports_whether_the_wizard_can_open(tmp_path):
     status, out, _ = capture(["detect"], broken)
     assert status == ExitStatus.OK  # a report, not a failure of the command
     assert "cannot open a window" in out and "libxcb-icccm4" in out
+
+
+def test_a_frozen_bundle_loads_in_process_and_never_runs_itself(monkeypatch):
+    """A PyInstaller bundle's executable is tfwizard-gui itself: started with -c it opened
+    the wizard, whose start probed again, without end (a chain of processes the bundle
+    test left running). Frozen, the libraries load in this process, nothing is spawned."""
+    import subprocess
+    import sys
+
+    from tfwizard.core import qtlibs
+
+    def no_child(*_a, **_k):
+        raise AssertionError("a frozen bundle must not run its own executable")
+
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(subprocess, "run", no_child)
+    failed = qtlibs._load(["libtfwizard-surely-absent.so.9", "libc.so.6"], None)
+    assert list(failed) == ["libtfwizard-surely-absent.so.9"]
+
+
+def test_a_program_started_as_the_probe_never_probes_again(monkeypatch):
+    """The probe's child carries PROBE_ENV: a wizard started with it (an interpreter that
+    ignores -c) asks nothing of Qt's libraries, so it cannot start another probe."""
+    from tfwizard.core import qtlibs
+    from tfwizard.gui import app
+
+    def probe(*_a, **_k):
+        raise AssertionError("probed again")
+
+    monkeypatch.setattr(qtlibs, "check_qt", probe)
+    assert app.qt_cannot_start({qtlibs.PROBE_ENV: "1"}) == ""

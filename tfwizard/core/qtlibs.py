@@ -16,6 +16,7 @@ No Qt is imported here (the CLI's `detect` runs the same check).
 
 from __future__ import annotations
 
+import ctypes
 import importlib.util
 import os
 import struct
@@ -195,12 +196,29 @@ def packages_of(library: str) -> tuple[str, str]:
     return str(entry.get("debian", "")), str(entry.get("fedora", ""))
 
 
+#: set in the probe's environment: a program started with it never probes again (a frozen
+#: bundle's executable is the program itself, which ignores -c and would start the wizard,
+#: whose start would probe, and so on without end)
+PROBE_ENV = "TFWIZARD_QT_PROBE"
+
+
 def _load(names: list[str], env: Mapping[str, str] | None) -> dict[str, str]:
     """Load each library in a child process; {name: the loader's message} for each that
-    fails (a child that dies names the signal)."""
+    fails (a child that dies names the signal). In a frozen bundle, whose executable cannot
+    run -c, in this process (a missing library is an OSError; only a broken one could end
+    the process, as Qt's own load would)."""
+    if getattr(sys, "frozen", False):
+        failed: dict[str, str] = {}
+        for name in names:
+            try:
+                ctypes.CDLL(name)
+            except OSError as exc:
+                failed[name] = str(exc).replace("\n", " ")
+        return failed
     proc = subprocess.run([sys.executable, "-I", "-S", "-c", _PROBE, *names],
                           capture_output=True, text=True, timeout=60,
-                          env=dict(os.environ if env is None else env), check=False)
+                          env={**(os.environ if env is None else env), PROBE_ENV: "1"},
+                          check=False)
     failed = {}
     for line in proc.stdout.splitlines():
         name, _tab, reason = line.partition("\t")

@@ -66,9 +66,10 @@ def qt_cannot_start(env: dict[str, str] | None = None) -> str:
     """Why Qt could not open a window here (a system library its platform plugin needs is
     missing or broken), or "" when it can; checked before Qt loads the plugin, whose own
     message names the wrong library and then aborts the process."""
-    if not sys.platform.startswith("linux"):
-        return ""
     from tfwizard.core import qtlibs
+
+    if not sys.platform.startswith("linux") or (env or os.environ).get(qtlibs.PROBE_ENV):
+        return ""  # started as the probe itself: never probe again
     from tfwizard.core.i18n import _
 
     checks = qtlibs.check_qt(env)
