@@ -383,6 +383,25 @@ def bazel_build(
     return BazelBuild(run.exit_code, run.output, wheel)
 
 
+def second_engine_bridge() -> str:
+    """A Linux bridge of its own for a second dockerd, to pass as `--bridge NAME` (as root).
+
+    Never `--bridge none`: a dockerd started so deletes the host's `docker0` (moby's
+    removeDefaultBridgeInterface, seen with docker.io 20.10), and every later container on
+    the main engine's default network fails with "could not find bridge docker0". Remove
+    it with drop_bridge after the engine stopped."""
+    name = "tfwd" + uuid.uuid4().hex[:8]  # an interface name has at most 15 bytes
+    subprocess.run(["ip", "link", "add", name, "type", "bridge"], check=True,
+                   capture_output=True, timeout=30)
+    return name
+
+
+def drop_bridge(name: str | None) -> None:
+    if name:
+        subprocess.run(["ip", "link", "del", name], check=False, capture_output=True,
+                       timeout=30)
+
+
 def new_volume_name(prefix: str = "tfwizard-test-cache") -> str:
     """A unique name for a throw-away named volume (remove it with remove_volume)."""
     return f"{prefix}-{uuid.uuid4().hex[:12]}"
@@ -428,6 +447,18 @@ def remove_prefixed_volumes(client: Any, prefix: str) -> list[str]:
             vol.remove(force=True)
             gone.append(vol.name)
     return gone
+
+
+def remove_prefixed(prefix: str) -> list[str]:
+    """remove_prefixed_volumes with a client of its own (a test's finally: its cache volumes
+    are named PREFIX-u<uid>-bazel-*-cache, and a warm build's workspace still mounts them)."""
+    import docker
+
+    client = docker.from_env(timeout=120)
+    try:
+        return remove_prefixed_volumes(client, prefix)
+    finally:
+        client.close()
 
 
 def remove_warm(client: Any, space: Any, prefix: str) -> None:

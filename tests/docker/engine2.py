@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 
+from tests import world
+
 
 def _descendants(root: Path) -> list[int]:
     """Pids of processes whose command line names `root` (containerd and shims that our
@@ -48,6 +50,7 @@ class SecondEngine:
         self.sock = base / "d.sock"
         self.host = f"unix://{self.sock}"
         self.namespace = f"tfwtest-{uuid.uuid4().hex[:8]}"
+        self.bridge = world.second_engine_bridge()  # never --bridge none (it deletes docker0)
         self.proc: subprocess.Popen[bytes] | None = None
         self._log = None
 
@@ -65,7 +68,7 @@ class SecondEngine:
         b = self.base
         return ["dockerd", "--host", self.host, "--data-root", str(b / "data"),
                 "--exec-root", str(b / "exec"), "--pidfile", str(b / "d.pid"),
-                "--bridge", "none", "--iptables=false", "--ip-masq=false",
+                "--bridge", self.bridge, "--iptables=false", "--ip-masq=false",
                 "--containerd-namespace", self.namespace,
                 "--containerd-plugins-namespace", self.namespace + "-plugins", *self.extra]
 
@@ -163,3 +166,4 @@ class SecondEngine:
         for point in sorted(mounts, key=len, reverse=True):
             subprocess.run(["umount", "-l", point], check=False, capture_output=True)
         shutil.rmtree(self.base, ignore_errors=True)
+        world.drop_bridge(self.bridge)

@@ -11,6 +11,7 @@ import json
 import pytest
 
 from tests.docker import kit
+from tfwizard.core.building.run import diagnoses
 from tfwizard.core.building.run.runner import BuildRunner
 from tfwizard.core.diagnosis import build as diagnose
 
@@ -36,7 +37,8 @@ def _broken_matcher():
 ])
 def test_a_failing_diagnosis_keeps_the_result(fw, tmp_path, monkeypatch, script, status):
     # a failed build's scan, and a succeeded build's (the warnings' patterns only)
-    monkeypatch.setattr(diagnose, "diagnose_stream", _broken_scanner)
+    # where the runner's diagnosis looks it up (it imports the name)
+    monkeypatch.setattr(diagnoses, "diagnose_stream", _broken_scanner)
     monkeypatch.setattr(diagnose, "_warning_matcher", _broken_matcher)
     plan = kit.busybox_plan(tmp_path, script, prefix=fw.prefix)
     out = tmp_path / "out"

@@ -50,6 +50,18 @@ def engine2(fw):
         engine.stop()
 
 
+def test_a_second_engine_leaves_the_main_engines_default_bridge(engine2, fw):
+    """A second dockerd once started with `--bridge none` deleted docker0, and every later
+    container on the main engine's default network failed to start (CI, 2026-11-28)."""
+    container = fw.client.containers.create(world.BUSYBOX, ["true"], network_mode="bridge",
+                                            name=f"{fw.prefix}-bridge")
+    try:
+        container.start()
+        assert container.wait(timeout=60)["StatusCode"] == 0
+    finally:
+        container.remove(force=True)
+
+
 # -- no daemon, no permission ------------------------------------------------------------------
 
 

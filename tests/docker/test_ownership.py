@@ -59,7 +59,7 @@ def engine(monkeypatch):
                                             labels=_labels(uid, **{f"{LABEL}.build": build,
                                                                    f"{LABEL}.step": "build"}))
             warm = client.containers.run(
-                world.BUSYBOX, ["sleep", "300"], detach=True,
+                world.BUSYBOX, ["sleep", "300"], detach=True, network_mode="none",
                 name=f"tfwizard-test-own-{tag}-{uid}-warm",
                 labels=_labels(uid, **{WORKSPACE_LABEL: f"{tag}{uid}",
                                        f"{LABEL}.step": "warm"}))
@@ -71,12 +71,12 @@ def engine(monkeypatch):
         monkeypatch.setattr(os, "getuid", lambda: ME)
         yield client, made, tag
     finally:
-        for objects in made.values():
-            for obj in objects:
-                try:
-                    obj.remove(force=True)
-                except Exception:  # noqa: BLE001 - removed by the test (clean) already
-                    pass
+        # by name: what a failed setup made before it could be listed in `made` too
+        mine = f"tfwizard-test-own-{tag}"
+        for c in client.containers.list(all=True, filters={"name": mine}):
+            c.remove(force=True)
+        for v in client.volumes.list(filters={"name": mine}):
+            v.remove(force=True)
         client.close()
 
 

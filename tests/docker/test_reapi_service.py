@@ -248,9 +248,10 @@ def _bind_bridge(reapi: ReapiService) -> None:
 def _on_the_bridge(reapi: ReapiService, ws: Path, flags: list[str]) -> world.BazelBuild:
     """A small build in a container on the default bridge.
 
-    On these shared machines other sessions have been seen to delete and recreate docker0
-    while a container used it ("No route to host"): then the bridge is repaired and the
-    build tried once more. A clean machine never takes the second turn.
+    Another program's dockerd started with `--bridge none` deletes docker0 (see
+    world.second_engine_bridge), maybe while a container used it ("No route to host"):
+    then the bridge is repaired and the build tried once more. A clean machine never takes
+    the second turn.
     """
     import docker
 

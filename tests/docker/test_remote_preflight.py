@@ -123,8 +123,7 @@ def test_only_executor_and_instance_build_the_wheel_remotely_in_the_recipes_imag
         status, out, err = capture(["build", str(recipe), "--fresh", "--out", str(tmp_path / "out")],
                                    env_vars={**os.environ, "TFWIZARD_DATA_DIR": str(data)})
     finally:
-        for kind in ("repo", "disk"):
-            world.remove_volume(f"tfwizard-test-rxb-{token}-bazel-{kind}-cache")
+        world.remove_prefixed(f"tfwizard-test-rxb-{token}")
     assert status == ExitStatus.OK, err + out[-4000:]
     record = Path(next(line for line in out.splitlines()
                        if line.startswith("Record: ")).split()[1])

@@ -71,8 +71,7 @@ def _build_and_stop(reapi, tmp_path: Path, fallback: bool) -> SimpleNamespace:
         assert not build.is_alive(), "the build did not end within 15 minutes"
     finally:
         reapi.ensure_running()
-        for kind in ("repo", "disk"):
-            world.remove_volume(f"tfwizard-test-rxs-{token}-bazel-{kind}-cache")
+        world.remove_prefixed(f"tfwizard-test-rxs-{token}")
     status, stdout, stderr = out["res"]
     record = Path(next(line for line in stdout.splitlines()
                        if line.startswith("Record: ")).split()[1])

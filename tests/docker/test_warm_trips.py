@@ -79,7 +79,7 @@ def test_a_warm_noop_build_makes_six_engine_round_trips(tmp_path, monkeypatch):
         again = json.loads((record / "result.json").read_text())
         assert again["status"] == "succeeded" and again["wheel"] == first["wheel"]
         assert sorted(p.name for p in record.iterdir() if not p.name.startswith(".")) == [
-            "bep.json", "log.txt", "plan.json", "recipe.toml", "result.json",
+            "bep.json", "host.json", "log.txt", "plan.json", "recipe.toml", "result.json",
             "wheel-check.json"]
         assert json.loads((record / "plan.json").read_text())["release"] == "2.21.0"
         assert not [p for p in (data / "builds").iterdir() if p.name.endswith(".tmp")]

@@ -90,5 +90,4 @@ def test_build_page_counts_come_from_a_real_remote_build(qtbot, make_window, rea
                     if f"-DTFW_REAPI_RUN={token}" in a.get("argv", [])]
         print(f"second build: {text}")
     finally:
-        for kind in ("repo", "disk"):
-            world.remove_volume(f"{prefix}-bazel-{kind}-cache")
+        world.remove_prefixed(prefix)

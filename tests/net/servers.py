@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests import world
+
 #: hard upper bound on a server's life (the `timeout` wrapper), seconds
 MAX_LIFE_S = 1800
 
@@ -264,14 +266,15 @@ class TinyProxy(_Server):
 
 class SecondDockerd(_Server):
     """A second Docker engine on tcp://127.0.0.1:PORT with its own data, exec root and
-    containerd (dockerd supervises one in its exec root when none is given), no bridge
-    and no iptables changes. As root only. `stop()` ends it and removes its folders."""
+    containerd (dockerd supervises one in its exec root when none is given), a bridge of its
+    own and no iptables changes. As root only. `stop()` ends it and removes its folders."""
 
     def __init__(self) -> None:
         # short: containerd's unix socket path lives below the exec root (108-byte limit)
         self.base = Path(tempfile.mkdtemp(prefix="tfwd.", dir="/tmp"))
         self.port = free_port()
         self.client: Any = None
+        self.bridge: str | None = None
 
     @property
     def host(self) -> str:
@@ -281,12 +284,13 @@ class SecondDockerd(_Server):
         import docker
 
         b = self.base
+        self.bridge = world.second_engine_bridge()  # never --bridge none (it deletes docker0)
         self.logfile = (b / "dockerd.log").open("wb")
         self.proc = subprocess.Popen(
             ["timeout", str(MAX_LIFE_S), shutil.which("dockerd") or "/usr/sbin/dockerd",
              "--host", self.host, "--host", f"unix://{b}/d.sock",
              "--data-root", str(b / "data"), "--exec-root", str(b / "e"),
-             "--pidfile", str(b / "d.pid"), "--bridge", "none", "--iptables=false",
+             "--pidfile", str(b / "d.pid"), "--bridge", self.bridge, "--iptables=false",
              "--ip-masq=false"],
             stdin=subprocess.DEVNULL, stdout=self.logfile, stderr=subprocess.STDOUT)
         wait_for_port(self.port, timeout_s=60, proc=self.proc)
@@ -327,3 +331,4 @@ class SecondDockerd(_Server):
                               if m.split()[1].startswith(str(self.base))), reverse=True):
             subprocess.run(["umount", "-l", target], check=False, capture_output=True)
         shutil.rmtree(self.base, ignore_errors=True)
+        world.drop_bridge(self.bridge)

@@ -170,7 +170,8 @@ def bridge_address() -> str | None:
 def ensure_bridge() -> str | None:
     """bridge_address(); as root, first recreate Docker's default bridge when it vanished.
 
-    On these machines `docker0` has been seen to disappear while dockerd kept running;
+    A dockerd started with `--bridge none` deletes `docker0` while the main one keeps
+    running (our second engines use bridges of their own: world.second_engine_bridge);
     recreating it with the bridge network's own gateway (and subnet) brings containers on
     the default network back.
     """

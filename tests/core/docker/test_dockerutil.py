@@ -33,6 +33,20 @@ def test_gpu_runtime_missing_is_explained():
     assert "NVIDIA Container Toolkit" in str(dockerutil.translate(exc, "starting"))
 
 
+def test_a_vanished_default_bridge_says_restart_docker():
+    import docker.errors
+
+    # verbatim from this project's CI, after a second dockerd started with --bridge none
+    exc = docker.errors.APIError("500", explanation=(
+        "failed to create endpoint tfwizard-test-own-9297d192-61001-warm on network bridge: "
+        "adding interface veth275c29d to bridge docker0 failed: could not find bridge "
+        "docker0: route ip+net: no such network interface"))
+    translated = dockerutil.translate(exc, "starting the build container")
+    assert isinstance(translated, DockerUnavailable)
+    assert "Restart the Docker daemon" in translated.hint
+    assert "--bridge none" in translated.hint
+
+
 def test_frames_are_cut_from_big_reads():
     import struct
 

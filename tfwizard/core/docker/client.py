@@ -58,6 +58,21 @@ def _is_permission(exc: BaseException) -> bool:
     return False
 
 
+#: engine refusals that are the machine's Docker setup, not the build: (what the engine
+#: says, tfwizard's message, what to do), the texts as functions (read in the UI's language)
+_ENGINE_SETUP = (
+    ("could not select device driver",
+     lambda: _("{doing}: the engine cannot pass GPUs to containers: {error}"),
+     lambda: _("Install the NVIDIA Container Toolkit, run `sudo nvidia-ctk runtime configure "
+               "--runtime=docker` and restart Docker (snap Docker is not supported).")),
+    ("could not find bridge",
+     lambda: _("{doing}: Docker's default bridge network is gone: {error}"),
+     lambda: _("Restart the Docker daemon (it makes docker0 again). A second dockerd started "
+               "with `--bridge none` on this machine deletes docker0; give it a bridge of its "
+               "own. A recipe with build.network = \"none\" needs no bridge.")),
+)
+
+
 def translate(exc: BaseException, doing: str, *, connected: bool = False) -> TfWizardError:
     """A tfwizard error (with what to do next) for an exception from the docker SDK.
 
@@ -76,13 +91,9 @@ def translate(exc: BaseException, doing: str, *, connected: bool = False) -> TfW
                               "recipe."))
     if isinstance(exc, docker.errors.APIError):
         text = str(exc.explanation or exc)
-        if "could not select device driver" in text:
-            return DockerUnavailable(
-                _("{doing}: the engine cannot pass GPUs to containers: {error}").format(
-                    doing=doing, error=text),
-                _("Install the NVIDIA Container Toolkit, run `sudo nvidia-ctk runtime "
-                  "configure --runtime=docker` and restart Docker (snap Docker is not "
-                  "supported)."))
+        for needle, message, hint in _ENGINE_SETUP:
+            if needle in text:
+                return DockerUnavailable(message().format(doing=doing, error=text), hint())
         if exc.status_code == 404:
             return TfWizardError(_("{doing}: not found: {error}").format(doing=doing, error=text))
         return TfWizardError(_("{doing}: the Docker engine refused: {error}").format(
