@@ -97,6 +97,17 @@ def output_owner(user: str | None) -> tuple[int, int] | None:
     return int(uid), int(gid)
 
 
+def make_out_dir(out_dir: Path, owner: tuple[int, int] | None) -> None:
+    """The wheel's folder, made when missing (and given to `owner`, see output_owner)."""
+    try:
+        if not out_dir.is_dir():
+            out_dir.mkdir(parents=True, exist_ok=True)
+            if owner is not None:
+                os.chown(out_dir, *owner)
+    except OSError as exc:
+        raise dockerutil.output_error(exc, out_dir / "x.whl") from exc
+
+
 class _ChunkReader(io.RawIOBase):
     """A read-only file over an iterator of byte chunks (tar streams without buffering)."""
 

@@ -40,6 +40,7 @@ from ..plan.flags import RECORD
 from ..plan.plan import BuildPlan, Step
 from . import artifacts, attach, outcome, preflight
 from .attach import OUT_LABEL, PLAN_DIGEST_LABEL, RECORD_LABEL, plan_digest
+from .checkout import OneBuildPerFolder
 from .containers import ROOT, Engine, StepSecrets
 from .diagnoses import guarded_diagnoses
 from .events import Artifact, BuildEvent, BuildResult, Finished, PhaseChanged
@@ -54,7 +55,7 @@ from .wheelgate import WheelGate
 CANCEL_GRACE_S = 5.0
 
 
-class BuildRunner(FollowsSource, WheelGate):
+class BuildRunner(FollowsSource, WheelGate, OneBuildPerFolder):
     """Run one BuildPlan (the long-job protocol of core/jobs.py): `events()` once, `cancel()`
     from any thread, `result` at the end."""
 
@@ -187,6 +188,7 @@ class BuildRunner(FollowsSource, WheelGate):
         finally:
             if not clean:
                 self._abandoned()
+            self.free_folder()
             record.close()
             record.unlock()
 
@@ -283,6 +285,8 @@ class BuildRunner(FollowsSource, WheelGate):
     async def _run_steps(self) -> AsyncIterator[BuildEvent]:
         plan = self.plan
         await self._setup_engine()
+        async for event in self._one_build_per_folder():
+            yield event
         yield PhaseChanged("prepare")
         async for event in self._image_events():
             yield event
@@ -470,13 +474,7 @@ class BuildRunner(FollowsSource, WheelGate):
         wheel_dir = self.plan.wheel_dir
         out_dir = self.out_dir if self.out_dir is not None else self.record.path
         owner = artifacts.output_owner(self.plan.user)
-        try:
-            if not out_dir.is_dir():
-                out_dir.mkdir(parents=True, exist_ok=True)
-                if owner is not None:
-                    os.chown(out_dir, *owner)
-        except OSError as exc:
-            raise dockerutil.output_error(exc, out_dir / "x.whl") from exc
+        artifacts.make_out_dir(out_dir, owner)
         return await self.engine.call(
             _("copying the wheel out of {path}").format(path=wheel_dir),
             artifacts.extract_wheels, last.container, wheel_dir, out_dir, since,

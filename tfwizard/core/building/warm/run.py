@@ -70,6 +70,8 @@ class WarmRunner(BuildRunner):
             raise TfWizardError(
                 _("a warm build bind-mounts the source folder, which a remote Docker engine "
                   "cannot see"), _("Build with `--fresh` (uploads the source)."))
+        async for event in self._one_build_per_folder():
+            yield event
         yield PhaseChanged("prepare")
         box = WarmContainer(self.engine.client, self.plan, self.workspace, idle_s=self.idle_s,
                             cancel_grace_s=self.cancel_grace_s, secrets=self.secrets.values)
