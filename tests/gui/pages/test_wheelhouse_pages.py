@@ -121,3 +121,28 @@ def test_welcome_says_why_no_wheel_serves(qtbot, make_window, house, tmp_path):
     box = window.wizard.welcome.advice
     qtbot.waitUntil(lambda: "No wheel of the wheelhouse serves" in box.house.text(), timeout=30000)
     assert WHEEL in box.house.text() and "cp311" in box.house.text()
+
+
+def test_welcome_reads_the_wheelhouse_again_only_when_the_question_changes(
+        qtbot, make_window, house, tmp_path, monkeypatch):
+    from tfwizard.gui.widgets import wheelhouse
+
+    record, _wheel = _cpu_build(tmp_path)
+    publish(str(record), str(house), {"HOME": str(tmp_path)}, tmp_path)
+    asked = []
+    real = wheelhouse.advice_text
+    monkeypatch.setattr(wheelhouse, "advice_text", lambda state: asked.append(1) or real(state))
+    window = make_window(host=host("no-gpu-server"))
+    state = window.wizard.state
+    state.update({"backend.kind": "cpu", "python.version": "3.11"})
+    box = window.wizard.welcome.advice
+    qtbot.waitUntil(lambda: "serves this machine" in box.house.text(), timeout=30000)
+    before = len(asked)
+    for jobs in (2, 3, 4):  # edits that do not change the question
+        state.update({"build.jobs": jobs})
+    qtbot.wait(300)
+    assert len(asked) == before and "serves this machine" in box.house.text()
+    state.update({"python.version": "3.12"})  # another question: read again
+    qtbot.waitUntil(lambda: "No wheel of the wheelhouse serves" in box.house.text(),
+                    timeout=30000)
+    assert len(asked) == before + 1

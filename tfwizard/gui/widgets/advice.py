@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
@@ -21,6 +22,10 @@ from .richtext import code_html
 
 #: (requirement or "" for "I already have a wheel") -> go to Install
 GoInstall = Callable[[str], None]
+
+#: seconds an answer of the wheelhouse stands for the same question (a wheel published
+#: meanwhile shows after this, or after a change of the question)
+HOUSE_TTL_S = 60.0
 
 
 class AdviceBox(QFrame):
@@ -46,6 +51,10 @@ class AdviceBox(QFrame):
         self.house.setTextFormat(Qt.TextFormat.RichText)
         self.house.setVisible(False)
         self._asked = 0  # the newest question: an older answer that comes late is dropped
+        # what the last answer was for, and when: the index is read again only when the
+        # question changes (a wheelhouse, machine, backend or Python) or after HOUSE_TTL_S
+        self._house_asked: tuple[object, ...] | None = None
+        self._house_at = 0.0
         column.addWidget(self.house)
         column.addWidget(self.summary)
         row = QHBoxLayout()
@@ -108,10 +117,19 @@ class AdviceBox(QFrame):
         """Ask the wheelhouse (when one is named) in a thread; its answer fills the line."""
         from .wheelhouse import advice_text, configured_url
 
-        self._asked += 1
-        if not configured_url(self.state) or self.state.build_host is None:
+        s = self.state
+        url = configured_url(s)
+        if not url or s.build_host is None:
+            self._asked += 1
+            self._house_asked = None
             self.house.setVisible(False)
             return
+        question = (url, id(s.target_host or s.build_host), s.target_host is not None,
+                    s.recipe.backend.kind, s.recipe.python.version)
+        if question == self._house_asked and time.monotonic() - self._house_at < HOUSE_TTL_S:
+            return  # the same question: the answer shown (or on its way) stands
+        self._asked += 1
+        self._house_asked, self._house_at = question, time.monotonic()
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no event loop (a test that drives the box alone)
@@ -124,6 +142,8 @@ class AdviceBox(QFrame):
             if asked != self._asked or future.cancelled():
                 return
             error = future.exception()
+            if error:
+                self._house_asked = None  # ask again next time: the index may be back
             with contextlib.suppress(RuntimeError):  # the window closed meanwhile
                 self.house.setText(code_html(str(error) if error else future.result()))
 
