@@ -93,3 +93,24 @@ def test_no_note_when_another_machine_installs(make_window):
     wizard.welcome.import_target(str(HOSTS / "h100-driver560.json"))
     wizard.state.update({"python.version": other_minor()})
     assert not page.python_note.isVisibleTo(page)
+
+
+def test_a_checkouts_lock_files_say_its_pythons(make_window, tmp_path):
+    """A researcher's branch of 2.18 with a lock file for Python 3.13, which the table's
+    2.18 lacks: the Python list follows the checkout's requirements_lock_3_*.txt."""
+    from tests import world
+
+    src = world.copy_workspace(tmp_path)
+    for minor in (11, 13):
+        (src / f"requirements_lock_3_{minor}.txt").write_text("numpy==2.1.0\n")
+    wizard, page = source_page(make_window)
+    wizard.state.update({"tensorflow.version": "2.18.0", "tensorflow.ref": "",
+                         "tensorflow.source_dir": str(src)})
+    combo = page.python_combo
+    texts = {combo.itemData(i): combo.itemText(i) for i in range(combo.count())}
+    assert "supported by this checkout" in texts["3.13"], texts
+    assert "supported by this checkout" in texts["3.11"], texts
+    assert "supported by" not in texts["3.10"]  # the table's 2.18 has it, the checkout not
+    wizard.state.update({"tensorflow.source_dir": ""})  # a release again: the table's list
+    texts = {combo.itemData(i): combo.itemText(i) for i in range(combo.count())}
+    assert "supported by 2.18.0" in texts["3.10"], texts

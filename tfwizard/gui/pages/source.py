@@ -146,12 +146,19 @@ class SourcePage(RecipePage):
     def _fill_pythons(self) -> None:
         """Every Python, the ones the release cannot build marked with why, the ones it
         supports said so."""
-        rel = self.state.kb.release_for(self.state.recipe)
+        from tfwizard.core.tfsource.overlay import source_view
+
+        # a checkout's own requirements_lock_3_*.txt say its Pythons, not the table
+        view = source_view(self.state.recipe, self.state.kb)
+        rel = view.release if view is not None else self.state.kb.release_for(self.state.recipe)
         supported = set(rel.pythons) if rel is not None else set()
-        note = tr("supported by {release}").format(release=rel.version) if rel else ""
+        note = (tr("supported by this checkout") if view is not None else
+                tr("supported by {release}").format(release=rel.version) if rel else "")
+        pythons = [""] + sorted(set(self.pythons[1:]) | supported,
+                                key=lambda p: tuple(int(x) for x in p.split(".")))
         combo = self.python_combo
         combo.blockSignals(True)
-        fill_choices(combo, self.state, "python.version", self.pythons,
+        fill_choices(combo, self.state, "python.version", pythons,
                      self.state.recipe.python.version, tr("newest the release supports"),
                      {p: note for p in supported})
         for index in range(combo.count()):
