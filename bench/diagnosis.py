@@ -1,7 +1,7 @@
 """Benchmark: how well and how fast the diagnosis works on real logs.
 
 1. The real-log corpus (tests/data/real-logs): per kind (build, runtime), the tuning
-   excerpts and the held-out third apart, and within the holdout the round-5 and round-6
+   excerpts and the held-out third apart, and within the holdout the round-5, -6 and -7
    excerpts (each collected after the signatures of its time) apart from the older ones. An excerpt is recognised when the first cause reported
    is its label ("none": nothing reported); the fallback for unrecognised failures
    (core/diagnosis/unrecognised.py) never counts as recognised. Then, per cause, recognised of
@@ -51,7 +51,8 @@ BLOCK = 4 << 20
 
 #: the groups of excerpts reported apart: (name, holdout, round or None for any)
 GROUPS = (("tuning", False, None), ("holdout", True, None), ("holdout round 5", True, 5),
-          ("holdout round 6", True, 6), ("holdout older", True, 0))
+          ("holdout round 6", True, 6), ("holdout round 7", True, 7),
+          ("holdout older", True, 0))
 
 
 def _diagnosis(entry: dict) -> tuple[list[str], bool]:
