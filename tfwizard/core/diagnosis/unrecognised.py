@@ -87,8 +87,8 @@ _LINES: dict[str, tuple[str, tuple[str, ...]]] = {
     "git": ("git", (r"^fatal: ",)),
     "docker": ("docker", (r"Error response from daemon: ",)),
     # the last resort, read only when no line above was found: any line that says
-    # something failed, in whoever's words
-    "other": ("other", (*_FAILED, "nvalid ", "ERROR")),
+    # something failed, in whoever's words (a script's "Incorrect version of ...")
+    "other": ("other", (*_FAILED, "nvalid ", "ncorrect ", "ERROR")),
 }
 #: the order in which kinds of line make the search query, the most telling first; a line
 #: two kinds found belongs to the earlier one
