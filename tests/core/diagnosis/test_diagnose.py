@@ -121,6 +121,10 @@ EXAMPLES: dict[str, str | tuple[str, ...]] = {
     "pip-package-step-mismatch": "ERROR: no such target '//tensorflow/tools/pip_package:"
                                  "build_pip_package': target 'build_pip_package' not declared "
                                  "in package 'tensorflow/tools/pip_package'",
+    # round 7's proposed causes (other wordings: test_round7_build_signatures.py)
+    "cuda-toolkit-too-old": "nvcc fatal   : Value 'c++20' is not defined for option 'std'",
+    "cuda-capabilities-undetected": "RuntimeError: Could not find executable `nvidia-smi`! "
+                                    "Please change your $PATH",
 }
 
 

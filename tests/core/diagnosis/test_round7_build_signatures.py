@@ -1,0 +1,102 @@
+"""The build signatures round 7 of the real-log corpus added or widened, on wordings the
+corpus does not hold: other versions, quotes, prefixes and wrapping of the same failures
+(the corpus's own excerpts are checked by test_real_logs_diagnosis.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tfwizard.core.diagnosis.build import diagnose
+from tfwizard.core.diagnosis.unrecognised import root_lines
+
+CASES: list[tuple[str, list[str]]] = [
+    # a CUDA toolkit older than the sources: the standard, newer options, newer headers
+    ("cuda-toolkit-too-old", ["nvcc fatal   : Value 'c++14' is not defined for option 'std'"]),
+    ("cuda-toolkit-too-old", ["[1,0]<stderr>:nvcc fatal : Value ‘c++20’ is not defined for "
+                              "option ‘std’"]),
+    ("cuda-toolkit-too-old", ["nvcc fatal   : Unknown option '--threads'"]),
+    ("cuda-toolkit-too-old", ["nvcc fatal   : Unknown option '-split-compile'"]),
+    ("cuda-toolkit-too-old", ["external/local_xla/xla/stream_executor/cuda/cuda_blas.cc:20:10: "
+                              "fatal error: cuda_fp8.h: No such file or directory"]),
+    ("cuda-toolkit-too-old", ["xla/types.h:5:10: fatal error: 'cuda_bf16.h' file not found"]),
+    # nvcc's older, lower-case wording of an architecture it does not know
+    ("cuda-arch-unsupported", ["nvcc fatal: unsupported GPU architecture 'compute_89'"]),
+    ("cuda-arch-unsupported", ["nvcc fatal   : Unsupported gpu architecture 'sm_120a'"]),
+    # XLA's configure without nvidia-smi: the log line (wrapped), the exception, old drivers
+    ("cuda-capabilities-undetected", [
+        "INFO:root:Could not find nvidia-smi, or nvidia-smi comm",
+        "and failed. Please pass capabilities directly using --cuda_compute_capabil",
+        "ities."]),
+    ("cuda-capabilities-undetected", [
+        "    cuda_compute_capabilities = _get_cuda_compute_capabilities_or_die()"]),
+    ("cuda-capabilities-undetected", ['Field "compute_cap" is not a valid field to query.']),
+    # Bazel's JVM out of memory under its old name, or out of threads
+    ("bazel-server-oom", ["FATAL: Blaze ran out of memory and crashed. Printing stack trace:"]),
+    ("bazel-server-oom", ['Exception in thread "skyframe-evaluator-12" '
+                          "java.lang.OutOfMemoryError: unable to create new native thread"]),
+    ("bazel-server-oom", ["00:30:13 unable to create new native thread"]),
+    # what a newer Bazel dropped that an older workspace uses
+    ("bazel-version-mismatch", ["ERROR: Config value 'mkl' is not defined in any .rc file"]),
+    ("bazel-version-mismatch", [
+        'ERROR: /src/WORKSPACE:12:1: The native git_repository rule is deprecated. '
+        'load("@bazel_tools//tools/build_defs/repo:git.bzl", "git_repository") for a drop-in '
+        "replacement."]),
+    ("bazel-version-mismatch", ["Error in register_toolchains: register_toolchains() got "
+                                "unexpected keyword argument 'dev_dependency'"]),
+    ("bazel-version-mismatch", ["ERROR: --enable_workspace :: Unrecognized option: "
+                                "--enable_workspace"]),
+    ("bazel-version-mismatch", ["ERROR: --noexperimental_check_desugar_deps :: Unrecognized "
+                                "option: --noexperimental_check_desugar_deps"]),
+    # docker's --runtime=nvidia without the toolkit's runtime registered
+    ("docker-gpu-driver", ["docker: Error response from daemon: Unknown runtime specified "
+                           "nvidia."]),
+    # gRPC's UNAVAILABLE from the remote module, any reason
+    ("remote-unavailable", ["Caused by: io.grpc.StatusRuntimeException: UNAVAILABLE: Network "
+                            "closed for unknown reason"]),
+    # nvcc's device linker
+    ("link-error", ["nvlink error   : Multiple definition of '_Z3foov' in 'a.o', first "
+                    "defined in 'b.o'"]),
+    ("link-error", ["nvlink error   : Undefined reference to '_ZN4xla3fooEv' in "
+                    "'bazel-out/k8-opt/bin/x.o' (target: sm_80)"]),
+    # find_cuda_config.py crashing on what it found (any of its functions, any checkout)
+    ("cuda-config-not-found", [
+        '  File "/root/.cache/bazel/_bazel_root/0a1b/external/local_xla/third_party/gpus/'
+        'find_cuda_config.py", line 648, in main']),
+    # an analysis failure, in the old and the new wording, nothing more specific known
+    ("build-failed", ["ERROR: Analysis of target '//tensorflow/tools/pip_package:"
+                      "build_pip_package' failed; build aborted."]),
+    ("build-failed", ["ERROR: /src/BUILD:12:8: Analysis of target '//x:y' failed"]),
+]
+
+
+@pytest.mark.parametrize(("sig_id", "lines"), CASES)
+def test_other_wordings_of_round_7_s_failures(sig_id, lines):
+    assert [d.id for d in diagnose(["INFO: Analyzed 3 targets.", *lines])] == [sig_id]
+
+
+@pytest.mark.parametrize("line", [
+    "nvcc fatal   : Unknown option '-Wall'",  # an option no toolkit knows: not its age
+    "nvcc fatal   : Value 'sm_35' is not defined for option 'gpu-architecture'",
+    "INFO: Found applicable config definition build:cuda in file /src/.bazelrc",
+    "INFO:root:Found CUDA compute capabilities: ['8.6']",
+    "ERROR: --frobnicate :: Unrecognized option: --frobnicate",  # a typo, not a version
+])
+def test_near_misses_are_not_those_causes(line):
+    ids = [d.id for d in diagnose([line])]
+    assert not {"cuda-toolkit-too-old", "cuda-capabilities-undetected",
+                "bazel-version-mismatch"} & set(ids), line
+
+
+def test_an_analysis_failure_with_a_known_cause_reports_the_cause():
+    found = diagnose([
+        "ERROR: /src/BUILD:50:5: in apple_cc_toolchain rule @local_config_cc//:cc: Xcode "
+        "version must be specified to use an Apple CROSSTOOL.",
+        "ERROR: Analysis of target '//x:y' failed; build aborted: Analysis failed"])
+    assert [d.id for d in found] == ["xcode-not-found"]
+
+
+def test_a_script_s_incorrect_version_line_is_a_root_cause_line():
+    found = root_lines(["+ bazel --version", "bazel 7.4.1",
+                        "Incorrect version of Bazel installed (want 6.5.0)."], "build")
+    assert [line.line for line in found.lines] == [3]
+    assert found.query == "Incorrect version of Bazel installed want"
