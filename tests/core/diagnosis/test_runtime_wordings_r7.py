@@ -107,6 +107,8 @@ WORDINGS = [
     (["Unable to load any of {libcudnn_cnn.so.9.1.0, libcudnn_cnn.so.9.1, libcudnn_cnn.so.9, "
       "libcudnn_cnn.so}", "Invalid handle. Cannot load symbol cudnnCreateConvolution"
       "Descriptor"], "dlopen-failed"),
+    (["Unable to load any of {libcudnn_graph.so.9.10.1, libcudnn_graph.so.9.10, "
+      "libcudnn_graph.so.9, libcudnn_graph.so}"], "dlopen-failed"),
     # a wheel without the GPU's architecture, in PyTorch's words
     (["UserWarning: NVIDIA GeForce RTX 5080 with CUDA capability sm_120 is not compatible "
       "with the current PyTorch installation."], "cc-not-in-build"),
@@ -119,8 +121,8 @@ WORDINGS = [
     (["INTERNAL: external/xla/xla/service/gpu/runtime/nccl_api.cc:530: NCCL operation "
       "ncclGroupEnd() failed: remote process exited or there was a network error."],
      "gpu-op-failed"),
-    (["ncclInternalError: Internal check failed. This is either a bug in NCCL or due to "
-      "memory corruption"], "gpu-op-failed"),
+    (["RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:514, "
+      "internal error, NCCL version 2.7.8"], "gpu-op-failed"),
     # Python's own words for a module that is not there (Python 3 and 2)
     (["ModuleNotFoundError: No module named 'tensorflow'"], "import-failed"),
     (["ImportError: No module named tensorflow_hub"], "import-failed"),
