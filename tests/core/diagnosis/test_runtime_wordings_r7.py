@@ -40,6 +40,10 @@ WORDINGS = [
     (["E0000 00:00:1718000000.000000 1234 nvptx_compiler.cc:700] INTERNAL: ptxas 12.9.41 "
       "has a bug that we think can affect XLA. Please use a different version."],
      "ptxas-known-bad-version"),
+    (["2025-01-01 10:00:00.000000: F external/xla/xla/service/gpu/nvptx_compiler.cc:700] ptxas "
+      "returned an error during compilation of ptx to sass: 'INTERNAL: ptxas 12.9.41 has a bug t"
+      "hat we th", "ink can affect XLA. Please use a different version.'"],
+     "ptxas-known-bad-version"),
     # the PJRT check: another plugin, the major-version form, the minimum under compatibility
     (["RuntimeError: Unable to initialize backend 'METAL': INVALID_ARGUMENT: Mismatched PJRT "
       "plugin PJRT API version (0.47) and framework PJRT API version 0.54)."],

@@ -219,6 +219,7 @@ _MESSAGE_EXTRAS: dict[str, MessageExtra] = {
     "cc-below-minimum": _cc_extra,
     "cc-not-in-build": _no_kernel_extra,
     "ptxas-newer-than-driver": _ptxas_extra,
+    "ptxas-known-bad-version": _ptxas_extra,
     "dso-mismatch": _dso_extra,
     "libcuda-not-found": _driver_side_extra,
     "cuinit-no-device": _driver_side_extra,
