@@ -25,6 +25,7 @@ from tests.i18n_scan import unmarked
 from tfwizard.cli import ExitStatus, capture
 from tfwizard.core import i18n
 from tfwizard.core.diagnosis.build import diagnose, diagnose_file, load_failures
+from tfwizard.core.diagnosis.logscan import line_text
 from tfwizard.core.diagnosis.runtime import diagnose as runtime_diagnose
 from tfwizard.core.diagnosis.runtime import diagnose_log, load_rules, probe_failure
 from tfwizard.core.host import HostProfile
@@ -167,7 +168,8 @@ def test_every_runtime_diagnosis_is_shown_marked(pseudo_lang, kb):
         for d in found:
             seen.add(d.id)
             # TensorFlow's own log lines and the host's (detect's) message are quoted as is
-            logged = {line.strip() for line in lines}
+            # (a wrapped line's first line without the prefix the matcher took off, "[1] ")
+            logged = {line.strip() for line in lines} | {line_text(x).strip() for x in lines}
             own = [x for e in d.evidence for x in e.splitlines() if x.strip() not in logged]
             text = f"{d.title}\n{d.cause}\n{d.next_step}\n" + "\n".join(own)
             assert unmarked(text, allow=(*lines, "no NVIDIA GPU detected")) == [], d.id

@@ -51,6 +51,7 @@ ALSO = {
     # libcudart is missing too, besides the cause the excerpt is labelled with
     "runtime/dlopen-cuda100-set-missing-tf1.log": {"cudart-not-found"},
     "runtime/libcuda-missing-303-wsl2-pip-tf24.log": {"cudart-not-found"},
+    "runtime/tf22-cuda101-libs-missing-titanxp-nvvl.log": {"cudart-not-found"},
     # cublas64_10.dll fails to load too: several libraries, the corpus's dlopen-failed
     # convention; the excerpt is labelled after its cudart line (counted as not right)
     "runtime/cudart64-101-dll-windows-tf22.log": {"dlopen-failed"},

@@ -63,6 +63,8 @@ def _match_messages(ctx: _Ctx, scan: ScanResult) -> None:
             hits = mismatch  # the diagnostics' versions say it where the message did not
         if not hits:
             continue
+        if rule.kind == "check" and ctx.has(rule.id) and rule.id not in ctx.seen_in_log:
+            continue  # the probe's facts said it already (an import error), in their words
         values: dict[str, Any] = dict(hits[0].groups)
         severity = None
         fix: dict[str, Any] = {}
@@ -195,6 +197,21 @@ def _ptxas_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
                   "ptxas": values.get("ptxas") or unknown}, {}
 
 
+def _versions_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
+                    ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
+    """A library's versions as the message gave them: PyTorch's tuples "(8, 5, 0)" as
+    8.5.0; a wording that names none (jaxlib's "Outdated cuDNN installation found.") in
+    words."""
+    unknown = _("(not in the log)")
+    out: dict[str, Any] = {}
+    for key in ("loaded", "compiled", "built"):
+        value = str(values.get(key) or "")
+        if value.startswith("(") and value.endswith(")"):
+            value = ".".join(part.strip() for part in value[1:-1].split(","))
+        out[key] = value or unknown
+    return None, out, {}
+
+
 _MESSAGE_EXTRAS: dict[str, MessageExtra] = {
     "dlopen-failed": _dlopen_extra,
     "cudart-not-found": _cudart_extra,
@@ -202,9 +219,12 @@ _MESSAGE_EXTRAS: dict[str, MessageExtra] = {
     "cc-below-minimum": _cc_extra,
     "cc-not-in-build": _no_kernel_extra,
     "ptxas-newer-than-driver": _ptxas_extra,
+    "ptxas-known-bad-version": _ptxas_extra,
     "dso-mismatch": _dso_extra,
     "libcuda-not-found": _driver_side_extra,
     "cuinit-no-device": _driver_side_extra,
+    "cudnn-mismatch": _versions_extra,
+    "cuda-lib-too-old": _versions_extra,
 }
 
 

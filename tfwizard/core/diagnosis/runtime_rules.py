@@ -23,7 +23,11 @@ _DLERROR_PATTERNS = (r"Could not load dynamic library '(?P<lib>[^']+)'",
                      r"Could not dlopen library '(?P<lib>[^']+)'",
                      r"Couldn't open CUDA library (?P<lib>\S+?)\.?(?: |$)",
                      r"could not dlopen DSO: (?P<lib>[^;\s]+)",
-                     r"Could not find '(?P<lib>[\w.]+\.dll)'")
+                     r"Could not find '(?P<lib>[\w.]+\.dll)'",
+                     # cuDNN's own loader (its sub-libraries and what they need)
+                     r"Could not load library (?P<lib>libcudnn\w*\.so[\d.]*)\. Error: ",
+                     r"Could not locate (?P<lib>[\w.]+\.dll)\.\s*Please make sure",
+                     r"Unable to load any of \{(?P<lib>libcudnn[^,}\s]*)")
 #: internal line patterns: the two driver versions TensorFlow's CUDA diagnostics print
 #: after cuInit fails; different ones are a driver/library mismatch whatever cuInit said
 _DIAG_DSO, _DIAG_KERNEL = "_diag_dso", "_diag_kernel"
