@@ -21,7 +21,7 @@ from tfwizard.cli import capture
 from tfwizard.core.building.run.attach import find_builds
 from tfwizard.core.building.warm.attach import build_tag, find_warm_builds
 from tfwizard.core.building.warm.container import WORKSPACE_LABEL
-from tfwizard.core.docker.leftovers import find_leftovers
+from tfwizard.core.docker.leftovers import find_leftovers, remove_leftovers
 from tfwizard.core.paths import LABEL, OWNER_LABEL
 
 pytestmark = pytest.mark.docker
@@ -110,3 +110,40 @@ def test_another_users_objects_are_never_listed_or_removed(engine):
     left = {c.name for c in client.containers.list(all=True, filters={"name": tag})} | {
         v.name for v in client.volumes.list(filters={"name": tag})}
     assert theirs <= left and not (mine & left)
+
+
+def test_objects_without_an_owner_are_kept_and_named_until_asked(engine):
+    """What a tfwizard before owner labels made: listed as kept with the way to remove
+    it, removed with --unowned (and still after the other rules: a cache needs --caches);
+    another user's owned objects never."""
+    client, made, tag = engine
+    stem = f"tfwizard-test-own-{tag}-legacy"
+    volume = client.volumes.create(stem, labels={LABEL: "1", f"{LABEL}.build": "20250101-x",
+                                                 f"{LABEL}.volume": "output"})
+    cache = client.volumes.create(f"{stem}-cache", labels={LABEL: "1",
+                                                           f"{LABEL}.volume": "cache"})
+    step = client.containers.create(world.BUSYBOX, ["true"], name=f"{stem}-step",
+                                    labels={LABEL: "1", f"{LABEL}.build": "20250101-x",
+                                            f"{LABEL}.step": "build"})
+    legacy = {volume.name, cache.name, step.name}
+
+    def mine(items):
+        return {i.name: i for i in items if i.name.startswith(f"tfwizard-test-own-{tag}")}
+
+    kept = mine(find_leftovers(client, caches=True))
+    assert legacy <= set(kept)
+    assert all("--unowned" in kept[name].skipped for name in legacy)
+    assert not (_names(made, OTHER) & set(kept))
+
+    items = mine(find_leftovers(client, unowned=True))
+    assert items[step.name].skipped == "" and items[volume.name].skipped == ""
+    assert "--caches" in items[cache.name].skipped  # the cache rule still holds
+    assert not (_names(made, OTHER) & set(items))
+    legacy_items = [i for i in items.values() if i.name in legacy]
+    assert remove_leftovers(client, legacy_items) == []
+    left = {c.name for c in client.containers.list(all=True, filters={"name": stem})} | {
+        v.name for v in client.volumes.list(filters={"name": stem})}
+    assert left == {cache.name}
+
+    status, out, _err = capture(["clean", "--help"])
+    assert "--unowned" in out

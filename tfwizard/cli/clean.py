@@ -23,6 +23,9 @@ def register(sub: Any) -> None:
                           "base, state): the next build of each recipe starts cold"))
     p.add_argument("--running", action="store_true",
                    help=_("also stop and remove the containers of builds still running"))
+    p.add_argument("--unowned", action="store_true",
+                   help=_("also remove tfwizard objects without an owner label (made by an "
+                          "older tfwizard; on a shared engine they may be another user's)"))
     p.add_argument("--dry-run", action="store_true", help=_("list what would go; remove nothing"))
     p.add_argument("--json", action="store_true", help=_("print the list as JSON"))
     p.set_defaults(handler=cmd_clean)
@@ -36,7 +39,7 @@ def cmd_clean(args: argparse.Namespace, env: Environment) -> ExitStatus:
     client = dockerutil.connect(env.env)
     try:
         items = find_leftovers(client, caches=args.caches, running=args.running,
-                               workspaces=args.workspaces)
+                               workspaces=args.workspaces, unowned=args.unowned)
         failed = [] if args.dry_run else remove_leftovers(client, items)
     finally:
         client.close()

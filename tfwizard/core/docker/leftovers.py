@@ -5,6 +5,9 @@ are ever listed, so nothing of anyone else's is touched (another user's tfwizard
 engine included): step containers and per-build volumes (labelled `io.tfwizard.build=<id>`) that
 a crashed, killed or detached build left; the Bazel cache volumes (kept across builds on
 purpose) only when asked. Containers of a build still running are skipped unless asked.
+Objects with the label but no owner (made by a tfwizard before owners were labelled) are
+listed as kept, and removed only when asked (`unowned`): on a shared engine they may be
+another user's.
 A warm workspace (core/warm.py, labelled `io.tfwizard.workspace=<key>`): its idle container
 is stopped and removed (unless a command runs in it), its volumes only with `workspaces`.
 """
@@ -15,7 +18,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..i18n import _
-from ..paths import LABEL, own_filter
+from ..paths import LABEL, OWNER_LABEL, owner
 from . import client as dockerutil
 
 BUILD = f"{LABEL}.build"
@@ -38,8 +41,12 @@ class Leftover:
         return asdict(self)
 
 
-def _ours(labels: dict[str, str] | None) -> bool:
-    return bool(labels) and LABEL in (labels or {})
+def _ours(labels: dict[str, str] | None, unowned: bool) -> bool:
+    """tfwizard's and this user's, or (`unowned`) tfwizard's without an owner label."""
+    labels = labels or {}
+    if LABEL not in labels:
+        return False
+    return labels.get(OWNER_LABEL) == owner() or (unowned and OWNER_LABEL not in labels)
 
 
 def _busy_exec(client: Any, container: Any) -> bool:
@@ -53,20 +60,33 @@ def _busy_exec(client: Any, container: Any) -> bool:
     return False
 
 
+def _unowned_skip(labels: dict[str, str], unowned: bool) -> str:
+    if unowned or OWNER_LABEL in labels:
+        return ""
+    return _("made by an older tfwizard (no owner label; on a shared engine it may be "
+             "another user's): `tfwizard clean --unowned` removes it")
+
+
 def find_leftovers(client: Any, *, caches: bool = False, running: bool = False,
-                   workspaces: bool = False) -> list[Leftover]:
-    """Every tfwizard container and volume on the engine, each with why it would stay."""
+                   workspaces: bool = False, unowned: bool = False) -> list[Leftover]:
+    """Every tfwizard container and volume of this user on the engine, and those without
+    an owner label, each with why it would stay."""
     out: list[Leftover] = []
     busy: set[str] = set()
     with dockerutil.docker_errors(_("listing tfwizard's containers and volumes")):
-        containers = client.containers.list(all=True, filters=own_filter())
-        volumes = client.volumes.list(filters=own_filter())
+        # by the label alone: a filter cannot ask for a label's absence (_ours decides)
+        containers = client.containers.list(all=True, filters={"label": LABEL})
+        volumes = client.volumes.list(filters={"label": LABEL})
     for c in containers:
         labels = c.labels or {}
-        if not _ours(labels):  # the label filter already says so; never trust one check
+        if not _ours(labels, unowned=True):  # never another user's
             continue
         build = labels.get(BUILD, "")
-        skipped = ""
+        skipped = _unowned_skip(labels, unowned)
+        if skipped:
+            out.append(Leftover("container", c.name, build, labels.get(f"{LABEL}.step", ""),
+                                skipped))
+            continue
         if labels.get(WORKSPACE):  # a warm workspace's container: idle unless it execs
             if not running and c.status == "running" and _busy_exec(client, c):
                 skipped = _("a build runs in the warm container of workspace {key}: "
@@ -82,12 +102,14 @@ def find_leftovers(client: Any, *, caches: bool = False, running: bool = False,
                             skipped))
     for v in volumes:
         labels = v.attrs.get("Labels") or {}
-        if not _ours(labels):
+        if not _ours(labels, unowned=True):
             continue
         build = labels.get(BUILD, "")
         purpose = labels.get(PURPOSE, "")
-        skipped = ""
-        if labels.get(WORKSPACE):
+        skipped = _unowned_skip(labels, unowned)
+        if skipped:
+            pass
+        elif labels.get(WORKSPACE):
             if not workspaces:
                 skipped = _("a warm workspace volume (kept across builds; `--workspaces` "
                             "removes it)")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -11,11 +10,6 @@ from packaging.version import InvalidVersion, Version
 
 from ..errors import KnowledgeError
 from ..i18n import _
-
-if sys.version_info >= (3, 11):
-    pass
-else:  # pragma: no cover - Python 3.10
-    pass
 
 if TYPE_CHECKING:
     from ..recipe import Recipe

@@ -4,17 +4,11 @@ resources/knowledge/*.toml, and the Python a build uses."""
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
-
-if sys.version_info >= (3, 11):
-    pass
-else:  # pragma: no cover - Python 3.10
-    pass
 
 if TYPE_CHECKING:
     from ..recipe import Recipe

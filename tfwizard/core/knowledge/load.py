@@ -4,24 +4,14 @@ texts of it that people read."""
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import KnowledgeError
 from ..i18n import _
 from ..resources import resource_path
-
-if sys.version_info >= (3, 11):
-    pass
-else:  # pragma: no cover - Python 3.10
-    pass
-
-if TYPE_CHECKING:
-    pass
-
 from .base import KnowledgeBase
 from .facts import GfxTarget, GpuCC, Release, RocmRelease, Source
 from .read import RawFiles, as_tuple, cuda_facts, parse_release, parse_spec, patch_release
