@@ -230,7 +230,9 @@ def test_a_known_build_failure_has_no_fallback():
 
 
 def test_an_unknown_build_failure_on_standard_input():
-    text = "ERROR: Config value 'rocmx' is not defined in any .rc file\n"
+    # a real Bazel message no signature knows (Bazel started outside the source folder)
+    text = ("ERROR: The 'build' command is only supported from within a workspace (below a "
+            "directory having a MODULE.bazel or WORKSPACE file).\n")
     status, out, err = run_with_stdin(["diagnose", "-"], text.encode())
     assert status == ExitStatus.OK, err
     assert out.splitlines() == [
@@ -238,8 +240,9 @@ def test_an_unknown_build_failure_on_standard_input():
         "NOT RECOGNISED: no known cause matches this log (this is not a diagnosis)",
         "  the lines to read first:",
         "  line 1, printed by Bazel:",
-        "  > ERROR: Config value 'rocmx' is not defined in any .rc file",
-        "  search for: ERROR Config value rocmx is not defined in any rc file"]
+        "  > " + text.rstrip("\n"),
+        "  search for: ERROR The build command is only supported from within workspace below "
+        "directory"]
 
 
 def test_an_unknown_runtime_failure_shows_the_last_exception(tmp_path):

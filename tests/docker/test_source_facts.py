@@ -131,6 +131,7 @@ def test_a_clone_is_built_from_its_files_not_the_table(sw, tmp_path):
     result, log = _build(sw, table)
     assert result.status == "failed"
     assert "Config value 'cuda_wheel' is not defined in any .rc file" in log
+    assert result.findings[:1] == ("bazel-config-undefined",)  # not "the Bazel version"
     # the same recipe, following the clone's files after the fetch
     runner = _runner(sw, path, tmp_path / "follow", follow=True)
     result, log = _build(sw, runner)

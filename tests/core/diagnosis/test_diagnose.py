@@ -36,6 +36,7 @@ EXAMPLES: dict[str, str | tuple[str, ...]] = {
     "disk-full": "fatal error: error writing to /tmp/ccX.s: No space left on device",
     "hermetic-python-lock-missing": "Could not find requirements_lock.txt file matching "
                                     "specified Python version 3.13",
+    "bazel-config-undefined": "ERROR: Config value 'rocmx' is not defined in any .rc file",
     "bazel-version-mismatch": "Please upgrade your bazel installation to version 6.5.0 or "
                               "higher to build TensorFlow!",
     "docker-gpu-driver": 'docker: Error response from daemon: could not select device driver '

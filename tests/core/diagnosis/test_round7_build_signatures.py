@@ -35,7 +35,8 @@ CASES: list[tuple[str, list[str]]] = [
                           "java.lang.OutOfMemoryError: unable to create new native thread"]),
     ("bazel-server-oom", ["00:30:13 unable to create new native thread"]),
     # what a newer Bazel dropped that an older workspace uses
-    ("bazel-version-mismatch", ["ERROR: Config value 'mkl' is not defined in any .rc file"]),
+    ("bazel-config-undefined", ["ERROR: Config value 'mkl' is not defined in any .rc file"]),
+    ("bazel-config-undefined", ["ERROR: Config value cuda_wheel is not defined in any .rc file"]),
     ("bazel-version-mismatch", [
         'ERROR: /src/WORKSPACE:12:1: The native git_repository rule is deprecated. '
         'load("@bazel_tools//tools/build_defs/repo:git.bzl", "git_repository") for a drop-in '
