@@ -96,13 +96,16 @@ def test_recipe_new_target_backend_is_the_same_function(tmp_path):
                               target_path="rtx4090-laptop.json")
     assert written == expected
     assert written.target.host_profile == "rtx4090-laptop.json"  # beside it: relative
-    status, _, err = capture(["check", str(out)])
+    # a build host with room (not this machine, whose free disk the CI's images change:
+    # under 20 GiB, DISK_LOW is an error for a CUDA build)
+    server = str(HOSTS / "no-gpu-server.json")
+    status, _, err = capture(["check", str(out), "--host", server])
     assert status == ExitStatus.OK, err
     rocm = tmp_path / "rocm.toml"
     status, _, _ = capture(["recipe", "new", str(rocm), "--target", str(path),
                             "--backend", "rocm"])
     assert status == ExitStatus.OK
-    status, text, _ = capture(["check", str(rocm)])
+    status, text, _ = capture(["check", str(rocm), "--host", server])
     assert status == ExitStatus.ERROR and "ROCM_FOR_NVIDIA_TARGET" in text
     status, _, err = capture(["recipe", "new", str(tmp_path / "n.toml"), "--backend", "tpu"])
     assert status == ExitStatus.USAGE and "tpu" in err
