@@ -41,12 +41,10 @@ class Leftover:
         return asdict(self)
 
 
-def _ours(labels: dict[str, str] | None, unowned: bool) -> bool:
-    """tfwizard's and this user's, or (`unowned`) tfwizard's without an owner label."""
+def _ours(labels: dict[str, str] | None) -> bool:
+    """tfwizard's, and this user's or without an owner label (never another user's)."""
     labels = labels or {}
-    if LABEL not in labels:
-        return False
-    return labels.get(OWNER_LABEL) == owner() or (unowned and OWNER_LABEL not in labels)
+    return LABEL in labels and labels.get(OWNER_LABEL, owner()) == owner()
 
 
 def _busy_exec(client: Any, container: Any) -> bool:
@@ -79,7 +77,7 @@ def find_leftovers(client: Any, *, caches: bool = False, running: bool = False,
         volumes = client.volumes.list(filters={"label": LABEL})
     for c in containers:
         labels = c.labels or {}
-        if not _ours(labels, unowned=True):  # never another user's
+        if not _ours(labels):
             continue
         build = labels.get(BUILD, "")
         skipped = _unowned_skip(labels, unowned)
@@ -102,24 +100,28 @@ def find_leftovers(client: Any, *, caches: bool = False, running: bool = False,
                             skipped))
     for v in volumes:
         labels = v.attrs.get("Labels") or {}
-        if not _ours(labels, unowned=True):
+        if not _ours(labels):
             continue
         build = labels.get(BUILD, "")
         purpose = labels.get(PURPOSE, "")
-        skipped = _unowned_skip(labels, unowned)
-        if skipped:
-            pass
-        elif labels.get(WORKSPACE):
-            if not workspaces:
-                skipped = _("a warm workspace volume (kept across builds; `--workspaces` "
-                            "removes it)")
-        elif not build:
-            if not caches:
-                skipped = _("a cache volume (kept across builds; `--caches` removes it)")
-        elif build in busy:
-            skipped = _("in use by the running build {id}").format(id=build)
+        skipped = _unowned_skip(labels, unowned) or _volume_skip(
+            labels, build, busy, caches=caches, workspaces=workspaces)
         out.append(Leftover("volume", v.name, build, purpose, skipped))
     return out
+
+
+def _volume_skip(labels: dict[str, str], build: str, busy: set[str], *, caches: bool,
+                 workspaces: bool) -> str:
+    """Why a volume of this user's stays ("" when it goes)."""
+    if labels.get(WORKSPACE):
+        return "" if workspaces else _("a warm workspace volume (kept across builds; "
+                                       "`--workspaces` removes it)")
+    if not build:
+        return "" if caches else _("a cache volume (kept across builds; `--caches` removes "
+                                   "it)")
+    if build in busy:
+        return _("in use by the running build {id}").format(id=build)
+    return ""
 
 
 def remove_leftovers(client: Any, items: list[Leftover]) -> list[tuple[Leftover, str]]:

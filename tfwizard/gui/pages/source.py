@@ -57,8 +57,7 @@ class SourcePage(RecipePage):
         form.addRow(tr("TensorFlow release:"), self.version_combo)
         self.python_combo = QComboBox(self.content)
         self.python_combo.setObjectName("python-version")
-        self.pythons = [""] + sorted({p for r in kb.releases for p in r.pythons},
-                                     key=lambda p: tuple(int(x) for x in p.split(".")))
+        self.pythons = {p for r in kb.releases for p in r.pythons}  # the table's, all releases
         self.python_combo.currentIndexChanged.connect(
             lambda _i: self.set({"python.version": self.python_combo.currentData() or ""}))
         form.addRow(tr("Python of the wheel:"), self.python_combo)
@@ -146,6 +145,7 @@ class SourcePage(RecipePage):
     def _fill_pythons(self) -> None:
         """Every Python, the ones the release cannot build marked with why, the ones it
         supports said so."""
+        from tfwizard.core.compat import version_number
         from tfwizard.core.tfsource.overlay import source_view
 
         # a checkout's own requirements_lock_3_*.txt say its Pythons, not the table
@@ -154,8 +154,7 @@ class SourcePage(RecipePage):
         supported = set(rel.pythons) if rel is not None else set()
         note = (tr("supported by this checkout") if view is not None else
                 tr("supported by {release}").format(release=rel.version) if rel else "")
-        pythons = [""] + sorted(set(self.pythons[1:]) | supported,
-                                key=lambda p: tuple(int(x) for x in p.split(".")))
+        pythons = [""] + sorted(self.pythons | supported, key=version_number)
         combo = self.python_combo
         combo.blockSignals(True)
         fill_choices(combo, self.state, "python.version", pythons,

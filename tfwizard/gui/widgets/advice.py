@@ -124,7 +124,8 @@ class AdviceBox(QFrame):
             self._house_asked = None
             self.house.setVisible(False)
             return
-        question = (url, id(s.target_host or s.build_host), s.target_host is not None,
+        # the profile itself (kept alive here): an id() could be reused by a new one
+        question = (url, s.target_host or s.build_host, s.target_host is not None,
                     s.recipe.backend.kind, s.recipe.python.version)
         if question == self._house_asked and time.monotonic() - self._house_at < HOUSE_TTL_S:
             return  # the same question: the answer shown (or on its way) stands
