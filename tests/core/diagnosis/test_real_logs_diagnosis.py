@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.core.diagnosis import real_logs
+from tfwizard.core.diagnosis import logscan
 from tfwizard.core.diagnosis.build import (
     diagnose,
     diagnose_file,
@@ -34,6 +35,7 @@ from tfwizard.core.diagnosis.logscan import (
     _wrapped_match,
     line_text,
     read_lines,
+    split_lines,
 )
 from tfwizard.core.diagnosis.runtime import diagnose_log, load_rules, log_matcher
 
@@ -185,29 +187,45 @@ def naive_scan(matcher: LineMatcher, lines: list[str]) -> ScanResult:
 
 def test_the_reference_is_the_naive_definition():
     # every excerpt, held out too: this is the matcher's mechanics, not its rules' results
-    paths = [real_logs.CORPUS / e["file"] for e in real_logs.entries()]
-    paths += sorted(LOGS.glob("*.log.txt")) + sorted(RUNTIME.glob("*.log"))
     for matcher in _matchers():
-        for path in paths:
+        for path in _corpus_paths():
             lines = read_lines(path)
             assert matcher.scan_lines(lines) == naive_scan(matcher, lines), path
 
 
-@pytest.mark.parametrize("chunk", [7, 64, 1000, 1 << 20])
-def test_the_fast_path_equals_the_reference_on_every_excerpt(chunk):
-    """Chunks as small as 7 bytes put chunk ends everywhere: inside lines, inside wrapped
-    runs of lines, between a line and its newline."""
+def _corpus_paths() -> list[Path]:
     paths = [real_logs.CORPUS / e["file"] for e in real_logs.entries()]
-    paths += sorted(LOGS.glob("*.log.txt")) + sorted(RUNTIME.glob("*.log"))
+    return paths + sorted(LOGS.glob("*.log.txt")) + sorted(RUNTIME.glob("*.log"))
+
+
+def test_the_fast_path_equals_the_reference_on_every_excerpt():
+    """Each excerpt as the product reads it: a small log, every line checked."""
     for matcher in _matchers():
-        for path in paths:
-            reference = matcher.scan_lines(read_lines(path))
+        for path in _corpus_paths():
             with path.open("rb") as fh:
-                assert matcher.scan_stream(fh, chunk_size=chunk) == reference, path
+                assert matcher.scan_stream(fh) == matcher.scan_lines(read_lines(path)), path
 
 
-def test_the_fast_path_on_awkward_bytes():
-    """CRLF, a lone CR, bad UTF-8, no final newline, a wrapped message at the very end."""
+@pytest.mark.parametrize("chunk", [7, 1000, 1 << 20])
+def test_the_prefilter_path_equals_the_reference(chunk, monkeypatch):
+    """The excerpts in batches of 16, each batch one log, through the prefilter. Chunks as
+    small as 7 bytes put chunk ends everywhere: inside lines, inside wrapped runs of lines,
+    between a line and its newline."""
+    monkeypatch.setattr(logscan, "SMALL_LOG", 0)
+    paths = _corpus_paths()
+    batches = [b"".join(p.read_bytes().rstrip(b"\n") + b"\n" for p in paths[i:i + 16])
+               for i in range(0, len(paths), 16)]
+    for matcher in _matchers():
+        for number, batch in enumerate(batches):
+            reference = matcher.scan_lines(split_lines(batch))
+            assert matcher.scan_stream(io.BytesIO(batch), chunk_size=chunk) == reference, number
+
+
+@pytest.mark.parametrize("small_log", [0, logscan.SMALL_LOG])
+def test_the_fast_path_on_awkward_bytes(small_log, monkeypatch):
+    """CRLF, a lone CR, bad UTF-8, no final newline, a wrapped message at the very end;
+    through the prefilter and without it."""
+    monkeypatch.setattr(logscan, "SMALL_LOG", small_log)
     text = (b"noise\r\nerr | gcc: internal compiler error: Killed (program cc1plus)\r\n"
             b"\xff\xfe broken No space left on device\nlone\rcr\n" + b"x" * 5000 + b"\n"
             b"The NVIDIA driver's CUDA version is 11.\n0 which is older than the ptxas "
