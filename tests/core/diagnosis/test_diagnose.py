@@ -126,6 +126,14 @@ EXAMPLES: dict[str, str | tuple[str, ...]] = {
     "cuda-toolkit-too-old": "nvcc fatal   : Value 'c++20' is not defined for option 'std'",
     "cuda-capabilities-undetected": "RuntimeError: Could not find executable `nvidia-smi`! "
                                     "Please change your $PATH",
+    # round 8's proposed causes (other wordings: test_round8_build_signatures.py)
+    "configure-not-run": "Python Configuration Error: 'PYTHON_LIB_PATH' environment variable "
+                         "is not set",
+    "arm32-flags-on-aarch64": "aarch64-linux-gnu-gcc: error: unrecognized command-line option "
+                              "'-mfloat-abi=hard'",
+    "cc-toolchain-unresolved": "ERROR: While resolving toolchains for target //x:y: No matching "
+                               "toolchains found for types @@bazel_tools//tools/cpp:"
+                               "toolchain_type.",
 }
 
 

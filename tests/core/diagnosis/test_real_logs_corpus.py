@@ -183,9 +183,6 @@ def test_every_required_kind_has_an_excerpt(logs):
 CAPTURED_HERE = {
     "remote-unknown-instance": "wrong-instance-bazel-4.2.3.log",
     "remote-unknown-platform-property": "unregistered-property-bazel-4.2.3.log",
-    # no public excerpt is labelled with it: the threads say why a config was undefined
-    # (the Bazel version, a typo), which the message alone cannot (see ALSO)
-    "bazel-config-undefined": "undefined-config-bazel-4.2.3.log",
 }
 
 
