@@ -88,3 +88,17 @@ def test_a_version_check_says_more_than_the_undefined_config_it_causes():
         "WARNING: Config value opt is not defined in any .rc file",
         "Current Bazel version is 0.12.0, expected at least 0.15.0"])
     assert [d.id for d in found] == ["bazel-version-mismatch"]
+
+
+def test_assembler_input_cut_mid_line_is_a_killed_compiler():
+    found = diagnose(["{standard input}: Assembler messages:",
+                      "{standard input}:48213: Warning: end of file not at end of a line; "
+                      "newline inserted",
+                      "{standard input}:48214: Error: unknown pseudo-op: `.lvl21'"])
+    assert [d.id for d in found] == ["oom-compiler-killed"]
+
+
+def test_the_cc_rules_own_words_for_no_toolchain():
+    found = diagnose(["Error in fail: Unable to find a CC toolchain using toolchain resolution. "
+                      "Target: @@rules_cc+//cc:current_cc_toolchain, Platform: //:rv64"])
+    assert [d.id for d in found] == ["cc-toolchain-unresolved"]
