@@ -48,6 +48,11 @@ WORDINGS = [
       "attribute 'strategy_supports_no_merge_call'"], "keras-newer-than-tf"),
     (["AttributeError: module 'tensorflow.compat.v2' has no attribute '__internal__'"],
      "keras-newer-than-tf"),
+    (["    raise ImportError(", "ImportError: Keras requires TensorFlow 2.3 or higher. Install "
+      "TensorFlow via `pip install tensorflow`"], "keras-newer-than-tf"),
+    (["ImportError: This version of TensorFlow Probability requires TensorFlow version >= "
+      "2.19; Detected an installation of version 2.16.2. Please upgrade TensorFlow to "
+      "proceed."], "keras-newer-than-tf"),
     # jax's check of jaxlib: the ">=" form of jax 0.4, a dev build newer than jax
     (["RuntimeError: jaxlib is version 0.4.7, but this version of jax requires version "
       ">= 0.4.14."], "jaxlib-version-mismatch"),
