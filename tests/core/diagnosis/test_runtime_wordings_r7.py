@@ -1,6 +1,7 @@
-"""Round 7's runtime signatures match the stable part of a message in its other wordings:
-other add-ons, libraries, versions and tools than the corpus's excerpts show, behind the
-prefixes CI systems and launchers put before a line.
+"""Round 7's runtime signatures (and round 8's, whose lines test_runtime_wordings_r8 lists)
+match the stable part of a message in its other wordings: other add-ons, libraries,
+versions and tools than the corpus's excerpts show, behind the prefixes CI systems and
+launchers put before a line.
 
 Every line here was written for this test from the tools' own message formats (their
 sources, as resources/knowledge/sources.toml cites them); none is copied from the corpus.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.core.diagnosis import test_runtime_wordings_r8 as r8
 from tests.core.test_rule_wordings import PREFIXES
 from tfwizard.core.diagnosis.runtime import diagnose, diagnose_log
 
@@ -158,14 +160,15 @@ def _ids(found) -> list[str]:
     return [d.id for d in found]
 
 
-@pytest.mark.parametrize(("lines", "sig"), WORDINGS, ids=[c[1] for c in WORDINGS])
+@pytest.mark.parametrize(("lines", "sig"), WORDINGS + r8.WORDINGS,
+                         ids=[c[1] for c in WORDINGS + r8.WORDINGS])
 def test_other_wordings_are_recognised_behind_any_prefix(lines, sig):
     for prefix in PREFIXES:
         found = diagnose_log([prefix + line for line in lines])
         assert _ids(found)[:1] == [sig], (prefix, _ids(found))
 
 
-@pytest.mark.parametrize("line", QUIET)
+@pytest.mark.parametrize("line", QUIET + r8.QUIET)
 def test_look_alike_lines_stay_quiet(line):
     assert _ids(diagnose_log([line])) == []
 
