@@ -128,13 +128,38 @@ def test_no_false_positives_on_the_other_tests_logs():
     assert found == EXPECTED_RUNTIME
 
 
+#: negatives whose lines alone cannot be told from a failure, with the machine's facts that
+#: tell them apart (bench/diagnosis.py still counts them as false positives). TensorFlow's
+#: stub prints "Could not find cuda drivers on your machine" at INFO level on every start
+#: without a GPU, and the same line is all a CUDA wheel without its libraries prints
+#: (tuning excerpts cudart-stub-*): verify knows the machine and says "info" on a CPU-only
+#: one (tests/core/verify/test_verify.py); a pasted log has no machine. Found by the
+#: round-8 holdout run, after which it was left as it is rather than tuned away.
+AMBIGUOUS_WITHOUT_FACTS = {
+    "runtime/tf213-import-startup-no-cuda-drivers-cpu-feature-trt.log": ["cudart-not-found"],
+}
+
+
 def test_a_harmless_line_of_every_kind_stays_quiet():
     """Excerpts where nothing applies exist in both kinds and give nothing in either (all
-    of them, the held-out ones too: a false positive is never allowed)."""
+    of them, the held-out ones too: a false positive is never allowed, save the listed
+    lines that only the machine's facts can tell apart)."""
     for entry in real_logs.entries():
         if entry["cause"] == real_logs.NONE:
             for kind in real_logs.KINDS:
-                assert real_logs.diagnosed_ids(entry, kind=kind) == [], (entry["file"], kind)
+                want = AMBIGUOUS_WITHOUT_FACTS.get(entry["file"], []) if kind == "runtime" else []
+                assert real_logs.diagnosed_ids(entry, kind=kind) == want, (entry["file"], kind)
+
+
+def test_an_ambiguous_negative_is_info_on_a_machine_without_gpu():
+    from tfwizard.core.diagnosis.runtime import diagnose_log
+    from tfwizard.core.host import HostProfile
+
+    host = HostProfile.load(ROOT / "tests" / "data" / "hosts" / "no-gpu-server.json")
+    for name in AMBIGUOUS_WITHOUT_FACTS:
+        with (real_logs.CORPUS / name).open("rb") as fh:
+            found = diagnose_log(fh, host=host)
+        assert {d.severity for d in found} == {"info"}, name
 
 
 # -- the fast path is the per-line definition ------------------------------------------------
