@@ -265,16 +265,6 @@ def test_pipx_install_from_the_source_tree(pipx, tmp_path):
     _pipx_install_and_check(pipx, tmp_path, ROOT, "pipx_install_source_s")
 
 
-@pytest.mark.slow
-def test_pipx_install_from_a_built_wheel(pipx, tmp_path):
-    dist = tmp_path / "dist"
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-          "-w", str(dist), str(ROOT)], cwd=tmp_path)
-    (wheel,) = dist.glob("tfwizard-*.whl")
-    _report("wheel_bytes", wheel.stat().st_size)
-    _pipx_install_and_check(pipx, tmp_path, wheel, "pipx_install_wheel_s")
-
-
 # -- PyInstaller -------------------------------------------------------------------------------
 
 

@@ -5,7 +5,6 @@ service (tests/reapi); once the worker has run two of the build's compiles, the 
 killed. Without `remote.local_fallback` the build fails and its record and result.json
 name a diagnosis from resources/knowledge/failures.toml that says what to fix; with it
 (and `remote.retries = 0`) the build finishes here, and the record's counts say so.
-tests/docker/test_reapi_service.py drives the same situation with raw Bazel.
 """
 
 from __future__ import annotations
