@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import venv
 from pathlib import Path
 
@@ -26,6 +27,26 @@ os.environ.setdefault("TFWIZARD_CONFIG_DIR", str(SESSION_HOME / "config"))
 
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(SESSION_HOME, ignore_errors=True)
+
+
+#: a test phase this long is named when it ends, with the session's time so far: a run
+#: cut off by CI's time limit still shows where its time went (--durations prints only
+#: at the end)
+SLOW_PHASE_S = 20.0
+_CONFIG: list = []
+_STARTED = time.monotonic()
+
+
+def pytest_configure(config):
+    _CONFIG[:] = [config]
+
+
+def pytest_runtest_logreport(report):
+    if report.duration >= SLOW_PHASE_S and _CONFIG:
+        reporter = _CONFIG[0].pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"\n[slow {report.duration:.0f}s at "
+                                f"{time.monotonic() - _STARTED:.0f}s] {report.when} {report.nodeid}")
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT.parent / "shared" / "reference"
