@@ -45,8 +45,10 @@ def pytest_runtest_logreport(report):
     if report.duration >= SLOW_PHASE_S and _CONFIG:
         reporter = _CONFIG[0].pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:
+            load = os.getloadavg()[0] if hasattr(os, "getloadavg") else -1.0
             reporter.write_line(f"\n[slow {report.duration:.0f}s at "
-                                f"{time.monotonic() - _STARTED:.0f}s] {report.when} {report.nodeid}")
+                                f"{time.monotonic() - _STARTED:.0f}s, load {load:.1f}] "
+                                f"{report.when} {report.nodeid}")
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT.parent / "shared" / "reference"

@@ -47,6 +47,14 @@ say "ruff"
 say "mypy"
 .venv-test/bin/mypy
 
+say "machine"
+# what the run shares the machine with: a slow run is read against these
+nproc; uptime; free -g | head -2; df -h / /tmp | tail -n +2
+if command -v docker >/dev/null && docker info >/dev/null 2>&1; then
+  echo "docker: $(docker ps -q | wc -l) containers running, $(docker ps -aq | wc -l) in all," \
+       "$(docker volume ls -q | wc -l) volumes; root $(docker info -f '{{.DockerRootDir}}')"
+fi
+
 say "pytest"
 export QT_QPA_PLATFORM=offscreen
 set +e

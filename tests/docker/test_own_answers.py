@@ -66,7 +66,7 @@ def _build(pq, name: str, *extra: str) -> tuple[int, dict, str]:
         env_vars={**os.environ, "TFWIZARD_DATA_DIR": str(pq.base / "data")})
     events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
     done = [e for e in events if e.get("type") == "finished"]
-    assert done, err[-3000:]
+    assert done, err[-3000:] + stdout[-3000:]  # a refused check's findings are in stdout
     result = done[-1]["result"]
     pq.builds.append(result["build_id"])
     pq.wheels_offered = [e["path"] for e in events
