@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.core.diagnosis import test_round8_build_signatures as r8
 from tfwizard.core.diagnosis.build import diagnose
 from tfwizard.core.diagnosis.unrecognised import root_lines
 
@@ -95,22 +96,27 @@ CASES: list[tuple[str, list[str]]] = [
 ]
 
 
-@pytest.mark.parametrize(("sig_id", "lines"), CASES)
+@pytest.mark.parametrize(("sig_id", "lines"), CASES + r8.CASES)
 def test_other_wordings_of_round_7_s_failures(sig_id, lines):
     assert [d.id for d in diagnose(["INFO: Analyzed 3 targets.", *lines])] == [sig_id]
 
 
-@pytest.mark.parametrize("line", [
+NEAR_MISSES = [
     "nvcc fatal   : Unknown option '-Wall'",  # an option no toolkit knows: not its age
     "nvcc fatal   : Value 'sm_35' is not defined for option 'gpu-architecture'",
     "INFO: Found applicable config definition build:cuda in file /src/.bazelrc",
     "INFO:root:Found CUDA compute capabilities: ['8.6']",
     "ERROR: --frobnicate :: Unrecognized option: --frobnicate",  # a typo, not a version
-])
-def test_near_misses_are_not_those_causes(line):
+]
+NOT_THESE = {"cuda-toolkit-too-old", "cuda-capabilities-undetected", "bazel-version-mismatch"}
+
+
+@pytest.mark.parametrize(("line", "not_these"),
+                         [(line, NOT_THESE) for line in NEAR_MISSES]
+                         + [(line, r8.NOT_THESE) for line in r8.NEAR_MISSES])
+def test_near_misses_are_not_those_causes(line, not_these):
     ids = [d.id for d in diagnose([line])]
-    assert not {"cuda-toolkit-too-old", "cuda-capabilities-undetected",
-                "bazel-version-mismatch"} & set(ids), line
+    assert not not_these & set(ids), line
 
 
 def test_an_analysis_failure_with_a_known_cause_reports_the_cause():
