@@ -57,11 +57,11 @@ fi
 
 say "pytest"
 export QT_QPA_PLATFORM=offscreen
-pytest_run() { .venv-test/bin/python -m pytest -q -rs -p no:cacheprovider --durations=30 "$@"; }
+pytest=(.venv-test/bin/python -m pytest -q -rs -p no:cacheprovider --durations=30)
 no_tests() { echo "pytest collected no tests: that is a failure" >&2; exit 1; }
 set +e
 if [ $# -gt 0 ]; then
-  pytest_run "$@"; rc=$?
+  "${pytest[@]}" "$@"; rc=$?
   set -e
   if [ "$rc" = 5 ]; then no_tests; fi
   exit "$rc"
@@ -71,15 +71,13 @@ fi
 # waiting for a real test job), and the last CI that timed out stopped printing in the GUI
 # tests: a process killed by a signal or by the limit gets one more run of the Qt tests,
 # said loudly; a test that fails does not.
-pytest_run --ignore=tests/gui; rc=$?
-say "pytest: the Qt tests (tests/gui)"
-timeout -s KILL 1500 .venv-test/bin/python -m pytest -q -rs -p no:cacheprovider \
-  --durations=30 tests/gui; gui=$?
-if [ "$gui" -ge 124 ]; then
-  say "pytest: the Qt tests ended by signal or time limit (exit $gui): running them once more"
-  timeout -s KILL 1500 .venv-test/bin/python -m pytest -q -rs -p no:cacheprovider \
-    --durations=30 tests/gui; gui=$?
-fi
+"${pytest[@]}" --ignore=tests/gui; rc=$?
+for attempt in 1 2; do
+  say "pytest: the Qt tests (tests/gui), run $attempt"
+  timeout -s KILL 1500 "${pytest[@]}" tests/gui; gui=$?
+  if [ "$gui" -lt 124 ]; then break; fi
+  echo "the Qt tests ended by signal or time limit (exit $gui)"
+done
 set -e
 if [ "$rc" = 5 ] || [ "$gui" = 5 ]; then no_tests; fi
 if [ "$rc" != 0 ]; then exit "$rc"; fi
