@@ -20,7 +20,6 @@ from ..fixes import record_context, resolve_diagnoses
 from ..i18n import _
 from ..resources import resource_path
 from ..vocab import SPEAKERS, Severity
-from .disk import DISK_FULL
 from .literals import line_pattern
 from .logscan import LineMatcher, ScanResult
 from .types import UnrecognisedEvent
@@ -289,11 +288,15 @@ def diagnose_file(path: Path, *, exit_code: int | None = None, recipe: Recipe | 
         path = path / "log.txt"
     with path.open("rb") as fh:
         found = diagnose_stream(fh, exit_code=exit_code)
-    if path.name == "log.txt" and (recipe is None or plan is None) and any(
-            d.recipe_fix or d.id == DISK_FULL for d in found):  # a fix, or the disk's mounts
+    if path.name == "log.txt" and (recipe is None or plan is None):
         kept_recipe, kept_plan = record_context(path.parent)
         recipe = recipe if recipe is not None else kept_recipe
         plan = plan if plan is not None else kept_plan
+    if plan is not None and exit_code != 0:  # a failed build: its Bazel against its source's
+        from . import bazelskew
+
+        want, ran, _probed = bazelskew.facts_for(path, plan)
+        found = bazelskew.join(found, want, ran)
     record = path.parent if path.name == "log.txt" else None
     return resolve_diagnoses(found, recipe=recipe, plan=plan, record_dir=record)
 

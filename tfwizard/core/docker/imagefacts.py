@@ -77,3 +77,10 @@ def read_image_facts(image: str, env: Any, *, user: str | None = None) -> ImageF
         return None
     finally:
         client.close()
+
+
+def image_bazel(image: str, env: Any, user: str | None = None) -> bv.BazelVersion | None:
+    """The Bazel the build image has (read_image_facts), None when it cannot say: what a
+    failed build's diagnosis asks when neither the plan nor the log names it."""
+    facts = read_image_facts(image, env, user=user)
+    return facts.bazel if facts is not None else None

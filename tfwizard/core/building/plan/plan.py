@@ -131,6 +131,9 @@ class BuildPlan:
     #: the Bazel the flags were chosen for ("" unknown) and where that came from
     bazel_version: str = ""
     bazel_version_source: str = ""
+    #: every statement of the Bazel that was known, by its source (bazelversion.py:
+    #: image, image-package, bazelversion, release): the diagnosis joins them with the log
+    bazel_versions: dict[str, str] = field(default_factory=dict)
     #: what the source's own files said (srcoverlay.py): where, commit, tf_version and
     #: the differences from the table the plan follows; empty when they were not read
     source_facts: dict[str, Any] = field(default_factory=dict)
@@ -395,6 +398,7 @@ def make_plan(
         notes=notes + predicted.messages + (view.plan_notes() if view is not None else []),
         bazel_version=str(bazel.effective) if bazel.effective else "",
         bazel_version_source=bazel.effective.source if bazel.effective else "",
+        bazel_versions={s.source: s.text for s in bazel.statements if s.known},
         source_facts=view.to_record() if view is not None else {},
         hermetic_llvm=str(toolchain.clang) if toolchain.hermetic else "",
     )

@@ -4,7 +4,10 @@ values for this build, written into the record's log too; never the reason a bui
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 
+from ...bazelversion import BazelVersion
+from ...diagnosis import bazelskew
 from ...diagnosis.build import diagnose_stream, diagnose_warnings, recognised, unrecognised_event
 from ...diagnosis.text import diagnosis_block, unrecognised_block
 from ...diagnosis.types import DiagnosisEvent, UnrecognisedEvent
@@ -18,12 +21,15 @@ from .record import BuildRecord
 
 
 def build_diagnoses(record: BuildRecord, exit_code: int | None, *, plan: BuildPlan,
-                    recipe_text: str | None, warnings_only: bool, explained: bool = False
+                    recipe_text: str | None, warnings_only: bool, explained: bool = False,
+                    probe: Callable[[], BazelVersion | None] | None = None
                     ) -> list[DiagnosisEvent | UnrecognisedEvent]:
     """What a build's log shows (only warnings after a build that succeeded), with fixes
     as values for this build, appended to the record and returned as events; a failed
     build no specific signature explains ends with its root-cause lines (UnrecognisedEvent),
-    unless tfwizard stopped it with its own message (`explained`)."""
+    unless tfwizard stopped it with its own message (`explained`). A failed build's
+    diagnoses are joined with the Bazel it ran and the one its source asks for
+    (bazelskew.py; `probe` asks the image when neither the plan nor the log says)."""
     record.close()
     if not record.log_path.is_file():
         return []
@@ -33,6 +39,11 @@ def build_diagnoses(record: BuildRecord, exit_code: int | None, *, plan: BuildPl
             found = diagnose_warnings(fh)
         else:
             found = diagnose_stream(fh, exit_code=exit_code)
+    if not warnings_only:
+        want, ran, probed = bazelskew.facts_for(record.log_path, plan, probe)
+        if probed and ran is not None:  # the log keeps what the image said
+            record.append(TFWIZARD, [bazelskew.ran_line(ran)])
+        found = bazelskew.join(found, want, ran)
     unknown = None if warnings_only or explained or recognised(found) else unrecognised_event(
         record.log_path)
     if unknown is not None:
@@ -55,14 +66,16 @@ def build_diagnoses(record: BuildRecord, exit_code: int | None, *, plan: BuildPl
 
 
 def guarded_diagnoses(record: BuildRecord, exit_code: int | None, *, plan: BuildPlan,
-                      recipe_text: str | None, warnings_only: bool, explained: bool = False
+                      recipe_text: str | None, warnings_only: bool, explained: bool = False,
+                      probe: Callable[[], BazelVersion | None] | None = None
                       ) -> tuple[list[DiagnosisEvent | UnrecognisedEvent], str | None]:
     """build_diagnoses that never loses the build: when the diagnosis itself fails (a
     broken catalogue, a log nobody foresaw), no diagnoses and the line that says why, for
     the log; the outcome, the wheel and the record stand."""
     try:
         return build_diagnoses(record, exit_code, plan=plan, recipe_text=recipe_text,
-                               warnings_only=warnings_only, explained=explained), None
+                               warnings_only=warnings_only, explained=explained,
+                               probe=probe), None
     except Exception as exc:  # any failure of the diagnosis; the build's result matters more
         return [], _("the log's diagnosis failed ({kind}: {error}); the build's result "
                      "stands, `tfwizard diagnose` can read the log again").format(

@@ -23,11 +23,13 @@ import os
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ...diagnosis.types import DiagnosisEvent, UnrecognisedEvent
 from ...docker import client as dockerutil
+from ...docker.imagefacts import image_bazel
 from ...docker.shared import shared_client
 from ...errors import BuildCancelled, TfWizardError
 from ...i18n import _
@@ -177,7 +179,8 @@ class BuildRunner(FollowsSource, WheelGate, OneBuildPerFolder):
                 diagnoses, failed = guarded_diagnoses(
                     record, exit_code, plan=self.plan, recipe_text=self.recipe_text,
                     warnings_only=found.status == "succeeded",
-                    explained=exit_code is None and bool(found.message))
+                    explained=exit_code is None and bool(found.message),
+                    probe=partial(image_bazel, self.plan.image, self.env, self.plan.user))
                 if failed:
                     yield self.log.say(failed)
                 for d in diagnoses:

@@ -44,7 +44,7 @@ FACTS_FILE = "source-facts.json"
 #: the image, the mounts and the caches stay: they are in use already
 FOLLOWED = ("series", "configure_env", "predicted_bazelrc", "bazel_target", "bazel_flags",
             "wheel_dir", "wheel_name", "notes", "bazel_version", "bazel_version_source",
-            "source_facts")
+            "bazel_versions", "source_facts")
 
 
 class FollowsSource:
