@@ -41,6 +41,11 @@ EXAMPLES: dict[str, str | tuple[str, ...]] = {
                               "higher to build TensorFlow!",
     "docker-gpu-driver": 'docker: Error response from daemon: could not select device driver '
                          '"" with capabilities: [[gpu]].',
+    "container-image-wrong-arch": "exec /usr/bin/bash: exec format error",
+    "bazel-under-qemu-emulation": "FATAL: Failed to open '/proc/self/exe' as a zip file: "
+                                  "(error: 2): No such file or directory",
+    "bazel-outside-workspace": "ERROR: The 'test' command is only supported from within a "
+                               "workspace (below a directory having a WORKSPACE file).",
     "numpy-missing-in-image": "ModuleNotFoundError: No module named 'numpy'",
     "clang-lld-missing": "clang: error: invalid linker name in argument '-fuse-ld=lld'",
     "bazel-user-unknown": "FATAL: $USER is not set, and unable to look up name of current "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.core.diagnosis import round9_wordings as r9
 from tests.core.diagnosis import test_runtime_wordings_r8 as r8
 from tests.core.test_rule_wordings import PREFIXES
 from tfwizard.core.diagnosis.runtime import diagnose, diagnose_log
@@ -160,8 +161,8 @@ def _ids(found) -> list[str]:
     return [d.id for d in found]
 
 
-@pytest.mark.parametrize(("lines", "sig"), WORDINGS + r8.WORDINGS,
-                         ids=[c[1] for c in WORDINGS + r8.WORDINGS])
+@pytest.mark.parametrize(("lines", "sig"), WORDINGS + r8.WORDINGS + r9.RUNTIME,
+                         ids=[c[1] for c in WORDINGS + r8.WORDINGS + r9.RUNTIME])
 def test_other_wordings_are_recognised_behind_any_prefix(lines, sig):
     for prefix in PREFIXES:
         found = diagnose_log([prefix + line for line in lines])
