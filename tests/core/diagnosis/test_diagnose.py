@@ -42,6 +42,12 @@ EXAMPLES: dict[str, str | tuple[str, ...]] = {
     "docker-gpu-driver": 'docker: Error response from daemon: could not select device driver '
                          '"" with capabilities: [[gpu]].',
     "container-image-wrong-arch": "exec /usr/bin/bash: exec format error",
+    "bazelversion-crlf": "ERROR: The project you're trying to build requires Bazel 7.4.1\\r "
+                         "(specified in /src/tensorflow/.bazelversion), but it wasn't found in "
+                         "/usr/local/bin.",
+    "wrapped-clang-missing-lc-uuid": "dyld[4711]: missing LC_UUID load command in /private/var/"
+                                     "tmp/_bazel_me/ab12/execroot/_main/bazel-out/darwin_arm64-"
+                                     "opt-exec/bin/external/local_config_apple_cc/xcrunwrapper",
     "bazel-under-qemu-emulation": "FATAL: Failed to open '/proc/self/exe' as a zip file: "
                                   "(error: 2): No such file or directory",
     "bazel-outside-workspace": "ERROR: The 'test' command is only supported from within a "
