@@ -123,14 +123,28 @@ BUILD: list[tuple[str, list[str]]] = [
     ("docker-gpu-driver", ["docker: Error response from daemon: could not apply required "
                            "modification to OCI specification: error modifying OCI spec: failed "
                            "to inject CDI devices: unresolvable CDI devices nvidia.com/gpu=0."]),
+    # an image the registry has for other architectures only
+    ("container-image-wrong-arch", ["docker: no matching manifest for linux/arm64/v8 in the "
+                                    "manifest list entries."]),
+    ("container-image-wrong-arch", ["ERROR: failed to solve: tensorflow/build:2.16-python3.11: "
+                                    "no matching manifest for linux/arm64 in the manifest list "
+                                    "entries: not found"]),
+    # git's transfer over HTTP(S) cut off
+    ("download-failed", ["error: RPC failed; curl 56 GnuTLS recv error (-9): A TLS packet with "
+                         "unexpected length was received."]),
+    ("download-failed", ["error: RPC failed; curl 92 HTTP/2 stream 5 was not closed cleanly: "
+                         "CANCEL (err 8)"]),
     # git switch / checkout -b from a start point git does not know
     ("git-ref-not-found", ["fatal: invalid reference: r2.99"]),
+    ("git-ref-not-found", ["fatal: 'origin/r2.99' is not a commit and a branch 'r2.99' cannot "
+                           "be created from it"]),
 ]
 
 #: the ids the near misses below must not be diagnosed as
 NOT_BUILD = {"bazelversion-crlf", "bazel-version-mismatch", "wrapped-clang-missing-lc-uuid",
              "compiler-version-unsupported", "download-failed", "download-certificate-untrusted",
-             "rocm-config-failed", "cuda-config-not-found", "xcode-not-found"}
+             "rocm-config-failed", "cuda-config-not-found", "xcode-not-found",
+             "container-image-wrong-arch"}
 
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
@@ -152,6 +166,8 @@ BUILD_NEAR_MISSES = [
     "dial unix /var/run/docker.sock: connect: permission denied",
     # a version file of something else
     'ConfigError: Foo version file "/x" not found',
+    # git's RPC failure with the server's HTTP status: an answer, not the network
+    "error: RPC failed; HTTP 403 curl 22 The requested URL returned error: 403",
     # dyld's other complaints
     "dyld[812]: Library not loaded: @rpath/libtensorflow_framework.2.dylib",
     # xcodebuild's other errors
