@@ -134,6 +134,24 @@ BUILD: list[tuple[str, list[str]]] = [
                          "unexpected length was received."]),
     ("download-failed", ["error: RPC failed; curl 92 HTTP/2 stream 5 was not closed cleanly: "
                          "CANCEL (err 8)"]),
+    # the JVM (Bazel's server) without native memory, as hs_err prints it
+    ("bazel-server-oom", ["# There is insufficient memory for the Java Runtime Environment to "
+                          "continue."]),
+    # LLVM's allocation failure (clang, lld), and rustc's prefix of it
+    ("oom-compiler-killed", ["LLVM ERROR: out of memory"]),
+    ("oom-compiler-killed", ["rustc-LLVM ERROR: out of memory"]),
+    # a docker CLI without --gpus
+    ("docker-gpu-driver", ["unknown flag: --gpus"]),
+    # dash's words for a missing python
+    ("python-not-on-path", ["/bin/sh: 1: python: not found"]),
+    # libstdc++'s C++ ABI version missing for a prebuilt tool
+    ("build-glibc-too-old", ["/root/.cache/bazel/_bazel_root/install/ab/embedded_tools/process-"
+                             "wrapper: /lib64/libstdc++.so.6: version `CXXABI_1.3.9' not found "
+                             "(required by /root/.cache/bazel/_bazel_root/install/ab/process-"
+                             "wrapper)"]),
+    # Windows' disk full
+    ("disk-full", ["C:\\tmp\\x.obj : fatal error C1083: Cannot open compiler intermediate "
+                   "file: 'C:\\tmp\\x.obj': There is not enough space on the disk."]),
     # git switch / checkout -b from a start point git does not know
     ("git-ref-not-found", ["fatal: invalid reference: r2.99"]),
     ("git-ref-not-found", ["fatal: 'origin/r2.99' is not a commit and a branch 'r2.99' cannot "
@@ -144,7 +162,7 @@ BUILD: list[tuple[str, list[str]]] = [
 NOT_BUILD = {"bazelversion-crlf", "bazel-version-mismatch", "wrapped-clang-missing-lc-uuid",
              "compiler-version-unsupported", "download-failed", "download-certificate-untrusted",
              "rocm-config-failed", "cuda-config-not-found", "xcode-not-found",
-             "container-image-wrong-arch"}
+             "container-image-wrong-arch", "python-not-on-path"}
 
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
@@ -168,6 +186,8 @@ BUILD_NEAR_MISSES = [
     'ConfigError: Foo version file "/x" not found',
     # git's RPC failure with the server's HTTP status: an answer, not the network
     "error: RPC failed; HTTP 403 curl 22 The requested URL returned error: 403",
+    # Python itself missing a module is not python missing
+    "/bin/sh: 1: pythonx: not found",
     # dyld's other complaints
     "dyld[812]: Library not loaded: @rpath/libtensorflow_framework.2.dylib",
     # xcodebuild's other errors
