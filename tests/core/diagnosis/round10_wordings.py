@@ -59,6 +59,13 @@ BUILD: list[tuple[str, list[str]]] = [
     ("xcode-not-found", ["Error in fail: Could not determine Xcode version at all. This likely "
                          "means Xcode isn't available; if you think this is a mistake, please "
                          "file an issue."]),
+    ("xcode-not-found", ['xcrun: error: unable to find utility "clang", not a developer tool '
+                         "or in PATH"]),
+    ("xcode-not-found", ["xcode-select: note: no developer tools were found at "
+                         "'/Applications/Xcode.app', requesting install."]),
+    ("xcode-not-found", ["ERROR: An error occurred during the fetch of repository "
+                         "'local_config_xcode': Invoking xcode-locator failed, return code 1, "
+                         "stderr: , stdout:"]),
     # Go's certificate errors (bazelisk, docker), with and without crypto/tls's prefix
     ("download-certificate-untrusted", [
         "2024/05/02 09:01:02 could not download Bazel: HTTP GET https://releases.bazel.build/"
@@ -72,6 +79,14 @@ BUILD: list[tuple[str, list[str]]] = [
                                         "expired"]),
     ("download-certificate-untrusted", ["Caused by: java.security.cert.CertificateExpiredExcept"
                                         "ion: NotAfter: Sat Jan 04 12:00:00 UTC 2025"]),
+    # a certificate for another host name (the JDK's, curl's and wget's words)
+    ("download-certificate-untrusted", [
+        "Caused by: javax.net.ssl.SSLHandshakeException: No subject alternative DNS name "
+        "matching mirror.bazel.build found."]),
+    ("download-certificate-untrusted", ["curl: (60) SSL: no alternative certificate subject "
+                                        "name matches target host name 'github.com'"]),
+    ("download-certificate-untrusted", ["ERROR: cannot verify github.com's certificate, issued "
+                                        "by 'CN=Corp Proxy CA':"]),
     # Go's network errors
     ("download-failed", ["Get \"https://releases.bazel.build/bazel-latest\": proxyconnect tcp: "
                          "dial tcp 10.1.1.1:3128: connect: connection refused"]),
