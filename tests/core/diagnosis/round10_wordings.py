@@ -132,6 +132,9 @@ BUILD: list[tuple[str, list[str]]] = [
     ("remote-deadline-exceeded", ["io.grpc.StatusRuntimeException: DEADLINE_EXCEEDED: "
                                   "ClientCall started after CallOptions deadline was exceeded "
                                   "-3.2 seconds ago."]),
+    # newer Bazels' warning for a remote cache they went on without
+    ("remote-cache-unusable", ["WARNING: Remote Cache: UNAVAILABLE: io exception",
+                               "Caused by: connection refused: cache.lan/10.0.0.5:9092"]),
     # a GPU by its CDI name without the toolkit's CDI specification
     ("docker-gpu-driver", ["Error: setting up CDI devices: unresolvable CDI devices "
                            "nvidia.com/gpu=all"]),
