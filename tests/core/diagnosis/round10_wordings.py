@@ -126,6 +126,13 @@ BUILD: list[tuple[str, list[str]]] = [
                                       "switch"]),
     ("compiler-version-unsupported", ["cc1: error: unknown value 'armv9.2-a' for '-march'"]),
     ("compiler-version-unsupported", ["clang: error: unknown target CPU 'arrowlake'"]),
+    ("compiler-version-unsupported", ["clang-14: error: unsupported argument 'armv9.2-a+sme' to "
+                                      "option '-march='"]),
+    # clang for an ARM target given an x86 CPU
+    ("x86-flags-on-arm", ["clang: error: unsupported argument 'x86-64-v3' to option '-march='"]),
+    # lld's duplicate symbols
+    ("link-error", ["ld.lld: error: duplicate symbol: tsl::port::Malloc(unsigned long)"]),
+    ("link-error", ["lld-link: error: duplicate symbol: TF_NewStatus in a.obj and in b.lib"]),
     # grpc-java's newer words for a remote call past its deadline
     ("remote-deadline-exceeded", ["ERROR: /w/BUILD:1:1: Executing genrule //:x failed: (Exit 34)"
                                   ": DEADLINE_EXCEEDED: Deadline exceeded after 59.999s."]),
@@ -197,6 +204,9 @@ BUILD_NEAR_MISSES = [
     # an ARM -march on an x86 gcc, and a known value's note: not the compiler's age
     "cc1: error: bad value ('armv8-a') for '-march=' switch",
     "cc1: note: valid arguments to '-march=' switch are: nocona core2 nehalem",
+    # clang on macOS without -march=native, and an ARMv7 value on aarch64: not an old clang
+    "clang++: error: unsupported argument 'native' to option '-march='",
+    "clang: error: unsupported argument 'armv7-a' to option '-march='",
     # Go's other TLS and network words that say nothing of the download
     "http: TLS handshake error from 10.0.0.2:5000: EOF",
     "dial unix /var/run/docker.sock: connect: permission denied",
