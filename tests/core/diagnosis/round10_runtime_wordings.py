@@ -64,6 +64,29 @@ RUNTIME = [
      "gpu-op-failed"),
     (["ncclCommInitRank failed: invalid usage (run with NCCL_DEBUG=WARN for details)"],
      "gpu-op-failed"),
+    # the same failures in other tools' words: the kernel's log and a container's exit code
+    # for SIGILL, the loader for libstdc++'s ABI version, cuDNN's status for mixed versions,
+    # TensorFlow's device set-up, the driver's enum, newer NCCL, Poetry
+    (["[ 4211.512345] traps: python3[20211] trap invalid opcode ip:7f3a1c2b4e10 sp:7ffd5a3c"
+      "1e80 error:0 in _pywrap_tensorflow_internal.so[7f3a18000000+1f400000]"],
+     "cpu-instructions-missing"),
+    (["tf-serving-1 exited with code 132"], "cpu-instructions-missing"),
+    (["ImportError: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version `CXXABI_1.3.13' not "
+      "found (required by /opt/venv/lib/python3.12/site-packages/jaxlib/xla_extension.so)"],
+     "import-glibc-too-old"),
+    (["RuntimeError: cuDNN error: CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH"], "cudnn-mismatch"),
+    (["E tensorflow/stream_executor/cuda/cuda_dnn.cc:361] Could not create cudnn handle: "
+      "CUDNN_STATUS_VERSION_MISMATCH"], "cudnn-mismatch"),
+    (["tensorflow.python.framework.errors_impl.InternalError: cudaSetDevice() on GPU:1 "
+      "failed. Status: out of memory"], "gpu-out-of-memory"),
+    (["InternalError: ROCm runtime implicit initialization on GPU:0 failed. Status: out of "
+      "memory"], "gpu-out-of-memory"),
+    (["RuntimeError: cuDeviceGetCount(&count) failed: CUDA_ERROR_NO_DEVICE"],
+     "cuinit-no-device"),
+    (["gpu3:5512:5530 [2] NCCL WARN Error: failed to extend /dev/shm/nccl-a1B2c3 to 9637892 "
+      "bytes, error: No space left on device (28)"], "container-shm-too-small"),
+    (["  RuntimeError", "", "  Unable to find installation candidates for "
+      "tensorflow-io-gcs-filesystem (0.37.1)"], "no-wheel-for-python"),
 ]
 
 #: lines that look like these failures and are not (nothing may be diagnosed)
@@ -79,6 +102,11 @@ QUIET = [
     "Resolved 42 packages in 1.21s",
     # ROCm's and NCCL's notices of a working run
     "HIP version: 6.0.32830-d62f6a171",
+    # other faults in the kernel's log, other exit codes, another package Poetry cannot place
+    "[ 4211.5] traps: python3[20211] general protection fault ip:7f3a1c2b4e10 sp:7ffd5a3c1e80 "
+    "error:0 in libc.so.6[7f3a18000000+195000]",
+    "tf-serving-1 exited with code 137",
+    "Unable to find installation candidates for pyqt5-qt5 (5.15.15)",
     "node1:123:456 [0] NCCL INFO comm 0x55d1 rank 0 nranks 2 cudaDev 0 busId 1000 - Init "
     "COMPLETE",
 ]
