@@ -85,6 +85,16 @@ RUNTIME = [
      "cuinit-no-device"),
     (["gpu3:5512:5530 [2] NCCL WARN Error: failed to extend /dev/shm/nccl-a1B2c3 to 9637892 "
       "bytes, error: No space left on device (28)"], "container-shm-too-small"),
+    (["ImportError: Python version mismatch: module was compiled for Python 3.11, but the "
+      "interpreter version is incompatible: 3.12.3 (main, Apr 10 2024, 05:33:47) [GCC 13.2.0]."],
+     "wheel-python-mismatch"),
+    (["ImportError: Python version mismatch: module was compiled for version 3.6, while the "
+      "interpreter is running version 3.7."], "wheel-python-mismatch"),
+    (["ImportError: Module use of python310.dll conflicts with this version of Python."],
+     "wheel-python-mismatch"),
+    (["ImportError: dlopen(/Users/me/tf/lib/python3.6/site-packages/tensorflow/python/_pywrap_"
+      "tensorflow_internal.so, 10): Library not loaded: @rpath/libcublas.9.0.dylib"],
+     "import-cuda-lib-missing"),
     (["  RuntimeError", "", "  Unable to find installation candidates for "
       "tensorflow-io-gcs-filesystem (0.37.1)"], "no-wheel-for-python"),
 ]
