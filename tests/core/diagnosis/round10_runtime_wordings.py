@@ -95,6 +95,16 @@ RUNTIME = [
     (["ImportError: dlopen(/Users/me/tf/lib/python3.6/site-packages/tensorflow/python/_pywrap_"
       "tensorflow_internal.so, 10): Library not loaded: @rpath/libcublas.9.0.dylib"],
      "import-cuda-lib-missing"),
+    (["I0000 00:00:1712000000.000000 1 gpu_device.cc:2266] Ignoring visible gpu device "
+      "(device: 0, name: AMD Radeon RX 6700 XT, pci bus id: 0000:03:00.0) with AMDGPU version "
+      ": gfx1031. The supported AMDGPU versions are gfx900, gfx906, gfx908, gfx90a, gfx1030."],
+     "cc-not-in-build"),
+    (["rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: Illegal "
+      "seek for GPU arch : gfx1032"], "cc-not-in-build"),
+    (["ggml_cuda_init: failed to initialize CUDA: CUDA driver is a stub library"],
+     "libcuda-not-found"),
+    (["E0000 cuda_driver.cc:152] failed call to cuInit: INTERNAL: CUDA error: Failed call to "
+      "cuInit: CUDA_ERROR_STUB_LIBRARY: CUDA driver is a stub library"], "libcuda-not-found"),
     (["  RuntimeError", "", "  Unable to find installation candidates for "
       "tensorflow-io-gcs-filesystem (0.37.1)"], "no-wheel-for-python"),
 ]
