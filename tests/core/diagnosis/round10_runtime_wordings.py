@@ -105,6 +105,14 @@ RUNTIME = [
      "libcuda-not-found"),
     (["E0000 cuda_driver.cc:152] failed call to cuInit: INTERNAL: CUDA error: Failed call to "
       "cuInit: CUDA_ERROR_STUB_LIBRARY: CUDA driver is a stub library"], "libcuda-not-found"),
+    (["tensorflow.python.framework.errors_impl.InternalError: Failed copying input tensor "
+      "from /job:localhost/replica:0/task:0/device:CPU:0 to /job:localhost/replica:0/task:0/"
+      "device:GPU:0 in order to run _EagerConst: Dst tensor is not initialized."],
+     "gpu-out-of-memory"),
+    (["ERROR: Could not find a version that satisfies the requirement tflite-runtime (from "
+      "versions: none)"], "no-wheel-for-python"),
+    (["ERROR: No matching distribution found for jax-cuda12-plugin==0.4.35; extra == "
+      "\"cuda12\""], "no-wheel-for-python"),
     (["  RuntimeError", "", "  Unable to find installation candidates for "
       "tensorflow-io-gcs-filesystem (0.37.1)"], "no-wheel-for-python"),
 ]
