@@ -113,6 +113,9 @@ RUNTIME = [
       "versions: none)"], "no-wheel-for-python"),
     (["ERROR: No matching distribution found for jax-cuda12-plugin==0.4.35; extra == "
       "\"cuda12\""], "no-wheel-for-python"),
+    (["RuntimeError: This version of jaxlib was built using AVX2 instructions, which your "
+      "CPU and/or operating system do not support. You may be able work around this issue by "
+      "building jaxlib from source."], "cpu-instructions-missing"),
     (["  RuntimeError", "", "  Unable to find installation candidates for "
       "tensorflow-io-gcs-filesystem (0.37.1)"], "no-wheel-for-python"),
 ]
