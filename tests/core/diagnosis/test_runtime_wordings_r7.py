@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from tests.core.diagnosis import round9_wordings as r9
+from tests.core.diagnosis import round10_runtime_wordings as r10
 from tests.core.diagnosis import test_runtime_wordings_r8 as r8
 from tests.core.test_rule_wordings import PREFIXES
 from tfwizard.core.diagnosis.runtime import diagnose, diagnose_log
@@ -63,7 +64,8 @@ WORDINGS = [
       "Outdated cuBLAS installation found."], "cuda-lib-too-old"),
     (["CUDA backend failed to initialize: Found cuDNN version 8700, but JAX was built "
       "against version 8904, which is newer."], "cudnn-mismatch"),
-    (["Outdated cuDNN installation found."], "cudnn-mismatch"),
+    # jaxlib's minimum check names cuDNN like the others (round 10's label)
+    (["Outdated cuDNN installation found."], "cuda-lib-too-old"),
     (["RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (9, 1, 0) "
       "but found runtime version (8, 9, 2)."], "cudnn-mismatch"),
     # ptxas too old: XLA's newer check, ptxas's own words for another ISA, an older check
@@ -161,15 +163,15 @@ def _ids(found) -> list[str]:
     return [d.id for d in found]
 
 
-@pytest.mark.parametrize(("lines", "sig"), WORDINGS + r8.WORDINGS + r9.RUNTIME,
-                         ids=[c[1] for c in WORDINGS + r8.WORDINGS + r9.RUNTIME])
+@pytest.mark.parametrize(("lines", "sig"), WORDINGS + r8.WORDINGS + r9.RUNTIME + r10.RUNTIME,
+                         ids=[c[1] for c in WORDINGS + r8.WORDINGS + r9.RUNTIME + r10.RUNTIME])
 def test_other_wordings_are_recognised_behind_any_prefix(lines, sig):
     for prefix in PREFIXES:
         found = diagnose_log([prefix + line for line in lines])
         assert _ids(found)[:1] == [sig], (prefix, _ids(found))
 
 
-@pytest.mark.parametrize("line", QUIET + r8.QUIET)
+@pytest.mark.parametrize("line", QUIET + r8.QUIET + r10.QUIET)
 def test_look_alike_lines_stay_quiet(line):
     assert _ids(diagnose_log([line])) == []
 

@@ -212,7 +212,14 @@ def _versions_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
     return None, out, {}
 
 
+def _addon_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
+                 ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
+    """Linux's loader names only the libtensorflow_framework it lacks, not the add-on."""
+    return None, {"lib": values.get("lib") or _("An add-on's native library")}, {}
+
+
 _MESSAGE_EXTRAS: dict[str, MessageExtra] = {
+    "tf-addon-abi-mismatch": _addon_extra,
     "dlopen-failed": _dlopen_extra,
     "cudart-not-found": _cudart_extra,
     "ptx-jit": _cc_extra,
