@@ -230,19 +230,20 @@ def test_a_known_build_failure_has_no_fallback():
 
 
 def test_an_unknown_build_failure_on_standard_input():
-    # a real Bazel message no signature knows (Bazel started outside the source folder)
-    text = ("ERROR: The 'build' command is only supported from within a workspace (below a "
-            "directory having a MODULE.bazel or WORKSPACE file).\n")
+    # a real Bazel message no signature knows (a target the package does not declare)
+    text = ("ERROR: Skipping '//tensorflow/tools/pip_package:wheel_x': no such target "
+            "'//tensorflow/tools/pip_package:wheel_x': target 'wheel_x' not declared in "
+            "package 'tensorflow/tools/pip_package'\n")
     status, out, err = run_with_stdin(["diagnose", "-"], text.encode())
     assert status == ExitStatus.OK, err
-    assert out.splitlines() == [
+    assert out.splitlines()[:5] == [
         "-: no known failure signature found.",
         "NOT RECOGNISED: no known cause matches this log (this is not a diagnosis)",
         "  the lines to read first:",
-        "  line 1, printed by Bazel:",
-        "  > " + text.rstrip("\n"),
-        "  search for: ERROR The build command is only supported from within workspace below "
-        "directory"]
+        "  line 1, printed by Bazel (analysis):",
+        "  > " + text.rstrip("\n")]
+    query = out.splitlines()[5]
+    assert query.startswith("  search for: ERROR Skipping") and "not declared in package" in query
 
 
 def test_an_unknown_runtime_failure_shows_the_last_exception(tmp_path):
