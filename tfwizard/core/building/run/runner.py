@@ -173,14 +173,14 @@ class BuildRunner(FollowsSource, WheelGate, OneBuildPerFolder):
             yield self.log.say(build_outcome(found.status, found.message))
             diagnoses: list[DiagnosisEvent | UnrecognisedEvent] = []
             if found.status != "cancelled":
-                # a build that succeeded is looked at for warnings (a remote cache Bazel
-                # could not use), one that failed for everything; a failure tfwizard
-                # stopped with its own message is explained already: no "not recognised"
-                diagnoses, failed = guarded_diagnoses(
-                    record, exit_code, plan=self.plan, recipe_text=self.recipe_text,
-                    warnings_only=found.status == "succeeded",
+                # a build that succeeded is looked at for warnings, one that failed for
+                # everything (a failure tfwizard stopped with its own message is explained),
+                # in a thread: the loop lives on through a big log or the image's answer
+                diagnoses, failed = await asyncio.get_running_loop().run_in_executor(None, partial(
+                    guarded_diagnoses, record, exit_code, plan=self.plan,
+                    recipe_text=self.recipe_text, warnings_only=found.status == "succeeded",
                     explained=exit_code is None and bool(found.message),
-                    probe=partial(image_bazel, self.plan.image, self.env, self.plan.user))
+                    probe=partial(image_bazel, self.plan.image, self.env, self.plan.user)))
                 if failed:
                     yield self.log.say(failed)
                 for d in diagnoses:
