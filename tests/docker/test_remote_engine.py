@@ -85,6 +85,16 @@ def test_engine_over_tcp_is_remote(engine):
         assert local.info()["DockerRootDir"] != engine.client.info()["DockerRootDir"]
     finally:
         local.close()
+    # detection: builds go to that engine's machine, so its CPUs and RAM count, and its free
+    # disk is unknown here (not this machine's data folder, which the build never fills)
+    from tfwizard.core.detect import detect_host
+
+    profile = detect_host(env={**os.environ, "DOCKER_HOST": engine.host})
+    info = engine.client.info()
+    assert profile.docker.remote and profile.docker.status == "ok"
+    assert (profile.resources.cpu_count, profile.resources.ram_total_bytes) == (
+        info["NCPU"], info["MemTotal"])
+    assert (profile.resources.disk_path, profile.resources.disk_free_bytes) == (None, None)
 
 
 def test_build_on_a_remote_engine_without_bind_mounts(engine, tmp_path):

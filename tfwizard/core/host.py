@@ -117,7 +117,18 @@ class DockerInfo:
     rootless: bool = False
     #: `docker info`'s DockerRootDir: where the engine keeps images, containers, volumes
     root_dir: str | None = None
+    #: `docker info`'s NCPU and MemTotal: the engine's machine, which builds run on
+    engine_cpus: int | None = None
+    engine_ram_bytes: int | None = None
     message: str = ""
+
+    @property
+    def remote(self) -> bool:
+        """Whether the engine answers from another machine (tcp://, ssh://): builds then
+        run on its CPUs, RAM and disk, not this machine's."""
+        host = self.host or ""
+        return self.status == "ok" and bool(host) and not host.startswith(
+            ("unix://", "npipe://", "/"))
 
 
 @dataclass

@@ -255,7 +255,8 @@ def test_import_is_light() -> None:
 
 class _DockerWithRoot(_Docker):
     def info(self):
-        return {**super().info(), "DockerRootDir": "/var/lib/docker"}
+        return {**super().info(), "DockerRootDir": "/var/lib/docker", "NCPU": 64,
+                "MemTotal": 256 * 2**30}
 
 
 @pytest.mark.parametrize(("docker_host", "on_engine_disk"), [
@@ -271,6 +272,14 @@ def test_free_disk_is_measured_on_dockers_data_root(tmp_path: Path, docker_host:
                           docker_client_factory=_DockerWithRoot(), machine="x86_64",
                           glibc="2.39")
     assert profile.docker.root_dir == "/var/lib/docker"
-    engine_disk = str(root / "var/lib/docker")
-    assert (profile.resources.disk_path == engine_disk) is on_engine_disk
-    assert profile.resources.disk_free_bytes
+    assert (profile.docker.engine_cpus, profile.docker.engine_ram_bytes) == (64, 256 * 2**30)
+    res = profile.resources
+    if on_engine_disk:  # a local engine: its data root, this machine's RAM and CPUs
+        assert res.disk_path == str(root / "var/lib/docker") and res.disk_free_bytes
+        assert res.ram_total_bytes == 32768000 * 1024 and res.cpu_count != 64
+    else:
+        # another machine's engine: builds use its CPUs and RAM; its free disk is unknown
+        # here, so no free-space finding speaks of this machine's disk as the build's
+        assert (res.disk_path, res.disk_free_bytes) == (None, None)
+        assert (res.cpu_count, res.ram_total_bytes) == (64, 256 * 2**30)
+        assert "builds run there" in render_host_report(profile)

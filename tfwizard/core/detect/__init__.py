@@ -102,6 +102,10 @@ def detect_host(
         lambda: probe_resources(root=root, disk_path=disk_path, cpu_count=usable_cpus),
         lambda why: ResourcesInfo(),
     )
+    if profile.docker.remote:  # builds run on the engine's machine: its CPUs and RAM;
+        # its free disk cannot be asked without a container, so it is unknown, not ours
+        profile.resources = ResourcesInfo(ram_total_bytes=profile.docker.engine_ram_bytes,
+                                          cpu_count=profile.docker.engine_cpus)
     profile.pythons = _guarded(
         _("internal error while detecting Python interpreters: {error}"),
         lambda: probe_pythons(extra=extra_pythons, run=runner),
@@ -114,8 +118,7 @@ def engine_disk(docker: DockerInfo, root: Path) -> Path | None:
     """Docker's data root when the engine is on this machine (a unix socket) and the folder
     is there: the disk a build's output base, caches and images fill, which is what the
     free-space check is about; None (the data folder) otherwise."""
-    host = docker.host or ""
-    if docker.status != "ok" or not docker.root_dir or not host.startswith(("unix://", "/")):
+    if docker.status != "ok" or not docker.root_dir or docker.remote or not docker.host:
         return None
     path = root / docker.root_dir.lstrip("/")
     return path if path.is_dir() else None

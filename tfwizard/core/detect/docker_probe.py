@@ -62,6 +62,8 @@ def probe_docker(
             "name=rootless" in str(o) for o in options
         )
         info.root_dir = _str(details.get("DockerRootDir"))
+        info.engine_cpus = _positive(details.get("NCPU"))
+        info.engine_ram_bytes = _positive(details.get("MemTotal"))
     answers = (_("Docker {version} (API {api}) answers at {host} (rootless).") if info.rootless
                else _("Docker {version} (API {api}) answers at {host}."))
     info.message = answers.format(version=info.server_version or _("(version unknown)"),
@@ -169,3 +171,9 @@ def _close(client: Any) -> None:
 
 def _str(value: Any) -> str | None:
     return str(value) if value is not None else None
+
+
+def _positive(value: Any) -> int | None:
+    """A count `docker info` gives (NCPU, MemTotal), None when absent or not a number."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 \
+        else None

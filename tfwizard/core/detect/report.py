@@ -69,7 +69,9 @@ def render_host_report(profile: HostProfile) -> str:
                 count=res.cpu_count if res.cpu_count is not None else "?"),
             _("free disk: {free} at {path}").format(
                 free=_gib(res.disk_free_bytes), path=res.disk_path or "?"),
-        ],
+        ] + ([_("(the Docker engine's machine at {host}: builds run there; its free disk is "
+                "not known here)").format(host=profile.docker.host)]
+             if profile.docker.remote else []),
     )
 
     python_lines = ["  ".join([f"{p.path}  Python {p.version or '?'}"]
