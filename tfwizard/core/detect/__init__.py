@@ -97,15 +97,16 @@ def detect_host(
     usable_cpus = None if root == Path("/") else profile.cpu.cores
     if disk_path is None:
         disk_path = engine_disk(profile.docker, root)
-    profile.resources = _guarded(
-        _("internal error while detecting resources: {error}"),
-        lambda: probe_resources(root=root, disk_path=disk_path, cpu_count=usable_cpus),
-        lambda why: ResourcesInfo(),
-    )
     if profile.docker.remote:  # builds run on the engine's machine: its CPUs and RAM;
         # its free disk cannot be asked without a container, so it is unknown, not ours
         profile.resources = ResourcesInfo(ram_total_bytes=profile.docker.engine_ram_bytes,
                                           cpu_count=profile.docker.engine_cpus)
+    else:
+        profile.resources = _guarded(
+            _("internal error while detecting resources: {error}"),
+            lambda: probe_resources(root=root, disk_path=disk_path, cpu_count=usable_cpus),
+            lambda why: ResourcesInfo(),
+        )
     profile.pythons = _guarded(
         _("internal error while detecting Python interpreters: {error}"),
         lambda: probe_pythons(extra=extra_pythons, run=runner),

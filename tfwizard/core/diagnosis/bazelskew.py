@@ -27,7 +27,7 @@ from typing import Any
 from ..bazelversion import BazelVersion, parse_release, version_from_spec
 from ..i18n import _
 from .build import Diagnosis, FailureSignature, load_failures
-from .logscan import line_text
+from .logscan import line_text, split_lines
 
 SKEW = "bazel-version-mismatch"
 #: where the lines that name the Bazel are: the configure step at the start, tfwizard's
@@ -61,7 +61,7 @@ def ran_in_log(path: Path) -> BazelVersion | None:
     except OSError:
         return None
     found = None
-    for raw in (head + b"\n" + tail).decode("utf-8", "replace").splitlines():
+    for raw in split_lines(head) + split_lines(tail):
         match = _RAN.search(line_text(raw, untag_lines=True))
         if match is not None:
             text = next(g for g in match.groups() if g is not None)
