@@ -75,6 +75,27 @@ def make_window(qtbot, qloop):
     yield make
     for window in windows:
         window.close()
+        window.deleteLater()  # destroyed before the test's event loop closes
+    run_deferred_deletes()
+
+
+def run_deferred_deletes() -> None:
+    """Destroy the widgets whose deleteLater() is pending, now. pytest-qt closes a test's
+    widgets and calls deleteLater() in its teardown, but no event loop ran the deletion
+    afterwards: every GUI test's window lived on, with its timers and file watchers, into
+    the tests after it (a closed window is only hidden; the lambdas and bound methods its
+    signals hold keep it, a cycle through C++ that Python's collector cannot see)."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    if QCoreApplication.instance() is not None:
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+@pytest.fixture(autouse=True)
+def _no_widget_outlives_its_test():
+    """After pytest-qt has closed a test's widgets and asked for their deletion."""
+    yield
+    run_deferred_deletes()
 
 
 def open_file_dialog(qtbot, timeout: int = 5000):

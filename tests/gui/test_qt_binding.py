@@ -20,3 +20,27 @@ def test_void_calls_keep_the_reference_to_none(qapp):
         label.setText("x")
         label.setWordWrap(True)
     assert sys.getrefcount(None) - before > -100
+
+
+def test_a_closed_window_is_destroyed_after_its_test(qloop):
+    """The suite's teardown (conftest.run_deferred_deletes) destroys a closed window: a
+    window that lived on kept its timers and watchers running into later tests, and every
+    GUI test left one behind."""
+    import gc
+    import weakref
+
+    import shiboken6
+
+    from tests.gui.conftest import host, run_deferred_deletes
+    from tfwizard.gui.main_window import MainWindow
+
+    window = MainWindow(host=host("ada-8.9-driver550"), ask_save=lambda: "discard")
+    page = weakref.ref(window.wizard.welcome)
+    window.close()
+    window.deleteLater()
+    assert shiboken6.isValid(window)
+    run_deferred_deletes()
+    assert not shiboken6.isValid(window)
+    del window
+    gc.collect()
+    assert page() is None  # the Python side went with it: nothing holds the wizard's pages
