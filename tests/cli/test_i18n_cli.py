@@ -368,6 +368,38 @@ def test_clean_lists_and_removes_in_the_current_language():
         client.close()
 
 
+# -- recipe new --------------------------------------------------------------------------------
+
+
+def _new_recipe(folder: Path, lang: str) -> str:
+    out = folder / f"{lang}.toml"
+    status, _out, err = run(["recipe", "new", str(out), "--backend", "cuda"],
+                            {"TFWIZARD_LANG": lang})
+    assert status == ExitStatus.OK, err
+    return out.read_text(encoding="utf-8")
+
+
+def test_recipe_new_comments_in_the_user_s_language(tmp_path):
+    """The written recipe explains its keys in the user's language; keys, values and choices
+    stay as they are, so each language's file is the same recipe."""
+    from tfwizard.core.recipe import SECTIONS, parse_recipe
+
+    en, zh, pseudo = (_new_recipe(tmp_path, lang) for lang in ("en", "zh_CN", "pseudo"))
+    assert "# tfwizard recipe: what to build. Replay it with `tfwizard build FILE`." in en
+    assert 'kind = "cuda" # what the wheel runs on (cpu | cuda | rocm)' in en
+    assert "# Bazel --jobs; 0 = decide from RAM and CPUs" in en
+    assert not re.search(r"[\u4e00-\u9fff]", en)
+    assert "# tfwizard 配方：要构建什么。用 `tfwizard build FILE` 重放它。" in zh
+    assert 'kind = "cuda" # wheel 运行在哪种后端上 (cpu | cuda | rocm)' in zh
+    assert "# Bazel 的 --jobs；0 = 按内存和 CPU 决定" in zh
+    assert "# 封闭式（hermetic）CUDA 版本" in zh
+    assert parse_recipe(zh) == parse_recipe(en)
+    # every comment goes through the catalog: the two at the top and one for each key
+    notes = re.findall(r"(?:^|\s)# (.*)$", pseudo, re.M)
+    assert len(notes) == 2 + sum(len(cls.__dataclass_fields__) for cls in SECTIONS.values())
+    assert all(n.startswith("⟦") for n in notes), notes
+
+
 # -- --help of every command -------------------------------------------------------------------
 
 

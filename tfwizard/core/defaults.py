@@ -14,7 +14,7 @@ from . import cc as ccmod
 from .compat import cuda_support
 from .errors import UsageError
 from .host import HostProfile
-from .i18n import _
+from .i18n import _, translate
 from .knowledge import KnowledgeBase, Release, default_python, load_knowledge
 from .recipe import RECIPE_SCHEMA, SECTIONS, Recipe, extras_for_backend
 from .toolchain import has_hermetic_cc, llvm_default
@@ -159,10 +159,13 @@ def name_choices(recipe: Recipe, target: HostProfile | None, target_path: str,
 
 
 def commented_recipe_toml(recipe: Recipe) -> str:
-    """The recipe with every key written out and a comment saying what it means."""
+    """The recipe with every key written out and a comment saying what it means, in the
+    current language (the keys, values and choices stay as they are)."""
     doc = tomlkit.document()
-    doc.add(tomlkit.comment("tfwizard recipe: what to build. Replay it with `tfwizard build FILE`."))
-    doc.add(tomlkit.comment("Every key is explained; `tfwizard check FILE` says what would break."))
+    doc.add(tomlkit.comment(_("tfwizard recipe: what to build. Replay it with "
+                              "`tfwizard build FILE`.")))
+    doc.add(tomlkit.comment(_("Every key is explained; `tfwizard check FILE` says what would "
+                              "break.")))
     doc.add("schema", RECIPE_SCHEMA)
     doc.add("name", recipe.name)
     import dataclasses
@@ -174,7 +177,8 @@ def commented_recipe_toml(recipe: Recipe) -> str:
             value: Any = getattr(section, f.name)
             item = tomlkit.item(value)
             choices = f.metadata["choices"]
-            note = f.metadata["help"] + (f" ({' | '.join(choices)})" if choices else "")
+            # the help is marked N_() in the schema and translated here, where it is shown
+            note = translate(f.metadata["help"]) + (f" ({' | '.join(choices)})" if choices else "")
             item.comment(note)
             table.add(f.name, item)
         doc.add(tomlkit.nl())

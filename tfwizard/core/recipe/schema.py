@@ -15,7 +15,7 @@ import tomlkit
 import tomlkit.exceptions
 
 from ..errors import UsageError
-from ..i18n import _
+from ..i18n import N_, _
 
 RECIPE_SCHEMA = 1
 #: the wheel extra that brings NVIDIA's CUDA libraries from pip: a CUDA recipe installs it
@@ -32,7 +32,11 @@ def _key(
     check: str = "",
     default: Any = None,
 ) -> Any:
-    """A recipe key: its help text, allowed choices and value check live in metadata."""
+    """A recipe key: its help text, allowed choices and value check live in metadata.
+
+    The help is English, marked with `N_()` for the catalog; where it is shown to a person
+    (`commented_recipe_toml`) it goes through `translate()`, the generated reference keeps it
+    English."""
     meta = {"help": help, "choices": choices, "kind": kind, "check": check}
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=meta)
@@ -44,17 +48,17 @@ class TensorflowSection:
     """[tensorflow]: which TensorFlow, from where."""
 
     version: str = _key(
-        "TensorFlow release (2.10.0 ... 2.21.0) or master; picks the knowledge used",
+        N_("TensorFlow release (2.10.0 ... 2.21.0) or master; picks the knowledge used"),
         check="release",
         default="",
     )
-    ref: str = _key("git branch, tag or full commit hash to build instead of the release tag",
+    ref: str = _key(N_("git branch, tag or full commit hash to build instead of the release tag"),
                     check="gitref", default="")
     source_dir: str = _key(
-        "a TensorFlow checkout to build instead of cloning", check="path", default=""
+        N_("a TensorFlow checkout to build instead of cloning"), check="path", default=""
     )
     git_url: str = _key(
-        "where to clone TensorFlow from (a mirror)",
+        N_("where to clone TensorFlow from (a mirror)"),
         check="url",
         default="https://github.com/tensorflow/tensorflow.git",
     )
@@ -64,7 +68,7 @@ class TensorflowSection:
 class PythonSection:
     """[python]: the Python of the wheel."""
 
-    version: str = _key("Python of the wheel, x.y; empty = newest the release supports",
+    version: str = _key(N_("Python of the wheel, x.y; empty = newest the release supports"),
                         check="pyversion", default="")
 
 
@@ -72,38 +76,38 @@ class PythonSection:
 class BackendSection:
     """[backend]: CPU, CUDA or ROCm."""
 
-    kind: str = _key("what the wheel runs on", choices=("cpu", "cuda", "rocm"), default="cpu")
+    kind: str = _key(N_("what the wheel runs on"), choices=("cpu", "cuda", "rocm"), default="cpu")
 
 
 @dataclass
 class CudaSection:
     """[cuda]: CUDA, cuDNN and the GPU targets."""
 
-    version: str = _key("hermetic CUDA, full x.y.z (x.y for releases before 2.18)",
+    version: str = _key(N_("hermetic CUDA, full x.y.z (x.y for releases before 2.18)"),
                         check="version", default="")
-    cudnn: str = _key("hermetic cuDNN version", check="version", default="")
+    cudnn: str = _key(N_("hermetic cuDNN version"), check="version", default="")
     compute_capabilities: list[str] = _key(
-        'GPU targets: "sm_xy" (cubin only), "compute_xy" (cubin and PTX), "x.y" (as '
-        'compute_xy; in a list of only x.y entries, PTX for the highest only) or "auto"',
+        N_('GPU targets: "sm_xy" (cubin only), "compute_xy" (cubin and PTX), "x.y" (as '
+           'compute_xy; in a list of only x.y entries, PTX for the highest only) or "auto"'),
         kind="list",
         check="cc",
         default=[],
     )
-    compiler: str = _key("CUDA compiler", choices=("clang", "nvcc"), default="clang")
-    local_cuda_path: str = _key("use a local CUDA redistribution instead of downloading",
+    compiler: str = _key(N_("CUDA compiler"), choices=("clang", "nvcc"), default="clang")
+    local_cuda_path: str = _key(N_("use a local CUDA redistribution instead of downloading"),
                                 check="path", default="")
-    local_cudnn_path: str = _key("use a local cuDNN redistribution", check="path", default="")
-    local_nccl_path: str = _key("use a local NCCL redistribution", check="path", default="")
+    local_cudnn_path: str = _key(N_("use a local cuDNN redistribution"), check="path", default="")
+    local_nccl_path: str = _key(N_("use a local NCCL redistribution"), check="path", default="")
 
 
 @dataclass
 class RocmSection:
     """[rocm]: ROCm and the gfx targets."""
 
-    version: str = _key("ROCm version of the build image", check="version", default="")
-    amdgpu_targets: list[str] = _key("gfx targets, e.g. gfx90a; or auto", kind="list",
+    version: str = _key(N_("ROCm version of the build image"), check="version", default="")
+    amdgpu_targets: list[str] = _key(N_("gfx targets, e.g. gfx90a; or auto"), kind="list",
                                      check="gfx", default=[])
-    path: str = _key("ROCm install path inside the build image", check="path",
+    path: str = _key(N_("ROCm install path inside the build image"), check="path",
                      default="/opt/rocm")
 
 
@@ -111,14 +115,14 @@ class RocmSection:
 class ToolchainSection:
     """[toolchain]: the compiler."""
 
-    clang: str = _key("clang major version: the hermetic LLVM the build downloads "
-                      "(LLVM_VERSION) on releases with TF's hermetic C++ toolchain (2.21 on), "
-                      "else the build image's /usr/lib/llvm-N", check="major", default="")
-    local_clang: bool = _key("compile with the build image's compiler (its clang, or gcc with "
-                             "toolchain.gcc) instead of the release's hermetic LLVM "
-                             "(--config=clang_local; releases with TF's hermetic C++ "
-                             "toolchain)", kind="bool", default=False)
-    gcc: str = _key("gcc major version, when not building with clang", check="major",
+    clang: str = _key(N_("clang major version: the hermetic LLVM the build downloads "
+                         "(LLVM_VERSION) on releases with TF's hermetic C++ toolchain (2.21 on), "
+                         "else the build image's /usr/lib/llvm-N"), check="major", default="")
+    local_clang: bool = _key(N_("compile with the build image's compiler (its clang, or gcc with "
+                                "toolchain.gcc) instead of the release's hermetic LLVM "
+                                "(--config=clang_local; releases with TF's hermetic C++ "
+                                "toolchain)"), kind="bool", default=False)
+    gcc: str = _key(N_("gcc major version, when not building with clang"), check="major",
                     default="")
 
 
@@ -126,21 +130,21 @@ class ToolchainSection:
 class BuildSection:
     """[build]: image, flags, jobs."""
 
-    opt_flags: list[str] = _key("flags for --config=opt (CC_OPT_FLAGS)", kind="list",
+    opt_flags: list[str] = _key(N_("flags for --config=opt (CC_OPT_FLAGS)"), kind="list",
                                 check="copt", default=["-Wno-sign-compare"])
-    xla: bool = _key("build with XLA (TF_ENABLE_XLA)", kind="bool", default=True)
-    jobs: int = _key("Bazel --jobs; 0 = decide from RAM and CPUs", kind="int", default=0)
-    image: str = _key("build image; empty = the release's default image", check="image",
+    xla: bool = _key(N_("build with XLA (TF_ENABLE_XLA)"), kind="bool", default=True)
+    jobs: int = _key(N_("Bazel --jobs; 0 = decide from RAM and CPUs"), kind="int", default=0)
+    image: str = _key(N_("build image; empty = the release's default image"), check="image",
                       default="")
-    bazel_flags: list[str] = _key("extra Bazel flags, appended last", kind="list",
+    bazel_flags: list[str] = _key(N_("extra Bazel flags, appended last"), kind="list",
                                   check="bazelflag", default=[])
-    system_libs: list[str] = _key("TF_SYSTEM_LIBS: third-party libraries to take from the "
-                                  "build image instead of building them", kind="list",
+    system_libs: list[str] = _key(N_("TF_SYSTEM_LIBS: third-party libraries to take from the "
+                                     "build image instead of building them"), kind="list",
                                   check="name", default=[])
-    network: str = _key("container network for the build", choices=("bridge", "none", "host"),
+    network: str = _key(N_("container network for the build"), choices=("bridge", "none", "host"),
                         default="bridge")
-    warm_idle_min: int = _key("minutes the warm build container (and its Bazel server) stays "
-                              "up after a build; 0 = the default, 30", kind="int", default=30)
+    warm_idle_min: int = _key(N_("minutes the warm build container (and its Bazel server) stays "
+                                 "up after a build; 0 = the default, 30"), kind="int", default=30)
 
 
 @dataclass
@@ -148,8 +152,8 @@ class TargetSection:
     """[target]: the machine that will run the wheel."""
 
     host_profile: str = _key(
-        "a `tfwizard detect --json` file of the machine that will run the wheel; "
-        "empty = this machine",
+        N_("a `tfwizard detect --json` file of the machine that will run the wheel; "
+           "empty = this machine"),
         check="path",
         default="",
     )
@@ -159,86 +163,87 @@ class TargetSection:
 class InstallSection:
     """[install]: where the wheel goes after the build."""
 
-    venv: str = _key("virtualenv to install the wheel into", check="path", default="")
-    python: str = _key("interpreter to install into instead of a venv", check="path", default="")
-    extras: list[str] = _key("wheel extras to install; left out, a CUDA recipe installs "
-                             "and-cuda (NVIDIA's CUDA libraries from pip), any other none",
+    venv: str = _key(N_("virtualenv to install the wheel into"), check="path", default="")
+    python: str = _key(N_("interpreter to install into instead of a venv"), check="path",
+                        default="")
+    extras: list[str] = _key(N_("wheel extras to install; left out, a CUDA recipe installs "
+                                "and-cuda (NVIDIA's CUDA libraries from pip), any other none"),
                              kind="list", check="name", default=[])
-    index_url: str = _key("pip index URL (a mirror)", check="url", default="")
-    trusted_host: str = _key("pip --trusted-host for the mirror", check="name", default="")
+    index_url: str = _key(N_("pip index URL (a mirror)"), check="url", default="")
+    trusted_host: str = _key(N_("pip --trusted-host for the mirror"), check="name", default="")
 
 
 @dataclass
 class CacheSection:
     """[cache]: Bazel's disk and repository caches."""
 
-    disk_cache: bool = _key("keep Bazel's disk cache in a named volume", kind="bool",
+    disk_cache: bool = _key(N_("keep Bazel's disk cache in a named volume"), kind="bool",
                             default=True)
-    repository_cache: bool = _key("keep Bazel's download cache in a named volume", kind="bool",
+    repository_cache: bool = _key(N_("keep Bazel's download cache in a named volume"), kind="bool",
                                   default=True)
-    volume_prefix: str = _key("prefix of the cache volume names", check="name",
+    volume_prefix: str = _key(N_("prefix of the cache volume names"), check="name",
                               default="tfwizard")
-    shared: bool = _key("share the cache volumes with every user of this Docker engine (a "
-                        "team's cache on purpose; false: the names carry your uid, so no "
-                        "other user can read or poison them)", kind="bool", default=False)
+    shared: bool = _key(N_("share the cache volumes with every user of this Docker engine (a "
+                           "team's cache on purpose; false: the names carry your uid, so no "
+                           "other user can read or poison them)"), kind="bool", default=False)
 
 
 @dataclass
 class RemoteSection:
     """[remote]: remote cache and execution."""
 
-    cache: str = _key("Bazel remote cache: grpc://, grpcs://, http:// or https:// URL", check="url",
-                      default="")
-    upload: bool = _key("also write to the remote cache (false = read-only)", kind="bool",
+    cache: str = _key(N_("Bazel remote cache: grpc://, grpcs://, http:// or https:// URL"),
+                      check="url", default="")
+    upload: bool = _key(N_("also write to the remote cache (false = read-only)"), kind="bool",
                         default=False)
-    headers: list[str] = _key('headers for the cache/executor/BES, "Name=${ENV_VAR}" so the '
-                              "secret stays out of the recipe", kind="list", check="header",
+    headers: list[str] = _key(N_('headers for the cache/executor/BES, "Name=${ENV_VAR}" so the '
+                                 "secret stays out of the recipe"), kind="list", check="header",
                               default=[])
-    executor: str = _key("Bazel remote execution endpoint (grpc:// or grpcs://)", check="url",
+    executor: str = _key(N_("Bazel remote execution endpoint (grpc:// or grpcs://)"), check="url",
                          default="")
-    instance_name: str = _key("--remote_instance_name", check="name", default="")
-    bes_backend: str = _key("Build Event Service endpoint (grpc:// or grpcs://)", check="url",
+    instance_name: str = _key(N_("--remote_instance_name"), check="name", default="")
+    bes_backend: str = _key(N_("Build Event Service endpoint (grpc:// or grpcs://)"), check="url",
                             default="")
-    bes_results_url: str = _key("URL prefix of the build results UI", check="url", default="")
+    bes_results_url: str = _key(N_("URL prefix of the build results UI"), check="url", default="")
     exec_properties: list[str] = _key(
-        'platform properties of every remote action, "NAME=VALUE"; "auto" = '
-        "container-image=docker://<build image> (pinned by its repo digest where known); "
-        "[] = none", kind="list", check="property", default=["auto"])
-    jobs: int = _key("Bazel --jobs with an executor: the service's capacity; 0 = 50",
+        N_('platform properties of every remote action, "NAME=VALUE"; "auto" = '
+           "container-image=docker://<build image> (pinned by its repo digest where known); "
+           "[] = none"), kind="list", check="property", default=["auto"])
+    jobs: int = _key(N_("Bazel --jobs with an executor: the service's capacity; 0 = 50"),
                      kind="int", default=0)
-    timeout: int = _key("--remote_timeout in seconds; 0 = 600 with an executor, Bazel's own "
-                        "60 without", kind="int", default=0)
-    retries: int = _key("--remote_retries (Bazel's default: 5)", kind="int", default=5)
-    local_fallback: bool = _key("--remote_local_fallback: run an action here when its remote "
-                                "execution fails", kind="bool", default=False)
-    probe: bool = _key("preflight submits one no-op action to check the platform properties",
+    timeout: int = _key(N_("--remote_timeout in seconds; 0 = 600 with an executor, Bazel's own "
+                           "60 without"), kind="int", default=0)
+    retries: int = _key(N_("--remote_retries (Bazel's default: 5)"), kind="int", default=5)
+    local_fallback: bool = _key(N_("--remote_local_fallback: run an action here when its remote "
+                                   "execution fails"), kind="bool", default=False)
+    probe: bool = _key(N_("preflight submits one no-op action to check the platform properties"),
                        kind="bool", default=True)
-    tls_certificate: str = _key("--tls_certificate: a CA file (PEM) that signed the service's "
-                                "certificate, mounted read-only", check="path", default="")
-    tls_client_certificate: str = _key("--tls_client_certificate: client certificate (PEM) for "
-                                       "services that want mTLS, mounted read-only",
+    tls_certificate: str = _key(N_("--tls_certificate: a CA file (PEM) that signed the service's "
+                                   "certificate, mounted read-only"), check="path", default="")
+    tls_client_certificate: str = _key(N_("--tls_client_certificate: client certificate (PEM) for "
+                                          "services that want mTLS, mounted read-only"),
                                        check="path", default="")
-    tls_client_key: str = _key("--tls_client_key: the client certificate's key (PEM), "
-                               "mounted read-only", check="path", default="")
+    tls_client_key: str = _key(N_("--tls_client_key: the client certificate's key (PEM), "
+                                  "mounted read-only"), check="path", default="")
 
 
 @dataclass
 class NetworkSection:
     """[network]: proxies, mirrors, offline archives."""
 
-    http_proxy: str = _key("HTTP_PROXY for the build container and Bazel; ${ENV_VAR} keeps "
-                           "credentials out of the recipe", check="proxy", default="")
-    https_proxy: str = _key("HTTPS_PROXY, likewise", check="proxy", default="")
-    no_proxy: str = _key("NO_PROXY host list", check="hostlist", default="")
-    distdir: str = _key("a host folder of pre-downloaded archives for --distdir (offline builds)",
-                        check="path", default="")
+    http_proxy: str = _key(N_("HTTP_PROXY for the build container and Bazel; ${ENV_VAR} keeps "
+                              "credentials out of the recipe"), check="proxy", default="")
+    https_proxy: str = _key(N_("HTTPS_PROXY, likewise"), check="proxy", default="")
+    no_proxy: str = _key(N_("NO_PROXY host list"), check="hostlist", default="")
+    distdir: str = _key(N_("a host folder of pre-downloaded archives for --distdir "
+                           "(offline builds)"), check="path", default="")
 
 
 @dataclass
 class OutputSection:
     """[output]: where the wheel is copied."""
 
-    dir: str = _key("folder the wheel is copied to; empty = the build record folder",
+    dir: str = _key(N_("folder the wheel is copied to; empty = the build record folder"),
                     check="path", default="")
 
 
@@ -246,14 +251,14 @@ class OutputSection:
 class WheelhouseSection:
     """[wheelhouse]: the team's package index for built wheels."""
 
-    url: str = _key("the team's wheelhouse: a PEP 503 simple index URL (http(s)://HOST/simple/) "
-                    "or a folder; `tfwizard publish` puts the wheel there, `advise` and "
-                    "`install` look there first. Credentials stay out of it (TWINE_PASSWORD, "
-                    "~/.pypirc or keyring); empty = TFWIZARD_WHEELHOUSE", check="wheelhouse",
+    url: str = _key(N_("the team's wheelhouse: a PEP 503 simple index URL (http(s)://HOST/simple/) "
+                       "or a folder; `tfwizard publish` puts the wheel there, `advise` and "
+                       "`install` look there first. Credentials stay out of it (TWINE_PASSWORD, "
+                       "~/.pypirc or keyring); empty = TFWIZARD_WHEELHOUSE"), check="wheelhouse",
                     default="")
-    label: str = _key("an extra segment of the wheel's local version label (2.21.0+cu128.sm120"
-                      ".LABEL), lower-case letters and digits: two builds for one target side "
-                      "by side", check="label", default="")
+    label: str = _key(N_("an extra segment of the wheel's local version label (2.21.0+cu128.sm120"
+                         ".LABEL), lower-case letters and digits: two builds for one target side "
+                         "by side"), check="label", default="")
 
 
 SECTIONS: dict[str, type] = {
