@@ -42,6 +42,12 @@ EXAMPLES: dict[str, str | tuple[str, ...]] = {
     "docker-gpu-driver": 'docker: Error response from daemon: could not select device driver '
                          '"" with capabilities: [[gpu]].',
     "container-image-wrong-arch": "exec /usr/bin/bash: exec format error",
+    "bazelisk-download-failed": "could not download Bazel: HTTP GET https://releases.bazel.build/"
+                                "5.4.0/release/bazel-5.4.0-linux-riscv64 failed with error 404",
+    "numpy-too-new-for-source": "tensorflow/python/lib/core/ndarray_tensor.cc:70:15: error: "
+                                "'NPY_NTYPES' was not declared in this scope",
+    "windows-path-backslashes-stripped": "bash: bazel-bintensorflowtoolspip_packagebuild_pip_"
+                                         "package: No such file or directory",
     "bazelversion-crlf": "ERROR: The project you're trying to build requires Bazel 7.4.1\\r "
                          "(specified in /src/tensorflow/.bazelversion), but it wasn't found in "
                          "/usr/local/bin.",

@@ -17,7 +17,7 @@ into unrelated next lines).
 Log prefixes: what CI systems, terminals and job launchers put before a tool's words (a
 time, MSBuild's `1>`, mpirun's `[1,0]<stderr>:`, Yocto's `| `, Ray's `(Actor pid=N)`, a
 paste's line number `976 | `, a `[N]` counter, Spack's `>> 132    ` before a line
-of the build log it quotes) and ANSI colour codes are taken off a line
+of the build log it quotes, Nix's `       > ` before the builder's last lines) and ANSI colour codes are taken off a line
 before its patterns are tried (`line_text`), so a pattern anchored at `^` means the start of
 the tool's own text. The prefilter looks for literals anywhere and is not affected.
 
@@ -63,7 +63,8 @@ _PREFIX = re.compile(
     r"|\d* ?\| "                                    # Yocto's "| ", a numbered paste's "976 | "
     r"|\([^()\s]*(?:\([^()]*\))? pid=\d+(?:, ip=[\d.]+)?\) "  # Ray's worker prefix
     r"|\[\d+\] "                                    # a [N] counter
-    r"|>> \d+ {2,})"                                # Spack's marked line of a build log
+    r"|>> \d+ {2,}"                                 # Spack's marked line of a build log
+    r"|> )"                                         # Nix's quote of a builder's last lines
 )
 #: ANSI colour and cursor codes (a pasted terminal's)
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
