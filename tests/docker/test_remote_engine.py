@@ -97,6 +97,40 @@ def test_engine_over_tcp_is_remote(engine):
     assert (profile.resources.disk_path, profile.resources.disk_free_bytes) == (None, None)
 
 
+def test_a_remote_engine_s_free_disk_is_asked_in_a_container(engine, monkeypatch):
+    """The preflight asks an engine on another machine how much disk it has free (a short
+    container of the build image: `df -Pk /`), and says DISK_LOW when a build needs more."""
+    import shutil
+    from types import SimpleNamespace
+
+    import docker
+
+    from tfwizard.core.building.run import preflight
+    from tfwizard.core.docker.imagefacts import engine_free_bytes
+    from tfwizard.core.knowledge import load_knowledge
+
+    free = engine_free_bytes(engine.client, world.IMAGE)
+    here = shutil.disk_usage(engine.base / "data").free  # that engine's data root, seen here
+    assert free is not None and abs(free - here) < max(here // 50, 1 << 30), (free, here)
+    plan = SimpleNamespace(image=world.IMAGE, user=None, backend="cpu")
+    env = {"DOCKER_HOST": engine.host}
+    memory = load_knowledge().platforms["memory"]
+    monkeypatch.setitem(memory, "min_free_disk_gib_cpu", 3 * (free >> 30) + 3)
+    found = preflight.engine_disk(engine.client, plan, env)
+    assert [(f.code, f.severity, f.key) for f in found] == [("DISK_LOW", "error",
+                                                            "cache.disk_cache")]
+    assert engine.host in found[0].message and f"{free / 2**30:.0f} GiB" in found[0].message
+    monkeypatch.setitem(memory, "min_free_disk_gib_cpu", 1)
+    assert preflight.engine_disk(engine.client, plan, env) == []
+    # an engine on this machine is the rules' (its data root), not asked again
+    monkeypatch.setitem(memory, "min_free_disk_gib_cpu", 3 * (free >> 30) + 3)
+    local = docker.from_env()
+    try:
+        assert preflight.engine_disk(local, plan, {}) == []
+    finally:
+        local.close()
+
+
 def test_build_on_a_remote_engine_without_bind_mounts(engine, tmp_path):
     workspace = world.copy_workspace(tmp_path)
     name = f"remote-engine-{uuid.uuid4().hex[:6]}"

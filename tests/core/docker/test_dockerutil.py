@@ -90,3 +90,21 @@ def test_only_the_engines_missing_init_words_mean_no_init():
     for other in ("error during container init: mkdir /x: permission denied",
                   "initialization failed", "OCI runtime create failed: init: no such process"):
         assert not dockerutil.missing_init(api_error(other)), other
+
+
+@pytest.mark.parametrize(("output", "free"), [
+    # GNU coreutils, BusyBox and a df that puts a long device name on a line of its own
+    ("Filesystem     1024-blocks     Used Available Capacity Mounted on\n"
+     "overlay          102687672 61234567  36187040      63% /\n", 36187040 * 1024),
+    ("Filesystem           1024-blocks    Used Available Capacity Mounted on\n"
+     "overlay                 20961280  4183040  16778240  20% /\n", 16778240 * 1024),
+    ("Filesystem 1024-blocks Used Available Capacity Mounted on\n"
+     "/dev/mapper/vg0-docker--data--root--volume\n"
+     "                 515928320 90123456 399574528      19% /\n", 399574528 * 1024),
+    ("df: unrecognized option: P\n", None),
+    ("", None),
+])
+def test_df_s_available_blocks_are_the_free_bytes(output, free):
+    from tfwizard.core.docker.imagefacts import df_available
+
+    assert df_available(output) == free

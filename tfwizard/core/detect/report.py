@@ -70,7 +70,8 @@ def render_host_report(profile: HostProfile) -> str:
             _("free disk: {free} at {path}").format(
                 free=_gib(res.disk_free_bytes), path=res.disk_path or "?"),
         ] + ([_("(the Docker engine's machine at {host}: builds run there; its free disk is "
-                "not known here)").format(host=profile.docker.host)]
+                "asked by the preflight, in a container of the build image)").format(
+                    host=profile.docker.host)]
              if profile.docker.remote else []),
     )
 

@@ -213,6 +213,36 @@ def is_local_engine(client: Any) -> bool:
                             "http+docker://localnpipe"))
 
 
+def run_short(client: Any, image: str, entrypoint: list[str], command: list[str], *,
+              user: str | None, timeout_s: float,
+              environment: Mapping[str, str] | None = None) -> tuple[int | None, str]:
+    """Run one short container of `image` and remove it: argv only, no network, no
+    capabilities, no privileges, tfwizard's labels. Its exit code and output (stdout and
+    stderr); TfWizardError when it runs past `timeout_s`. The caller wraps it in
+    docker_errors (what it was doing)."""
+    import secrets
+
+    import requests.exceptions
+
+    from ..paths import LABEL, own_labels
+
+    container = client.containers.create(
+        image, entrypoint=entrypoint, command=command, user=user or "", network_mode="none",
+        privileged=False, cap_drop=["ALL"], security_opt=["no-new-privileges"],
+        environment=dict(environment or {}), labels=own_labels(**{f"{LABEL}.step": "probe"}),
+        name=f"tfwizard-probe-{secrets.token_hex(4)}", detach=True)
+    try:
+        container.start()
+        try:
+            code = container.wait(timeout=timeout_s).get("StatusCode")
+        except requests.exceptions.ReadTimeout as exc:  # the container hangs
+            raise TfWizardError(_("looking inside image {image} took more than {timeout:g} "
+                                  "s").format(image=image, timeout=timeout_s)) from exc
+        return code, container.logs(stdout=True, stderr=True).decode("utf-8", "replace")
+    finally:
+        container.remove(force=True)
+
+
 def ensure_image(client: Any, image: str, *, pull: bool = True) -> Any:
     """The image object; pulled if missing and `pull`; ImageMissing with advice otherwise."""
     import docker.errors

@@ -4,10 +4,14 @@ build image and Bazel flags.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ..findings import Fix
 from ..i18n import _
 from ..knowledge import recipe_python
 from ..toolchain import IMAGE
+from ..vocab import Severity
 from .context import Ctx, toolchain
 
 
@@ -39,18 +43,35 @@ def rule_resources(ctx: Ctx) -> None:
                     .format(ram=ram_gib, jobs=jobs, cpus=cpus),
                     mem["sources"], "build.jobs")
     free = b.resources.disk_free_bytes
-    if free is not None:
-        need = mem["min_free_disk_gib_cuda"] if r.is_gpu else mem["min_free_disk_gib_cpu"]
-        free_gib = free / 2**30
-        if free_gib < need:
-            text = _("{free:.0f} GiB free at {path}; a {kind} TensorFlow build needs ~{need} "
-                     "GiB for Bazel's output base and caches.") if b.resources.disk_path else \
-                _("{free:.0f} GiB free at the data folder; a {kind} TensorFlow build needs "
-                  "~{need} GiB for Bazel's output base and caches.")
-            ctx.add("DISK_LOW", "error" if free_gib < need / 2 else "warning",
-                    text.format(free=free_gib, path=b.resources.disk_path, need=need,
-                                kind="GPU" if r.is_gpu else "CPU"),
-                    mem["sources"], "cache.disk_cache")
+    low = disk_low(free, mem, gpu=r.is_gpu, path=b.resources.disk_path) if free is not None \
+        else None
+    if low is not None:
+        ctx.add("DISK_LOW", low[0], low[1], mem["sources"], "cache.disk_cache")
+
+
+def disk_low(free_bytes: int, mem: Mapping[str, Any], *, gpu: bool, path: str | None = None,
+             engine: str | None = None) -> tuple[Severity, str] | None:
+    """DISK_LOW's (severity, message) when `free_bytes` is less than a build needs
+    (platforms.toml's [memory]), else None: free at `path`, on the disk of the Docker
+    engine at `engine` (one on another machine, asked by the preflight), or at the data
+    folder. An error below half the need, a warning below the need."""
+    need = mem["min_free_disk_gib_cuda"] if gpu else mem["min_free_disk_gib_cpu"]
+    free_gib = free_bytes / 2**30
+    if free_gib >= need:
+        return None
+    if engine:
+        text = _("{free:.0f} GiB free on the disk of the Docker engine at {engine}; a {kind} "
+                 "TensorFlow build needs ~{need} GiB there for Bazel's output base and caches.")
+    elif path:
+        text = _("{free:.0f} GiB free at {path}; a {kind} TensorFlow build needs ~{need} "
+                 "GiB for Bazel's output base and caches.")
+    else:
+        text = _("{free:.0f} GiB free at the data folder; a {kind} TensorFlow build needs "
+                 "~{need} GiB for Bazel's output base and caches.")
+    severity: Severity = "error" if free_gib < need / 2 else "warning"
+    return (severity,
+            text.format(free=free_gib, path=path, engine=engine, need=need,
+                        kind="GPU" if gpu else "CPU"))
 
 
 def rule_docker(ctx: Ctx) -> None:

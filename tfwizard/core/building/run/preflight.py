@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -34,7 +33,6 @@ from ...docker.probecache import cached_probe
 from ...errors import TfWizardError
 from ...findings import Finding
 from ...i18n import _
-from ...paths import LABEL, own_labels
 from ...recipe import Recipe
 from ...remote.tls import tls_files
 from ...secrets import env_reference
@@ -282,24 +280,10 @@ def probe_image(client: Any, image: str, needs: list[ImageNeed], *, user: str | 
 
 def _probe(client: Any, image: str, args: list[str], user: str | None,
            timeout_s: float) -> list[str | None]:
-    import requests.exceptions
-
     with dockerutil.docker_errors(_("looking inside image {image}").format(image=image)):
-        container = client.containers.create(
-            image, entrypoint=["/bin/sh", "-c", _PROBE_SCRIPT, "tfwizard-probe"], command=args,
-            user=user or "", network_mode="none", privileged=False, cap_drop=["ALL"],
-            security_opt=["no-new-privileges"], labels=own_labels(**{f"{LABEL}.step": "probe"}),
-            name=f"tfwizard-probe-{secrets.token_hex(4)}", detach=True)
-        try:
-            container.start()
-            try:
-                code = container.wait(timeout=timeout_s).get("StatusCode")
-            except requests.exceptions.ReadTimeout as exc:  # the container hangs
-                raise TfWizardError(_("looking inside image {image} took more than {timeout:g} "
-                                      "s").format(image=image, timeout=timeout_s)) from exc
-            out = container.logs(stdout=True, stderr=True).decode("utf-8", "replace")
-        finally:
-            container.remove(force=True)
+        code, out = dockerutil.run_short(
+            client, image, ["/bin/sh", "-c", _PROBE_SCRIPT, "tfwizard-probe"], args,
+            user=user, timeout_s=timeout_s)
     lines = [line for line in out.splitlines() if line.startswith((_FOUND, _MISSING))]
     if code != 0 or len(lines) != len(args):
         raise TfWizardError(_("looking inside image {image} failed (exit {code}): "
@@ -423,7 +407,33 @@ def check_image(plan: BuildPlan, *, client: Any = None, env: Mapping[str, str] |
         out = missing_in_image(client, plan, timeout_s=timeout_s, image_id=image_id, env=env)
     except TfWizardError as exc:
         return [_not_checked(plan, exc)]
-    return out + _changed(plan, image_id, digest, data_root, env)
+    return out + _changed(plan, image_id, digest, data_root, env) + engine_disk(
+        client, plan, env, timeout_s)
+
+
+def engine_disk(client: Any, plan: BuildPlan, env: Mapping[str, str],
+                timeout_s: float = PROBE_TIMEOUT_S) -> list[Finding]:
+    """DISK_LOW for an engine on another machine (DOCKER_HOST=tcp://, ssh://), asked in a
+    short container of the build image (imagefacts.engine_free_bytes): detection cannot
+    see that disk, and a team's build server that fills up fails hours in. Nothing for a
+    local engine (the rules check its data root) or when the engine cannot say."""
+    from ...docker.imagefacts import engine_free_bytes
+    from ...knowledge import load_knowledge
+    from ...rules.resources import disk_low
+
+    if dockerutil.is_local_engine(client):
+        return []
+    try:
+        free = engine_free_bytes(client, plan.image, user=plan.user, timeout_s=timeout_s)
+    except TfWizardError:
+        return []  # the image check above already said what the engine cannot do
+    mem = load_knowledge().platforms["memory"]
+    low = None if free is None else disk_low(
+        free, mem, gpu=plan.backend != "cpu",
+        engine=env.get("DOCKER_HOST") or str(getattr(client.api, "base_url", "")))
+    if low is None:
+        return []
+    return [Finding("DISK_LOW", low[0], low[1], tuple(mem["sources"]), "cache.disk_cache")]
 
 
 def _not_checked(plan: BuildPlan, exc: TfWizardError) -> Finding:
