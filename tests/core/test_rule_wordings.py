@@ -24,7 +24,11 @@ BUILD = [
       "x.cc failed: (Exit 137): gcc failed: error executing command"], "oom-compiler-killed"),
     (["/usr/bin/ld: final link failed: No space left on device",
       "collect2: error: ld returned 1 exit status"], "disk-full"),
+    # Bazel's own release server has no such file: that version for this platform
     (["2024/01/01 12:00:00 could not download Bazel: HTTP GET https://releases.bazel.build/"
+      "6.5.0/release/bazel-6.5.0-linux-x86_64 failed with error 404"],
+     "bazelisk-download-failed"),
+    (["2024/01/01 12:00:00 could not download Bazel: HTTP GET https://bazel.mirror.example/"
       "6.5.0/release/bazel-6.5.0-linux-x86_64 failed with error 404"], "download-failed"),
     (["Closure Rules requires Bazel >=0.4.5 but was 0.10.0"], "bazel-version-mismatch"),
     (["ERROR: Error downloading [https://mirror.example/llvm.tar.gz] to /tmp/x/llvm.tar.gz: "
