@@ -174,6 +174,10 @@ class RedistList:
     #: the rules_ml_toolchain commit the lists were read at ("" for TF's own files): a
     #: source that pins this commit gets this list (srcoverlay.py)
     commit: str = ""
+    #: the LLVM major that commit's hermetic C++ toolchain defaults to, and the majors
+    #: `--repo_env=LLVM_VERSION=` selects (Linux x86_64); "" and () where not read
+    llvm_default: str = ""
+    llvm_versions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
