@@ -68,6 +68,9 @@ class Release:
     hermetic_cc_toolchain: bool = False
     hermetic_llvm_default: str | None = None  # the LLVM major the toolchain pin defaults to
     hermetic_llvm_versions: tuple[str, ...] = ()  # the majors `--repo_env=LLVM_VERSION=` selects
+    #: the rules_ml_toolchain commit a source pins whose LLVM versions tfwizard does not
+    #: have: hermetic_llvm_* are the table's, UNVERIFIED for it (set by tfsource/overlay.py)
+    hermetic_llvm_unknown_pin: str = ""
     hermetic_nccl_default: str | None = None  # `HERMETIC_NCCL_VERSION` of the cuda_version config
     hermetic_nvshmem_default: str | None = None  # `HERMETIC_NVSHMEM_VERSION`, likewise
     #: the commit the release's tag names ("" when not read)
