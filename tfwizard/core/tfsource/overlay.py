@@ -309,3 +309,8 @@ def source_view(recipe: Recipe, kb: KnowledgeBase, *, recipe_dir: Path | None = 
     return overlay(release, facts, kb)
 
 
+def release_view(recipe: Recipe, kb: KnowledgeBase) -> tuple[Release | None, KnowledgeBase]:
+    """The release and knowledge base a recipe's choices are made from: its source's view
+    (source_view) where a checkout is read, else the table's entry."""
+    view = source_view(recipe, kb)
+    return (view.release, view.kb) if view is not None else (kb.release_for(recipe), kb)
