@@ -132,6 +132,9 @@ def toolchain_notes(toolchain: CxxToolchain, release: Release, told: str) -> lis
     notes = [_("TensorFlow {version} compiles with its hermetic C++ toolchain: LLVM {llvm}, "
                "downloaded by Bazel (rules_ml_toolchain); the build image's clang is not "
                "used.").format(version=release.version, llvm=toolchain.clang)]
+    unverified = llvm_unverified(release)
+    if unverified:
+        notes.append(unverified)
     if told:
         notes.append(_("configure.py is told the image's clang ({path}): it checks that the "
                        "file exists, but the hermetic toolchain does not compile with "

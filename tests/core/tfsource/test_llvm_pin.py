@@ -109,6 +109,8 @@ def test_a_pin_the_table_lacks_keeps_its_llvm_marked_unverified(tmp_path, kb):
     assert "UNVERIFIED" in hermetic.message
     _values, label, _notes = clang_choices(view.kb, _recipe(tree), view.release)
     assert "UNVERIFIED" in label
+    plan = make_plan(_recipe(tree, clang="21"), kb=kb, uid=1000, gid=1000)
+    assert any("UNVERIFIED" in n and UNKNOWN[:12] in n for n in plan.notes)
     known = source_view(_recipe(_tree(tmp_path / "known", D8CB)), kb)
     assert "UNVERIFIED" not in clang_choices(known.kb, _recipe(tree), known.release)[1]
 
