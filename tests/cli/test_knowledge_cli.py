@@ -129,6 +129,25 @@ def test_a_pin_without_a_list_takes_the_redist_file(tmp_path):
     assert release.cuda_list == "rules_ml_toolchain-0123456"
     assert kb.redist[release.cuda_list].cuda == ("12.5.1", "13.4.0")
     assert kb.redist[release.cuda_list].commit == new_pin
+    # the --redist file has the CUDA lists, not the LLVM: those stay the entry's, doubted
+    assert release.hermetic_llvm_versions == ("18", "19", "20", "21", "22")
+    [llvm] = [n for n in release.unverified if n.startswith("hermetic_llvm_*:")]
+    assert new_pin in llvm
+
+
+def test_a_pinned_commit_s_llvm_is_read(tmp_path):
+    """2.21's tree pinning 3cce03c: its entry takes that commit's LLVM 18-22 as read."""
+    tree = _tree(tmp_path, "2.21")
+    pin = tree / "tensorflow" / "workspace0.bzl"
+    pin.write_text(pin.read_text().replace("d8cb9c2c168cd64000eaa6eda0781a9615a26ffe",
+                                           "3cce03c2becb6d2b56b99dece73b9b95b2f926f4"))
+    status, out, _err = capture(["knowledge", "from-source", str(tree), "--release", "2.21.0",
+                                 "--check", "--json"])
+    assert status == 1
+    data = json.loads(out)
+    assert {"hermetic_llvm_default", "hermetic_llvm_versions"} <= set(data["read"])
+    [llvm] = [d for d in data["differences"] if d["fact"] == "hermetic_llvm_versions"]
+    assert llvm["table"] == "18 (18, 19, 20, 21)" and "22" in llvm["source"]
 
 
 def test_a_git_url_at_the_release_s_tag(tmp_path):

@@ -30,7 +30,7 @@ else:  # pragma: no cover - Python 3.10
 FACTS_DIR = Path(__file__).resolve().parents[1] / "data" / "tf-facts"
 FACTS = {p.stem: tomllib.loads(p.read_text("utf-8")) for p in sorted(FACTS_DIR.glob("*.toml"))}
 #: fact table -> the knowledge-base key an UNVERIFIED note names
-NOTE_KEY = {"hermetic_lists": "cuda_list", "image": "image", "image_compiler": "image_clang",
+NOTE_KEY = {"hermetic_lists": "cuda_list", "hermetic_llvm": "hermetic_llvm_*", "image": "image", "image_compiler": "image_clang",
             "hermetic_defaults": "hermetic_*_default",
             "compute_capabilities": "compute_capabilities", "bazel": "bazel"}
 #: hermetic_defaults' keys -> the Release fields they give
@@ -92,6 +92,18 @@ def test_hermetic_lists_are_the_release_s_own(series, kb):
     # an inferred list gives warnings, a read one errors
     assert bool(redist.unverified) == (not lists["verified"])
     assert redist.complete
+
+
+@pytest.mark.parametrize("series", ["2.21", "2.22"])
+def test_the_hermetic_llvm_is_the_pinned_commit_s(series, kb):
+    facts = FACTS[series]
+    llvm, release = facts["hermetic_llvm"], _release(kb, facts)
+    redist = kb.redist[release.cuda_list]
+    assert redist.commit == llvm["commit"] == facts["hermetic_lists"]["commit"]
+    assert (redist.llvm_default, list(redist.llvm_versions)) == (llvm["default"],
+                                                                 llvm["versions"])
+    assert (release.hermetic_llvm_default, list(release.hermetic_llvm_versions)) == (
+        llvm["default"], llvm["versions"])
 
 
 def test_no_two_releases_share_a_hermetic_list(kb):

@@ -69,6 +69,18 @@ def llvm_choices(release: Release | None) -> list[str]:
     return list(release.hermetic_llvm_versions)
 
 
+def llvm_unverified(release: Release | None) -> str:
+    """The sentence that says the release's LLVM versions are the table's, UNVERIFIED for
+    the rules_ml_toolchain commit the source pins ("" when they are that commit's or no
+    source was read)."""
+    if release is None or not release.hermetic_llvm_unknown_pin:
+        return ""
+    return _("The source pins rules_ml_toolchain {pin}, whose LLVM versions tfwizard does "
+             "not have: the default and choices are its table's for TensorFlow {version}, "
+             "UNVERIFIED for that pin.").format(pin=release.hermetic_llvm_unknown_pin[:12],
+                                                version=release.version)
+
+
 def llvm_for(release: Release | None, min_clang: int) -> str | None:
     """The lowest LLVM the release's hermetic toolchain offers that is at least `min_clang`
     (the closest to what TF's CI compiles with), or None."""
@@ -120,6 +132,9 @@ def toolchain_notes(toolchain: CxxToolchain, release: Release, told: str) -> lis
     notes = [_("TensorFlow {version} compiles with its hermetic C++ toolchain: LLVM {llvm}, "
                "downloaded by Bazel (rules_ml_toolchain); the build image's clang is not "
                "used.").format(version=release.version, llvm=toolchain.clang)]
+    unverified = llvm_unverified(release)
+    if unverified:
+        notes.append(unverified)
     if told:
         notes.append(_("configure.py is told the image's clang ({path}): it checks that the "
                        "file exists, but the hermetic toolchain does not compile with "

@@ -4,6 +4,9 @@ LLVM versions its pin offers (LLVM_VERSION), and a box switches to the image's c
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from tfwizard.gui.pages import PageId
@@ -52,3 +55,17 @@ def test_a_release_without_the_hermetic_toolchain_has_no_box(make_window):
     _wizard, page = _on_toolchain(make_window, "2.20.0")
     assert not page.local_check.isVisibleTo(page)
     assert "21" in _values(page.clang_combo) and "22" in _values(page.clang_combo)
+
+
+def test_a_checkout_s_pin_gives_the_choices(make_window, tmp_path):
+    """The list is the source's view: a 2.21 checkout pinning rules_ml_toolchain 3cce03c
+    offers its LLVM 22, which the table's 2.21.0 entry lacks (tfsource/overlay.py)."""
+    tree = tmp_path / "tf"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "fixtures" / "tf_trees" / "2.21", tree)
+    pin = tree / "tensorflow" / "workspace0.bzl"
+    pin.write_text(pin.read_text().replace("d8cb9c2c168cd64000eaa6eda0781a9615a26ffe",
+                                           "3cce03c2becb6d2b56b99dece73b9b95b2f926f4"))
+    wizard, page = _on_toolchain(make_window, "2.21.0")
+    wizard.state.update({"tensorflow.source_dir": str(tree)})
+    page.sync()
+    assert _values(page.clang_combo) == ["", "18", "19", "20", "21", "22"]

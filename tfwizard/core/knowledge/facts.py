@@ -68,6 +68,9 @@ class Release:
     hermetic_cc_toolchain: bool = False
     hermetic_llvm_default: str | None = None  # the LLVM major the toolchain pin defaults to
     hermetic_llvm_versions: tuple[str, ...] = ()  # the majors `--repo_env=LLVM_VERSION=` selects
+    #: the rules_ml_toolchain commit a source pins whose LLVM versions tfwizard does not
+    #: have: hermetic_llvm_* are the table's, UNVERIFIED for it (set by tfsource/overlay.py)
+    hermetic_llvm_unknown_pin: str = ""
     hermetic_nccl_default: str | None = None  # `HERMETIC_NCCL_VERSION` of the cuda_version config
     hermetic_nvshmem_default: str | None = None  # `HERMETIC_NVSHMEM_VERSION`, likewise
     #: the commit the release's tag names ("" when not read)
@@ -174,6 +177,10 @@ class RedistList:
     #: the rules_ml_toolchain commit the lists were read at ("" for TF's own files): a
     #: source that pins this commit gets this list (srcoverlay.py)
     commit: str = ""
+    #: the LLVM major that commit's hermetic C++ toolchain defaults to, and the majors
+    #: `--repo_env=LLVM_VERSION=` selects (Linux x86_64); "" and () where not read
+    llvm_default: str = ""
+    llvm_versions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

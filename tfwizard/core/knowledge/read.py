@@ -178,6 +178,8 @@ def cuda_facts(cuda: Mapping[str, Any]) -> dict[str, Any]:
             r.get("unverified", ""),
             as_tuple(r.get("cuda_without_nccl", [])),
             r.get("commit", ""),
+            r.get("llvm_default", ""),
+            as_tuple(r.get("llvm_versions", [])),
         )
         for r in cuda["redist"].values()
     }

@@ -7,7 +7,14 @@ from ..compat import as_version
 from ..findings import Fix
 from ..i18n import _
 from ..knowledge import ClangInfo, Release
-from ..toolchain import CxxToolchain, has_hermetic_cc, llvm_choices, llvm_default, nearest_llvm
+from ..toolchain import (
+    CxxToolchain,
+    has_hermetic_cc,
+    llvm_choices,
+    llvm_default,
+    llvm_unverified,
+    nearest_llvm,
+)
 from .context import Ctx, clang_major, toolchain
 
 
@@ -94,14 +101,16 @@ def _hermetic_compiler(ctx: Ctx, rel: Release, tc: CxxToolchain) -> None:
     choices = llvm_choices(rel)
     clang = tc.clang or llvm_default(rel)
     key = "toolchain.clang"
+    unverified = llvm_unverified(rel)
     if tc.llvm_version and tc.llvm_version not in choices:
         best = nearest_llvm(rel, clang)
-        ctx.add("LLVM_VERSION_UNKNOWN", "error",
-                _("TensorFlow {version} compiles with its hermetic LLVM (--repo_env="
-                  "LLVM_VERSION), which offers LLVM {choices}; {clang} is not one of them, "
-                  "and the toolchain repository would stop. Pick one of those, or set "
-                  "toolchain.local_clang = true to compile with the build image's clang.")
-                .format(version=rel.version, choices=", ".join(choices), clang=clang),
+        ctx.add("LLVM_VERSION_UNKNOWN", "warning" if unverified else "error",
+                (_("TensorFlow {version} compiles with its hermetic LLVM (--repo_env="
+                   "LLVM_VERSION), which offers LLVM {choices}; {clang} is not one of them, "
+                   "and the toolchain repository would stop. Pick one of those, or set "
+                   "toolchain.local_clang = true to compile with the build image's clang.")
+                 .format(version=rel.version, choices=", ".join(choices), clang=clang)
+                 + (" " + unverified if unverified else "")),
                 rel.sources, key,
                 Fix(_("Use the hermetic LLVM {version}").format(version=best), {key: best}))
         return
@@ -109,7 +118,8 @@ def _hermetic_compiler(ctx: Ctx, rel: Release, tc: CxxToolchain) -> None:
             _("TensorFlow {version} compiles with its hermetic C++ toolchain: Bazel downloads "
               "LLVM {clang} (rules_ml_toolchain) and the build image's clang is not used; "
               "toolchain.local_clang = true compiles with the image's instead.")
-            .format(version=rel.version, clang=clang), rel.sources, key)
+            .format(version=rel.version, clang=clang) + (" " + unverified if unverified else ""),
+            rel.sources, key)
     default = llvm_default(rel)
     if clang != default:
         ctx.add("CLANG_NOT_TESTED", "info",

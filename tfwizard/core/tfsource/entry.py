@@ -148,6 +148,9 @@ def draft_entry(kb: KnowledgeBase, version: str, facts: SourceFacts,
                  and (fact != "hermetic" or _HERMETIC_ENV[k] in facts.hermetic))
     if "toolchain_pin" in facts.origin or "redist_cuda" in facts.origin:
         read += ("cuda_list",)
+    if release.hermetic_cc_toolchain and facts.toolchain_pin and \
+            not release.hermetic_llvm_unknown_pin:  # the pinned commit's, cuda.toml's
+        read += ("hermetic_llvm_default", "hermetic_llvm_versions")
     differences = view.differences if existing else overlay(template, facts, kb).differences
     return EntryDraft(release, facts, existing, template, differences, read, new_list,
                       unlisted)
@@ -176,6 +179,10 @@ def _notes(draft: EntryDraft) -> list[str]:
         kept.append(f"cuda_list: the tree pins rules_ml_toolchain {draft.unlisted_pin}, "
                     f"whose lists cuda.toml lacks; {draft.release.cuda_list} is a stand-in "
                     "(give --redist)")
+    if draft.release.hermetic_llvm_unknown_pin:
+        kept.append(f"hermetic_llvm_*: the tree pins rules_ml_toolchain "
+                    f"{draft.release.hermetic_llvm_unknown_pin}, whose LLVM versions cuda.toml "
+                    f"lacks; these are {draft.template.version}'s")
     if not draft.release.tag_commit:
         kept.append("tag_commit: the tree's commit was not known (no .git, no --commit)")
     return kept

@@ -11,7 +11,9 @@ flags, target), `check` and the preflight all take `view.release` (a
 `SOURCE_FACT_DIFFERS` finding that names the table's value, the file's value and the file.
 A source that pins rules_ml_toolchain gets the CUDA/cuDNN lists of that commit when the
 table has them (cuda.toml `commit`), or the table's list marked UNVERIFIED when it has not;
-a tree that carries its own `cuda_redist_versions.bzl` gets exactly its lists.
+a tree that carries its own `cuda_redist_versions.bzl` gets exactly its lists. The hermetic
+LLVM (default and `LLVM_VERSION` choices) follows the pin the same way: the commit's when
+the table has it, else the table's with `hermetic_llvm_unknown_pin` set (UNVERIFIED).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ FACT_NAMES = {
     "hermetic_cuda": N_("hermetic CUDA (configure.py asks HERMETIC_CUDA_VERSION)"),
     "pythons": N_("Python versions (requirements_lock_3_*.txt)"),
     "cuda_list": N_("hermetic CUDA/cuDNN lists"),
+    "hermetic_llvm_versions": N_("hermetic LLVM (default, and the LLVM_VERSION choices)"),
     "wheel_style": N_("wheel target"),
 }
 #: .bazelrc's hermetic defaults, by the Release field they set
@@ -142,7 +145,7 @@ def _lists(release: Release, facts: SourceFacts, kb: KnowledgeBase
     pin = facts.toolchain_pin
     if not pin or (table is not None and table.commit == pin):
         return {}, {}, table_text
-    known = next((r for r in kb.redist.values() if r.commit == pin), None)
+    known = pinned(kb, pin)
     if known is not None:
         return {"cuda_list": known.name}, {}, table_text
     if table is None:
@@ -154,6 +157,37 @@ def _lists(release: Release, facts: SourceFacts, kb: KnowledgeBase
             f"the source pins rules_ml_toolchain {pin[:12]}, whose lists tfwizard does not "
             f"have; these are {table.name}'s"))
     return {"cuda_list": name}, {name: guess}, table_text
+
+
+def pinned(kb: KnowledgeBase, pin: str) -> RedistList | None:
+    """The table's rules_ml_toolchain entry read at commit `pin`, if any."""
+    return next((r for r in kb.redist.values() if pin and r.commit == pin), None)
+
+
+def _llvm(release: Release, facts: SourceFacts, kb: KnowledgeBase
+          ) -> tuple[dict[str, Any], Difference | None]:
+    """(Release changes, the difference): the hermetic LLVM of the rules_ml_toolchain
+    commit the source pins, where the release compiles with it; a pin the table has no
+    LLVM facts for keeps the table's, marked with the pin (UNVERIFIED)."""
+    pin = facts.toolchain_pin
+    if not pin or not release.hermetic_cc_toolchain:
+        return {}, None
+    known = pinned(kb, pin)
+    if known is None or not known.llvm_versions:
+        return {"hermetic_llvm_unknown_pin": pin}, None
+    table = _llvm_text(release.hermetic_llvm_default, release.hermetic_llvm_versions)
+    own = _llvm_text(known.llvm_default, known.llvm_versions)
+    changes = {"hermetic_llvm_default": known.llvm_default,
+               "hermetic_llvm_versions": known.llvm_versions}
+    if own == table:
+        return changes, None
+    return changes, Difference("hermetic_llvm_versions", table,
+                               f"{own} @ rules_ml_toolchain {pin[:8]}",
+                               facts.cite("toolchain_pin"))
+
+
+def _llvm_text(default: str | None, versions: tuple[str, ...]) -> str:
+    return f"{default or '-'} ({', '.join(versions)})"
 
 
 def _list_text(redist: RedistList) -> str:
@@ -207,6 +241,10 @@ def overlay(release: Release, facts: SourceFacts, kb: KnowledgeBase) -> SourceVi
         new = added.get(list_changes["cuda_list"]) or kb.redist[list_changes["cuda_list"]]
         source = facts.cite("redist_cuda") or facts.cite("toolchain_pin")
         diffs.append(Difference("cuda_list", table_text, _list_text(new), source))
+    llvm_changes, llvm_diff = _llvm(dataclasses.replace(release, **changes), facts, kb)
+    changes.update(llvm_changes)
+    if llvm_diff is not None:
+        diffs.append(llvm_diff)
     version = _version_difference(release, facts)
     if version is not None:
         diffs.insert(0, version)
@@ -270,3 +308,9 @@ def source_view(recipe: Recipe, kb: KnowledgeBase, *, recipe_dir: Path | None = 
         return None
     return overlay(release, facts, kb)
 
+
+def release_view(recipe: Recipe, kb: KnowledgeBase) -> tuple[Release | None, KnowledgeBase]:
+    """The release and knowledge base a recipe's choices are made from: its source's view
+    (source_view) where a checkout is read, else the table's entry."""
+    view = source_view(recipe, kb)
+    return (view.release, view.kb) if view is not None else (kb.release_for(recipe), kb)

@@ -9,7 +9,7 @@ from ..host import HostProfile
 from ..i18n import _
 from ..knowledge import KnowledgeBase, Release
 from ..recipe import Recipe
-from ..toolchain import llvm_choices, llvm_default, uses_hermetic
+from ..toolchain import llvm_choices, llvm_default, llvm_unverified, uses_hermetic
 
 
 def with_note(value: str, note: str) -> str:
@@ -76,9 +76,11 @@ def clang_choices(kb: KnowledgeBase, recipe: Recipe,
     if uses_hermetic(recipe, rel):
         assert rel is not None
         default = str(llvm_default(rel))
-        return (["", *llvm_choices(rel)],
-                _("(default: hermetic LLVM {version})").format(version=default),
-                {default: _("TensorFlow's default")})
+        label = _("(default: hermetic LLVM {version})").format(version=default)
+        if llvm_unverified(rel):
+            label = _("(default: hermetic LLVM {version}, UNVERIFIED for the source's "
+                      "pin)").format(version=default)
+        return ["", *llvm_choices(rel)], label, {default: _("TensorFlow's default")}
     notes = {}
     if rel is not None and rel.default_clang:
         notes[str(rel.default_clang)] = _("the build image's")

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 from tfwizard.core.defaults import release_cuda_lists
 from tfwizard.core.findings import Finding
 from tfwizard.core.recipe import Recipe
+from tfwizard.core.tfsource.overlay import release_view
 from tfwizard.core.toolchain import has_hermetic_cc
 from tfwizard.core.views.choice_notes import clang_choices, cuda_notes, with_note
 
@@ -132,18 +133,18 @@ class ToolchainPage(RecipePage):
     def sync(self) -> None:
         """Fill the lists for the recipe's release, marking the choices that would be errors."""
         s, r = self.state, self.state.recipe
-        rel = s.kb.release_for(r)
+        rel, kb = release_view(r, s.kb)  # a checkout's own pins, not only the table's
         cuda = r.backend.kind == "cuda"
         self.setSubTitle(self.subtitles().get(r.backend.kind, ""))
         self.cuda_box.setVisible(cuda)
         self.rocm_box.setVisible(r.backend.kind == "rocm")
         if cuda and rel is not None:
-            cudas, cudnns = release_cuda_lists(s.kb, rel)
+            cudas, cudnns = release_cuda_lists(kb, rel)
             fill_choices(self.cuda_combo, s, "cuda.version", cudas, r.cuda.version, tr("(none)"),
                          cuda_notes(rel, s.effective_target, cudas))
             fill_choices(self.cudnn_combo, s, "cuda.cudnn", cudnns, r.cuda.cudnn, tr("(none)"))
             self.compiler_combo.setCurrentIndex(self.compiler_combo.findData(r.cuda.compiler))
-        clangs, empty, notes = clang_choices(s.kb, r, rel)
+        clangs, empty, notes = clang_choices(kb, r, rel)
         fill_choices(self.clang_combo, s, "toolchain.clang", clangs, r.toolchain.clang, empty,
                      notes)
         self.local_check.setVisible(has_hermetic_cc(rel))
