@@ -126,9 +126,15 @@ class DockerInfo:
     def remote(self) -> bool:
         """Whether the engine answers from another machine (tcp://, ssh://): builds then
         run on its CPUs, RAM and disk, not this machine's."""
-        host = self.host or ""
-        return self.status == "ok" and bool(host) and not host.startswith(
-            ("unix://", "npipe://", "/"))
+        return self.status == "ok" and bool(self.host) and not engine_is_local(self.host or "")
+
+
+def engine_is_local(address: str) -> bool:
+    """Whether a Docker engine address is on this machine, sharing its files: a unix socket
+    or a Windows named pipe, as DOCKER_HOST names it (unix://, npipe://, a path) or as the
+    docker SDK's client does (its base_url). tcp:// and ssh:// are another machine."""
+    return address.startswith(("unix://", "npipe://", "/", "http+docker://localhost",
+                               "http+docker://localunixsocket", "http+docker://localnpipe"))
 
 
 @dataclass

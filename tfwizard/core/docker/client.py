@@ -208,9 +208,9 @@ def oom_killed(container: Any) -> bool:
 
 def is_local_engine(client: Any) -> bool:
     """True when the engine shares this machine's file system (unix socket or npipe)."""
-    base = str(getattr(client.api, "base_url", ""))
-    return base.startswith(("http+docker://localhost", "http+docker://localunixsocket",
-                            "http+docker://localnpipe"))
+    from ..host import engine_is_local
+
+    return engine_is_local(str(getattr(client.api, "base_url", "")))
 
 
 def run_short(client: Any, image: str, entrypoint: list[str], command: list[str], *,

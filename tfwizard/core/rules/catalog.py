@@ -7,7 +7,7 @@ from ..host import HostProfile
 from ..knowledge import KnowledgeBase, load_knowledge
 from ..recipe import Recipe
 from ..tfsource.facts import SourceFacts
-from ..tfsource.overlay import source_view
+from ..tfsource.overlay import release_view
 from .capabilities import rule_compute_capabilities
 from .compiler import rule_compiler
 from .context import Ctx, Rule
@@ -37,10 +37,9 @@ def evaluate(
     from ..host import auto_host  # "auto" and the target: one rule for check, plan and build
 
     kb = kb or load_knowledge()
-    view = source_view(recipe, kb, facts=source_facts)
-    release = view.release if view is not None else kb.release_for(recipe)
-    ctx = Ctx(recipe, view.kb if view is not None else kb, release, build_host,
-              auto_host(build_host, target_host), target_host is None, source=view)
+    view, release, kb = release_view(recipe, kb, facts=source_facts)
+    ctx = Ctx(recipe, kb, release, build_host, auto_host(build_host, target_host),
+              target_host is None, source=view)
     for rule in RULES:
         rule(ctx)
     return sort_findings(ctx.out)

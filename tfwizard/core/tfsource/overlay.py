@@ -309,8 +309,12 @@ def source_view(recipe: Recipe, kb: KnowledgeBase, *, recipe_dir: Path | None = 
     return overlay(release, facts, kb)
 
 
-def release_view(recipe: Recipe, kb: KnowledgeBase) -> tuple[Release | None, KnowledgeBase]:
-    """The release and knowledge base a recipe's choices are made from: its source's view
-    (source_view) where a checkout is read, else the table's entry."""
-    view = source_view(recipe, kb)
-    return (view.release, view.kb) if view is not None else (kb.release_for(recipe), kb)
+def release_view(recipe: Recipe, kb: KnowledgeBase, *, facts: SourceFacts | None = None
+                 ) -> tuple[SourceView | None, Release | None, KnowledgeBase]:
+    """The source's view (source_view; None where no checkout or clone was read), and the
+    release and knowledge base a recipe's checks and choices are made from: the view's,
+    else the table's entry."""
+    view = source_view(recipe, kb, facts=facts)
+    if view is None:
+        return None, kb.release_for(recipe), kb
+    return view, view.release, view.kb

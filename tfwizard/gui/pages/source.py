@@ -146,11 +146,10 @@ class SourcePage(RecipePage):
         """Every Python, the ones the release cannot build marked with why, the ones it
         supports said so."""
         from tfwizard.core.compat import version_number
-        from tfwizard.core.tfsource.overlay import source_view
+        from tfwizard.core.tfsource.overlay import release_view
 
         # a checkout's own requirements_lock_3_*.txt say its Pythons, not the table
-        view = source_view(self.state.recipe, self.state.kb)
-        rel = view.release if view is not None else self.state.kb.release_for(self.state.recipe)
+        view, rel, _kb = release_view(self.state.recipe, self.state.kb)
         supported = set(rel.pythons) if rel is not None else set()
         note = (tr("supported by this checkout") if view is not None else
                 tr("supported by {release}").format(release=rel.version) if rel else "")

@@ -133,7 +133,7 @@ class ToolchainPage(RecipePage):
     def sync(self) -> None:
         """Fill the lists for the recipe's release, marking the choices that would be errors."""
         s, r = self.state, self.state.recipe
-        rel, kb = release_view(r, s.kb)  # a checkout's own pins, not only the table's
+        _view, rel, kb = release_view(r, s.kb)  # a checkout's own pins, not the table's
         cuda = r.backend.kind == "cuda"
         self.setSubTitle(self.subtitles().get(r.backend.kind, ""))
         self.cuda_box.setVisible(cuda)
