@@ -53,7 +53,7 @@ BLOCK = 4 << 20
 GROUPS = (("tuning", False, None), ("holdout", True, None), ("holdout round 5", True, 5),
           ("holdout round 6", True, 6), ("holdout round 7", True, 7),
           ("holdout round 8", True, 8), ("holdout round 9", True, 9),
-          ("holdout round 10", True, 10), ("holdout round 11", True, 11),
+          ("holdout round 10", True, 10), ("holdout round 11", True, 11), ("holdout round 12", True, 12),
           ("holdout older", True, 0))
 
 
