@@ -1,0 +1,116 @@
+"""The fetch/git/bazel/docker/system signatures on the messages their tools print, as
+the tools' own sources word them: other releases, platforms and locales of failures the
+catalogue knows. Data only: the lists run in test_round7_build_signatures.py's and
+test_runtime_wordings_r7.py's tests, with the rounds' lists.
+
+Every line was written for these tests from the speaking tool's format string (filled in
+with plausible paths and versions); resources/knowledge/sources.toml cites each source.
+"""
+
+from __future__ import annotations
+
+_SHA = "4d5b3c6a1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b"
+
+#: (the id diagnosed, alone, after an unrelated line; the lines)
+BUILD: list[tuple[str, list[str]]] = [
+    # bazel_skylib's versions.check (lib/versions.bzl), under Bazel 6's "Error in fail:"
+    ("bazel-version-mismatch", ["Error in fail: Current Bazel version is 5.4.1; expected at "
+                                "least 6.1.0"]),
+    ("bazel-version-mismatch", ["Error in fail: Current Bazel version is 7.4.1; expected at "
+                                "most 6.5.0"]),
+    ("bazel-version-mismatch", ["Current Bazel version is lower than 0.2.1; expected at least "
+                                "0.4.5"]),
+    # TensorFlow's version_check.bzl, its fail() text alone on its line
+    ("bazel-version-mismatch", ["Current Bazel version is 0.24.1, expected at least 0.26.1"]),
+    # Bazelisk 1.x with BAZELISK_VERIFY_SHA256 (core/core.go), under its download error
+    ("download-checksum-mismatch", [
+        "2024/05/02 10:00:00 could not download Bazel: /root/.cache/bazelisk/downloads/sha256/"
+        "5a7ff389/bin/bazel has sha256=0c6bd5c6a1e2f3a4 but need sha256=8a4f2b9e7d6c5b4a"]),
+    # curl (git over curl) with OpenSSL's verify texts
+    ("download-certificate-untrusted", [
+        "fatal: unable to access 'https://github.com/abseil/abseil-cpp.git/': SSL certificate "
+        "problem: unable to get issuer certificate"]),
+    ("download-certificate-untrusted", ["curl: (60) SSL certificate problem: certificate is not "
+                                        "yet valid"]),
+    ("download-certificate-untrusted", ["curl: (60) SSL certificate problem: unable to verify "
+                                        "the first certificate"]),
+    # curl and git for Windows over schannel (lib/vtls/schannel.c, Curl_sspi_strerror)
+    ("download-certificate-untrusted", [
+        "fatal: unable to access 'https://github.com/tensorflow/tensorflow.git/': schannel: next "
+        "InitializeSecurityContext failed: SEC_E_UNTRUSTED_ROOT (0x80090325) - The certificate "
+        "chain was issued by an authority that is not trusted."]),
+    # the same SSPI status in Chinese Windows' words, from a .NET download
+    ("download-certificate-untrusted", ["System.ComponentModel.Win32Exception (0x80090325): "
+                                        "证书链是由不受信任的颁发机构颁发的。"]),
+    # the JDK (Bazel's downloader) with a server certificate not valid yet (a wrong clock)
+    ("download-certificate-untrusted", [
+        "Caused by: java.security.cert.CertificateNotYetValidException: NotBefore: Mon Jan 01 "
+        "00:00:00 UTC 2035"]),
+    # curl's timeouts (lib/multi.c): resolve, connect, transfer
+    ("download-failed", ["curl: (28) Resolving timed out after 5000 milliseconds"]),
+    ("download-failed", ["curl: (28) Connection timed out after 300001 milliseconds"]),
+    ("download-failed", ["curl: (28) Operation timed out after 30000 milliseconds with 0 out "
+                         "of 0 bytes received"]),
+    # OpenSSH's resolver, git cloning over ssh
+    ("download-failed", ["ssh: Could not resolve hostname github.com: Temporary failure in "
+                         "name resolution"]),
+    # Bazelisk resolving "latest" without a network (repositories/gcs.go)
+    ("download-failed", [
+        "2024/05/02 10:00:00 could not resolve the version 'latest' to an actual version "
+        "number: could not list Bazel versions in GCS bucket: could not list GCS objects at "
+        "https://www.googleapis.com/storage/v1/b/bazel/o?delimiter=/: EOF"]),
+    # git's upload-pack refusing a commit that no ref advertises (upload-pack.c)
+    ("git-ref-not-found", [f"fatal: remote error: upload-pack: not our ref {_SHA}"]),
+    # git 2.35.2's words for a repository another user owns, on a file:// mirror
+    ("git-dubious-ownership", [
+        "fatal: unsafe repository ('/mirror/tensorflow.git' is owned by someone else)",
+        "To add an exception for this directory, call:",
+        "\tgit config --global --add safe.directory /mirror/tensorflow.git",
+        "fatal: Could not read from remote repository."]),
+    # Podman/Buildah (containers/image): a manifest list and an OCI index without arm64
+    ("container-image-wrong-arch", [
+        "Error: choosing an image from manifest list docker://docker.io/tensorflow/build:"
+        "latest-python3.11: no image found in manifest list for architecture arm64, variant "
+        "\"v8\", OS linux"]),
+    ("container-image-wrong-arch", [
+        "Error: choosing image instance: no image found in image index for architecture "
+        "\"arm64\", variant \"v8\", OS \"linux\""]),
+    # Docker asked for --platform linux/arm64 with only the amd64 image local (moby, both)
+    ("container-image-wrong-arch", [
+        "docker: Error response from daemon: image with reference tensorflow/build:latest-"
+        "python3.11 was found but does not match the specified platform: wanted linux/arm64, "
+        "actual: linux/amd64."]),
+    ("container-image-wrong-arch", [
+        "docker: Error response from daemon: image with reference tensorflow/build:latest-"
+        "python3.11 was found but its platform (linux/amd64) does not match the specified "
+        "platform (linux/arm64)."]),
+    # glibc's strerror in a zh_CN locale: cp and dd (ENOSPC, EDQUOT), a JVM
+    ("disk-full", ["cp: 写入'/root/.cache/bazel/_bazel_root/cache/repos/v1/content_addressable/"
+                   "sha256/0c6b/file' 出错: 设备上没有空间"]),
+    ("disk-full", ["java.io.IOException: 设备上没有空间"]),
+    ("disk-full", ["dd: 写入\"/home/dev/.cache/bazel/swap\" 出错: 超出磁盘限额"]),
+]
+
+#: ids the near misses must not be diagnosed as
+NOT_BUILD = {"bazel-version-mismatch", "download-failed", "download-certificate-untrusted",
+             "download-checksum-mismatch", "git-dubious-ownership", "git-ref-not-found",
+             "container-image-wrong-arch", "disk-full"}
+#: lines that must not be diagnosed as any of NOT_BUILD
+BUILD_NEAR_MISSES = [
+    # TensorFlow's version_check.bzl on a Bazel built from source: a notice, not a failure
+    "DEBUG: Current Bazel is not a release version, cannot check for compatibility.",
+    "Make sure that you are running at least Bazel 6.5.0.",
+    # curl's own retry notice, and a verified handshake (curl -v)
+    "Warning: Transient problem: timeout Will retry in 1 seconds. 3 retries left.",
+    "*  SSL certificate verify ok.",
+    # Bazelisk starting a download that then succeeds
+    "2024/05/02 10:00:00 Downloading https://releases.bazel.build/7.4.1/release/"
+    "bazel-7.4.1-linux-x86_64...",
+    # git 2.35.2's refusal alone: a script asking git for a version string goes past it
+    "fatal: unsafe repository ('/src' is owned by someone else)",
+    # a fetch that found the commit
+    f" * branch            {_SHA} -> FETCH_HEAD",
+]
+
+#: (lines, the id diagnosed first)
+RUNTIME: list[tuple[list[str], str]] = []
