@@ -59,6 +59,15 @@ BUILD: list[tuple[str, list[str]]] = [
         "2024/05/02 10:00:00 could not resolve the version 'latest' to an actual version "
         "number: could not list Bazel versions in GCS bucket: could not list GCS objects at "
         "https://www.googleapis.com/storage/v1/b/bazel/o?delimiter=/: EOF"]),
+    # Bazel 7's module registry behind a proxy that refuses it (IndexRegistry.grabFile), and
+    # the registry's file with other bytes than the lockfile pins
+    ("download-failed", [
+        "ERROR: Error computing the main repository mapping: Failed to fetch registry file "
+        "https://bcr.bazel.build/modules/rules_cc/0.0.9/MODULE.bazel: GET returned 407 Proxy "
+        "Authentication Required"]),
+    ("download-checksum-mismatch", [
+        "ERROR: Failed to fetch registry file https://bcr.bazel.build/modules/abseil-cpp/"
+        "20240116.2/MODULE.bazel: Checksum was 0c6bd5c6a1e2 but wanted 8a4f2b9e7d6c"]),
     # git's upload-pack refusing a commit that no ref advertises (upload-pack.c)
     ("git-ref-not-found", [f"fatal: remote error: upload-pack: not our ref {_SHA}"]),
     # git 2.35.2's words for a repository another user owns, on a file:// mirror
@@ -84,6 +93,14 @@ BUILD: list[tuple[str, list[str]]] = [
         "docker: Error response from daemon: image with reference tensorflow/build:latest-"
         "python3.11 was found but its platform (linux/amd64) does not match the specified "
         "platform (linux/arm64)."]),
+    # nvidia-container-cli in a rootless engine (libnvidia-container src/cli/configure.c)
+    ("docker-gpu-driver", [
+        "nvidia-container-cli: permission error: capability change failed: operation not "
+        "permitted"]),
+    # bash and coreutils' env in a zh_CN locale, a genrule starting `python`
+    ("python-not-on-path", ["/bin/bash: 行 1: python: 未找到命令"]),
+    ("python-not-on-path", ["/usr/bin/env: \"python\": 没有那个文件或目录"]),
+    ("python-not-on-path", ["/usr/bin/env: “python”: 没有那个文件或目录"]),
     # glibc's strerror in a zh_CN locale: cp and dd (ENOSPC, EDQUOT), a JVM
     ("disk-full", ["cp: 写入'/root/.cache/bazel/_bazel_root/cache/repos/v1/content_addressable/"
                    "sha256/0c6b/file' 出错: 设备上没有空间"]),
@@ -94,7 +111,8 @@ BUILD: list[tuple[str, list[str]]] = [
 #: ids the near misses must not be diagnosed as
 NOT_BUILD = {"bazel-version-mismatch", "download-failed", "download-certificate-untrusted",
              "download-checksum-mismatch", "git-dubious-ownership", "git-ref-not-found",
-             "container-image-wrong-arch", "disk-full"}
+             "container-image-wrong-arch", "disk-full", "docker-gpu-driver",
+             "python-not-on-path"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # TensorFlow's version_check.bzl on a Bazel built from source: a notice, not a failure
@@ -108,6 +126,9 @@ BUILD_NEAR_MISSES = [
     "bazel-7.4.1-linux-x86_64...",
     # git 2.35.2's refusal alone: a script asking git for a version string goes past it
     "fatal: unsafe repository ('/src' is owned by someone else)",
+    # a genrule that found python3 (bash's xtrace of it), and the toolkit's info log
+    "+ python3 tensorflow/tools/git/gen_git_source.py --generate",
+    "I0101 12:00:00.000000 1234 nvc_info.c:796] requesting device information with ''",
     # a fetch that found the commit
     f" * branch            {_SHA} -> FETCH_HEAD",
 ]
