@@ -51,6 +51,14 @@ BUILD: list[tuple[str, list[str]]] = [
     ("download-failed", ["curl: (28) Connection timed out after 300001 milliseconds"]),
     ("download-failed", ["curl: (28) Operation timed out after 30000 milliseconds with 0 out "
                          "of 0 bytes received"]),
+    # curl with a proxy it cannot resolve, and TLS handshakes cut off (OpenSSL, GnuTLS)
+    ("download-failed", ["curl: (5) Could not resolve proxy: proxy.corp.example"]),
+    ("download-failed", [
+        "fatal: unable to access 'https://github.com/google/re2.git/': OpenSSL SSL_connect: "
+        "SSL_ERROR_SYSCALL in connection to github.com:443 "]),
+    ("download-failed", [
+        "fatal: unable to access 'https://github.com/google/re2.git/': gnutls_handshake() "
+        "failed: The TLS connection was non-properly terminated."]),
     # OpenSSH's resolver, git cloning over ssh
     ("download-failed", ["ssh: Could not resolve hostname github.com: Temporary failure in "
                          "name resolution"]),
@@ -59,6 +67,14 @@ BUILD: list[tuple[str, list[str]]] = [
         "2024/05/02 10:00:00 could not resolve the version 'latest' to an actual version "
         "number: could not list Bazel versions in GCS bucket: could not list GCS objects at "
         "https://www.googleapis.com/storage/v1/b/bazel/o?delimiter=/: EOF"]),
+    # Bazel's heap watchers: RetainedHeapLimiter printing alone (Bazel 3/4), and
+    # GcThrashingDetector's OutOfMemoryError message (Bazel 7)
+    ("bazel-server-oom", [
+        "RetainedHeapLimiter forcing exit due to GC thrashing: tenured space 8531214336 out of "
+        "8589934592 (>90%) occupied after back-to-back full GCs"]),
+    ("bazel-server-oom", [
+        "GcThrashingDetector forcing exit: the tenured space has been more than 90% occupied "
+        "after 2 consecutive full GCs within the past 60 seconds."]),
     # Bazel 7's module registry behind a proxy that refuses it (IndexRegistry.grabFile), and
     # the registry's file with other bytes than the lockfile pins
     ("download-failed", [
@@ -112,7 +128,7 @@ BUILD: list[tuple[str, list[str]]] = [
 NOT_BUILD = {"bazel-version-mismatch", "download-failed", "download-certificate-untrusted",
              "download-checksum-mismatch", "git-dubious-ownership", "git-ref-not-found",
              "container-image-wrong-arch", "disk-full", "docker-gpu-driver",
-             "python-not-on-path"}
+             "python-not-on-path", "bazel-server-oom"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # TensorFlow's version_check.bzl on a Bazel built from source: a notice, not a failure
@@ -129,6 +145,10 @@ BUILD_NEAR_MISSES = [
     # a genrule that found python3 (bash's xtrace of it), and the toolkit's info log
     "+ python3 tensorflow/tools/git/gen_git_source.py --generate",
     "I0101 12:00:00.000000 1234 nvc_info.c:796] requesting device information with ''",
+    # curl -v of a handshake that worked; the startup options that turn a heap watcher on
+    "*  SSL connection using TLSv1.3 / TLS_AES_256_GCM_SHA384",
+    "INFO: Options provided by the client:",
+    "  --experimental_oom_more_eagerly_threshold=90",
     # a fetch that found the commit
     f" * branch            {_SHA} -> FETCH_HEAD",
 ]
