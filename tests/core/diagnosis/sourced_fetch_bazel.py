@@ -75,6 +75,14 @@ BUILD: list[tuple[str, list[str]]] = [
     ("bazel-server-oom", [
         "GcThrashingDetector forcing exit: the tenured space has been more than 90% occupied "
         "after 2 consecutive full GCs within the past 60 seconds."]),
+    # grpc-java 1.4x+ in Bazel 6/7: a remote action whose cache call ran past its deadline
+    ("remote-deadline-exceeded", [
+        "ERROR: /src/tensorflow/core/BUILD:12:8: Compiling tensorflow/core/kernels/x.cc failed: "
+        "(Exit 34): DEADLINE_EXCEEDED: CallOptions deadline exceeded after 59.999897474s. "
+        "[closed=[], open=[[buffered_nanos=59999, remote_addr=rbe.example/10.0.0.2:443]]]"]),
+    ("remote-deadline-exceeded", [
+        "java.io.IOException: io.grpc.StatusRuntimeException: DEADLINE_EXCEEDED: Context "
+        "deadline exceeded after 119.999s."]),
     # Bazel 7's module registry behind a proxy that refuses it (IndexRegistry.grabFile), and
     # the registry's file with other bytes than the lockfile pins
     ("download-failed", [
@@ -128,7 +136,7 @@ BUILD: list[tuple[str, list[str]]] = [
 NOT_BUILD = {"bazel-version-mismatch", "download-failed", "download-certificate-untrusted",
              "download-checksum-mismatch", "git-dubious-ownership", "git-ref-not-found",
              "container-image-wrong-arch", "disk-full", "docker-gpu-driver",
-             "python-not-on-path", "bazel-server-oom"}
+             "python-not-on-path", "bazel-server-oom", "remote-deadline-exceeded"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # TensorFlow's version_check.bzl on a Bazel built from source: a notice, not a failure
@@ -149,6 +157,9 @@ BUILD_NEAR_MISSES = [
     "*  SSL connection using TLSv1.3 / TLS_AES_256_GCM_SHA384",
     "INFO: Options provided by the client:",
     "  --experimental_oom_more_eagerly_threshold=90",
+    # a cache lookup Bazel warns about and goes past (remote-cache-unusable's)
+    "WARNING: Remote Cache: DEADLINE_EXCEEDED: CallOptions deadline exceeded after "
+    "59.999897474s.",
     # a fetch that found the commit
     f" * branch            {_SHA} -> FETCH_HEAD",
 ]
