@@ -59,6 +59,20 @@ BUILD: list[tuple[str, list[str]]] = [
     ("download-failed", [
         "fatal: unable to access 'https://github.com/google/re2.git/': gnutls_handshake() "
         "failed: The TLS connection was non-properly terminated."]),
+    # Go programs (Bazelisk, Docker) on a resolver that fails (net/dnsclient_unix.go, cgo)
+    ("download-failed", [
+        "2024/05/02 10:00:00 could not download Bazel: could not fetch https://releases.bazel."
+        "build/7.4.1/release/bazel-7.4.1-linux-x86_64: Get \"https://releases.bazel.build/"
+        "7.4.1/release/bazel-7.4.1-linux-x86_64\": dial tcp: lookup releases.bazel.build on "
+        "127.0.0.53:53: server misbehaving"]),
+    ("download-failed", [
+        "docker: Error response from daemon: Get \"https://registry-1.docker.io/v2/\": dial "
+        "tcp: lookup registry-1.docker.io: Temporary failure in name resolution."]),
+    # the Docker daemon's registry request that timed out (net/http's Client)
+    ("download-failed", [
+        "Error response from daemon: Get \"https://registry-1.docker.io/v2/\": net/http: "
+        "request canceled while waiting for connection (Client.Timeout exceeded while awaiting "
+        "headers)"]),
     # OpenSSH's resolver, git cloning over ssh
     ("download-failed", ["ssh: Could not resolve hostname github.com: Temporary failure in "
                          "name resolution"]),
@@ -160,6 +174,11 @@ BUILD_NEAR_MISSES = [
     # a cache lookup Bazel warns about and goes past (remote-cache-unusable's)
     "WARNING: Remote Cache: DEADLINE_EXCEEDED: CallOptions deadline exceeded after "
     "59.999897474s.",
+    # a Go tool's own warning that it goes past (kubeadm's version lookup, falling back)
+    "W1220 21:38:53.193913   18919 version.go:102] could not fetch a Kubernetes version from "
+    "the internet: unable to get URL \"https://dl.k8s.io/release/stable-1.txt\": Get "
+    "https://dl.k8s.io/release/stable-1.txt: net/http: request canceled while waiting for "
+    "connection (Client.Timeout exceeded while awaiting headers)",
     # a fetch that found the commit
     f" * branch            {_SHA} -> FETCH_HEAD",
 ]
