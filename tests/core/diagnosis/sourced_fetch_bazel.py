@@ -39,6 +39,12 @@ BUILD: list[tuple[str, list[str]]] = [
         "fatal: unable to access 'https://github.com/tensorflow/tensorflow.git/': schannel: next "
         "InitializeSecurityContext failed: SEC_E_UNTRUSTED_ROOT (0x80090325) - The certificate "
         "chain was issued by an authority that is not trusted."]),
+    ("download-certificate-untrusted", [
+        "curl: (60) schannel: CertGetCertificateChain trust error CERT_TRUST_IS_UNTRUSTED_ROOT"]),
+    ("download-certificate-untrusted", [
+        "fatal: unable to access 'https://github.com/google/re2.git/': schannel: next "
+        "InitializeSecurityContext failed: SEC_E_CERT_EXPIRED (0x80090328) - The received "
+        "certificate has expired."]),
     # the same SSPI status in Chinese Windows' words, from a .NET download
     ("download-certificate-untrusted", ["System.ComponentModel.Win32Exception (0x80090325): "
                                         "证书链是由不受信任的颁发机构颁发的。"]),
