@@ -149,6 +149,9 @@ BUILD: list[tuple[str, list[str]]] = [
     ("disk-full", ["cp: 写入'/root/.cache/bazel/_bazel_root/cache/repos/v1/content_addressable/"
                    "sha256/0c6b/file' 出错: 设备上没有空间"]),
     ("disk-full", ["java.io.IOException: 设备上没有空间"]),
+    # Windows' ERROR_DISK_FULL in Chinese, from Python and from rustc/cargo
+    ("disk-full", ["OSError: [WinError 112] 磁盘空间不足。: 'C:\\\\tmp\\\\bazel\\\\x.o'"]),
+    ("disk-full", ["error: failed to write C:\\b\\lib.rmeta: 磁盘空间不足。 (os error 112)"]),
     ("disk-full", ["dd: 写入\"/home/dev/.cache/bazel/swap\" 出错: 超出磁盘限额"]),
 ]
 
@@ -185,6 +188,8 @@ BUILD_NEAR_MISSES = [
     "the internet: unable to get URL \"https://dl.k8s.io/release/stable-1.txt\": Get "
     "https://dl.k8s.io/release/stable-1.txt: net/http: request canceled while waiting for "
     "connection (Client.Timeout exceeded while awaiting headers)",
+    # a program's own words for low disk space, with no system error behind them
+    "提示：磁盘空间不足。请清理缓存后重试。",
     # a fetch that found the commit
     f" * branch            {_SHA} -> FETCH_HEAD",
 ]
