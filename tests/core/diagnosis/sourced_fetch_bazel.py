@@ -114,6 +114,12 @@ BUILD: list[tuple[str, list[str]]] = [
         "20240116.2/MODULE.bazel: Checksum was 0c6bd5c6a1e2 but wanted 8a4f2b9e7d6c"]),
     # git's upload-pack refusing a commit that no ref advertises (upload-pack.c)
     ("git-ref-not-found", [f"fatal: remote error: upload-pack: not our ref {_SHA}"]),
+    # git in a zh_CN locale: fetch, clone --branch, checkout of a commit, a tag, a branch
+    ("git-ref-not-found", ["致命错误：无法找到远程引用 v2.99.0"]),
+    ("git-ref-not-found", ["fatal: 远程分支 r2.99 在上游 origin 未发现"]),
+    ("git-ref-not-found", [f"fatal: 引用不是一个树：{_SHA}"]),
+    ("git-ref-not-found", ["错误：路径规格 'v2.99.0' 未匹配任何 Git 已知文件"]),
+    ("git-ref-not-found", ["致命错误：'origin/r2.99' 不是一个提交，不能基于它创建分支 'r2.99'"]),
     # git 2.35.2's words for a repository another user owns, on a file:// mirror
     ("git-dubious-ownership", [
         "fatal: unsafe repository ('/mirror/tensorflow.git' is owned by someone else)",
@@ -190,6 +196,8 @@ BUILD_NEAR_MISSES = [
     "connection (Client.Timeout exceeded while awaiting headers)",
     # a program's own words for low disk space, with no system error behind them
     "提示：磁盘空间不足。请清理缓存后重试。",
+    # git in a zh_CN locale cloning fine
+    "正克隆到 'tensorflow'...",
     # a fetch that found the commit
     f" * branch            {_SHA} -> FETCH_HEAD",
 ]
