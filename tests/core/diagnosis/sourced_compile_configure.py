@@ -1,0 +1,116 @@
+"""The compiler, linker, configure and Bazel-analysis signatures on the wordings their tools
+print elsewhere: other releases, another locale (Simplified Chinese gcc, binutils, glibc and
+MSVC), another compiler reporting the same #error. Data only: the lists run in
+test_round7_build_signatures.py's and test_runtime_wordings_r7.py's tests, with the
+rounds'.
+
+Every line was written for these tests from the tool's own format string or message
+catalogue (resources/knowledge/sources.toml cites each); none is copied from a log.
+"""
+
+from __future__ import annotations
+
+#: (the id diagnosed, alone, after an unrelated line; the lines)
+BUILD: list[tuple[str, list[str]]] = [
+    # gcc 12 in a zh_CN locale: "%s signal terminated program %s" stays English, the
+    # signal's name is glibc's strsignal (已杀死)
+    ("oom-compiler-killed", ["g++: 致命错误：已杀死 signal terminated program cc1plus",
+                             "compilation terminated."]),
+    # gcc's "internal compiler error: %s (program %s)" with its zh_CN prefix
+    ("oom-compiler-killed", ["tensorflow/core/kernels/cwise_op_add.cc:20:1: 编译器内部错误："
+                             "已杀死 (program cc1plus)"]),
+    # collect2's "%s terminated with signal %d [%s]%s", gcc-12 zh_CN
+    ("oom-compiler-killed", ["collect2: 致命错误：ld 以信号 9 [已杀死] 退出。"]),
+    # bash's job report in a zh_CN locale (strsignal)
+    ("oom-compiler-killed", ["已杀死"]),
+    # CUDA 12's host_config.h #error as MSVC reports it (C1189) and as clang does
+    ("nvcc-host-compiler-unsupported", [
+        "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\include\\crt/"
+        "host_config.h(153): fatal error C1189: #error:  -- unsupported Microsoft Visual "
+        "Studio version! Only the versions between 2017 and 2022 (inclusive) are supported!"]),
+    ("nvcc-host-compiler-unsupported", [
+        "/usr/local/cuda-12.2/include/crt/host_config.h:151:2: error: -- unsupported clang "
+        "version! clang version must be less than 16 and greater than 3.2 ."]),
+    # ... the sentence each guard ends with, alone on a wrapped line
+    ("nvcc-host-compiler-unsupported", [
+        "The nvcc flag '-allow-unsupported-compiler' can be used to override this version "
+        "check; however, using an unsupported host compiler may cause compilation failure or "
+        "incorrect run time execution. Use at your own risk."]),
+    # MSVC's C1083 in Simplified Chinese
+    ("python-headers-missing", [
+        "tensorflow/python/lib/core/bfloat16.cc(16): fatal error C1083: 无法打开包括文件: "
+        "“Python.h”: No such file or directory"]),
+    ("numpy-headers-missing", [
+        "tensorflow/python/lib/core/numpy.h(27): fatal error C1083: 无法打开包括文件: "
+        "“numpy/arrayobject.h”: No such file or directory"]),
+    # gcc in Simplified Chinese: NumPy 2's headers ("%qD在此作用域中尚未声明",
+    # "%qT没有名为%qE的成员")
+    ("numpy-too-new-for-source", [
+        "tensorflow/python/lib/core/ndarray_tensor.cc:70:15: 错误：‘NPY_NTYPES’在此作用域中"
+        "尚未声明"]),
+    ("numpy-too-new-for-source", [
+        "tensorflow/python/lib/core/py_func.cc:120:20: 错误：‘PyArray_Descr’ {aka ‘struct "
+        "_PyArray_Descr’}没有名为‘elsize’的成员"]),
+    # gcc 13's headers without <cstdint>, in gcc's Simplified Chinese
+    ("compiler-version-unsupported", [
+        "external/com_google_protobuf/src/google/protobuf/port.h:30:3: 错误：‘uint8_t’不是一个"
+        "类型名"]),
+    ("compiler-version-unsupported", [
+        "tensorflow/tsl/platform/numbers.cc:40:25: 错误：‘numeric_limits’不是‘std’的成员"]),
+    ("compiler-version-unsupported", [
+        "tensorflow/core/platform/tstring.h:30:8: 错误：‘string_view’不是命名空间‘std’中的一个"
+        "类型名"]),
+    # gcc 12 in zh_CN: "error: " is 错误： with no space, the option's words stay English
+    ("compiler-version-unsupported", ["g++: 错误：unrecognized command-line option "
+                                      "‘-std=c++17’"]),
+    ("x86-flags-on-arm", ["aarch64-linux-gnu-gcc-12: 错误：unrecognized command-line option "
+                          "‘-mavx2’"]),
+    ("arm32-flags-on-aarch64", ["gcc: 错误：unrecognized command-line option ‘-mfpu=neon’"]),
+    ("gcc-instead-of-clang", ["g++-12: 错误：unrecognized command-line option "
+                              "‘-Wthread-safety’"]),
+    # binutils 2.30's ld and gold under zh_CN, and gcc-12's collect2
+    ("link-error", ["bazel-out/k8-opt/bin/tensorflow/python/_pywrap_tensorflow_internal.so："
+                    "对‘PyUnicode_AsUTF8’未定义的引用"]),
+    ("link-error", ["/usr/bin/ld.gold: error: foo.o: 对‘tsl::Status::Status()’未定义的引用"]),
+    ("link-error", ["bazel-out/k8-opt/bin/external/com_google_protobuf/_objs/protobuf/"
+                    "message.o: absl::lts_20230802::log_internal::LogMessage::~LogMessage() "
+                    "的多重定义"]),
+    ("link-error", ["/usr/bin/ld: 找不到 -lcudart"]),
+    ("link-error", ["collect2: 错误：ld 返回 1"]),
+    # lld's ports: COFF (lld-link), Mach-O (ld64.lld)
+    ("link-error", ["lld-link: error: undefined symbol: __declspec(dllimport) "
+                    "PyExc_TypeError"]),
+    ("link-error", ["ld64.lld: error: undefined symbol: _PyBytes_AsString"]),
+    # Bazel: the C++ type in a list of several; Bazel 3's lower case for a list
+    ("cc-toolchain-unresolved", [
+        "ERROR: /src/tensorflow/BUILD:1:1: While resolving toolchains for target //tensorflow:"
+        "libtensorflow_framework.so.2: No matching toolchains found for types "
+        "@@rules_python//python:toolchain_type, @@bazel_tools//tools/cpp:toolchain_type."]),
+    ("cc-toolchain-unresolved", [
+        "ERROR: While resolving toolchains for target //tensorflow/tools/pip_package:"
+        "build_pip_package: no matching toolchains found for types "
+        "@bazel_tools//tools/python:toolchain_type, @bazel_tools//tools/cpp:toolchain_type"]),
+]
+
+#: ids the near misses must not be diagnosed as
+NOT_BUILD = {"oom-compiler-killed", "link-error", "nvcc-host-compiler-unsupported",
+             "cc-toolchain-unresolved", "compiler-version-unsupported"}
+#: lines that must not be diagnosed as any of NOT_BUILD
+BUILD_NEAR_MISSES = [
+    # ld's warning (--warn-unresolved-symbols) of an undefined reference, in zh_CN
+    "foo.o：警告：对‘bar’未定义的引用",
+    # a killed signal name in another sentence; another signal (SIGTERM: 已终止)
+    "collect2: 致命错误：ld 以信号 15 [已终止] 退出。",
+    # lld-link /force:unresolved makes it a warning
+    "lld-link: warning: undefined symbol: __imp_foo",
+    # another toolchain type missing: not the C++ toolchain
+    "no matching toolchains found for types @bazel_tools//tools/python:toolchain_type",
+    # gcc's zh_CN warning of an unknown -Wno- option in a good build
+    "cc1plus: 警告：unrecognized command-line option ‘-Wno-unknown-warning-option’ may have "
+    "been intended to silence earlier diagnostics",
+    # a name other than the fixed-width integers, undeclared in Chinese
+    "foo.cc:3:1: 错误：‘my_int_t’在此作用域中尚未声明",
+]
+
+#: (lines, the id diagnosed first)
+RUNTIME: list[tuple[list[str], str]] = []
