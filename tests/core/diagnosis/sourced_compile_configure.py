@@ -21,8 +21,9 @@ BUILD: list[tuple[str, list[str]]] = [
                              "已杀死 (program cc1plus)"]),
     # collect2's "%s terminated with signal %d [%s]%s", gcc-12 zh_CN
     ("oom-compiler-killed", ["collect2: 致命错误：ld 以信号 9 [已杀死] 退出。"]),
-    # bash's job report in a zh_CN locale (strsignal)
-    ("oom-compiler-killed", ["已杀死"]),
+    # bash 5.2's report of a killed command in a zh_CN locale ("%s: line %d: ", Killed)
+    ("oom-compiler-killed", ["/bin/bash: 第 1 行： 48213 已杀死                 "
+                             "/usr/bin/gcc -O2 -c tensorflow/core/kernels/conv_ops.cc"]),
     # CUDA 12's host_config.h #error as MSVC reports it (C1189) and as clang does
     ("nvcc-host-compiler-unsupported", [
         "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\include\\crt/"
@@ -90,6 +91,22 @@ BUILD: list[tuple[str, list[str]]] = [
         "ERROR: While resolving toolchains for target //tensorflow/tools/pip_package:"
         "build_pip_package: no matching toolchains found for types "
         "@bazel_tools//tools/python:toolchain_type, @bazel_tools//tools/cpp:toolchain_type"]),
+    # rules_ml_toolchain's redistribution rules (b117455): the variables as a Starlark list,
+    # the user-mode driver's list, NCCL's list (keyed by the CUDA major version)
+    ("hermetic-cuda-version-unsupported", [
+        "Error in fail: The supported CUDA_UMD versions are [\"12.1.1\", \"12.8.1\", "
+        "\"13.0.0\"]. Please provide a supported version in [\"HERMETIC_CUDA_UMD_VERSION\", "
+        "\"HERMETIC_CUDA_VERSION\", \"TF_CUDA_VERSION\"] environment variable(s) or add JSON "
+        "URL for CUDA_UMD version=12.7.0."]),
+    ("hermetic-cudnn-version-unsupported", [
+        "Error in fail: Please provide a supported version in [\"HERMETIC_CUDNN_VERSION\", "
+        "\"TF_CUDNN_VERSION\"] environment variable(s) or add JSON URL for CUDNN "
+        "version=9.0.1."]),
+    ("hermetic-cuda-version-unsupported", [
+        "Error in fail: The supported NCCL versions are [\"cuda12-x86_64-nccl-2.27.7\", "
+        "\"cuda13-x86_64-nccl-2.27.7\"]. Please provide a supported version in "
+        "HERMETIC_CUDA_VERSION and HERMETIC_NCCL_VERSION environment variables or add NCCL "
+        "distribution for CUDA major version=11, OS=x86_64 and NCCL=2.27.7."]),
 ]
 
 #: ids the near misses must not be diagnosed as
