@@ -37,6 +37,11 @@ BUILD: list[tuple[str, list[str]]] = [
         "The nvcc flag '-allow-unsupported-compiler' can be used to override this version "
         "check; however, using an unsupported host compiler may cause compilation failure or "
         "incorrect run time execution. Use at your own risk."]),
+    # clang 6 compiling CUDA for a GPU newer than the toolkit it found
+    ("cuda-arch-unsupported", [
+        "clang: error: GPU arch sm_70 requires CUDA version at least 9.0, but installation at "
+        "/usr/local/cuda-8.0 is 8.0. Use --cuda-path to specify a different CUDA install, or "
+        "pass --no-cuda-version-check."]),
     # MSVC's C1083 in Simplified Chinese
     ("python-headers-missing", [
         "tensorflow/python/lib/core/bfloat16.cc(16): fatal error C1083: 无法打开包括文件: "
@@ -44,6 +49,12 @@ BUILD: list[tuple[str, list[str]]] = [
     ("numpy-headers-missing", [
         "tensorflow/python/lib/core/numpy.h(27): fatal error C1083: 无法打开包括文件: "
         "“numpy/arrayobject.h”: No such file or directory"]),
+    # a newer toolkit's header, missing: MSVC's C1083 in Chinese, gcc in Chinese
+    ("cuda-toolkit-too-old", [
+        "external/local_xla/xla/stream_executor/cuda/cuda_fp8.cc(18): fatal error C1083: "
+        "无法打开包括文件: “cuda_fp8.h”: No such file or directory"]),
+    ("cuda-toolkit-too-old", [
+        "./xla/types.h:25:10: 致命错误：cuda_bf16.h：没有那个文件或目录"]),
     # gcc in Simplified Chinese: NumPy 2's headers ("%qD在此作用域中尚未声明",
     # "%qT没有名为%qE的成员")
     ("numpy-too-new-for-source", [
