@@ -118,11 +118,14 @@ BUILD: list[tuple[str, list[str]]] = [
         "\"cuda13-x86_64-nccl-2.27.7\"]. Please provide a supported version in "
         "HERMETIC_CUDA_VERSION and HERMETIC_NCCL_VERSION environment variables or add NCCL "
         "distribution for CUDA major version=11, OS=x86_64 and NCCL=2.27.7."]),
+    # Python 2's bare ImportError and Python 3.5's quoted one, for the package itself
+    ("numpy-missing-in-image", ["ImportError: No module named numpy"]),
+    ("numpy-missing-in-image", ["ImportError: No module named 'wheel'"]),
 ]
 
 #: ids the near misses must not be diagnosed as
 NOT_BUILD = {"oom-compiler-killed", "link-error", "nvcc-host-compiler-unsupported",
-             "cc-toolchain-unresolved", "compiler-version-unsupported"}
+             "cc-toolchain-unresolved", "compiler-version-unsupported", "numpy-missing-in-image"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # ld's warning (--warn-unresolved-symbols) of an undefined reference, in zh_CN
@@ -138,6 +141,9 @@ BUILD_NEAR_MISSES = [
     "been intended to silence earlier diagnostics",
     # a name other than the fixed-width integers, undeclared in Chinese
     "foo.cc:3:1: 错误：‘my_int_t’在此作用域中尚未声明",
+    # CPython's ImportError for a submodule of an installed numpy built for another ABI
+    "ModuleNotFoundError: No module named 'numpy.core._multiarray_umath'",
+    "ImportError: No module named numpy.core.multiarray",
 ]
 
 #: (lines, the id diagnosed first)
