@@ -93,6 +93,7 @@ BUILD: list[tuple[str, list[str]]] = [
     ("link-error", ["lld-link: error: undefined symbol: __declspec(dllimport) "
                     "PyExc_TypeError"]),
     ("link-error", ["ld64.lld: error: undefined symbol: _PyBytes_AsString"]),
+    ("link-error", ["ld64.lld: error: library not found for -lpython3.11"]),
     # Bazel: the C++ type in a list of several; Bazel 3's lower case for a list
     ("cc-toolchain-unresolved", [
         "ERROR: /src/tensorflow/BUILD:1:1: While resolving toolchains for target //tensorflow:"
@@ -134,6 +135,8 @@ BUILD_NEAR_MISSES = [
     "collect2: 致命错误：ld 以信号 15 [已终止] 退出。",
     # lld-link /force:unresolved makes it a warning
     "lld-link: warning: undefined symbol: __imp_foo",
+    # lld's Mach-O port on a library a .o asks for by LC_LINKER_OPTION: a warning
+    "ld64.lld: warning: auto-linked library not found for -lswiftCore",
     # another toolchain type missing: not the C++ toolchain
     "no matching toolchains found for types @bazel_tools//tools/python:toolchain_type",
     # gcc's zh_CN warning of an unknown -Wno- option in a good build
