@@ -122,11 +122,21 @@ BUILD: list[tuple[str, list[str]]] = [
     # Python 2's bare ImportError and Python 3.5's quoted one, for the package itself
     ("numpy-missing-in-image", ["ImportError: No module named numpy"]),
     ("numpy-missing-in-image", ["ImportError: No module named 'wheel'"]),
+    # the never-built packaging script, run by bash in zh_CN, by zsh and by dash
+    ("pip-package-step-mismatch", ["bash: bazel-bin/tensorflow/tools/pip_package/"
+                                   "build_pip_package: 没有那个文件或目录"]),
+    ("pip-package-step-mismatch", ["zsh: no such file or directory: ./bazel-bin/tensorflow/"
+                                   "tools/pip_package/build_pip_package"]),
+    ("pip-package-step-mismatch", ["/bin/sh: 1: bazel-bin/tensorflow/tools/pip_package/"
+                                   "build_pip_package: not found"]),
+    ("pip-package-step-mismatch", ["./build.sh: 12: bazel-bin/tensorflow/tools/pip_package/"
+                                   "build_pip_package: not found"]),
 ]
 
 #: ids the near misses must not be diagnosed as
 NOT_BUILD = {"oom-compiler-killed", "link-error", "nvcc-host-compiler-unsupported",
-             "cc-toolchain-unresolved", "compiler-version-unsupported", "numpy-missing-in-image"}
+             "cc-toolchain-unresolved", "compiler-version-unsupported", "numpy-missing-in-image",
+             "pip-package-step-mismatch"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # ld's warning (--warn-unresolved-symbols) of an undefined reference, in zh_CN
@@ -147,6 +157,9 @@ BUILD_NEAR_MISSES = [
     # CPython's ImportError for a submodule of an installed numpy built for another ABI
     "ModuleNotFoundError: No module named 'numpy.core._multiarray_umath'",
     "ImportError: No module named numpy.core.multiarray",
+    # the script that was built, run (its own output names itself)
+    "+ bazel-bin/tensorflow/tools/pip_package/build_pip_package /tmp/tensorflow_pkg",
+    "Thu Nov 28 12:00:00 UTC 2026 : === Output wheel file is in: /tmp/tensorflow_pkg",
 ]
 
 #: (lines, the id diagnosed first)
