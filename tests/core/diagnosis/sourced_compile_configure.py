@@ -24,6 +24,10 @@ BUILD: list[tuple[str, list[str]]] = [
     # bash 5.2's report of a killed command in a zh_CN locale ("%s: line %d: ", Killed)
     ("oom-compiler-killed", ["/bin/bash: 第 1 行： 48213 已杀死                 "
                              "/usr/bin/gcc -O2 -c tensorflow/core/kernels/conv_ops.cc"]),
+    # MSVC's linker out of memory (English and Chinese texts behind one code); ptxas's
+    ("oom-compiler-killed", ["LINK : fatal error LNK1102: out of memory"]),
+    ("oom-compiler-killed", ["LINK : fatal error LNK1102: 内存不足"]),
+    ("oom-compiler-killed", ["ptxas fatal   : Memory allocation failure"]),
     # CUDA 12's host_config.h #error as MSVC reports it (C1189) and as clang does
     ("nvcc-host-compiler-unsupported", [
         "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\include\\crt/"
