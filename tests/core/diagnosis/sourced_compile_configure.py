@@ -135,12 +135,20 @@ BUILD: list[tuple[str, list[str]]] = [
                                    "build_pip_package: not found"]),
     ("pip-package-step-mismatch", ["./build.sh: 12: bazel-bin/tensorflow/tools/pip_package/"
                                    "build_pip_package: not found"]),
+    # clang's HIP driver with no HIP runtime where ROCM_PATH points (ROCm 6's amdclang++)
+    ("rocm-config-failed", [
+        "clang++: error: cannot find HIP runtime; provide its path via '--rocm-path', or pass "
+        "'-nogpuinc' to build without HIP runtime"]),
+    # MSVC's own error line, with a column, in Chinese (nothing more specific known)
+    ("compile-error", ["tensorflow\\core\\platform\\strcat.cc(45,10): error C2065: “ssize_t”: "
+                       "未声明的标识符"]),
+    ("compile-error", ["tensorflow/core/kernels/foo_op.cc:31:5: 错误：‘Bar’在此作用域中尚未声明"]),
 ]
 
 #: ids the near misses must not be diagnosed as
 NOT_BUILD = {"oom-compiler-killed", "link-error", "nvcc-host-compiler-unsupported",
              "cc-toolchain-unresolved", "compiler-version-unsupported", "numpy-missing-in-image",
-             "pip-package-step-mismatch"}
+             "pip-package-step-mismatch", "compile-error"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # ld's warning (--warn-unresolved-symbols) of an undefined reference, in zh_CN
@@ -157,10 +165,13 @@ BUILD_NEAR_MISSES = [
     "cc1plus: 警告：unrecognized command-line option ‘-Wno-unknown-warning-option’ may have "
     "been intended to silence earlier diagnostics",
     # a name other than the fixed-width integers, undeclared in Chinese
-    "foo.cc:3:1: 错误：‘my_int_t’在此作用域中尚未声明",
+    "错误：‘my_int_t’在此作用域中尚未声明",
     # CPython's ImportError for a submodule of an installed numpy built for another ABI
     "ModuleNotFoundError: No module named 'numpy.core._multiarray_umath'",
     "ImportError: No module named numpy.core.multiarray",
+    # MSVC's warnings are not errors
+    "tensorflow\\core\\framework\\tensor.cc(120,5): warning C4244: 'argument': conversion "
+    "from 'int64_t' to 'int', possible loss of data",
     # the script that was built, run (its own output names itself)
     "+ bazel-bin/tensorflow/tools/pip_package/build_pip_package /tmp/tensorflow_pkg",
     "Thu Nov 28 12:00:00 UTC 2026 : === Output wheel file is in: /tmp/tensorflow_pkg",
