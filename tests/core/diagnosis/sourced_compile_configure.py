@@ -50,6 +50,11 @@ BUILD: list[tuple[str, list[str]]] = [
     ("python-headers-missing", [
         "tensorflow/python/lib/core/bfloat16.cc(16): fatal error C1083: 无法打开包括文件: "
         "“Python.h”: No such file or directory"]),
+    # Python.h's first include, missing from a partial dev install (gcc, clang)
+    ("python-headers-missing", ["/usr/include/python3.11/Python.h:12:10: fatal error: "
+                                "pyconfig.h: No such file or directory"]),
+    ("python-headers-missing", ["/usr/include/python3.12/Python.h:12:10: fatal error: "
+                                "'pyconfig.h' file not found"]),
     ("numpy-headers-missing", [
         "tensorflow/python/lib/core/numpy.h(27): fatal error C1083: 无法打开包括文件: "
         "“numpy/arrayobject.h”: No such file or directory"]),
