@@ -103,6 +103,8 @@ BUILD: list[tuple[str, list[str]]] = [
                     "PyExc_TypeError"]),
     ("link-error", ["ld64.lld: error: undefined symbol: _PyBytes_AsString"]),
     ("link-error", ["ld64.lld: error: library not found for -lpython3.11"]),
+    ("link-error", ["ld: framework not found Metal"]),
+    ("link-error", ["ld64.lld: error: framework not found for -framework CoreML"]),
     # Bazel: the C++ type in a list of several; Bazel 3's lower case for a list
     ("cc-toolchain-unresolved", [
         "ERROR: /src/tensorflow/BUILD:1:1: While resolving toolchains for target //tensorflow:"
@@ -164,6 +166,7 @@ BUILD_NEAR_MISSES = [
     "lld-link: warning: undefined symbol: __imp_foo",
     # lld's Mach-O port on a library a .o asks for by LC_LINKER_OPTION: a warning
     "ld64.lld: warning: auto-linked library not found for -lswiftCore",
+    "ld64.lld: warning: auto-linked framework not found for -framework UIKit",
     # another toolchain type missing: not the C++ toolchain
     "no matching toolchains found for types @bazel_tools//tools/python:toolchain_type",
     # gcc's zh_CN warning of an unknown -Wno- option in a good build
