@@ -150,12 +150,16 @@ BUILD: list[tuple[str, list[str]]] = [
     ("compile-error", ["tensorflow\\core\\platform\\strcat.cc(45,10): error C2065: “ssize_t”: "
                        "未声明的标识符"]),
     ("compile-error", ["tensorflow/core/kernels/foo_op.cc:31:5: 错误：‘Bar’在此作用域中尚未声明"]),
+    # LOCAL_CUDA_PATH at a folder without the toolkit's layout (rules_ml_toolchain b117455)
+    ("cuda-config-not-found", [
+        "ERROR: An error occurred during the fetch of repository 'cuda_nvcc':",
+        "Error in fail: /opt/cuda-local/bin directory doesn't exist!"]),
 ]
 
 #: ids the near misses must not be diagnosed as
 NOT_BUILD = {"oom-compiler-killed", "link-error", "nvcc-host-compiler-unsupported",
              "cc-toolchain-unresolved", "compiler-version-unsupported", "numpy-missing-in-image",
-             "pip-package-step-mismatch", "compile-error"}
+             "pip-package-step-mismatch", "compile-error", "cuda-config-not-found"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # ld's warning (--warn-unresolved-symbols) of an undefined reference, in zh_CN
@@ -177,6 +181,9 @@ BUILD_NEAR_MISSES = [
     # CPython's ImportError for a submodule of an installed numpy built for another ABI
     "ModuleNotFoundError: No module named 'numpy.core._multiarray_umath'",
     "ImportError: No module named numpy.core.multiarray",
+    # the rule's notice of a symlink target it skips (a DEBUG print, not a failure)
+    "DEBUG: /w/external/rules_ml_toolchain/gpu/nvidia_common_rules.bzl:268:18: Target "
+    "/usr/local/cuda/extras doesn't exist!",
     # MSVC's warnings are not errors
     "tensorflow\\core\\framework\\tensor.cc(120,5): warning C4244: 'argument': conversion "
     "from 'int64_t' to 'int', possible loss of data",
