@@ -154,6 +154,13 @@ BUILD: list[tuple[str, list[str]]] = [
     ("cuda-config-not-found", [
         "ERROR: An error occurred during the fetch of repository 'cuda_nvcc':",
         "Error in fail: /opt/cuda-local/bin directory doesn't exist!"]),
+    # its CUDA configuration's PTX table, for a clang (and a CUDA) it does not list
+    ("hermetic-clang-version-unsupported", [
+        "Cuda Configuration Error: The supported Clang versions are [\"17\", \"18\", \"19\", "
+        "\"20\"]. Please add max PTX version supported by Clang major version=22."]),
+    ("hermetic-cuda-version-unsupported", [
+        "Cuda Configuration Error: The supported CUDA versions are [\"12.8\", \"12.9\"]. "
+        "Please add max PTX version supported by CUDA version=13.2."]),
 ]
 
 #: ids the near misses must not be diagnosed as
