@@ -15,6 +15,7 @@ from tests.core.diagnosis import round9_wordings as r9
 from tests.core.diagnosis import round10_runtime_wordings as r10
 from tests.core.diagnosis import round11_wordings as r11
 from tests.core.diagnosis import sourced_fetch_bazel as sfb
+from tests.core.diagnosis import sourced_compile_configure as sc_cc
 from tests.core.diagnosis import test_runtime_wordings_r8 as r8
 from tests.core.test_rule_wordings import PREFIXES
 from tfwizard.core.diagnosis.runtime import diagnose, diagnose_log
@@ -166,7 +167,7 @@ def _ids(found) -> list[str]:
 
 
 ALL_WORDINGS = (WORDINGS + r8.WORDINGS + r9.RUNTIME + r10.RUNTIME + r11.RUNTIME
-                + sfb.RUNTIME)
+                + sfb.RUNTIME + sc_cc.RUNTIME)
 
 
 @pytest.mark.parametrize(("lines", "sig"), ALL_WORDINGS, ids=[c[1] for c in ALL_WORDINGS])
