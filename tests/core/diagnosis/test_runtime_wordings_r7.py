@@ -14,9 +14,11 @@ import pytest
 from tests.core.diagnosis import round9_wordings as r9
 from tests.core.diagnosis import round10_runtime_wordings as r10
 from tests.core.diagnosis import round11_wordings as r11
+from tests.core.diagnosis import sourced_gpu_runtime as sg
 from tests.core.diagnosis import test_runtime_wordings_r8 as r8
 from tests.core.test_rule_wordings import PREFIXES
 from tfwizard.core.diagnosis.runtime import diagnose, diagnose_log
+from tfwizard.core.diagnosis.unrecognised import root_lines
 
 #: (lines, the id diagnosed first)
 WORDINGS = [
@@ -164,7 +166,7 @@ def _ids(found) -> list[str]:
     return [d.id for d in found]
 
 
-ALL_WORDINGS = WORDINGS + r8.WORDINGS + r9.RUNTIME + r10.RUNTIME + r11.RUNTIME
+ALL_WORDINGS = WORDINGS + r8.WORDINGS + r9.RUNTIME + r10.RUNTIME + r11.RUNTIME + sg.RUNTIME
 
 
 @pytest.mark.parametrize(("lines", "sig"), ALL_WORDINGS, ids=[c[1] for c in ALL_WORDINGS])
@@ -174,9 +176,14 @@ def test_other_wordings_are_recognised_behind_any_prefix(lines, sig):
         assert _ids(found)[:1] == [sig], (prefix, _ids(found))
 
 
-@pytest.mark.parametrize("line", QUIET + r8.QUIET + r10.QUIET)
+@pytest.mark.parametrize("line", QUIET + r8.QUIET + r10.QUIET + sg.QUIET)
 def test_look_alike_lines_stay_quiet(line):
     assert _ids(diagnose_log([line])) == []
+
+
+@pytest.mark.parametrize("line", sg.HARMLESS)
+def test_harmless_lines_are_no_root_cause_lines(line):
+    assert not root_lines([line], "runtime").lines
 
 
 def test_the_messages_put_their_values_in_the_words():

@@ -1,0 +1,71 @@
+"""The gpu_runtime group's signatures (runtime.toml, speakers cuda-runtime, xla and
+tf-runtime) on the messages their tools print, taken from the tools' own sources: the CUDA
+driver's and runtime's error enums and strings, cuDNN's status names, TensorFlow's and TSL's
+allocator, NCCL and GPU device messages. Data only: the lists run in
+test_round7_build_signatures.py's and test_runtime_wordings_r7.py's tests, with the rounds'.
+
+Every line was written for these tests from the tool's format string (the source named above
+each, as resources/knowledge/sources.toml cites it), with plausible paths, sizes and
+versions filled in; none is copied from the corpus.
+"""
+
+from __future__ import annotations
+
+#: (the id diagnosed, alone, after an unrelated line; the lines): the group has no build
+#: signatures, so none
+BUILD: list[tuple[str, list[str]]] = []
+NOT_BUILD: set[str] = set()
+BUILD_NEAR_MISSES: list[str] = []
+
+#: (lines, the id diagnosed first)
+RUNTIME: list[tuple[list[str], str]] = [
+    # TSL's BFC allocator (TF 2.x bfc_allocator.cc, AllocateRawInternal): the last try of an
+    # allocation failed, "(rounded to %d)requested by op %s", without the dump after it
+    (["W0000 00:00:1718000000.123456    4242 bfc_allocator.cc:485] Allocator (GPU_0_bfc) ran "
+      "out of memory trying to allocate 3.26GiB (rounded to 3502243840)requested by op "
+      "model/dense_2/MatMul"], "gpu-out-of-memory"),
+    # ... and with the op name empty, as jaxlib's XLA client leaves it
+    (["Allocator (GPU_0_bfc) ran out of memory trying to allocate 12.50GiB (rounded to "
+      "13421772800)requested by op "], "gpu-out-of-memory"),
+    # cuDNN 8's cudnnStatus_t 2 by name, as a framework's cuDNN check raises it
+    (["RuntimeError: cuDNN error: CUDNN_STATUS_ALLOC_FAILED"], "gpu-out-of-memory"),
+    # TensorFlow 2.x's NCCL collectives (nccl_manager.cc NCCL_RETURN_IF_ERROR), NCCL 2.x's
+    # ncclGetErrorString words
+    (["tensorflow.python.framework.errors_impl.InternalError: NCCL: unhandled system error. "
+      "Set NCCL_DEBUG=WARN for detail. [Op:CollectiveReduceV2]"], "gpu-op-failed"),
+    (["InternalError: NCCL: unhandled cuda error. Set NCCL_DEBUG=WARN for detail."],
+     "gpu-op-failed"),
+    # NCCL's result name with its detail, as PyTorch's ProcessGroupNCCL adds it (NCCL 2.14)
+    (["ncclUnhandledCudaError: Call to CUDA function failed."], "gpu-op-failed"),
+    (["ncclRemoteError: A call failed possibly due to a network error or a remote process "
+      "exiting prematurely."], "gpu-op-failed"),
+]
+
+#: lines of the same tools that are no failure, or not these: diagnosed as nothing
+QUIET = [
+    # the BFC allocator's retry notice (bfc_allocator.cc): the caller goes on without it
+    "W tensorflow/tsl/framework/bfc_allocator.cc:296] Allocator (GPU_0_bfc) ran out of memory "
+    "trying to allocate 2.19GiB with freed_by_count=0. The caller indicates that this is not a "
+    "failure, but this may mean that there could be performance gains if more memory were "
+    "available.",
+    # NCCL's version and transport notices of a working run
+    "NCCL version 2.18.5+cuda12.2",
+    "node1:4242:4300 [0] NCCL INFO Channel 00/02 :    0   1",
+    # TensorFlow's INFO line for a small GPU beside a larger one (gpu_device.cc), 1.x and 2.x
+    "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1469] Ignoring visible gpu device "
+    "(device: 1, name: Quadro K620, pci bus id: 0000:02:00.0, compute capability: 5.0) with "
+    "core count: 3. The minimum required count is 8. You can adjust this requirement with the "
+    "env var TF_MIN_GPU_MULTIPROCESSOR_COUNT.",
+    "Ignoring gpu device (device: 1, name: GeForce GT 710, pci bus id: 0000:03:00.0) with Cuda "
+    "multiprocessor count: 1. The minimum required count is 8. You can adjust this "
+    "requirement with the env var TF_MIN_GPU_MULTIPROCESSOR_COUNT.",
+]
+
+#: lines the unrecognised fallback must not offer as a root cause (runtime.toml's
+#: [[harmless]])
+HARMLESS = [
+    "2026-01-02 10:00:00.000000: I tensorflow/core/common_runtime/gpu/gpu_device.cc:2019] "
+    "Ignoring visible gpu device (device: 1, name: NVIDIA T400, pci bus id: 0000:65:00.0, "
+    "compute capability: 7.5) with core count: 6. The minimum required count is 8. You can "
+    "adjust this requirement with the env var TF_MIN_GPU_MULTIPROCESSOR_COUNT.",
+]
