@@ -39,6 +39,22 @@ RUNTIME: list[tuple[list[str], str]] = [
     (["ncclUnhandledCudaError: Call to CUDA function failed."], "gpu-op-failed"),
     (["ncclRemoteError: A call failed possibly due to a network error or a remote process "
       "exiting prematurely."], "gpu-op-failed"),
+    # XLA with no usable ptxas: FindCudaExecutable's NOT_FOUND status as jaxlib raises it ...
+    (["jaxlib.xla_extension.XlaRuntimeError: NOT_FOUND: Couldn't find a suitable version of "
+      "ptxas. The following locations were considered: /opt/venv/lib/python3.11/site-packages"
+      "/nvidia/cuda_nvcc/bin/ptxas, /usr/local/cuda/bin/ptxas"], "ptxas-too-old"),
+    # ... nvptx_compiler.cc's fatal log ...
+    (["F0312 08:00:00.000000   5150 nvptx_compiler.cc:640] Can't find ptxas binary.  You can "
+      "pass the flag --xla_gpu_unsafe_fallback_to_driver_on_ptxas_not_found to use the GPU "
+      "driver for compiling ptx instead. However this option is discouraged and can lead to "
+      "increased memory consumptions and other subtle runtime issues."], "ptxas-too-old"),
+    # ... and TensorFlow 2.4's XLA, its CHECK
+    (["F tensorflow/compiler/xla/service/gpu/nvptx_compiler.cc:456] Check failed: "
+      "hlo_module_config.debug_options().xla_gpu_unsafe_fallback_to_driver_on_ptxas_not_found()"
+      " There was an error when trying to compile ptx into sass code. If you want to try "
+      "falling back to the GPU driver to jit compile ptx, you can use the flag "
+      "--xla_gpu_unsafe_fallback_to_driver_on_ptxas_not_found. Use at your own risk though, "
+      "it has known drawbacks like increased memory consumption."], "ptxas-too-old"),
 ]
 
 #: lines of the same tools that are no failure, or not these: diagnosed as nothing
@@ -59,6 +75,17 @@ QUIET = [
     "Ignoring gpu device (device: 1, name: GeForce GT 710, pci bus id: 0000:03:00.0) with Cuda "
     "multiprocessor count: 1. The minimum required count is 8. You can adjust this "
     "requirement with the env var TF_MIN_GPU_MULTIPROCESSOR_COUNT.",
+]
+
+#: lines that are no failure of these signatures, though they name their words
+NOT_THESE: list[tuple[str, set[str]]] = [
+    # XLA's notice when it is allowed to fall back to the driver without ptxas: it goes on
+    ("W external/xla/xla/service/gpu/nvptx_compiler.cc:698] Can't find ptxas binary in "
+     "${CUDA_DIR}/bin.  Will back to the GPU driver for PTX -> sass compilation.  This is OK "
+     "so long as you don't see a warning below about an out-of-date driver version. Custom "
+     "ptxas location can be specified using $PATH.", {"ptxas-too-old"}),
+    # the flag itself in a user's environment
+    ("XLA_FLAGS=--xla_gpu_unsafe_fallback_to_driver_on_ptxas_not_found", {"ptxas-too-old"}),
 ]
 
 #: lines the unrecognised fallback must not offer as a root cause (runtime.toml's

@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_diagnose import NO_KERNEL
-from tests.core.diagnosis import real_logs
-from tests.core.diagnosis import sourced_gpu_runtime
+from tests.core.diagnosis import real_logs, sourced_gpu_runtime
 from tests.core.diagnosis.test_diagnose import EXAMPLES, LOGS, example_lines
 from tests.core.verify.test_verify import RUNTIME, cpu_host, cpu_probe, cuda_probe, gpu_host, log
 from tests.i18n_scan import unmarked

@@ -181,6 +181,11 @@ def test_look_alike_lines_stay_quiet(line):
     assert _ids(diagnose_log([line])) == []
 
 
+@pytest.mark.parametrize(("line", "not_these"), sg.NOT_THESE)
+def test_near_misses_are_not_those_messages(line, not_these):
+    assert not not_these & set(_ids(diagnose_log([line])))
+
+
 @pytest.mark.parametrize("line", sg.HARMLESS)
 def test_harmless_lines_are_no_root_cause_lines(line):
     assert not root_lines([line], "runtime").lines
