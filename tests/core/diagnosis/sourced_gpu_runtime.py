@@ -29,6 +29,23 @@ RUNTIME: list[tuple[list[str], str]] = [
       "13421772800)requested by op "], "gpu-out-of-memory"),
     # cuDNN 8's cudnnStatus_t 2 by name, as a framework's cuDNN check raises it
     (["RuntimeError: cuDNN error: CUDNN_STATUS_ALLOC_FAILED"], "gpu-out-of-memory"),
+    # NCCL's CUDACHECK (checks.h) on cudaMalloc, NCCL 2.18's log prefix with its file and
+    # line, and the driver API's form with the error number
+    (["node1:4242:4300 [1] include/alloc.h:185 NCCL WARN Cuda failure 'out of memory'"],
+     "gpu-out-of-memory"),
+    (["gpu7:881:990 [7] NCCL WARN Cuda failure 2 'out of memory'"], "gpu-out-of-memory"),
+    # NCCL 2.19+ (shmutils.cc) with the system's error: its WARN line, and the same words
+    # as PyTorch repeats NCCL's last error after "Last error:"
+    (["node1:4242:4300 [0] misc/shmutils.cc:87 NCCL WARN Error: failed to extend "
+      "/dev/shm/nccl-Qz3xLm to 33030532 bytes, error: No space left on device (28)"],
+     "container-shm-too-small"),
+    (["ncclSystemError: System call (e.g. socket, malloc) or external library call failed or "
+      "device error.",
+      "Last error:",
+      "Error while creating shared memory segment /dev/shm/nccl-Qz3xLm (size 33030528), "
+      "error: No space left on device (28)"], "container-shm-too-small"),
+    (["Error: failed to create shared memory file /dev/shm/nccl-XXXXXX, error No space left on "
+      "device (28)"], "container-shm-too-small"),
     # TensorFlow 2.x's NCCL collectives (nccl_manager.cc NCCL_RETURN_IF_ERROR), NCCL 2.x's
     # ncclGetErrorString words
     (["tensorflow.python.framework.errors_impl.InternalError: NCCL: unhandled system error. "
@@ -64,6 +81,10 @@ QUIET = [
     "trying to allocate 2.19GiB with freed_by_count=0. The caller indicates that this is not a "
     "failure, but this may mean that there could be performance gains if more memory were "
     "available.",
+    # NCCL's CUDACHECKIGNORE: the same words at INFO, a failure it goes past
+    "node1:4242:4300 [0] NCCL INFO Cuda failure 'out of memory'",
+    # another program's System V segment, not NCCL's
+    "Error while creating shared memory segment: No space left on device",
     # NCCL's version and transport notices of a working run
     "NCCL version 2.18.5+cuda12.2",
     "node1:4242:4300 [0] NCCL INFO Channel 00/02 :    0   1",
