@@ -116,4 +116,15 @@ HARMLESS = [
     "Ignoring visible gpu device (device: 1, name: NVIDIA T400, pci bus id: 0000:65:00.0, "
     "compute capability: 7.5) with core count: 6. The minimum required count is 8. You can "
     "adjust this requirement with the env var TF_MIN_GPU_MULTIPROCESSOR_COUNT.",
+    # TSL's BFC allocator refusing an optional allocation (bfc_allocator.cc), TF 2.15's path
+    "2024-03-01 10:00:00.000000: W external/local_tsl/tsl/framework/bfc_allocator.cc:291] "
+    "Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.02GiB with freed_by_count=0. "
+    "The caller indicates that this is not a failure, but this may mean that there could be "
+    "performance gains if more memory were available.",
+    # tf.data at an iterator's end (generator_dataset_op.cc, root_dataset.cc), TF 2.1 and 2.9
+    "2021-02-03 10:00:00.000000: W tensorflow/core/kernels/data/generator_dataset_op.cc:103] "
+    "Error occurred when finalizing GeneratorDataset iterator: Failed precondition: Python "
+    "interpreter state is not initialized. The process may be terminated.",
+    "2022-07-01 10:00:00.000000: W tensorflow/core/data/root_dataset.cc:247] Optimization loop "
+    "failed: CANCELLED: Operation was cancelled",
 ]
