@@ -56,6 +56,15 @@ RUNTIME: list[tuple[list[str], str]] = [
     (["ncclUnhandledCudaError: Call to CUDA function failed."], "gpu-op-failed"),
     (["ncclRemoteError: A call failed possibly due to a network error or a remote process "
       "exiting prematurely."], "gpu-op-failed"),
+    # jaxlib without libcuda (versions_helpers.cc, gpu_kernel_helpers.cc), as jax's
+    # xla_bridge logs it, and the same words for another call
+    (["I0918 11:06:20.239907 140090094478592 xla_bridge.py:906] Unable to initialize backend "
+      "'cuda': jaxlib/cuda/versions_helpers.cc:113: operation cuInit(0) failed: Unknown CUDA "
+      "error 303; cuGetErrorName failed. This probably means that JAX was unable to load the "
+      "CUDA libraries."], "libcuda-not-found"),
+    (["RuntimeError: jaxlib/gpu/solver_kernels.cc:52: operation cuCtxGetDevice(&device) "
+      "failed: Unknown CUDA error 303; cuGetErrorName failed. This probably means that JAX was "
+      "unable to load the CUDA libraries."], "libcuda-not-found"),
     # XLA with no usable ptxas: FindCudaExecutable's NOT_FOUND status as jaxlib raises it ...
     (["jaxlib.xla_extension.XlaRuntimeError: NOT_FOUND: Couldn't find a suitable version of "
       "ptxas. The following locations were considered: /opt/venv/lib/python3.11/site-packages"
