@@ -65,6 +65,11 @@ RUNTIME: list[tuple[list[str], str]] = [
     (["RuntimeError: jaxlib/gpu/solver_kernels.cc:52: operation cuCtxGetDevice(&device) "
       "failed: Unknown CUDA error 303; cuGetErrorName failed. This probably means that JAX was "
       "unable to load the CUDA libraries."], "libcuda-not-found"),
+    # jax's compute capability check, as Python's warnings module prints it
+    (["/opt/venv/lib/python3.10/site-packages/jax/_src/xla_bridge.py:752: RuntimeWarning: "
+      "Device 0 has CUDA compute capability 3.7 which is lower than the minimum supported "
+      "compute capability 5.2. See https://jax.readthedocs.io/en/latest/installation.html"
+      "#nvidia-gpu for more details"], "cc-not-in-build"),
     # XLA with no usable ptxas: FindCudaExecutable's NOT_FOUND status as jaxlib raises it ...
     (["jaxlib.xla_extension.XlaRuntimeError: NOT_FOUND: Couldn't find a suitable version of "
       "ptxas. The following locations were considered: /opt/venv/lib/python3.11/site-packages"
