@@ -65,6 +65,11 @@ RUNTIME: list[tuple[list[str], str]] = [
     (["RuntimeError: jaxlib/gpu/solver_kernels.cc:52: operation cuCtxGetDevice(&device) "
       "failed: Unknown CUDA error 303; cuGetErrorName failed. This probably means that JAX was "
       "unable to load the CUDA libraries."], "libcuda-not-found"),
+    # TensorFlow 2.4's CUDA runtime stub without libcudart, and an old jaxlib's
+    (["tensorflow.python.framework.errors_impl.InternalError: cudaGetDevice() failed. Status: "
+      "cudaGetErrorString symbol not found."], "cudart-not-found"),
+    (["RuntimeError: CUDA operation failed: cudaGetErrorString symbol not found."],
+     "cudart-not-found"),
     # jax's compute capability check, as Python's warnings module prints it
     (["/opt/venv/lib/python3.10/site-packages/jax/_src/xla_bridge.py:752: RuntimeWarning: "
       "Device 0 has CUDA compute capability 3.7 which is lower than the minimum supported "
