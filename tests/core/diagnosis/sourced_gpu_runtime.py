@@ -146,4 +146,11 @@ HARMLESS = [
     "interpreter state is not initialized. The process may be terminated.",
     "2022-07-01 10:00:00.000000: W tensorflow/core/data/root_dataset.cc:247] Optimization loop "
     "failed: CANCELLED: Operation was cancelled",
+    # the profiler's GPU tracer without CUPTI (cupti_tracer.cc, dso_loader.cc), TF 2.5
+    "2021-06-01 10:00:00.000000: E tensorflow/core/profiler/internal/gpu/cupti_tracer.cc:1415] "
+    "function cupti_interface_->Subscribe( &subscriber_, (CUpti_CallbackFunc)ApiCallback, "
+    "this)failed with error CUPTI could not be loaded or symbol could not be found.",
+    "2021-06-01 10:00:00.000000: W tensorflow/stream_executor/platform/default/dso_loader.cc:64]"
+    " Could not load dynamic library 'libcupti.so.11.2'; dlerror: libcupti.so.11.2: cannot open "
+    "shared object file: No such file or directory",
 ]
