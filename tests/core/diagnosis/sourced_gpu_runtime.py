@@ -70,6 +70,10 @@ RUNTIME: list[tuple[list[str], str]] = [
       "cudaGetErrorString symbol not found."], "cudart-not-found"),
     (["RuntimeError: CUDA operation failed: cudaGetErrorString symbol not found."],
      "cudart-not-found"),
+    # TensorFlow 1.12's convolution autotuning without DNN support (conv_ops.cc CHECK)
+    (["2018-11-02 10:00:00.000000: F tensorflow/core/kernels/conv_ops.cc:712] Check failed: "
+      "stream->parent()->GetConvolveAlgorithms( conv_parameters.ShouldIncludeWinogradNonfused"
+      "Algo<T>(stream->parent()), &algorithms)"], "dnn-library-not-found"),
     # jax's compute capability check, as Python's warnings module prints it
     (["/opt/venv/lib/python3.10/site-packages/jax/_src/xla_bridge.py:752: RuntimeWarning: "
       "Device 0 has CUDA compute capability 3.7 which is lower than the minimum supported "
