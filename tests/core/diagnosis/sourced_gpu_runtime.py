@@ -74,6 +74,11 @@ RUNTIME: list[tuple[list[str], str]] = [
     (["2018-11-02 10:00:00.000000: F tensorflow/core/kernels/conv_ops.cc:712] Check failed: "
       "stream->parent()->GetConvolveAlgorithms( conv_parameters.ShouldIncludeWinogradNonfused"
       "Algo<T>(stream->parent()), &algorithms)"], "dnn-library-not-found"),
+    # ... and TensorFlow 2.x's, raised from a Keras layer's convolution
+    (["tensorflow.python.framework.errors_impl.InvalidArgumentError: Exception encountered "
+      "when calling layer 'conv2d' (type Conv2D).",
+      "",
+      "No DNN in stream executor. [Op:Conv2D] name: "], "dnn-library-not-found"),
     # jax's compute capability check, as Python's warnings module prints it
     (["/opt/venv/lib/python3.10/site-packages/jax/_src/xla_bridge.py:752: RuntimeWarning: "
       "Device 0 has CUDA compute capability 3.7 which is lower than the minimum supported "
