@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_diagnose import NO_KERNEL
-from tests.core.diagnosis import real_logs
+from tests.core.diagnosis import real_logs, sourced_gpu_runtime
 from tests.core.diagnosis.test_diagnose import EXAMPLES, LOGS, example_lines
 from tests.core.verify.test_verify import RUNTIME, cpu_host, cpu_probe, cuda_probe, gpu_host, log
 from tests.i18n_scan import unmarked
@@ -159,6 +159,8 @@ def runtime_cases() -> list[tuple[list, list[str]]]:
         lines = (real_logs.CORPUS / entry["file"]).read_text(encoding="utf-8").splitlines()
         for host in (None, gpu_host(), cpu_host()):
             cases.append((diagnose_log(lines, host), lines))
+    for lines, _sig in sourced_gpu_runtime.RUNTIME:  # the tools' own texts, no corpus needed
+        cases.append((diagnose_log(lines, None), lines))
     return cases
 
 

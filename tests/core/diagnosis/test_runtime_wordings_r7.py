@@ -16,9 +16,11 @@ from tests.core.diagnosis import round10_runtime_wordings as r10
 from tests.core.diagnosis import round11_wordings as r11
 from tests.core.diagnosis import sourced_fetch_bazel as sfb
 from tests.core.diagnosis import sourced_compile_configure as sc_cc
+from tests.core.diagnosis import sourced_gpu_runtime as sg
 from tests.core.diagnosis import test_runtime_wordings_r8 as r8
 from tests.core.test_rule_wordings import PREFIXES
 from tfwizard.core.diagnosis.runtime import diagnose, diagnose_log
+from tfwizard.core.diagnosis.unrecognised import root_lines
 
 #: (lines, the id diagnosed first)
 WORDINGS = [
@@ -167,7 +169,7 @@ def _ids(found) -> list[str]:
 
 
 ALL_WORDINGS = (WORDINGS + r8.WORDINGS + r9.RUNTIME + r10.RUNTIME + r11.RUNTIME
-                + sfb.RUNTIME + sc_cc.RUNTIME)
+                + sfb.RUNTIME + sc_cc.RUNTIME + sg.RUNTIME)
 
 
 @pytest.mark.parametrize(("lines", "sig"), ALL_WORDINGS, ids=[c[1] for c in ALL_WORDINGS])
@@ -177,9 +179,19 @@ def test_other_wordings_are_recognised_behind_any_prefix(lines, sig):
         assert _ids(found)[:1] == [sig], (prefix, _ids(found))
 
 
-@pytest.mark.parametrize("line", QUIET + r8.QUIET + r10.QUIET)
+@pytest.mark.parametrize("line", QUIET + r8.QUIET + r10.QUIET + sg.QUIET)
 def test_look_alike_lines_stay_quiet(line):
     assert _ids(diagnose_log([line])) == []
+
+
+@pytest.mark.parametrize(("line", "not_these"), sg.NOT_THESE)
+def test_near_misses_are_not_those_messages(line, not_these):
+    assert not not_these & set(_ids(diagnose_log([line])))
+
+
+@pytest.mark.parametrize("line", sg.HARMLESS)
+def test_harmless_lines_are_no_root_cause_lines(line):
+    assert not root_lines([line], "runtime").lines
 
 
 def test_the_messages_put_their_values_in_the_words():
