@@ -14,6 +14,7 @@ import pytest
 from tests.core.diagnosis import round9_wordings as r9
 from tests.core.diagnosis import round10_runtime_wordings as r10
 from tests.core.diagnosis import round11_wordings as r11
+from tests.core.diagnosis import sourced_python_runtime as spr
 from tests.core.diagnosis import test_runtime_wordings_r8 as r8
 from tests.core.test_rule_wordings import PREFIXES
 from tfwizard.core.diagnosis.runtime import diagnose, diagnose_log
@@ -164,7 +165,8 @@ def _ids(found) -> list[str]:
     return [d.id for d in found]
 
 
-ALL_WORDINGS = WORDINGS + r8.WORDINGS + r9.RUNTIME + r10.RUNTIME + r11.RUNTIME
+ALL_WORDINGS = (WORDINGS + r8.WORDINGS + r9.RUNTIME + r10.RUNTIME + r11.RUNTIME
+                + spr.RUNTIME)
 
 
 @pytest.mark.parametrize(("lines", "sig"), ALL_WORDINGS, ids=[c[1] for c in ALL_WORDINGS])
@@ -174,7 +176,7 @@ def test_other_wordings_are_recognised_behind_any_prefix(lines, sig):
         assert _ids(found)[:1] == [sig], (prefix, _ids(found))
 
 
-@pytest.mark.parametrize("line", QUIET + r8.QUIET + r10.QUIET)
+@pytest.mark.parametrize("line", QUIET + r8.QUIET + r10.QUIET + spr.NEAR_MISSES)
 def test_look_alike_lines_stay_quiet(line):
     assert _ids(diagnose_log([line])) == []
 
