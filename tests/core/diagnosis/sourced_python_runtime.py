@@ -30,6 +30,10 @@ RUNTIME = [
     # ... refusing an executable stack (glibc 2.41's dl-load.c, zh_CN)
     (["ImportError: /opt/venv/lib/python3.12/site-packages/jaxlib/xla_extension.so: "
       "无法启用共享目标需要的执行栈: 无效的参数"], "import-executable-stack-refused"),
+    # jaxlib's plugin check (jaxlib/plugin_support.py; jaxlib-plugin-version-check)
+    (["/usr/lib/python3.12/site-packages/jaxlib/plugin_support.py:71: RuntimeWarning: JAX "
+      "plugin jax_cuda12_plugin version 0.5.3 is installed, but it is not compatible with the "
+      "installed jaxlib version 0.6.0, so it will not be used."], "jaxlib-version-mismatch"),
     # NumPy 2's headers (generate_numpy_api.py, generate_ufunc_api.py; numpy-import-array)
     (["ImportError: numpy._core.multiarray failed to import"], "numpy-abi-mismatch"),
     (["ImportError: numpy._core.umath failed to import"], "numpy-abi-mismatch"),
