@@ -65,6 +65,18 @@ RUNTIME = [
       "3.0.2 which is incompatible."], "keras3-over-tf215"),
     (["tensorflow-cpu 2.15.1 has requirement keras<2.16,>=2.15.0, but you have keras 3.3.3."],
      "keras3-over-tf215"),
+    # TensorFlow Model Optimization's check at import (tfmot-tf-version-check)
+    (["ImportError: This version of TensorFlow Model Optimization requires TensorFlow version "
+      ">= 2.14.0; Detected an installation of version 2.13.1. Please upgrade TensorFlow to "
+      "proceed."], "keras-newer-than-tf"),
+    # uv refusing a wheel file of another Python or platform (uv-wheel-incompatible), and
+    # pip refusing a jax CUDA plugin's (pip-install-issues)
+    (["error: A path dependency is incompatible with the current platform: dist/tensorflow-"
+      "2.18.0-cp312-cp312-linux_x86_64.whl"], "wheel-python-mismatch"),
+    (["error: A URL dependency is incompatible with the current platform: https://example.com/"
+      "wheels/jaxlib-0.4.30-cp311-cp311-manylinux2014_aarch64.whl"], "wheel-python-mismatch"),
+    (["ERROR: jax_cuda12_plugin-0.4.30-cp312-cp312-manylinux2014_x86_64.whl is not a supported "
+      "wheel on this platform."], "wheel-python-mismatch"),
 ]
 
 #: lines that look like these failures and are not (nothing may be diagnosed)
@@ -79,6 +91,9 @@ NEAR_MISSES = [
     # an optional extension that a library reports and goes past (CPython's ctypes words)
     "UserWarning: Failed to load image Python extension: Could not find module "
     "'C:\\venv\\Lib\\site-packages\\torchvision\\image.pyd' (or one of its dependencies).",
+    # uv refusing another package's wheel
+    "error: A path dependency is incompatible with the current platform: dist/numpy-2.0.0-"
+    "cp312-cp312-linux_x86_64.whl",
     # another library than the CUDA ones missing, in Chinese
     "python3: 载入共享库时出错: libjpeg.so.8: 无法打开共享对象文件: 没有那个文件或目录",
 ]
