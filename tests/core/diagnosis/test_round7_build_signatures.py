@@ -12,6 +12,7 @@ from tests.core.diagnosis import round11_wordings as r11
 from tests.core.diagnosis import sourced_fetch_bazel as sfb
 from tests.core.diagnosis import sourced_compile_configure as sc_cc
 from tests.core.diagnosis import sourced_gpu_runtime as sg
+from tests.core.diagnosis import sourced_python_runtime as spr
 from tests.core.diagnosis import test_round8_build_signatures as r8
 from tfwizard.core.diagnosis.build import diagnose
 from tfwizard.core.diagnosis.unrecognised import root_lines
@@ -103,7 +104,7 @@ CASES: list[tuple[str, list[str]]] = [
 
 
 @pytest.mark.parametrize(("sig_id", "lines"), CASES + r8.CASES + r9.BUILD + r10.BUILD
-                         + r11.BUILD + sfb.BUILD + sc_cc.BUILD + sg.BUILD)
+                         + r11.BUILD + sfb.BUILD + sc_cc.BUILD + sg.BUILD + spr.BUILD)
 def test_other_wordings_of_round_7_s_failures(sig_id, lines):
     assert [d.id for d in diagnose(["INFO: Analyzed 3 targets.", *lines])] == [sig_id]
 
@@ -126,7 +127,8 @@ NOT_THESE = {"cuda-toolkit-too-old", "cuda-capabilities-undetected", "bazel-vers
                          + [(line, r11.NOT_BUILD) for line in r11.BUILD_NEAR_MISSES]
                          + [(line, sfb.NOT_BUILD) for line in sfb.BUILD_NEAR_MISSES]
                          + [(line, sc_cc.NOT_BUILD) for line in sc_cc.BUILD_NEAR_MISSES]
-                         + [(line, sg.NOT_BUILD) for line in sg.BUILD_NEAR_MISSES])
+                         + [(line, sg.NOT_BUILD) for line in sg.BUILD_NEAR_MISSES]
+                         + [(line, spr.NOT_BUILD) for line in spr.BUILD_NEAR_MISSES])
 def test_near_misses_are_not_those_causes(line, not_these):
     ids = [d.id for d in diagnose([line])]
     assert not not_these & set(ids), line

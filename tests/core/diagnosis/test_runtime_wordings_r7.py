@@ -17,6 +17,7 @@ from tests.core.diagnosis import round11_wordings as r11
 from tests.core.diagnosis import sourced_fetch_bazel as sfb
 from tests.core.diagnosis import sourced_compile_configure as sc_cc
 from tests.core.diagnosis import sourced_gpu_runtime as sg
+from tests.core.diagnosis import sourced_python_runtime as spr
 from tests.core.diagnosis import test_runtime_wordings_r8 as r8
 from tests.core.test_rule_wordings import PREFIXES
 from tfwizard.core.diagnosis.runtime import diagnose, diagnose_log
@@ -169,7 +170,7 @@ def _ids(found) -> list[str]:
 
 
 ALL_WORDINGS = (WORDINGS + r8.WORDINGS + r9.RUNTIME + r10.RUNTIME + r11.RUNTIME
-                + sfb.RUNTIME + sc_cc.RUNTIME + sg.RUNTIME)
+                + sfb.RUNTIME + sc_cc.RUNTIME + sg.RUNTIME + spr.RUNTIME)
 
 
 @pytest.mark.parametrize(("lines", "sig"), ALL_WORDINGS, ids=[c[1] for c in ALL_WORDINGS])
@@ -179,7 +180,7 @@ def test_other_wordings_are_recognised_behind_any_prefix(lines, sig):
         assert _ids(found)[:1] == [sig], (prefix, _ids(found))
 
 
-@pytest.mark.parametrize("line", QUIET + r8.QUIET + r10.QUIET + sg.QUIET)
+@pytest.mark.parametrize("line", QUIET + r8.QUIET + r10.QUIET + sg.QUIET + spr.NEAR_MISSES)
 def test_look_alike_lines_stay_quiet(line):
     assert _ids(diagnose_log([line])) == []
 
