@@ -9,6 +9,7 @@ import pytest
 from tests.core.diagnosis import round9_wordings as r9
 from tests.core.diagnosis import round10_wordings as r10
 from tests.core.diagnosis import round11_wordings as r11
+from tests.core.diagnosis import round12_wordings as r12
 from tests.core.diagnosis import test_round8_build_signatures as r8
 from tfwizard.core.diagnosis.build import diagnose
 from tfwizard.core.diagnosis.unrecognised import root_lines
@@ -100,7 +101,7 @@ CASES: list[tuple[str, list[str]]] = [
 
 
 @pytest.mark.parametrize(("sig_id", "lines"), CASES + r8.CASES + r9.BUILD + r10.BUILD
-                         + r11.BUILD)
+                         + r11.BUILD + r12.BUILD)
 def test_other_wordings_of_round_7_s_failures(sig_id, lines):
     assert [d.id for d in diagnose(["INFO: Analyzed 3 targets.", *lines])] == [sig_id]
 
@@ -120,7 +121,9 @@ NOT_THESE = {"cuda-toolkit-too-old", "cuda-capabilities-undetected", "bazel-vers
                          + [(line, r8.NOT_THESE) for line in r8.NEAR_MISSES]
                          + [(line, r9.NOT_BUILD) for line in r9.BUILD_NEAR_MISSES]
                          + [(line, r10.NOT_BUILD) for line in r10.BUILD_NEAR_MISSES]
-                         + [(line, r11.NOT_BUILD) for line in r11.BUILD_NEAR_MISSES])
+                         + [(line, r11.NOT_BUILD) for line in r11.BUILD_NEAR_MISSES]
+                         + [(line, r12.NOT_BUILD) for line in r12.BUILD_NEAR_MISSES]
+                         + [(line, {"download-failed"}) for line in r12.MIRROR_WARNINGS])
 def test_near_misses_are_not_those_causes(line, not_these):
     ids = [d.id for d in diagnose([line])]
     assert not not_these & set(ids), line

@@ -14,6 +14,7 @@ import pytest
 from tests.core.diagnosis import round9_wordings as r9
 from tests.core.diagnosis import round10_runtime_wordings as r10
 from tests.core.diagnosis import round11_wordings as r11
+from tests.core.diagnosis import round12_wordings as r12
 from tests.core.diagnosis import test_runtime_wordings_r8 as r8
 from tests.core.test_rule_wordings import PREFIXES
 from tfwizard.core.diagnosis.runtime import diagnose, diagnose_log
@@ -164,7 +165,7 @@ def _ids(found) -> list[str]:
     return [d.id for d in found]
 
 
-ALL_WORDINGS = WORDINGS + r8.WORDINGS + r9.RUNTIME + r10.RUNTIME + r11.RUNTIME
+ALL_WORDINGS = WORDINGS + r8.WORDINGS + r9.RUNTIME + r10.RUNTIME + r11.RUNTIME + r12.RUNTIME
 
 
 @pytest.mark.parametrize(("lines", "sig"), ALL_WORDINGS, ids=[c[1] for c in ALL_WORDINGS])
