@@ -1,15 +1,11 @@
-"""Round 12's signatures on wordings the corpus does not hold: other versions, paths, tools
-and prefixes of the same failures. Data only: the lists run in
-test_round7_build_signatures.py's and test_runtime_wordings_r7.py's tests, with the earlier
-rounds'.
-
-Every line was written for these tests from the tools' own message formats (their sources,
-as resources/knowledge/sources.toml cites them); none is copied from the corpus.
-"""
+"""Lines for round 12's signatures, in wordings no corpus excerpt holds (other versions,
+paths, tools and prefixes), each written from the tool's message format as
+resources/knowledge/sources.toml cites it. The build and runtime wording tests run them with
+the earlier rounds' lists."""
 
 from __future__ import annotations
 
-#: (the id diagnosed, alone, after an unrelated line; the lines)
+#: the id diagnosed alone after an unrelated line, and the lines
 BUILD: list[tuple[str, list[str]]] = [
     # Bazel 0.3.0's Starlark on another rule of a .bzl file
     ("bazel-version-mismatch", [
