@@ -44,6 +44,16 @@ EXAMPLES: dict[str, str | tuple[str, ...]] = {
     "container-image-wrong-arch": "exec /usr/bin/bash: exec format error",
     "bazelisk-download-failed": "could not download Bazel: HTTP GET https://releases.bazel.build/"
                                 "5.4.0/release/bazel-5.4.0-linux-riscv64 failed with error 404",
+    "bazel-output-root-not-writable": "FATAL: mkdir('/src/.cache/_bazel_root'): (error: 13): "
+                                      "Permission denied",
+    "bazel-meminfo-duplicate-entries": "\tat com.google.devtools.build.lib.unix."
+                                       "ProcMeminfoParser.<init>(ProcMeminfoParser.java:55)",
+    "pkgmgr-compiler-wrapper-in-bazel": "Spack compiler must be run from Spack! Input "
+                                        "'SPACK_COMPILER_SPEC' is missing.",
+    "setup-py-not-in-source-root": "/usr/bin/python3.10: can't open file 'setup.py': [Errno 2] "
+                                   "No such file or directory",
+    "base-image-tag-missing": "manifest for nvidia/cuda:10.0-devel not found: manifest unknown: "
+                              "manifest unknown",
     "numpy-too-new-for-source": "tensorflow/python/lib/core/ndarray_tensor.cc:70:15: error: "
                                 "'NPY_NTYPES' was not declared in this scope",
     "windows-path-backslashes-stripped": "bash: bazel-bintensorflowtoolspip_packagebuild_pip_"
@@ -190,7 +200,7 @@ def test_the_real_failed_fixture_build_is_diagnosed_with_line_numbers():
 
 
 def test_specific_signatures_hide_generic_ones():
-    found = diagnose(["ERROR: x.cc:1:1: Compiling x.cc failed: (Exit 4): gcc failed",
+    found = diagnose(["ERROR: x.cc:1:1: Compiling x.cc failed: (Exit 1): gcc failed",
                       "gcc: internal compiler error: Killed (program cc1plus)",
                       "FAILED: Build did NOT complete successfully"])
     assert [d.id for d in found] == ["oom-compiler-killed"]
@@ -266,7 +276,7 @@ def test_a_remote_cache_bazel_could_not_use_is_a_warning_with_its_words():
     assert "HTTP/1.1" in d.next_step and "remote.upload = false" in d.next_step
     # a warning does not hide the generic diagnosis of a failed build
     both = diagnose(["WARNING: Writing to Remote Cache:", "4 errors during bulk transfer",
-                     "ERROR: x.cc:1:1: Compiling x.cc failed: (Exit 4): gcc failed"])
+                     "ERROR: x.cc:1:1: Compiling x.cc failed: (Exit 1): gcc failed"])
     assert [x.id for x in both] == ["remote-cache-unusable", "compile-error"]
     assert both[0].excerpt == ("WARNING: Writing to Remote Cache:",
                                "4 errors during bulk transfer")

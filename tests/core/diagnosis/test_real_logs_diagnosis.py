@@ -317,7 +317,7 @@ def test_a_warning_keeps_its_words_and_hides_no_error_on_the_fast_path():
     """diagnose_file streams (logscan's fast path): the warning's context line is in its
     excerpt, and a generic error after it is still reported (a warning never hides it)."""
     lines = ["WARNING: Writing to Remote Cache:", "4 errors during bulk transfer",
-             "ERROR: x.cc:1:1: Compiling x.cc failed: (Exit 4): gcc failed",
+             "ERROR: x.cc:1:1: Compiling x.cc failed: (Exit 1): gcc failed",
              "FAILED: Build did NOT complete successfully"]
     stream = diagnose_stream(io.BytesIO("\n".join(f"err | {x}" for x in lines).encode()))
     assert stream == diagnose(lines)
