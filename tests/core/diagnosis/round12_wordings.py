@@ -35,7 +35,7 @@ BUILD: list[tuple[str, list[str]]] = [
         "ERROR: An error occurred during the fetch of repository 'rules_cc': "
         "java.io.IOException: Unable to tunnel through proxy. Proxy returns \"HTTP/1.0 407 "
         "Proxy Authentication Required\""]),
-    # ... and the same exception as the fetch's error (every URL failed)
+    # the same exception in the fetch's error (every URL failed)
     ("download-failed", [
         "ERROR: An error occurred during the fetch of repository 'x': java.io.IOException: "
         "Error downloading [https://mirror.bazel.build/x.zip] to /o/x.zip: "
@@ -123,12 +123,4 @@ RUNTIME: list[tuple[list[str], str]] = [
     (["RuntimeError: Unable to initialize backend 'tpu': ABORTED: The TPU is already in use "
       "by process with pid 1234. Not attempting to load libtpu.so in this process."],
      "tpu-in-use"),
-]
-
-#: Bazel's warning for one mirror that failed, before it fetches from the next URL
-MIRROR_WARNINGS = [
-    "WARNING: Download from https://mirror.bazel.build/github.com/a/b.tar.gz failed: class "
-    "java.net.UnknownHostException mirror.bazel.build",
-    "WARNING: Download from https://mirror.bazel.build/x.zip failed: class "
-    "java.net.SocketTimeoutException Read timed out",
 ]

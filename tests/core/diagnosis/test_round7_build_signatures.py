@@ -130,8 +130,7 @@ NOT_THESE = {"cuda-toolkit-too-old", "cuda-capabilities-undetected", "bazel-vers
                          + [(line, sc_cc.NOT_BUILD) for line in sc_cc.BUILD_NEAR_MISSES]
                          + [(line, sg.NOT_BUILD) for line in sg.BUILD_NEAR_MISSES]
                          + [(line, spr.NOT_BUILD) for line in spr.BUILD_NEAR_MISSES]
-                         + [(line, r12.NOT_BUILD) for line in r12.BUILD_NEAR_MISSES]
-                         + [(line, {"download-failed"}) for line in r12.MIRROR_WARNINGS])
+                         + [(line, r12.NOT_BUILD) for line in r12.BUILD_NEAR_MISSES])
 def test_near_misses_are_not_those_causes(line, not_these):
     ids = [d.id for d in diagnose([line])]
     assert not not_these & set(ids), line
