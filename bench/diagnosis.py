@@ -1,7 +1,7 @@
 """Benchmark: how well and how fast the diagnosis works on real logs.
 
 1. The real-log corpus (tests/data/real-logs): per kind (build, runtime), the tuning
-   excerpts and the held-out third apart, and within the holdout the round-5 to -11
+   excerpts and the held-out third apart, and within the holdout the round-5 to -12
    excerpts (each collected after the signatures of its time) apart from the older ones. An excerpt is recognised when the first cause reported
    is its label ("none": nothing reported); the fallback for unrecognised failures
    (core/diagnosis/unrecognised.py) never counts as recognised. Then, per cause, recognised of
