@@ -66,6 +66,15 @@ _PREFIX = re.compile(
     r"|>> \d+ {2,}"                                 # Spack's marked line of a build log
     r"|> )"                                         # Nix's quote of a builder's last lines
 )
+#: characters of log text from the most common on: an anchor is filed under its character
+#: that comes last here (one not listed is rarer still)
+_COMMON_CHARS = " etaoinsrlhdcu.mfp/-gy_wb:0v1k2'x=3\"485967,()[]"
+
+
+def _rarest(anchor: str) -> str:
+    return max(anchor, key=lambda c: _COMMON_CHARS.find(c) % (len(_COMMON_CHARS) + 1))
+
+
 #: ANSI colour and cursor codes (a pasted terminal's)
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _PROGRESS_LINE = re.compile(r"\[[\d,]+ / [\d,]+\] ")
@@ -131,6 +140,12 @@ class LineMatcher:
             for anchor in p.anchors or ():
                 self._by_anchor.setdefault(anchor, []).append(index)
         self._anchor_list = list(self._by_anchor)
+        # the anchors grouped by their rarest character: a line is searched for a group's
+        # anchors only when it holds that character (a few dozen checks, not hundreds)
+        groups: dict[str, list[str]] = {}
+        for anchor in self._anchor_list:
+            groups.setdefault(_rarest(anchor), []).append(anchor)
+        self._anchor_groups = list(groups.items())
 
     # -- the per-line definition ----------------------------------------------------------
 
@@ -149,7 +164,8 @@ class LineMatcher:
         text = self._text(raw)
         if self._progress(text):
             return  # Bazel's "[12 / 34] Compiling ..." status lines never carry an error
-        found = [i for a in self._anchor_list if a in text for i in self._by_anchor[a]]
+        found = [i for key, anchors in self._anchor_groups if key in text
+                 for a in anchors if a in text for i in self._by_anchor[a]]
         if not found and not self._always:
             return
         after: list[Sequence[str]] = []  # the following lines, once asked for
