@@ -1,7 +1,7 @@
 """Benchmark: how well and how fast the diagnosis works on real logs.
 
 1. The real-log corpus (tests/data/real-logs): per kind (build, runtime), the tuning
-   excerpts and the held-out third apart, and within the holdout the round-5 to -12
+   excerpts and the held-out third apart, and within the holdout the round-5 to -13
    excerpts (each collected after the signatures of its time) apart from the older ones. An excerpt is recognised when the first cause reported
    is its label ("none": nothing reported); the fallback for unrecognised failures
    (core/diagnosis/unrecognised.py) never counts as recognised. Then, per cause, recognised of
@@ -54,6 +54,7 @@ GROUPS = (("tuning", False, None), ("holdout", True, None), ("holdout round 5", 
           ("holdout round 6", True, 6), ("holdout round 7", True, 7),
           ("holdout round 8", True, 8), ("holdout round 9", True, 9),
           ("holdout round 10", True, 10), ("holdout round 11", True, 11), ("holdout round 12", True, 12),
+          ("holdout round 13", True, 13),
           ("holdout older", True, 0))
 
 
