@@ -54,6 +54,9 @@ EXAMPLES: dict[str, str | tuple[str, ...]] = {
                                    "No such file or directory",
     "base-image-tag-missing": "manifest for nvidia/cuda:10.0-devel not found: manifest unknown: "
                               "manifest unknown",
+    "prebuilt-clang-libtinfo-missing": "external/llvm_toolchain_llvm/bin/clang-15: error while "
+                                       "loading shared libraries: libtinfo.so.5: cannot open "
+                                       "shared object file: No such file or directory",
     "numpy-too-new-for-source": "tensorflow/python/lib/core/ndarray_tensor.cc:70:15: error: "
                                 "'NPY_NTYPES' was not declared in this scope",
     "windows-path-backslashes-stripped": "bash: bazel-bintensorflowtoolspip_packagebuild_pip_"

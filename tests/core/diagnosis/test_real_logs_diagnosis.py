@@ -48,6 +48,8 @@ TUNING = real_logs.entries(holdout=False)
 
 #: ids reported besides the expected cause that the excerpt does show (not false positives)
 ALSO = {
+    # the compile did fail; which compiler the configuration meant to run is not in the log
+    "build/envoy-config-clang-but-gcc-compiles-rhel8.log": {"compile-error"},
     "runtime/cudnn-805-vs-860-conv1d-tf212.log": {"dnn-library-not-found"},  # the symptom
     "runtime/cudnn-840-vs-860-dnn-not-found-tf212.log": {"dnn-library-not-found"},
     # libcudart is missing too, besides the cause the excerpt is labelled with

@@ -10,6 +10,7 @@ from tests.core.diagnosis import round9_wordings as r9
 from tests.core.diagnosis import round10_wordings as r10
 from tests.core.diagnosis import round11_wordings as r11
 from tests.core.diagnosis import round12_wordings as r12
+from tests.core.diagnosis import round13_wordings as r13
 from tests.core.diagnosis import sourced_compile_configure as sc_cc
 from tests.core.diagnosis import sourced_fetch_bazel as sfb
 from tests.core.diagnosis import sourced_gpu_runtime as sg
@@ -105,7 +106,8 @@ CASES: list[tuple[str, list[str]]] = [
 
 
 @pytest.mark.parametrize(("sig_id", "lines"), CASES + r8.CASES + r9.BUILD + r10.BUILD
-                         + r11.BUILD + sfb.BUILD + sc_cc.BUILD + sg.BUILD + spr.BUILD + r12.BUILD)
+                         + r11.BUILD + sfb.BUILD + sc_cc.BUILD + sg.BUILD + spr.BUILD + r12.BUILD
+                         + r13.BUILD)
 def test_other_wordings_of_round_7_s_failures(sig_id, lines):
     assert [d.id for d in diagnose(["INFO: Analyzed 3 targets.", *lines])] == [sig_id]
 
@@ -130,7 +132,8 @@ NOT_THESE = {"cuda-toolkit-too-old", "cuda-capabilities-undetected", "bazel-vers
                          + [(line, sc_cc.NOT_BUILD) for line in sc_cc.BUILD_NEAR_MISSES]
                          + [(line, sg.NOT_BUILD) for line in sg.BUILD_NEAR_MISSES]
                          + [(line, spr.NOT_BUILD) for line in spr.BUILD_NEAR_MISSES]
-                         + [(line, r12.NOT_BUILD) for line in r12.BUILD_NEAR_MISSES])
+                         + [(line, r12.NOT_BUILD) for line in r12.BUILD_NEAR_MISSES]
+                         + [(line, r13.NOT_BUILD) for line in r13.BUILD_NEAR_MISSES])
 def test_near_misses_are_not_those_causes(line, not_these):
     ids = [d.id for d in diagnose([line])]
     assert not not_these & set(ids), line

@@ -15,6 +15,7 @@ from tests.core.diagnosis import round9_wordings as r9
 from tests.core.diagnosis import round10_runtime_wordings as r10
 from tests.core.diagnosis import round11_wordings as r11
 from tests.core.diagnosis import round12_wordings as r12
+from tests.core.diagnosis import round13_wordings as r13
 from tests.core.diagnosis import sourced_compile_configure as sc_cc
 from tests.core.diagnosis import sourced_fetch_bazel as sfb
 from tests.core.diagnosis import sourced_gpu_runtime as sg
@@ -171,7 +172,8 @@ def _ids(found) -> list[str]:
 
 
 ALL_WORDINGS = (WORDINGS + r8.WORDINGS + r9.RUNTIME + r10.RUNTIME + r11.RUNTIME
-                + sfb.RUNTIME + sc_cc.RUNTIME + sg.RUNTIME + spr.RUNTIME + r12.RUNTIME)
+                + sfb.RUNTIME + sc_cc.RUNTIME + sg.RUNTIME + spr.RUNTIME + r12.RUNTIME
+                + r13.RUNTIME)
 
 
 @pytest.mark.parametrize(("lines", "sig"), ALL_WORDINGS, ids=[c[1] for c in ALL_WORDINGS])
