@@ -2,9 +2,10 @@
 
 1. The real-log corpus (tests/data/real-logs): per kind (build, runtime), the tuning
    excerpts and the held-out third apart, and within the holdout the round-5 to -13
-   excerpts (each collected after the signatures of its time) apart from the older ones. An excerpt is recognised when the first cause reported
-   is its label ("none": nothing reported); the fallback for unrecognised failures
-   (core/diagnosis/unrecognised.py) never counts as recognised. Then, per cause, recognised of
+   excerpts (each collected after the signatures of its time) apart from the older ones.
+   An excerpt is recognised when the first cause reported is its label ("none": nothing
+   reported); the fallback for unrecognised failures (core/diagnosis/unrecognised.py)
+   never counts as recognised. Then, per cause, recognised of
    excerpts in each group; the false positives: a diagnosis on an excerpt where nothing
    applies, a specific build signature where only the generic one should fire, or an id
    that is neither the excerpt's cause nor one tests/core/diagnosis/test_real_logs_diagnosis.py
@@ -53,8 +54,8 @@ BLOCK = 4 << 20
 GROUPS = (("tuning", False, None), ("holdout", True, None), ("holdout round 5", True, 5),
           ("holdout round 6", True, 6), ("holdout round 7", True, 7),
           ("holdout round 8", True, 8), ("holdout round 9", True, 9),
-          ("holdout round 10", True, 10), ("holdout round 11", True, 11), ("holdout round 12", True, 12),
-          ("holdout round 13", True, 13),
+          ("holdout round 10", True, 10), ("holdout round 11", True, 11),
+          ("holdout round 12", True, 12), ("holdout round 13", True, 13),
           ("holdout older", True, 0))
 
 

@@ -198,6 +198,3 @@ BUILD_NEAR_MISSES = [
     "+ bazel-bin/tensorflow/tools/pip_package/build_pip_package /tmp/tensorflow_pkg",
     "Thu Nov 28 12:00:00 UTC 2026 : === Output wheel file is in: /tmp/tensorflow_pkg",
 ]
-
-#: (lines, the id diagnosed first)
-RUNTIME: list[tuple[list[str], str]] = []

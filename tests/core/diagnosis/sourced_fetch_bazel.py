@@ -201,6 +201,3 @@ BUILD_NEAR_MISSES = [
     # a fetch that found the commit
     f" * branch            {_SHA} -> FETCH_HEAD",
 ]
-
-#: (lines, the id diagnosed first)
-RUNTIME: list[tuple[list[str], str]] = []

@@ -11,12 +11,6 @@ versions filled in; none is copied from the corpus.
 
 from __future__ import annotations
 
-#: (the id diagnosed, alone, after an unrelated line; the lines): the group has no build
-#: signatures, so none
-BUILD: list[tuple[str, list[str]]] = []
-NOT_BUILD: set[str] = set()
-BUILD_NEAR_MISSES: list[str] = []
-
 #: (lines, the id diagnosed first)
 RUNTIME: list[tuple[list[str], str]] = [
     # TSL's BFC allocator (TF 2.x bfc_allocator.cc, AllocateRawInternal): the last try of an

@@ -10,13 +10,6 @@ and versions filled in; none is copied from the corpus.
 
 from __future__ import annotations
 
-#: (the id diagnosed, alone, after an unrelated line; the lines): this group speaks at run
-#: time only, so no build-log wording
-BUILD: list[tuple[str, list[str]]] = []
-#: ids the build near misses must not be diagnosed as
-NOT_BUILD: set[str] = set()
-BUILD_NEAR_MISSES: list[str] = []
-
 #: (lines, the id diagnosed first)
 RUNTIME = [
     # glibc's loader in Simplified Chinese (po/zh_CN.po; glibc-loader-messages): Python's

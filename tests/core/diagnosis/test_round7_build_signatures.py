@@ -13,11 +13,12 @@ from tests.core.diagnosis import round12_wordings as r12
 from tests.core.diagnosis import round13_wordings as r13
 from tests.core.diagnosis import sourced_compile_configure as sc_cc
 from tests.core.diagnosis import sourced_fetch_bazel as sfb
-from tests.core.diagnosis import sourced_gpu_runtime as sg
-from tests.core.diagnosis import sourced_python_runtime as spr
 from tests.core.diagnosis import test_round8_build_signatures as r8
 from tfwizard.core.diagnosis.build import diagnose
 from tfwizard.core.diagnosis.unrecognised import root_lines
+
+#: the later rounds' and the sourced lists of build lines (BUILD, NOT_BUILD, BUILD_NEAR_MISSES)
+LISTS = (r9, r10, r11, sfb, sc_cc, r12, r13)
 
 CASES: list[tuple[str, list[str]]] = [
     # a CUDA toolkit older than the sources: the standard, newer options, newer headers
@@ -105,9 +106,8 @@ CASES: list[tuple[str, list[str]]] = [
 ]
 
 
-@pytest.mark.parametrize(("sig_id", "lines"), CASES + r8.CASES + r9.BUILD + r10.BUILD
-                         + r11.BUILD + sfb.BUILD + sc_cc.BUILD + sg.BUILD + spr.BUILD + r12.BUILD
-                         + r13.BUILD)
+@pytest.mark.parametrize(("sig_id", "lines"),
+                         CASES + r8.CASES + [case for m in LISTS for case in m.BUILD])
 def test_other_wordings_of_round_7_s_failures(sig_id, lines):
     assert [d.id for d in diagnose(["INFO: Analyzed 3 targets.", *lines])] == [sig_id]
 
@@ -125,15 +125,7 @@ NOT_THESE = {"cuda-toolkit-too-old", "cuda-capabilities-undetected", "bazel-vers
 @pytest.mark.parametrize(("line", "not_these"),
                          [(line, NOT_THESE) for line in NEAR_MISSES]
                          + [(line, r8.NOT_THESE) for line in r8.NEAR_MISSES]
-                         + [(line, r9.NOT_BUILD) for line in r9.BUILD_NEAR_MISSES]
-                         + [(line, r10.NOT_BUILD) for line in r10.BUILD_NEAR_MISSES]
-                         + [(line, r11.NOT_BUILD) for line in r11.BUILD_NEAR_MISSES]
-                         + [(line, sfb.NOT_BUILD) for line in sfb.BUILD_NEAR_MISSES]
-                         + [(line, sc_cc.NOT_BUILD) for line in sc_cc.BUILD_NEAR_MISSES]
-                         + [(line, sg.NOT_BUILD) for line in sg.BUILD_NEAR_MISSES]
-                         + [(line, spr.NOT_BUILD) for line in spr.BUILD_NEAR_MISSES]
-                         + [(line, r12.NOT_BUILD) for line in r12.BUILD_NEAR_MISSES]
-                         + [(line, r13.NOT_BUILD) for line in r13.BUILD_NEAR_MISSES])
+                         + [(line, m.NOT_BUILD) for m in LISTS for line in m.BUILD_NEAR_MISSES])
 def test_near_misses_are_not_those_causes(line, not_these):
     ids = [d.id for d in diagnose([line])]
     assert not not_these & set(ids), line

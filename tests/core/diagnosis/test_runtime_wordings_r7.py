@@ -16,8 +16,6 @@ from tests.core.diagnosis import round10_runtime_wordings as r10
 from tests.core.diagnosis import round11_wordings as r11
 from tests.core.diagnosis import round12_wordings as r12
 from tests.core.diagnosis import round13_wordings as r13
-from tests.core.diagnosis import sourced_compile_configure as sc_cc
-from tests.core.diagnosis import sourced_fetch_bazel as sfb
 from tests.core.diagnosis import sourced_gpu_runtime as sg
 from tests.core.diagnosis import sourced_python_runtime as spr
 from tests.core.diagnosis import test_runtime_wordings_r8 as r8
@@ -171,9 +169,8 @@ def _ids(found) -> list[str]:
     return [d.id for d in found]
 
 
-ALL_WORDINGS = (WORDINGS + r8.WORDINGS + r9.RUNTIME + r10.RUNTIME + r11.RUNTIME
-                + sfb.RUNTIME + sc_cc.RUNTIME + sg.RUNTIME + spr.RUNTIME + r12.RUNTIME
-                + r13.RUNTIME)
+ALL_WORDINGS = WORDINGS + r8.WORDINGS + [case for m in (r9, r10, r11, sg, spr, r12, r13)
+                                          for case in m.RUNTIME]
 
 
 @pytest.mark.parametrize(("lines", "sig"), ALL_WORDINGS, ids=[c[1] for c in ALL_WORDINGS])

@@ -72,7 +72,10 @@ _COMMON_CHARS = " etaoinsrlhdcu.mfp/-gy_wb:0v1k2'x=3\"485967,()[]"
 
 
 def _rarest(anchor: str) -> str:
-    return max(anchor, key=lambda c: _COMMON_CHARS.find(c) % (len(_COMMON_CHARS) + 1))
+    def rank(c: str) -> int:
+        return _COMMON_CHARS.index(c) if c in _COMMON_CHARS else len(_COMMON_CHARS)
+
+    return max(anchor, key=rank)
 
 
 #: ANSI colour and cursor codes (a pasted terminal's)
@@ -139,11 +142,10 @@ class LineMatcher:
                 self._always.append(index)
             for anchor in p.anchors or ():
                 self._by_anchor.setdefault(anchor, []).append(index)
-        self._anchor_list = list(self._by_anchor)
         # the anchors grouped by their rarest character: a line is searched for a group's
         # anchors only when it holds that character (a few dozen checks, not hundreds)
         groups: dict[str, list[str]] = {}
-        for anchor in self._anchor_list:
+        for anchor in self._by_anchor:
             groups.setdefault(_rarest(anchor), []).append(anchor)
         self._anchor_groups = list(groups.items())
 
