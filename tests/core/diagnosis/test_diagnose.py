@@ -52,6 +52,14 @@ EXAMPLES: dict[str, str | tuple[str, ...]] = {
                                         "'SPACK_COMPILER_SPEC' is missing.",
     "setup-py-not-in-source-root": "/usr/bin/python3.10: can't open file 'setup.py': [Errno 2] "
                                    "No such file or directory",
+    "docker-daemon-unreachable": "docker: Cannot connect to the Docker daemon at "
+                                 "unix:///var/run/docker.sock. Is the docker daemon running?",
+    "docker-socket-permission-denied": "permission denied while trying to connect to the docker "
+                                       "API at unix:///var/run/docker.sock",
+    "docker-pull-rate-limited": "Error response from daemon: toomanyrequests: You have reached "
+                                "your unauthenticated pull rate limit. "
+                                "https://www.docker.com/increase-rate-limit",
+    "patchelf-missing": "/bin/bash: line 1: patchelf: command not found",
     "base-image-tag-missing": "manifest for nvidia/cuda:10.0-devel not found: manifest unknown: "
                               "manifest unknown",
     "prebuilt-clang-libtinfo-missing": "external/llvm_toolchain_llvm/bin/clang-15: error while "
@@ -200,6 +208,21 @@ def test_the_real_failed_fixture_build_is_diagnosed_with_line_numbers():
     assert "matmul_op.cc" in lines[compile_error.lines[0] - 1]
     assert any("error: 'MatMulKernel' was not declared" in lines[n - 1]
                for n in compile_error.lines)
+
+
+def test_a_download_bazel_got_past_is_cleared_by_the_analysis_that_finished():
+    warning = ("WARNING: Download from https://mirror.example/x.tar.gz failed: class "
+               "java.io.IOException connect timed out")
+    analysed = "INFO: Analyzed target //tensorflow/tools/pip_package:wheel (212 packages loaded)."
+    failed = "ERROR: missing input file '@x//:y': connect timed out"
+    ids = lambda lines: [d.id for d in diagnose(lines)]  # noqa: E731
+    assert ids([warning, analysed]) == []  # another mirror (or the cache) had it
+    assert ids([warning]) == ["download-failed"]  # a log that stops there failed there
+    # a failure after the analysis is not cleared by it, nor is the earlier one then
+    assert ids([warning, analysed, failed]) == ["download-failed"]
+    # a build that went on and failed elsewhere is that failure's
+    assert ids([warning, analysed, "gcc: internal compiler error: Killed (program cc1plus)"]
+               ) == ["oom-compiler-killed"]
 
 
 def test_specific_signatures_hide_generic_ones():

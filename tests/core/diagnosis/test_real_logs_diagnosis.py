@@ -111,7 +111,9 @@ def test_at_least_95_percent_of_the_tuning_excerpts_get_the_right_first_cause(re
 
 
 def test_no_false_positives_on_the_tuning_excerpts(results):
-    bad = [fp for entry, ids in results for fp in false_positives(entry, ids)]
+    """(The negatives only a machine's facts tell apart are tested below, with the facts.)"""
+    bad = [fp for entry, ids in results for fp in false_positives(entry, ids)
+           if AMBIGUOUS_WITHOUT_FACTS.get(entry["file"]) != ids]
     assert bad == []
     # every "also" of a tuning excerpt is still reported: the list stays true
     reported = {e["file"]: set(ids) for e, ids in results}
@@ -143,6 +145,8 @@ def test_no_false_positives_on_the_other_tests_logs():
 AMBIGUOUS_WITHOUT_FACTS = {
     "runtime/tf213-import-startup-no-cuda-drivers-cpu-feature-trt.log": ["cudart-not-found"],
     "build/negative-spack-tf210-api-gen-cudart-dlerror-then-up-to-date.log": ["cudart-not-found"],
+    # jax's CUDA plugin on a node without a GPU, where the CPU run was meant (round 14)
+    "runtime/negative-jax-cuda12-plugin-cuinit-no-device-on-cpu-node-acm.log": ["cuinit-no-device"],
 }
 #: negatives whose build-log lines name a failure the build then got past: Bazel's warning
 #: for a mirror it could not reach before it fetched from the next URL. Only the build's

@@ -16,6 +16,7 @@ from tests.core.diagnosis import round10_runtime_wordings as r10
 from tests.core.diagnosis import round11_wordings as r11
 from tests.core.diagnosis import round12_wordings as r12
 from tests.core.diagnosis import round13_wordings as r13
+from tests.core.diagnosis import round14_wordings as r14
 from tests.core.diagnosis import sourced_gpu_runtime as sg
 from tests.core.diagnosis import sourced_python_runtime as spr
 from tests.core.diagnosis import test_runtime_wordings_r8 as r8
@@ -169,7 +170,7 @@ def _ids(found) -> list[str]:
     return [d.id for d in found]
 
 
-ALL_WORDINGS = WORDINGS + r8.WORDINGS + [case for m in (r9, r10, r11, sg, spr, r12, r13)
+ALL_WORDINGS = WORDINGS + r8.WORDINGS + [case for m in (r9, r10, r11, sg, spr, r12, r13, r14)
                                           for case in m.RUNTIME]
 
 
@@ -207,6 +208,12 @@ def test_the_messages_put_their_values_in_the_words():
     found = diagnose_log(["Mismatched PJRT plugin PJRT API version (0.54) and framework "
                           "PJRT API version 0.51)."])[0]
     assert "0.54" in found.cause and "0.51" in found.cause
+    found = diagnose_log(["RuntimeError: Unable to initialize backend 'cuda': INVALID_ARGUMENT: "
+                          "Unexpected PJRT_Client_Create_Args size: expected 88, got 72. The "
+                          "plugin is likely built with a later version than the framework. This "
+                          "plugin is built with PJRT API version 0.64."])[0]
+    assert found.id == "pjrt-plugin-version-mismatch"
+    assert "0.64" in found.cause and "{" not in found.cause  # the framework's: in words
     found = diagnose_log(["LLVM ERROR: PTX version 8.4 does not support target 'sm_120'. "
                           "Minimum required PTX version is 8.7"])[0]
     assert "sm_120" in found.cause

@@ -21,7 +21,7 @@ from ..i18n import _
 from ..resources import resource_path
 from ..vocab import SPEAKERS, Severity
 from .literals import line_pattern
-from .logscan import LineMatcher, ScanResult
+from .logscan import LineHit, LineMatcher, ScanResult
 from .types import UnrecognisedEvent
 
 if TYPE_CHECKING:
@@ -59,6 +59,10 @@ class FailureSignature:
     #: too, this one is not reported (a download that failed its checksum check is not a
     #: network problem)
     superseded_by: tuple[str, ...] = ()
+    #: lines that say the tool got past every earlier match (Bazel's analysis finished
+    #: after a mirror it could not reach): a signature whose last hit comes before the
+    #: last of these lines is not reported
+    cleared_by: tuple[re.Pattern[str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,7 @@ def load_failures_from(path: Path, known_sources: Iterable[str] | None = None
                 context_lines=int(entry.get("context_lines", 0)),
                 speaker=entry["speaker"],
                 superseded_by=tuple(entry.get("superseded_by", [])),
+                cleared_by=tuple(re.compile(p) for p in entry.get("cleared_by", [])),
             )
         except KeyError as exc:
             raise KnowledgeError(_("{where}: missing key {key}").format(
@@ -162,13 +167,26 @@ def matcher_for(sigs: tuple[FailureSignature, ...]) -> LineMatcher:
     signature's context lines kept with its hits)."""
     patterns = [line_pattern(s.id, p) for s in sigs for p in s.patterns]
     patterns += [line_pattern(_required_key(s.id), p) for s in sigs for p in s.requires]
+    patterns += [line_pattern(_cleared_key(s.id), p) for s in sigs for p in s.cleared_by]
     return LineMatcher(patterns, untag_lines=True, skip_progress=True,
-                       context={s.id: s.context_lines for s in sigs})
+                       context={s.id: s.context_lines for s in sigs},
+                       keep_last=[_cleared_key(s.id) for s in sigs if s.cleared_by])
 
 
 def _required_key(sig_id: str) -> str:
     """The scan key of a signature's `requires` patterns."""
     return sig_id + "#requires"
+
+
+def _cleared_key(sig_id: str) -> str:
+    """The scan key of a signature's `cleared_by` patterns (their last hits are kept)."""
+    return sig_id + "#cleared"
+
+
+def _cleared(scan: ScanResult, sig_id: str, found: list[LineHit]) -> bool:
+    """Whether every hit of `sig_id` comes before the last line that clears it."""
+    after = scan.hits.get(_cleared_key(sig_id)) or []
+    return bool(found and after) and found[-1].line < after[-1].line
 
 
 @cache
@@ -228,7 +246,8 @@ def diagnoses_from(scan: ScanResult, sigs: tuple[FailureSignature, ...], *,
     by_id = {s.id: s for s in sigs}
     hits = {sig_id: found for sig_id, found in scan.hits.items()
             if sig_id in by_id and (not by_id[sig_id].requires
-                                    or _required_key(sig_id) in scan.hits)}
+                                    or _required_key(sig_id) in scan.hits)
+            and not _cleared(scan, sig_id, found)}
     if exit_code is not None:
         for sig in sigs:
             if exit_code in sig.exit_codes and sig.id not in hits:

@@ -96,6 +96,8 @@ class Prefilter:
             chosen.update(_cover(left, cost, again))
         # an alternative whose every window is common (its lines are) keeps the cheapest
         chosen.update({i: first[i] for i in chosen if common_window(i)})
+        _drop_redundant(chosen, options, cost,
+                        lambda i, c: _count(seen, sample, options[i][c][1]) <= too_many)
         rare: dict[int, dict[int, set[bytes]]] = {}  # byte -> offset -> windows
         common: dict[int, set[bytes]] = {}
         for i, best in chosen.items():
@@ -141,6 +143,27 @@ def _cover(options: list[dict[tuple[int, bool], tuple[int, bytes]]],
             chosen[i] = best
             open_.discard(i)
     return chosen
+
+
+def _drop_redundant(chosen: dict[int, tuple[int, bool]],
+                    options: list[dict[tuple[int, bool], tuple[int, bytes]]],
+                    cost: Callable[[tuple[int, bool]], float],
+                    rare_enough: Callable[[int, tuple[int, bool]], bool]) -> None:
+    """Give up a chosen byte, dearest first, when every alternative it finds can be found
+    by another chosen byte's window that is not common: the greedy cover picks a byte for
+    the many alternatives it finds, though later picks may find all of them too (each byte
+    looked for is one more pass over the log)."""
+    for choice in sorted(set(chosen.values()), key=cost, reverse=True):
+        mine = [i for i, c in chosen.items() if c == choice]
+        others = set(chosen.values()) - {choice}
+        moved = {}
+        for i in mine:
+            fits = sorted((c for c in others if c in options[i] and rare_enough(i, c)), key=cost)
+            if not fits:
+                break
+            moved[i] = fits[0]
+        else:
+            chosen.update(moved)
 
 
 def _count(seen: dict[bytes, int], sample: bytes, window: bytes) -> int:

@@ -199,12 +199,12 @@ def _ptxas_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
 
 def _versions_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
                     ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
-    """A library's versions as the message gave them: PyTorch's tuples "(8, 5, 0)" as
-    8.5.0; a wording that names none (jaxlib's "Outdated cuDNN installation found.") in
-    words."""
+    """A library's (or a PJRT plugin's) versions as the message gave them: PyTorch's tuples
+    "(8, 5, 0)" as 8.5.0; a wording that names none (jaxlib's "Outdated cuDNN installation
+    found.", PJRT's struct-size check, which names only the plugin's) in words."""
     unknown = _("(not in the log)")
     out: dict[str, Any] = {}
-    for key in ("loaded", "compiled", "built"):
+    for key in ("loaded", "compiled", "built", "plugin", "framework"):
         value = str(values.get(key) or "")
         if value.startswith("(") and value.endswith(")"):
             value = ".".join(part.strip() for part in value[1:-1].split(","))
@@ -232,6 +232,7 @@ _MESSAGE_EXTRAS: dict[str, MessageExtra] = {
     "cuinit-no-device": _driver_side_extra,
     "cudnn-mismatch": _versions_extra,
     "cuda-lib-too-old": _versions_extra,
+    "pjrt-plugin-version-mismatch": _versions_extra,
 }
 
 

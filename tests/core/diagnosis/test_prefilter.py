@@ -1,0 +1,41 @@
+"""The prefilter's byte choice: one byte fewer to look for when the others find its lines."""
+
+from __future__ import annotations
+
+from tfwizard.core.diagnosis.literals import line_pattern
+from tfwizard.core.diagnosis.prefilter import Prefilter, _drop_redundant
+
+X, Y, Z = (ord("o"), False), (ord("K"), True), (ord("Q"), True)
+COST = {X: 3.0, Y: 1.0, Z: 2.0}
+
+
+def test_a_dear_byte_whose_alternatives_others_find_is_given_up():
+    options = [{X: (0, b"one"), Y: (1, b"oKay")}, {Y: (0, b"Kilo")}, {X: (0, b"over")}]
+    chosen = {0: X, 1: Y, 2: X}
+    _drop_redundant(chosen, options, COST.__getitem__, lambda i, c: True)
+    assert chosen == {0: X, 1: Y, 2: X}  # alternative 2 has no other byte: X stays
+    options[2][Z] = (2, b"ovQ!")
+    chosen = {0: X, 1: Y, 2: X, 3: Z}
+    options.append({Z: (0, b"Quit")})
+    _drop_redundant(chosen, options, COST.__getitem__, lambda i, c: True)
+    assert chosen == {0: Y, 1: Y, 2: Z, 3: Z}  # X is looked for no more
+
+
+def test_a_common_window_is_not_taken_instead():
+    options = [{X: (0, b"one"), Y: (1, b"oKay")}, {Y: (0, b"Kilo")}]
+    chosen = {0: X, 1: Y}
+    _drop_redundant(chosen, options, COST.__getitem__, lambda i, c: c != Y or i != 0)
+    assert chosen == {0: X, 1: Y}
+
+
+def test_every_line_a_pattern_can_match_is_still_found():
+    words = ["Killed signal terminated program", "No space left on device",
+             "Killed (program cc1plus)", "error: unrecognized option"]
+    patterns = [line_pattern(str(i), w) for i, w in enumerate(words)]
+    lines = [b"INFO: nothing here", *(w.encode() for w in words), b"[3 / 9] Compiling x.cc"]
+    log = b"\n".join(lines * 50) + b"\n"
+    prefilter = Prefilter(patterns, log[:4096])
+    starts = {log.rfind(b"\n", 0, p) + 1 for p in prefilter.positions(log, 0, len(log))}
+    wanted = {i for i in range(len(log)) if (i == 0 or log[i - 1] == 10) and any(
+        log.startswith(w.encode(), i) for w in words)}
+    assert wanted <= starts
