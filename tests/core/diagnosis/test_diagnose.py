@@ -60,6 +60,15 @@ EXAMPLES: dict[str, str | tuple[str, ...]] = {
                                 "your unauthenticated pull rate limit. "
                                 "https://www.docker.com/increase-rate-limit",
     "patchelf-missing": "/bin/bash: line 1: patchelf: command not found",
+    "registry-access-denied": "Error response from daemon: unauthorized: authentication "
+                              "required",
+    "configure-clang-version-unknown": ("WARNING: current clang installation is not a release "
+                                        "version.",
+                                        "AttributeError: 'NoneType' object has no attribute "
+                                        "'split'"),
+    "remote-cache-evicted": "ERROR: /w/BUILD:3:8: Compiling a.cc failed: Failed to fetch "
+                            "blobs because they do not exist remotely.: Missing digest: "
+                            "a72f/139666 for bazel-out/k8-fastbuild/bin/a.o",
     "base-image-tag-missing": "manifest for nvidia/cuda:10.0-devel not found: manifest unknown: "
                               "manifest unknown",
     "prebuilt-clang-libtinfo-missing": "external/llvm_toolchain_llvm/bin/clang-15: error while "

@@ -145,6 +145,9 @@ def test_no_false_positives_on_the_other_tests_logs():
 AMBIGUOUS_WITHOUT_FACTS = {
     "runtime/tf213-import-startup-no-cuda-drivers-cpu-feature-trt.log": ["cudart-not-found"],
     "build/negative-spack-tf210-api-gen-cudart-dlerror-then-up-to-date.log": ["cudart-not-found"],
+    # TensorFlow's stub in a CPU-only image (round 15), like the first
+    "runtime/deepvariant-cpu-image-could-not-find-cuda-drivers-make-examples.log":
+        ["cudart-not-found"],
     # jax's CUDA plugin on a node without a GPU, where the CPU run was meant (round 14)
     "runtime/negative-jax-cuda12-plugin-cuinit-no-device-on-cpu-node-acm.log": ["cuinit-no-device"],
 }

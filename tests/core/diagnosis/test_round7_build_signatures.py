@@ -12,6 +12,7 @@ from tests.core.diagnosis import round11_wordings as r11
 from tests.core.diagnosis import round12_wordings as r12
 from tests.core.diagnosis import round13_wordings as r13
 from tests.core.diagnosis import round14_wordings as r14
+from tests.core.diagnosis import round15_wordings as r15
 from tests.core.diagnosis import sourced_compile_configure as sc_cc
 from tests.core.diagnosis import sourced_fetch_bazel as sfb
 from tests.core.diagnosis import test_round8_build_signatures as r8
@@ -19,7 +20,7 @@ from tfwizard.core.diagnosis.build import diagnose
 from tfwizard.core.diagnosis.unrecognised import root_lines
 
 #: the later rounds' and the sourced lists of build lines (BUILD, NOT_BUILD, BUILD_NEAR_MISSES)
-LISTS = (r9, r10, r11, sfb, sc_cc, r12, r13, r14)
+LISTS = (r9, r10, r11, sfb, sc_cc, r12, r13, r14, r15)
 
 CASES: list[tuple[str, list[str]]] = [
     # a CUDA toolkit older than the sources: the standard, newer options, newer headers
