@@ -58,6 +58,7 @@ GROUPS = (("tuning", False, None), ("holdout", True, None), ("holdout round 5", 
           ("holdout round 12", True, 12), ("holdout round 13", True, 13),
           ("holdout round 14", True, 14),
           ("holdout round 15", True, 15),
+          ("holdout round 16", True, 16),
           ("holdout older", True, 0))
 
 

@@ -69,6 +69,11 @@ EXAMPLES: dict[str, str | tuple[str, ...]] = {
     "remote-cache-evicted": "ERROR: /w/BUILD:3:8: Compiling a.cc failed: Failed to fetch "
                             "blobs because they do not exist remotely.: Missing digest: "
                             "a72f/139666 for bazel-out/k8-fastbuild/bin/a.o",
+    "gcc-cc1plus-missing": "gcc: fatal error: cannot execute 'cc1plus': execvp: No such file or "
+                           "directory",
+    "bazel-jdk-too-new": ("FATAL: bazel crashed due to an internal error. Printing stack trace:",
+                          "java.lang.ExceptionInInitializerError"),
+    "bazel-sh-not-set": "ERROR: BAZEL_SH environment variable is not set",
     "base-image-tag-missing": "manifest for nvidia/cuda:10.0-devel not found: manifest unknown: "
                               "manifest unknown",
     "prebuilt-clang-libtinfo-missing": "external/llvm_toolchain_llvm/bin/clang-15: error while "

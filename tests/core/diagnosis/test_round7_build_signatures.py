@@ -13,6 +13,7 @@ from tests.core.diagnosis import round12_wordings as r12
 from tests.core.diagnosis import round13_wordings as r13
 from tests.core.diagnosis import round14_wordings as r14
 from tests.core.diagnosis import round15_wordings as r15
+from tests.core.diagnosis import round16_wordings as r16
 from tests.core.diagnosis import sourced_compile_configure as sc_cc
 from tests.core.diagnosis import sourced_fetch_bazel as sfb
 from tests.core.diagnosis import test_round8_build_signatures as r8
@@ -20,7 +21,7 @@ from tfwizard.core.diagnosis.build import diagnose
 from tfwizard.core.diagnosis.unrecognised import root_lines
 
 #: the later rounds' and the sourced lists of build lines (BUILD, NOT_BUILD, BUILD_NEAR_MISSES)
-LISTS = (r9, r10, r11, sfb, sc_cc, r12, r13, r14, r15)
+LISTS = (r9, r10, r11, sfb, sc_cc, r12, r13, r14, r15, r16)
 
 CASES: list[tuple[str, list[str]]] = [
     # a CUDA toolkit older than the sources: the standard, newer options, newer headers

@@ -18,6 +18,7 @@ from tests.core.diagnosis import round12_wordings as r12
 from tests.core.diagnosis import round13_wordings as r13
 from tests.core.diagnosis import round14_wordings as r14
 from tests.core.diagnosis import round15_wordings as r15
+from tests.core.diagnosis import round16_wordings as r16
 from tests.core.diagnosis import sourced_gpu_runtime as sg
 from tests.core.diagnosis import sourced_python_runtime as spr
 from tests.core.diagnosis import test_runtime_wordings_r8 as r8
@@ -171,7 +172,7 @@ def _ids(found) -> list[str]:
     return [d.id for d in found]
 
 
-ALL_WORDINGS = WORDINGS + r8.WORDINGS + [case for m in (r9, r10, r11, sg, spr, r12, r13, r14, r15)
+ALL_WORDINGS = WORDINGS + r8.WORDINGS + [case for m in (r9, r10, r11, sg, spr, r12, r13, r14, r15, r16)
                                           for case in m.RUNTIME]
 
 
