@@ -88,7 +88,7 @@ KNOWN_PLACEHOLDERS = {
     "kernel", "dso", "libs", "cc", "sm", "device", "minimum", "driver", "ptxas", "loaded",
     "compiled", "host_gpu_message", "why", "cuda", "driver_cuda", "driver_needed", "gpu",
     "built", "ptx", "libcuda_state", "error", "how", "stage", "timeout", "needed", "lib",
-    "plugin", "framework",
+    "plugin", "framework", "proto", "gencode", "runtime", "package", "version",
 }
 
 
