@@ -16,16 +16,20 @@
    `--tuning` reports the tuning excerpts only (for whoever writes signatures: the holdout
    is run once, when they are final).
 2. Throughput: a Bazel log of SIZE MB (default 2048) is written to a temporary folder from
-   real build log lines (the fixture builds' log.txt, harmless corpus excerpts, progress
-   lines in their format), with a real compiler OOM near the end; `tfwizard diagnose`'s
+   real build log lines (the fixture builds' log.txt, harmless corpus excerpts of rounds up
+   to FILLER_ROUND, so the log stays the same as the corpus grows, progress lines in their
+   format), with a real compiler OOM near the end; `tfwizard diagnose`'s
    path (diagnose_file) reads it in a fresh process, which reports its wall time and peak
    RSS. Baselines in the same run: reading the file in the same chunks without scanning,
    and the per-line reference (LineMatcher.scan_lines) on the first 100 MB, whose result
    the fast path must equal. Targets: >= 100 MB/s, and peak RSS no higher than on a log a
    tenth the size (constant memory). The fallback's scan (run only when nothing is
-   recognised) is timed on the same log.
+   recognised) is timed on the same log. `--all-negatives`: diagnose_file once more on a
+   log of the same size whose other lines come from every round's negatives (near misses
+   that look like failures on purpose: a harder log than a real build's).
 
     .venv/bin/python bench/diagnosis.py [SIZE_MB] [--keep DIR] [--tuning] [--no-throughput]
+                                        [--all-negatives]
 """
 
 from __future__ import annotations
@@ -152,12 +156,21 @@ def print_corpus(report: dict) -> None:
         print(f"  cross-kind: {text}")
 
 
-def filler_lines() -> tuple[list[str], list[str], list[str]]:
-    """(progress lines, compiler output lines, other lines), real ones, as log.txt holds them."""
+#: the last corpus round whose tuning negatives fill the throughput log: the log stays the
+#: same as the corpus grows, so its figure compares across rounds (the negatives of later
+#: rounds, near misses that look like failures on purpose, are measured apart: `--all-negatives`)
+FILLER_ROUND = 13
+
+
+def filler_lines(last_round: int | None = FILLER_ROUND) -> tuple[list[str], list[str], list[str]]:
+    """(progress lines, compiler output lines, other lines), real ones, as log.txt holds them;
+    the "other" lines hold the tuning negatives of rounds up to `last_round` (None: all)."""
     tagged: list[str] = []
     for name in ("fixture-cold.log.txt", "fixture-cached.log.txt"):
         tagged += (LOGS / name).read_text(encoding="utf-8").splitlines()
     for entry in real_logs.entries("build", holdout=False):
+        if last_round is not None and entry.get("round", 0) > last_round:
+            continue
         if entry["cause"] == real_logs.NONE:
             text = (real_logs.CORPUS / entry["file"]).read_text(encoding="utf-8")
             tagged += ["err | " + line for line in text.splitlines()]
@@ -168,9 +181,9 @@ def filler_lines() -> tuple[list[str], list[str], list[str]]:
     return progress, compiler, other
 
 
-def write_log(path: Path, size: int) -> int:
+def write_log(path: Path, size: int, last_round: int | None = FILLER_ROUND) -> int:
     """A `size`-byte Bazel log ending in a real OOM; the number of the failure's first line."""
-    progress, compiler, other = filler_lines()
+    progress, compiler, other = filler_lines(last_round)
     rng = random.Random(18)
     lines: list[str] = []
     n = 0
@@ -264,15 +277,16 @@ def main() -> None:
         del args[args.index("--keep"): args.index("--keep") + 2]
     tuning_only = "--tuning" in args
     throughput = "--no-throughput" not in args
-    args = [a for a in args if a not in ("--tuning", "--no-throughput")]
+    all_negatives = "--all-negatives" in args
+    args = [a for a in args if a not in ("--tuning", "--no-throughput", "--all-negatives")]
     size_mb = int(args[0]) if args else 2048
 
     print_corpus(corpus_report(tuning_only=tuning_only))
     if throughput:
-        measure_throughput(size_mb, keep)
+        measure_throughput(size_mb, keep, all_negatives)
 
 
-def measure_throughput(size_mb: int, keep: Path | None) -> None:
+def measure_throughput(size_mb: int, keep: Path | None, all_negatives: bool = False) -> None:
     """The throughput part (see the module docstring)."""
     folder = keep or Path(tempfile.mkdtemp(prefix="tfwizard-bench-diag-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -306,6 +320,11 @@ def measure_throughput(size_mb: int, keep: Path | None) -> None:
         print(f"  the fallback's scan       {mb / fallback['seconds']:8.1f} MB/s  "
               f"{fallback['seconds']:.1f} s  peak RSS {fallback['peak_rss_mb']} MB; "
               f"root-cause lines {fallback['found']}")
+        if all_negatives:  # the same size, its other lines from every tuning negative
+            write_log(big, size_mb << 20, None)
+            every = run_child(big, "diagnose")
+            print(f"  with every round's negatives as filler: diagnose_file "
+                  f"{mb / every['seconds']:.1f} MB/s")
     finally:
         if keep is None:
             for path in (big, small):

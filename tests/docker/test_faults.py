@@ -356,10 +356,86 @@ def test_cancel_during_a_stalled_image_pull_returns_at_once(engine2, tmp_path):
         client.close()
 
 
+class _RefusingRegistry:
+    """A registry on 127.0.0.1 that answers the API's ping and refuses every manifest with
+    one of the registry API's errors (distribution spec: status, code, message)."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        import http.server
+
+        body = json.dumps({"errors": [{"code": code, "message": message}]}).encode()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _answer(self, with_body: bool) -> None:
+                ping = self.path.rstrip("/") == "/v2"
+                self.send_response(200 if ping else status)
+                self.send_header("Docker-Distribution-API-Version", "registry/2.0")
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "2" if ping else str(len(body)))
+                self.end_headers()
+                if with_body:
+                    self.wfile.write(b"{}" if ping else body)
+
+            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+                self._answer(True)
+
+            def do_HEAD(self) -> None:  # noqa: N802
+                self._answer(False)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize(("status", "code", "message", "diagnosis"), [
+    (429, "TOOMANYREQUESTS", "You have reached your pull rate limit. You may increase the "
+     "limit by authenticating and upgrading: https://www.docker.com/increase-rate-limit",
+     "docker-pull-rate-limited"),
+    (404, "MANIFEST_UNKNOWN", "manifest unknown", "base-image-tag-missing"),
+])
+def test_a_registry_that_refuses_the_pull_is_diagnosed_by_its_answer(
+        engine2, tmp_path, status, code, message, diagnosis):
+    """The engine pulls from a real (small) registry that refuses, as Docker Hub does when
+    its rate limit is reached or a tag is gone: the build ends with the registry's words,
+    and its diagnosis names the cause from them."""
+    from tfwizard.core.diagnosis.build import load_failures
+
+    registry = _RefusingRegistry(status, code, message)
+    client = engine2.client()
+    image = f"127.0.0.1:{registry.port}/tfwizard-test/x:1"
+    try:
+        with pytest.raises(ImageMissing) as info:  # what to do is the catalogue's next step
+            dockerutil.ensure_image(client, image)
+        assert info.value.hint == next(s for s in load_failures() if s.id == diagnosis).next_step
+        plan = kit.busybox_plan(tmp_path, "true", prefix="tfwizard-test-e2-refused")
+        plan = dataclasses.replace(plan, image=image)
+        runner = BuildRunner(plan, data_root=tmp_path, client=client)
+        events = kit.run(runner)
+        result = events[-1].result
+        assert result.status == "error" and "cannot be pulled" in result.message
+        assert code.lower() in result.message or "manifest unknown" in result.message
+        found = [e.id for e in events if e.type == "finding"]
+        assert found[:1] == [diagnosis], found
+        log = "\n".join(text for _channel, text in read_log(runner.record.log_path))
+        assert diagnosis in log  # the record says it too
+        assert kit.leftovers(client, runner.build_id) == []
+    finally:
+        registry.close()
+        client.close()
+
+
 #: the faults these tests inject (for the report)
 FAULTS = ("no daemon (socket missing)", "socket permission denied (real dockerd, uid 65534)",
           "dockerd SIGKILLed mid-build", "dockerd restarted with leftovers (clean)",
           "image missing + registry refusing", "image pull stalled + cancel",
+          "registry rate limit (429) and missing tag (404)",
           "container OOM-killed (mem_limit)", "RLIMIT_FSIZE on the wheel copy",
           "tmpfs full on the wheel copy", "running build vs clean")
 

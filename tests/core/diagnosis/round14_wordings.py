@@ -39,6 +39,10 @@ BUILD: list[tuple[str, list[str]]] = [
     ("base-image-tag-missing", [
         "Error response from daemon: pull access denied for tf-base, repository does not exist "
         "or may require 'docker login': denied: requested access to the resource is denied"]),
+    # the registry's message alone, as Docker 20.10's API gives it to docker-py (tfwizard's
+    # line after a refused pull)
+    ("base-image-tag-missing", ["The build image 127.0.0.1:5000/tf/x:1 is not on this machine "
+                                "and cannot be pulled: manifest unknown"]),
     # a shell in the wheel step without patchelf
     ("patchelf-missing", ["/bin/sh: 1: patchelf: not found"]),
     # Bazel's remote cache upload, with --verbose_failures

@@ -260,12 +260,23 @@ def ensure_image(client: Any, image: str, *, pull: bool = True) -> Any:
             why = getattr(exc, "explanation", None) or str(exc)
             raise ImageMissing(
                 _("The build image {image} is not on this machine and cannot be pulled: "
-                  "{error}").format(image=image, error=why),
-                _("Pull it where a registry is reachable (`docker pull IMAGE`, then `docker "
-                  "save` / `docker load`), build it yourself, or set build.image in the recipe "
-                  "to an image you have (`docker images`).")) from exc
+                  "{error}").format(image=image, error=why), _pull_hint(str(why))) from exc
     raise ImageMissing(_("The build image {image} is not on this machine.").format(image=image),
                        _("Pull or build it, or set build.image in the recipe."))
+
+
+def _pull_hint(answer: str) -> str:
+    """What to do about a pull that failed: the failure catalogue's next step when it knows
+    the engine's or registry's words (a rate limit, a tag that is gone), else the general
+    one (the catalogue owns what each such answer means)."""
+    from ..diagnosis.build import diagnose
+
+    known = [d for d in diagnose(answer.splitlines())
+             if d.severity == "error" and d.speaker == "docker"]
+    return known[0].next_step if known else _(
+        "Pull it where a registry is reachable (`docker pull IMAGE`, then `docker save` / "
+        "`docker load`), build it yourself, or set build.image in the recipe to an image you "
+        "have (`docker images`).")
 
 
 # -- fast multiplexed stream reading -----------------------------------------------------------
