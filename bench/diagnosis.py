@@ -1,8 +1,9 @@
 """Benchmark: how well and how fast the diagnosis works on real logs.
 
 1. The real-log corpus (tests/data/real-logs): per kind (build, runtime), the tuning
-   excerpts and the held-out third apart, and within the holdout the round-5 to -13
-   excerpts (each collected after the signatures of its time) apart from the older ones.
+   excerpts and the held-out third apart, and within the holdout each collection round's
+   excerpts (round 5 on, each collected after the signatures of its time) apart from the
+   older ones.
    An excerpt is recognised when the first cause reported is its label ("none": nothing
    reported); the fallback for unrecognised failures (core/diagnosis/unrecognised.py)
    never counts as recognised. Then, per cause, recognised of
@@ -54,15 +55,11 @@ FAILURE = "build/gcc-killed-signal-cc1plus-tf-seal.log"  # a real OOM, put near 
 BLOCK = 4 << 20
 
 
-#: the groups of excerpts reported apart: (name, holdout, round or None for any)
-GROUPS = (("tuning", False, None), ("holdout", True, None), ("holdout round 5", True, 5),
-          ("holdout round 6", True, 6), ("holdout round 7", True, 7),
-          ("holdout round 8", True, 8), ("holdout round 9", True, 9),
-          ("holdout round 10", True, 10), ("holdout round 11", True, 11),
-          ("holdout round 12", True, 12), ("holdout round 13", True, 13),
-          ("holdout round 14", True, 14),
-          ("holdout round 15", True, 15),
-          ("holdout round 16", True, 16),
+#: the groups of excerpts reported apart: (name, holdout, round or None for any); the
+#: rounds are the manifest's own (entries without a `round` are the older ones, round 0)
+GROUPS = (("tuning", False, None), ("holdout", True, None),
+          *((f"holdout round {r}", True, r)
+            for r in sorted({e["round"] for e in real_logs.entries() if e.get("round")})),
           ("holdout older", True, 0))
 
 

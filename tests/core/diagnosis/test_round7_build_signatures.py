@@ -6,22 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.diagnosis import round9_wordings as r9
-from tests.core.diagnosis import round10_wordings as r10
-from tests.core.diagnosis import round11_wordings as r11
-from tests.core.diagnosis import round12_wordings as r12
-from tests.core.diagnosis import round13_wordings as r13
-from tests.core.diagnosis import round14_wordings as r14
-from tests.core.diagnosis import round15_wordings as r15
-from tests.core.diagnosis import round16_wordings as r16
-from tests.core.diagnosis import sourced_compile_configure as sc_cc
-from tests.core.diagnosis import sourced_fetch_bazel as sfb
 from tests.core.diagnosis import test_round8_build_signatures as r8
+from tests.core.diagnosis import wordings
 from tfwizard.core.diagnosis.build import diagnose
 from tfwizard.core.diagnosis.unrecognised import root_lines
 
 #: the later rounds' and the sourced lists of build lines (BUILD, NOT_BUILD, BUILD_NEAR_MISSES)
-LISTS = (r9, r10, r11, sfb, sc_cc, r12, r13, r14, r15, r16)
+LISTS = wordings.BUILD_LISTS
 
 CASES: list[tuple[str, list[str]]] = [
     # a CUDA toolkit older than the sources: the standard, newer options, newer headers

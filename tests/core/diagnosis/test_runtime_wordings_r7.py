@@ -11,17 +11,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.diagnosis import round9_wordings as r9
 from tests.core.diagnosis import round10_runtime_wordings as r10
-from tests.core.diagnosis import round11_wordings as r11
-from tests.core.diagnosis import round12_wordings as r12
-from tests.core.diagnosis import round13_wordings as r13
-from tests.core.diagnosis import round14_wordings as r14
-from tests.core.diagnosis import round15_wordings as r15
-from tests.core.diagnosis import round16_wordings as r16
 from tests.core.diagnosis import sourced_gpu_runtime as sg
 from tests.core.diagnosis import sourced_python_runtime as spr
 from tests.core.diagnosis import test_runtime_wordings_r8 as r8
+from tests.core.diagnosis import wordings
 from tests.core.test_rule_wordings import PREFIXES
 from tfwizard.core.diagnosis.runtime import diagnose, diagnose_log
 from tfwizard.core.diagnosis.unrecognised import root_lines
@@ -172,7 +166,7 @@ def _ids(found) -> list[str]:
     return [d.id for d in found]
 
 
-ALL_WORDINGS = WORDINGS + r8.WORDINGS + [case for m in (r9, r10, r11, sg, spr, r12, r13, r14, r15, r16)
+ALL_WORDINGS = WORDINGS + r8.WORDINGS + [case for m in wordings.RUNTIME_LISTS
                                           for case in m.RUNTIME]
 
 
