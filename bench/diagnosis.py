@@ -268,6 +268,9 @@ def reference_equals_fast_path(path: Path, limit: int) -> tuple[bool, float, flo
 
 def main() -> None:
     args = sys.argv[1:]
+    if {"-h", "--help"} & set(args):
+        print(__doc__)
+        return
     keep = None
     if "--keep" in args:
         keep = Path(args[args.index("--keep") + 1])
@@ -276,6 +279,9 @@ def main() -> None:
     throughput = "--no-throughput" not in args
     all_negatives = "--all-negatives" in args
     args = [a for a in args if a not in ("--tuning", "--no-throughput", "--all-negatives")]
+    if len(args) > 1 or (args and not args[0].isdigit()):
+        sys.exit(f"bench/diagnosis.py: expected SIZE_MB (a whole number) and the options "
+                 f"below, not {' '.join(args)!r}\n{__doc__.rsplit(chr(10) * 2, 1)[-1]}")
     size_mb = int(args[0]) if args else 2048
 
     print_corpus(corpus_report(tuning_only=tuning_only))
