@@ -60,6 +60,8 @@ EXAMPLES: dict[str, str | tuple[str, ...]] = {
                                 "your unauthenticated pull rate limit. "
                                 "https://www.docker.com/increase-rate-limit",
     "patchelf-missing": "/bin/bash: line 1: patchelf: command not found",
+    "msvc-build-tools-not-found": "Bazel couldn't find a valid Visual C++ build tools "
+                                  "installation on your machine.",
     "registry-access-denied": "Error response from daemon: unauthorized: authentication "
                               "required",
     "configure-clang-version-unknown": ("WARNING: current clang installation is not a release "
