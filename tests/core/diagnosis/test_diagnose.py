@@ -60,6 +60,9 @@ EXAMPLES: dict[str, str | tuple[str, ...]] = {
                                 "your unauthenticated pull rate limit. "
                                 "https://www.docker.com/increase-rate-limit",
     "patchelf-missing": "/bin/bash: line 1: patchelf: command not found",
+    "patch-command-missing": "/usr/bin/bash: patch: command not found",
+    "hermetic-python-requirement-build-failed": "ERROR: An error occurred during the fetch of "
+                                                "repository 'pypi_grpcio':",
     "msvc-build-tools-not-found": "Bazel couldn't find a valid Visual C++ build tools "
                                   "installation on your machine.",
     "registry-access-denied": "Error response from daemon: unauthorized: authentication "
