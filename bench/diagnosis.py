@@ -178,6 +178,10 @@ def filler_lines(last_round: int | None = FILLER_ROUND) -> tuple[list[str], list
     return progress, compiler, other
 
 
+#: the shares of a written log's lines that come from each of filler_lines' pools
+POOL_WEIGHTS = (0.7, 0.25, 0.05)
+
+
 def write_log(path: Path, size: int, last_round: int | None = FILLER_ROUND) -> int:
     """A `size`-byte Bazel log ending in a real OOM; the number of the failure's first line."""
     progress, compiler, other = filler_lines(last_round)
@@ -186,7 +190,8 @@ def write_log(path: Path, size: int, last_round: int | None = FILLER_ROUND) -> i
     n = 0
     while n < BLOCK:
         roll = rng.random()
-        pool = progress if roll < 0.7 else compiler if roll < 0.95 else other
+        pool = (progress if roll < POOL_WEIGHTS[0] else
+                compiler if roll < POOL_WEIGHTS[0] + POOL_WEIGHTS[1] else other)
         line = rng.choice(pool)
         if pool is progress:  # counters move on, as in a real build
             done = rng.randrange(1, 40000)
