@@ -17,10 +17,10 @@
    `--tuning` reports the tuning excerpts only (for whoever writes signatures: the holdout
    is run once, when they are final).
 2. Throughput: a Bazel log of SIZE MB (default 2048) is written to a temporary folder from
-   real build log lines (the fixture builds' log.txt, harmless corpus excerpts of rounds up
-   to FILLER_ROUND, so the log stays the same as the corpus grows, progress lines in their
-   format), with a real compiler OOM near the end; `tfwizard diagnose`'s
-   path (diagnose_file) reads it in a fresh process, which reports its wall time and peak
+   real build log lines (real_logs.filler_lines: the fixture builds' log.txt, harmless
+   corpus excerpts of rounds up to FILLER_ROUND, so the log stays the same as the corpus
+   grows, progress lines in their format), with a real compiler OOM near the end;
+   `tfwizard diagnose`'s path (diagnose_file) reads it in a fresh process, which reports its wall time and peak
    RSS. Baselines in the same run: reading the file in the same chunks without scanning,
    and the per-line reference (LineMatcher.scan_lines) on the first 100 MB, whose result
    the fast path must equal. Targets: >= 100 MB/s, and peak RSS no higher than on a log a
@@ -50,7 +50,6 @@ if str(ROOT) not in sys.path:
 from tests.core.diagnosis import real_logs  # noqa: E402
 from tests.core.diagnosis.test_real_logs_diagnosis import false_positives  # noqa: E402
 
-LOGS = ROOT / "tests" / "data" / "logs"
 FAILURE = "build/gcc-killed-signal-cc1plus-tf-seal.log"  # a real OOM, put near the end
 BLOCK = 4 << 20
 
@@ -153,45 +152,18 @@ def print_corpus(report: dict) -> None:
         print(f"  cross-kind: {text}")
 
 
-#: the last corpus round whose tuning negatives fill the throughput log: the log stays the
-#: same as the corpus grows, so its figure compares across rounds (the negatives of later
-#: rounds, near misses that look like failures on purpose, are measured apart: `--all-negatives`)
-FILLER_ROUND = 13
-
-
-def filler_lines(last_round: int | None = FILLER_ROUND) -> tuple[list[str], list[str], list[str]]:
-    """(progress lines, compiler output lines, other lines), real ones, as log.txt holds them;
-    the "other" lines hold the tuning negatives of rounds up to `last_round` (None: all)."""
-    tagged: list[str] = []
-    for name in ("fixture-cold.log.txt", "fixture-cached.log.txt"):
-        tagged += (LOGS / name).read_text(encoding="utf-8").splitlines()
-    for entry in real_logs.entries("build", holdout=False):
-        if last_round is not None and entry.get("round", 0) > last_round:
-            continue
-        if entry["cause"] == real_logs.NONE:
-            text = (real_logs.CORPUS / entry["file"]).read_text(encoding="utf-8")
-            tagged += ["err | " + line for line in text.splitlines()]
-    progress = [line for line in tagged if "] Compiling " in line]
-    compiler = [line for line in tagged if "warning:" in line or line.startswith("err |  ")
-                or "INFO: From " in line]
-    other = [line for line in tagged if line not in progress and line not in compiler]
-    return progress, compiler, other
-
-
-#: the shares of a written log's lines that come from each of filler_lines' pools
-POOL_WEIGHTS = (0.7, 0.25, 0.05)
-
-
-def write_log(path: Path, size: int, last_round: int | None = FILLER_ROUND) -> int:
+def write_log(path: Path, size: int,
+              last_round: int | None = real_logs.FILLER_ROUND) -> int:
     """A `size`-byte Bazel log ending in a real OOM; the number of the failure's first line."""
-    progress, compiler, other = filler_lines(last_round)
+    progress, compiler, other = real_logs.filler_lines(last_round)
     rng = random.Random(18)
     lines: list[str] = []
     n = 0
     while n < BLOCK:
         roll = rng.random()
-        pool = (progress if roll < POOL_WEIGHTS[0] else
-                compiler if roll < POOL_WEIGHTS[0] + POOL_WEIGHTS[1] else other)
+        weights = real_logs.POOL_WEIGHTS
+        pool = (progress if roll < weights[0] else
+                compiler if roll < weights[0] + weights[1] else other)
         line = rng.choice(pool)
         if pool is progress:  # counters move on, as in a real build
             done = rng.randrange(1, 40000)

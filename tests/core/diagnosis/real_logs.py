@@ -23,6 +23,8 @@ else:  # pragma: no cover - the 3.10 fallback the package itself uses
     import tomli as tomllib
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "data" / "real-logs"
+#: the fixture builds' logs (real Bazel output), for bench/diagnosis.py's throughput log
+LOGS = CORPUS.parent / "logs"
 KINDS = ("build", "runtime")
 NONE = "none"  # the expected cause of an excerpt where nothing should be diagnosed
 #: the tools an entry's `speaker` may name: the one that printed the decisive line (the
@@ -66,3 +68,32 @@ def diagnosed_ids(entry: dict[str, Any], *, kind: str | None = None) -> list[str
 def first_cause(ids: list[str]) -> str:
     """What a diagnosis says first: the first id, or "none"."""
     return ids[0] if ids else NONE
+
+
+#: the last corpus round whose tuning negatives fill the throughput log: the log stays the
+#: same as the corpus grows, so its figure compares across rounds (the negatives of later
+#: rounds, near misses that look like failures on purpose, are measured apart: `--all-negatives`)
+FILLER_ROUND = 13
+
+
+def filler_lines(last_round: int | None = FILLER_ROUND) -> tuple[list[str], list[str], list[str]]:
+    """(progress lines, compiler output lines, other lines), real ones, as log.txt holds them;
+    the "other" lines hold the tuning negatives of rounds up to `last_round` (None: all)."""
+    tagged: list[str] = []
+    for name in ("fixture-cold.log.txt", "fixture-cached.log.txt"):
+        tagged += (LOGS / name).read_text(encoding="utf-8").splitlines()
+    for entry in entries("build", holdout=False):
+        if last_round is not None and entry.get("round", 0) > last_round:
+            continue
+        if entry["cause"] == NONE:
+            text = (CORPUS / entry["file"]).read_text(encoding="utf-8")
+            tagged += ["err | " + line for line in text.splitlines()]
+    progress = [line for line in tagged if "] Compiling " in line]
+    compiler = [line for line in tagged if "warning:" in line or line.startswith("err |  ")
+                or "INFO: From " in line]
+    other = [line for line in tagged if line not in progress and line not in compiler]
+    return progress, compiler, other
+
+
+#: the shares of a written log's lines that come from each of filler_lines' pools
+POOL_WEIGHTS = (0.7, 0.25, 0.05)

@@ -48,21 +48,15 @@ MOST_LEAD_SHARE = 0.001
 
 
 def test_no_pattern_leads_with_text_a_real_build_prints_on_many_lines():
-    import importlib.util
-    from pathlib import Path
-
     from tfwizard.core.diagnosis.build import load_failures, matcher_for
 
-    root = Path(__file__).resolve().parents[3]
-    spec = importlib.util.spec_from_file_location("bench_diagnosis", root / "bench" / "diagnosis.py")
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    pools = bench.filler_lines(bench.FILLER_ROUND)  # weighted as the bench writes its log
+    from . import real_logs
+
+    pools = real_logs.filler_lines()  # weighted as bench/diagnosis.py writes its log
 
     def share(text: str) -> float:
         return sum(weight * sum(text in line for line in pool) / len(pool)
-                   for weight, pool in zip(bench.POOL_WEIGHTS, pools, strict=True))
+                   for weight, pool in zip(real_logs.POOL_WEIGHTS, pools, strict=True))
 
     common = {(p.key, p.lead) for p in matcher_for(load_failures()).patterns
               if p.lead is not None and share(p.lead) > MOST_LEAD_SHARE}
