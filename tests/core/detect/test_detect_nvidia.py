@@ -230,6 +230,17 @@ def test_smi_mismatch(tmp_path: Path) -> None:
     assert "Reboot" in info.message
 
 
+def test_smi_without_its_library_is_no_library_not_a_raw_failure(tmp_path: Path) -> None:
+    """A real R580 nvidia-smi whose libnvidia-ml.so is off the loader path (captured on the
+    H200 with the driver's folders hidden) exits 12 with its own words: detection says
+    what is missing and how a container gets it, as NVML's no_library does."""
+    info, calls = _smi(tmp_path, "r580-no-libnvidia-ml-real")
+    assert (info.status, info.source, info.gpus) == ("no_library", "nvidia-smi", [])
+    assert "libnvidia-ml.so.1" in info.message and "--gpus all" in info.message
+    assert "exit 12" not in info.message
+    assert len(calls) == 1  # the query alone: no banner from a tool that cannot start
+
+
 def test_smi_driver_not_loaded(tmp_path: Path) -> None:
     info, _ = _smi(tmp_path, "no-driver")
     assert info.status == "no_driver"

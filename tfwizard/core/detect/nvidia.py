@@ -51,6 +51,9 @@ _SMI_NO_CC = 'Field "compute_cap" is not a valid field to query'
 _SMI_MISMATCH = "Driver/library version mismatch"
 _SMI_NO_DRIVER = "couldn't communicate with the NVIDIA driver"
 _SMI_NO_DEVICES = "No devices were found"
+#: nvidia-smi without the driver's user-space library (captured on a real machine:
+#: tests/data/nvidia-smi/r580-no-libnvidia-ml-real)
+_SMI_NO_LIBRARY = "couldn't find libnvidia-ml.so"
 _SMI_MISSING = ("", "N/A", "[N/A]", "[Not Supported]", "[Unknown Error]")
 
 
@@ -253,6 +256,14 @@ def probe_nvidia_smi(run: Runner, fallback: NvidiaInfo) -> NvidiaInfo:
         return info
     if _SMI_NO_DRIVER in text:
         info.status, info.message = "no_driver", msg_no_driver()
+        return info
+    if _SMI_NO_LIBRARY in text:
+        info.status = "no_library"
+        info.message = _(
+            "no NVIDIA GPU usable: nvidia-smi is installed, but the NVIDIA driver library "
+            "libnvidia-ml.so.1 is not on the loader path (a partly installed or removed "
+            "driver, or a container started without the NVIDIA runtime's libraries: run it "
+            "with --gpus all).")
         return info
     if _SMI_NO_DEVICES in text:
         info.status = "none"

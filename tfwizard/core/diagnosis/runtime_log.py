@@ -14,12 +14,15 @@ from .literals import line_pattern
 from .logscan import LineHit, LineMatcher, ScanResult
 from .runtime_facts import _is_gpu_build
 from .runtime_rules import (
+    _ALLOC_BACKOFF_PATTERN,
     _DIAG_DSO,
     _DIAG_KERNEL,
     _DIAG_PATTERNS,
     _DLERROR,
     _DLERROR_PATTERNS,
+    ALLOC_BACKOFF,
     GPU_LIBRARIES,
+    JAX_LIBRARY_FILES,
     _Ctx,
     load_rules,
 )
@@ -49,6 +52,7 @@ def log_matcher(kb: KnowledgeBase | None = None) -> LineMatcher:
         patterns = [line_pattern(rule.id, regex) for rule in load_rules(kb).values()
                     for regex in rule.regexes]
         patterns += [line_pattern(_DLERROR, p) for p in _DLERROR_PATTERNS]
+        patterns.append(line_pattern(ALLOC_BACKOFF, _ALLOC_BACKOFF_PATTERN))
         patterns += [line_pattern(key, p) for key, p in _DIAG_PATTERNS]
         cached = (kb, LineMatcher(patterns))
         _MATCHERS[id(kb)] = cached
@@ -61,6 +65,9 @@ def _match_messages(ctx: _Ctx, scan: ScanResult) -> None:
         hits = scan.hits.get(rule.id)
         if rule.id == "dso-mismatch" and mismatch and not hits:
             hits = mismatch  # the diagnostics' versions say it where the message did not
+        backoff_only = False
+        if rule.id == "gpu-out-of-memory" and not hits and scan.hits.get(ALLOC_BACKOFF):
+            hits, backoff_only = scan.hits[ALLOC_BACKOFF], True
         if not hits:
             continue
         if rule.kind == "check" and ctx.has(rule.id) and rule.id not in ctx.seen_in_log:
@@ -72,6 +79,8 @@ def _match_messages(ctx: _Ctx, scan: ScanResult) -> None:
         if handler is not None:
             severity, extra, fix = handler(ctx, scan, values)
             values.update(extra)
+        if backoff_only:  # the allocator asked for less until it fitted: no failure yet
+            severity = "warning"
         evidence: list[str] = []
         for hit in hits:
             if hit.text not in evidence:
@@ -109,6 +118,7 @@ def _dlopen_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
     optional: list[str] = []  # TensorRT's, CUPTI's: named only when nothing else failed
     for hit in scan.hits.get(_DLERROR, []):
         lib = hit.groups.get("lib", "")
+        lib = JAX_LIBRARY_FILES.get(lib, lib)
         kept = optional if lib.startswith(_HARMLESS_DLERRORS) else named
         if lib and lib not in kept:
             kept.append(lib)
@@ -197,6 +207,15 @@ def _ptxas_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
                   "ptxas": values.get("ptxas") or unknown}, {}
 
 
+def _ptxas_missing_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
+                         ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
+    """XLA stopping because it has no PTX compiler at all is an error; its other words
+    (a ptxas too old, a fall-back to the driver) stay the rule's warning."""
+    fatal = ("No PTX compilation provider is available", "Can't find ptxas binary")
+    hits = scan.hits.get("ptxas-too-old", [])
+    return ("error" if any(f in h.text for h in hits for f in fatal) else None), {}, {}
+
+
 def _versions_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
                     ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
     """A library's (or a PJRT plugin's) versions as the message gave them: PyTorch's tuples
@@ -227,9 +246,11 @@ _MESSAGE_EXTRAS: dict[str, MessageExtra] = {
     "cc-not-in-build": _no_kernel_extra,
     "ptxas-newer-than-driver": _ptxas_extra,
     "ptxas-known-bad-version": _ptxas_extra,
+    "ptxas-too-old": _ptxas_missing_extra,
     "dso-mismatch": _dso_extra,
     "libcuda-not-found": _driver_side_extra,
     "cuinit-no-device": _driver_side_extra,
+    "jax-cuda-plugin-failed": _driver_side_extra,
     "cudnn-mismatch": _versions_extra,
     "cuda-lib-too-old": _versions_extra,
     "pjrt-plugin-version-mismatch": _versions_extra,

@@ -27,7 +27,22 @@ _DLERROR_PATTERNS = (r"Could not load dynamic library '(?P<lib>[^']+)'",
                      # cuDNN's own loader (its sub-libraries and what they need)
                      r"Could not load library (?P<lib>libcudnn\w*\.so[\d.]*)\. Error: ",
                      r"Could not locate (?P<lib>[\w.]+\.dll)\.\s*Please make sure",
-                     r"Unable to load any of \{(?P<lib>libcudnn[^,}\s]*)")
+                     r"Unable to load any of \{(?P<lib>libcudnn[^,}\s]*)",
+                     # jaxlib's CUDA plugin names the library by its product name
+                     # (jax_plugins/xla_cuda*/__init__.py: "Unable to load cuDNN. Is it
+                     # installed?"); JAX_LIBRARY_FILES gives its file
+                     r"Unable to load (?P<lib>cuDNN|cuFFT|cuSOLVER|cuPTI|cuBLAS|cuSPARSE"
+                     r"|NCCL|nvJitLink)\. Is it installed\?")
+#: internal line pattern: one try of the BFC allocator backing off to a smaller reservation
+#: (XLA's cuda_executor.cc, TensorFlow's cuda_driver.cc). Alone it is gpu-out-of-memory as a
+#: warning: a run that went on prints it too (tests/data/gpu-captures)
+ALLOC_BACKOFF = "_alloc_backoff"
+_ALLOC_BACKOFF_PATTERN = (r"Failed to allocate device memory of \S+ \(\d+ bytes\)"
+                          r"|failed to allocate \S+ \(\d+ bytes\) from device")
+#: the library files of the names jaxlib's CUDA plugin gives them
+JAX_LIBRARY_FILES = {"cuDNN": "libcudnn", "cuFFT": "libcufft", "cuSOLVER": "libcusolver",
+                     "cuPTI": "libcupti", "cuBLAS": "libcublas", "cuSPARSE": "libcusparse",
+                     "NCCL": "libnccl", "nvJitLink": "libnvJitLink"}
 #: internal line patterns: the two driver versions TensorFlow's CUDA diagnostics print
 #: after cuInit fails; different ones are a driver/library mismatch whatever cuInit said
 _DIAG_DSO, _DIAG_KERNEL = "_diag_dso", "_diag_kernel"

@@ -1,0 +1,111 @@
+#!/bin/bash
+# How h200-driver580/ was made (2026-11-29, the project's GPU machine, as root). It moves
+# the machine's own CUDA libraries, ptxas and loader configuration away: run it ONLY on a
+# machine that is thrown away afterwards. Writes NAME.log (stdout and stderr) and NAME.rc
+# into $1 (default /tmp/cap). The tests never run it.
+set +e
+C=${1:-/tmp/cap}; W=$(mktemp -d); mkdir -p "$C"
+export PYTHONUNBUFFERED=1
+cap() { name=$1; shift; timeout 150 "$@" > "$C/$name.log" 2>&1; echo $? > "$C/$name.rc"; }
+SP=$(python3 -c "import nvidia, os; print(os.path.dirname(list(nvidia.__path__)[0]))")
+LIBS=$(find / \( -path /proc -o -path /sys \) -prune -o \( -name 'libcudnn*.so*' \
+       -o -name 'libcuda.so*' -o -name 'libnvidia-ml.so*' -o -name 'libcublas*.so*' \) -print 2>/dev/null)
+hide() {  # move the files named by the regex $1 away (not the read-only driver folder)
+  mkdir -p /tmp/hidden
+  echo "$LIBS" | grep -E "$1" | grep -v '^/usr/local/nvidia' | while read -r f; do
+    mkdir -p "/tmp/hidden$(dirname "$f")"; mv "$f" "/tmp/hidden$f"; done; ldconfig; }
+unhide() { (cd /tmp/hidden && find . -type f -o -type l | while read -r f; do
+    mv "$f" "/${f#./}"; done); ldconfig; }
+CONV="import jax, jax.numpy as jnp
+print(jax.devices())
+x = jnp.ones((8,64,56,56)); w = jnp.ones((64,64,3,3))
+print(jax.lax.conv(x, w, (1,1), 'SAME').block_until_ready().shape)"
+WORK="import jax, jax.numpy as jnp
+x = jnp.ones((8,64,56,56)); w = jnp.ones((64,64,3,3))
+print(jax.lax.conv(x, w, (1,1), 'SAME').block_until_ready().shape)
+a = jnp.ones((2048, 2048)); print(float((a @ a).sum()))
+print(float(jnp.exp(jnp.linspace(0, 1, 1000)).sum()))"
+
+cap jax-success python3 -c "
+import jax, jax.numpy as jnp
+print(jax.devices())
+x = jnp.ones((4096, 4096)); print(float((x @ x).sum()))
+print(jax.lax.conv(jnp.ones((1,3,32,32)), jnp.ones((8,3,3,3)), (1,1), 'SAME').shape)"
+cap jax-oom python3 -c "
+import jax, jax.numpy as jnp
+x = jnp.ones((60_000_000_000,), jnp.float32); print(float(x.sum()))"
+cap jax-visible-none env CUDA_VISIBLE_DEVICES= python3 -c "import jax; print(jax.devices())"
+cap jax-visible-bad env CUDA_VISIBLE_DEVICES=7 python3 -c "import jax; print(jax.devices('cuda'))"
+cap torch-oom python3 -c "
+import torch; x = torch.empty(200 * 2**30, dtype=torch.uint8, device='cuda'); print(x.shape)"
+cap jax-mem-fraction env XLA_PYTHON_CLIENT_MEM_FRACTION=.001 python3 -c "$CONV"
+cap jax-prealloc-all env XLA_PYTHON_CLIENT_MEM_FRACTION=.9999 python3 -c "$WORK"
+
+# a second process beside one that holds 75 % of the GPU
+python3 -c "
+import jax, jax.numpy as jnp, time
+jnp.ones((1024,)).block_until_ready(); print('ready', flush=True); time.sleep(60)" > "$W/holder" 2>&1 &
+H=$!
+for _ in $(seq 40); do grep -q ready "$W/holder" && break; sleep 1; done
+cap jax-second-process python3 -c "$WORK"
+cap torch-second-process python3 -c "
+import torch; x = torch.empty(60 * 2**30, dtype=torch.uint8, device='cuda'); print(x.shape)"
+kill $H; wait $H 2>/dev/null
+
+# kernels for another GPU, and kernels' own bugs
+cat > "$W/k.cu" <<'CU'
+#include <cstdio>
+extern "C" __global__ void add_one(float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] += 1.0f; }
+int main() {
+  float *d; cudaMalloc(&d, 1024 * sizeof(float));
+  add_one<<<4, 256>>>(d, 1024);
+  cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) {
+    fprintf(stderr, "CUDA error: %s (%s)\n", cudaGetErrorString(e), cudaGetErrorName(e));
+    return 1; }
+  printf("ok\n"); return 0; }
+CU
+nvcc -gencode arch=compute_100,code=sm_100 -o "$W/k100" "$W/k.cu"
+nvcc -cubin -arch=sm_100 -o "$W/k100.cubin" "$W/k.cu"
+cap nvcc-sm100-on-sm90 "$W/k100"
+cap cupy-cubin-sm100 python3 -c "
+import cupy as cp
+f = cp.RawModule(path='$W/k100.cubin').get_function('add_one')
+x = cp.zeros(1024, dtype=cp.float32); f((4,), (256,), (x, cp.int32(1024))); print(float(x.sum()))"
+cap cupy-illegal-address python3 -c "
+import cupy as cp
+k = cp.RawKernel(r'''extern \"C\" __global__ void bad(float *x) { x[threadIdx.x + (1ull << 40)] = 1.0f; }''', 'bad')
+x = cp.zeros(16, dtype=cp.float32); k((1,), (32,), (x,)); cp.cuda.Device().synchronize(); print('no error')"
+cap torch-device-assert python3 -c "
+import torch
+x = torch.zeros(3, device='cuda'); i = torch.tensor([5], device='cuda'); print(x[i].cpu())"
+
+# libraries hidden
+hide 'libcudnn'
+cap jax-cudnn-missing python3 -c "$CONV"
+unhide
+hide 'libcublas'
+cap jax-cublas-missing python3 -c "
+import jax, jax.numpy as jnp
+x = jnp.ones((512, 512)); print(float((x @ x).sum()))"
+cap torch-cublas-missing python3 -c "
+import torch; x = torch.ones(512, 512, device='cuda'); print((x @ x).sum().item())"
+unhide
+
+# the driver's libraries off the loader path (a container without the NVIDIA runtime's)
+mkdir -p /tmp/ldhide
+for f in /etc/ld.so.conf.d/*; do grep -q -i nvidia "$f" && mv "$f" /tmp/ldhide/; done
+hide 'libcuda\.so|libnvidia-ml'
+cap jax-libcuda-missing env LD_LIBRARY_PATH= python3 -c "import jax; print(jax.devices())"
+cap jax-libcuda-missing-gpu env LD_LIBRARY_PATH= python3 -c "import jax; print(jax.devices('cuda'))"
+cap torch-libcuda-missing env LD_LIBRARY_PATH= python3 -c "
+import torch; print(torch.cuda.is_available()); torch.zeros(1, device='cuda')"
+cap nvidia-smi-without-libnvidia-ml env LD_LIBRARY_PATH= nvidia-smi
+unhide; mv /tmp/ldhide/* /etc/ld.so.conf.d/; ldconfig
+
+# no ptxas anywhere
+for f in $(find / \( -path /proc -o -path /sys \) -prune -o -name ptxas -type f -print 2>/dev/null); do
+  mv "$f" "$f.hidden"; done
+cap jax-no-ptxas python3 -c "$WORK"
