@@ -136,3 +136,13 @@ def test_a_kernels_own_bug_gets_the_fallbacks_cuda_line(name: str) -> None:
         unrecognised = root_lines(fh, "runtime")
     assert unrecognised.lines[0].speaker == EXPECTED[name]["fallback"]
     assert "CUDA" in unrecognised.lines[0].text and unrecognised.query
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(EXPECTED) if "kernel" in EXPECTED[n]])
+def test_a_libcuda_of_another_build_names_the_machines_kernel_driver(name: str) -> None:
+    """CUDA's 803 names neither version; the machine's profile (NVML, which still works)
+    names the kernel module's, and a pasted log says it does not know."""
+    [found] = _diagnose(name, H200)
+    assert EXPECTED[name]["kernel"] in found.cause
+    [pasted] = _diagnose(name, None)
+    assert EXPECTED[name]["kernel"] not in pasted.cause

@@ -58,9 +58,8 @@ cat > "$W/k.cu" <<'CU'
 extern "C" __global__ void add_one(float *x, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] += 1.0f; }
 int main() {
-  float *d; cudaMalloc(&d, 1024 * sizeof(float));
-  add_one<<<4, 256>>>(d, 1024);
-  cudaError_t e = cudaGetLastError();
+  float *d; cudaError_t e = cudaMalloc(&d, 1024 * sizeof(float));
+  if (e == cudaSuccess) { add_one<<<4, 256>>>(d, 1024); e = cudaGetLastError(); }
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
   if (e != cudaSuccess) {
     fprintf(stderr, "CUDA error: %s (%s)\n", cudaGetErrorString(e), cudaGetErrorName(e));
@@ -104,6 +103,14 @@ cap torch-libcuda-missing env LD_LIBRARY_PATH= python3 -c "
 import torch; print(torch.cuda.is_available()); torch.zeros(1, device='cuda')"
 cap nvidia-smi-without-libnvidia-ml env LD_LIBRARY_PATH= nvidia-smi
 unhide; mv /tmp/ldhide/* /etc/ld.so.conf.d/; ldconfig
+
+# CUDA's forward-compatibility libcuda against the loaded kernel driver
+nvcc -gencode arch=compute_90,code=compute_90 -o "$W/kptx" "$W/k.cu"
+COMPAT=/usr/local/cuda-13.0/compat:$LD_LIBRARY_PATH
+cap compat-libcuda-nvcc env LD_LIBRARY_PATH=$COMPAT "$W/kptx"
+cap compat-libcuda-jax env LD_LIBRARY_PATH=$COMPAT python3 -c "import jax; print(jax.devices('cuda'))"
+cap compat-libcuda-torch env LD_LIBRARY_PATH=$COMPAT python3 -c "
+import torch; print(torch.cuda.is_available()); print(torch.zeros(1, device='cuda'))"
 
 # no ptxas anywhere
 for f in $(find / \( -path /proc -o -path /sys \) -prune -o -name ptxas -type f -print 2>/dev/null); do

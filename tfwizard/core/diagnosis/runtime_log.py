@@ -180,12 +180,15 @@ def _cc_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
 def _dso_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
                ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
     """The two versions, from the message or TensorFlow's CUDA diagnostics lines (CUDA
-    error 803 and SYSTEM_DRIVER_MISMATCH name neither)."""
+    error 803 and SYSTEM_DRIVER_MISMATCH name neither); the kernel module's is the one the
+    machine's profile read through NVML (nvidia-smi's "Driver Version") when no line says
+    it, since NVML works while a cuda-compat libcuda does not (tests/data/gpu-captures)."""
     unknown = _("(not in the log)")
     dso, kernel = scan.hits.get(_DIAG_DSO), scan.hits.get(_DIAG_KERNEL)
+    host_driver = ctx.host.nvidia.driver_version if ctx.host else None
     return None, {"dso": values.get("dso") or (dso[0].groups["dso"] if dso else unknown),
                   "kernel": values.get("kernel") or (kernel[0].groups["kernel"] if kernel
-                                                     else unknown)}, {}
+                                                     else host_driver or unknown)}, {}
 
 
 def _no_kernel_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
