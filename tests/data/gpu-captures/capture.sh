@@ -41,6 +41,11 @@ import torch; x = torch.empty(200 * 2**30, dtype=torch.uint8, device='cuda'); pr
 cap jax-mem-fraction env XLA_PYTHON_CLIENT_MEM_FRACTION=.001 python3 -c "$CONV"
 cap jax-prealloc-all env XLA_PYTHON_CLIENT_MEM_FRACTION=.9999 python3 -c "$WORK"
 
+cap jax-xla-flags-unknown env XLA_FLAGS=--xla_gpu_enable_bogus_feature=true python3 -c "
+import jax.numpy as jnp; print(float(jnp.ones(3).sum()))"
+cap jax-xla-flags-tf-flag env XLA_FLAGS=--tf_xla_auto_jit=2 python3 -c "
+import jax.numpy as jnp; print(float(jnp.ones(3).sum()))"
+
 # a second process beside one that holds 75 % of the GPU
 python3 -c "
 import jax, jax.numpy as jnp, time
@@ -116,3 +121,7 @@ import torch; print(torch.cuda.is_available()); print(torch.zeros(1, device='cud
 for f in $(find / \( -path /proc -o -path /sys \) -prune -o -name ptxas -type f -print 2>/dev/null); do
   mv "$f" "$f.hidden"; done
 cap jax-no-ptxas python3 -c "$WORK"
+for f in $(find / \( -path /proc -o -path /sys \) -prune -o -name 'libdevice*.bc' -print 2>/dev/null); do
+  mv "$f" "$f.hidden"; done
+cap jax-no-libdevice python3 -c "
+import jax.numpy as jnp; print(float(jnp.exp(jnp.linspace(0, 1, 1000)).sum()))"
