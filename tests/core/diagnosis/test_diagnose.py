@@ -61,6 +61,9 @@ EXAMPLES: dict[str, str | tuple[str, ...]] = {
                                 "https://www.docker.com/increase-rate-limit",
     "patchelf-missing": "/bin/bash: line 1: patchelf: command not found",
     "patch-command-missing": "/usr/bin/bash: patch: command not found",
+    "swig-missing": "tensorflow/tools/swig/swig.sh: line 25: swig: command not found",
+    "cxx-std-headers-missing": "external/com_google_absl/absl/base/internal/atomic_hook.h:18:10:"
+                               " fatal error: 'atomic' file not found",
     "hermetic-python-requirement-build-failed": "ERROR: An error occurred during the fetch of "
                                                 "repository 'pypi_grpcio':",
     "msvc-build-tools-not-found": "Bazel couldn't find a valid Visual C++ build tools "
