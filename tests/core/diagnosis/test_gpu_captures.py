@@ -4,7 +4,6 @@ host profile of that machine and without one (a pasted log)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -22,7 +21,7 @@ else:  # pragma: no cover - the 3.10 fallback the package itself uses
 DATA = Path(__file__).resolve().parents[2] / "data"
 CAPTURES = DATA / "gpu-captures"
 EXPECTED = tomllib.loads((CAPTURES / "expected.toml").read_text())["capture"]
-H200 = HostProfile.from_dict(json.loads((DATA / "hosts" / "h200-driver580-real.json").read_text()))
+H200 = HostProfile.load(DATA / "hosts" / "h200-driver580-real.json")
 
 
 def _diagnose(name: str, host: HostProfile | None):

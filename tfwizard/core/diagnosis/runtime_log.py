@@ -14,13 +14,13 @@ from .literals import line_pattern
 from .logscan import LineHit, LineMatcher, ScanResult
 from .runtime_facts import _is_gpu_build
 from .runtime_rules import (
+    _ALLOC_BACKOFF,
     _ALLOC_BACKOFF_PATTERN,
     _DIAG_DSO,
     _DIAG_KERNEL,
     _DIAG_PATTERNS,
     _DLERROR,
     _DLERROR_PATTERNS,
-    ALLOC_BACKOFF,
     GPU_LIBRARIES,
     JAX_LIBRARY_FILES,
     _Ctx,
@@ -52,7 +52,7 @@ def log_matcher(kb: KnowledgeBase | None = None) -> LineMatcher:
         patterns = [line_pattern(rule.id, regex) for rule in load_rules(kb).values()
                     for regex in rule.regexes]
         patterns += [line_pattern(_DLERROR, p) for p in _DLERROR_PATTERNS]
-        patterns.append(line_pattern(ALLOC_BACKOFF, _ALLOC_BACKOFF_PATTERN))
+        patterns.append(line_pattern(_ALLOC_BACKOFF, _ALLOC_BACKOFF_PATTERN))
         patterns += [line_pattern(key, p) for key, p in _DIAG_PATTERNS]
         cached = (kb, LineMatcher(patterns))
         _MATCHERS[id(kb)] = cached
@@ -60,14 +60,17 @@ def log_matcher(kb: KnowledgeBase | None = None) -> LineMatcher:
 
 
 def _match_messages(ctx: _Ctx, scan: ScanResult) -> None:
-    mismatch = _diagnostics_mismatch(scan)
+    # internal lines that say a rule's cause where its own words are missing: the CUDA
+    # diagnostics' two driver versions (dso-mismatch), the allocator's tries at a smaller
+    # reservation (gpu-out-of-memory, as a warning: no failure yet)
+    stand_ins: dict[str, tuple[list[LineHit], Severity | None]] = {
+        "dso-mismatch": (_diagnostics_mismatch(scan), None),
+        "gpu-out-of-memory": (scan.hits.get(_ALLOC_BACKOFF, []), "warning")}
     for rule in ctx.rules.values():
         hits = scan.hits.get(rule.id)
-        if rule.id == "dso-mismatch" and mismatch and not hits:
-            hits = mismatch  # the diagnostics' versions say it where the message did not
-        backoff_only = False
-        if rule.id == "gpu-out-of-memory" and not hits and scan.hits.get(ALLOC_BACKOFF):
-            hits, backoff_only = scan.hits[ALLOC_BACKOFF], True
+        stand_in_severity: Severity | None = None
+        if not hits and rule.id in stand_ins:
+            hits, stand_in_severity = stand_ins[rule.id]
         if not hits:
             continue
         if rule.kind == "check" and ctx.has(rule.id) and rule.id not in ctx.seen_in_log:
@@ -79,8 +82,7 @@ def _match_messages(ctx: _Ctx, scan: ScanResult) -> None:
         if handler is not None:
             severity, extra, fix = handler(ctx, scan, values)
             values.update(extra)
-        if backoff_only:  # the allocator asked for less until it fitted: no failure yet
-            severity = "warning"
+        severity = stand_in_severity or severity
         evidence: list[str] = []
         for hit in hits:
             if hit.text not in evidence:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from .. import cc as ccmod
@@ -36,7 +36,7 @@ _DLERROR_PATTERNS = (r"Could not load dynamic library '(?P<lib>[^']+)'",
 #: internal line pattern: one try of the BFC allocator backing off to a smaller reservation
 #: (XLA's cuda_executor.cc, TensorFlow's cuda_driver.cc). Alone it is gpu-out-of-memory as a
 #: warning: a run that went on prints it too (tests/data/gpu-captures)
-ALLOC_BACKOFF = "_alloc_backoff"
+_ALLOC_BACKOFF = "_alloc_backoff"
 _ALLOC_BACKOFF_PATTERN = (r"Failed to allocate device memory of \S+ \(\d+ bytes\)"
                           r"|failed to allocate \S+ \(\d+ bytes\) from device")
 #: the library files of the names jaxlib's CUDA plugin gives them
@@ -140,6 +140,18 @@ def load_rules(kb: KnowledgeBase | None = None) -> dict[str, RuntimeRule]:
                 raise KnowledgeError(_("{where}: speaker must be one of {speakers}").format(
                     where=f"runtime.toml {rule.id}", speakers=", ".join(SPEAKERS)))
             rules[rule.id] = rule
+    # `superseded_like = "ID"`: superseded by that rule and by every rule that supersedes it
+    for entry in raw.get("message", []) + raw.get("check", []):
+        like = entry.get("superseded_like")
+        if like is None:
+            continue
+        if like not in rules:
+            raise KnowledgeError(_("{where}: secondary_to and superseded_by must name "
+                                   "known ids ({ids})").format(
+                where=f"runtime.toml {entry['id']}", ids=like))
+        rule = rules[entry["id"]]
+        rules[rule.id] = replace(rule, superseded_by=tuple(dict.fromkeys(
+            rule.superseded_by + (like,) + rules[like].superseded_by)))
     for rule in rules.values():
         unknown = (set(rule.secondary_to) | set(rule.superseded_by)) - set(rules)
         if unknown:
