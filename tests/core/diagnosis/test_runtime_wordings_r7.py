@@ -142,13 +142,6 @@ WORDINGS = [
 
 #: lines that look like these failures and are not (nothing may be diagnosed)
 QUIET = [
-    # TensorFlow's own library missing a symbol: a broken installation, not an add-on
-    "ImportError: /usr/lib/python3/dist-packages/tensorflow/python/_pywrap_tensorflow_"
-    "internal.so: undefined symbol: _ZN10tensorflow8internal21CheckOpMessageBuilder9New"
-    "StringB5cxx11Ev",
-    # a PyTorch extension's symbol: not TensorFlow's namespaces
-    "ImportError: /x/site-packages/torch_scatter/_scatter_cuda.so: undefined symbol: "
-    "_ZN3c1017RegisterOperatorsD1Ev",
     # a GPU kernel's illegal instruction is CUDA error 715, not the CPU's
     "RuntimeError: CUDA error: an illegal instruction was encountered",
     # NCCL's notices of a working run

@@ -51,7 +51,7 @@ def diagnose(probe: Mapping[str, Any], host: HostProfile | None = None, *,
     ctx = _Ctx(probe, host, expect, python, load_rules(kb), kb, recipe_ccs)
     lines = log_lines(probe)
     if probe.get("import_error"):
-        ctx.add("import-failed", {"error": probe["import_error"]},
+        ctx.add("import-failed", {"error": probe["import_error"], "module": "tensorflow"},
                 evidence=[str(probe["import_error"])])
         lines += str(probe["import_error"]).splitlines()  # its words name the cause too
     _match_messages(ctx, log_matcher(kb).scan_lines(lines))

@@ -3,6 +3,7 @@ probe's (or any program's) output, and what each match adds from the host."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -21,8 +22,12 @@ from .runtime_rules import (
     _DIAG_PATTERNS,
     _DLERROR,
     _DLERROR_PATTERNS,
+    _IMPORT_FRAME,
+    _IMPORT_FRAME_PATTERNS,
+    _PY_EXCEPTION,
     GPU_LIBRARIES,
     JAX_LIBRARY_FILES,
+    PYTHON_EXCEPTIONS,
     _Ctx,
     load_rules,
 )
@@ -54,6 +59,8 @@ def log_matcher(kb: KnowledgeBase | None = None) -> LineMatcher:
         patterns += [line_pattern(_DLERROR, p) for p in _DLERROR_PATTERNS]
         patterns.append(line_pattern(_ALLOC_BACKOFF, _ALLOC_BACKOFF_PATTERN))
         patterns += [line_pattern(key, p) for key, p in _DIAG_PATTERNS]
+        patterns += [line_pattern(_IMPORT_FRAME, p) for p in _IMPORT_FRAME_PATTERNS]
+        patterns += [line_pattern(_PY_EXCEPTION, p) for p in PYTHON_EXCEPTIONS]
         cached = (kb, LineMatcher(patterns))
         _MATCHERS[id(kb)] = cached
     return cached[1]
@@ -89,6 +96,46 @@ def _match_messages(ctx: _Ctx, scan: ScanResult) -> None:
                 evidence.append(hit.text)
         ctx.add(rule.id, values, evidence=evidence[:5], severity=severity, recipe_fix=fix,
                 lines=[h.line for h in hits], from_log=rule.kind == "check")
+    # an import that failed for a reason no rule names: import-failed, in the traceback's
+    # words, when nothing else explains the output
+    if not ctx.has("import-failed") and not any(d.severity == "error" for d in ctx.found):
+        hits, values = _failed_import(scan)
+        if hits:
+            ctx.add("import-failed", values, evidence=[h.text for h in hits],
+                    lines=[h.line for h in hits], from_log=True)
+
+
+#: an exception line that names no cause: TensorFlow 1.x's ImportError carrying the first
+#: traceback ("ImportError: Traceback (most recent call last):")
+_UNINFORMATIVE = re.compile(r"\w: Traceback \(most recent call last\)")
+#: an ImportError, and the module it names: "cannot import name 'x' from 'pkg.mod'", or the
+#: package folder of the library it could not load
+_IMPORT_ERROR = re.compile(r"\b(?:ImportError|ModuleNotFoundError): (?:.*?(?:from ['‘]"
+                           r"(?P<module>[\w.]+)['’]|[/\\](?:site|dist)-packages[/\\]"
+                           r"(?P<package>\w+)))?")
+
+
+def _failed_import(scan: ScanResult) -> tuple[list[LineHit], dict[str, Any]]:
+    """The lines of an import that failed, and {module, error}: a traceback through a
+    package's __init__.py (or TensorFlow's "Failed to load the native TensorFlow runtime")
+    with the first exception after it that says something (else the last one), or an
+    ImportError alone; ([], {}) when there is neither."""
+    exceptions = [h for h in scan.hits.get(_PY_EXCEPTION, [])
+                  if not _UNINFORMATIVE.search(h.text)]
+    frames = scan.hits.get(_IMPORT_FRAME, [])
+    if frames and exceptions:
+        frame = frames[0]
+        after = [h for h in exceptions if h.line > frame.line]
+        error = after[0] if after else exceptions[-1]
+        module = frame.groups.get("package") or "tensorflow"
+        return sorted([frame, error], key=lambda h: h.line), {"module": module,
+                                                              "error": error.text}
+    for hit in exceptions:
+        named = _IMPORT_ERROR.search(hit.text)
+        if named:
+            module = named.group("module") or named.group("package") or _("a package")
+            return [hit], {"module": module, "error": hit.text}
+    return [], {}
 
 
 def _diagnostics_mismatch(scan: ScanResult) -> list[LineHit]:
@@ -242,7 +289,15 @@ def _addon_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
     return None, {"lib": values.get("lib") or _("An add-on's native library")}, {}
 
 
+def _import_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
+                  ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
+    """Python's line is the error the words quote."""
+    hits = scan.hits.get("import-failed")
+    return None, {"error": hits[0].text.strip() if hits else ""}, {}
+
+
 _MESSAGE_EXTRAS: dict[str, MessageExtra] = {
+    "import-failed": _import_extra,
     "tf-addon-abi-mismatch": _addon_extra,
     "dlopen-failed": _dlopen_extra,
     "cudart-not-found": _cudart_extra,
@@ -256,6 +311,7 @@ _MESSAGE_EXTRAS: dict[str, MessageExtra] = {
     "libcuda-not-found": _driver_side_extra,
     "cuinit-no-device": _driver_side_extra,
     "jax-cuda-plugin-failed": _driver_side_extra,
+    "jaxlib-without-cuda": _driver_side_extra,
     "cudnn-mismatch": _versions_extra,
     "cuda-lib-too-old": _versions_extra,
     "pjrt-plugin-version-mismatch": _versions_extra,

@@ -39,6 +39,18 @@ _DLERROR_PATTERNS = (r"Could not load dynamic library '(?P<lib>[^']+)'",
 _ALLOC_BACKOFF = "_alloc_backoff"
 _ALLOC_BACKOFF_PATTERN = (r"Failed to allocate device memory of \S+ \(\d+ bytes\)"
                           r"|failed to allocate \S+ \(\d+ bytes\) from device")
+#: a line of Python's that ends a traceback: the exception's class and its words (also the
+#: fallback's "last Python exception", unrecognised.py)
+PYTHON_EXCEPTIONS = (r"^[\w.]*\wError(?:: | \(|$)", r"^[\w.]*Exception(?:: |$)",
+                     r"^[\w.]*Exit(?:: |$)", r"^[\w.]*Interrupt(?:: |$)")
+#: internal line patterns of an import that failed in a way no rule names: a traceback's
+#: frame of a package's __init__.py run as a module (only an import runs it so), and the
+#: exception lines; import-failed when nothing else explains the output (runtime_log)
+_IMPORT_FRAME, _PY_EXCEPTION = "_import_frame", "_py_exception"
+_IMPORT_FRAME_PATTERNS = (r'File "(?:[^"]*[/\\])?(?P<package>\w+)[/\\]__init__\.py", '
+                          r"line \d+, in <module>",
+                          # TensorFlow's own words under its import's traceback
+                          r"Failed to load the native TensorFlow runtime")
 #: the library files of the names jaxlib's CUDA plugin gives them
 JAX_LIBRARY_FILES = {"cuDNN": "libcudnn", "cuFFT": "libcufft", "cuSOLVER": "libcusolver",
                      "cuPTI": "libcupti", "cuBLAS": "libcublas", "cuSPARSE": "libcusparse",

@@ -23,6 +23,7 @@ from typing import Any, BinaryIO, ClassVar, cast
 from ..knowledge import KnowledgeBase, load_knowledge
 from .literals import line_pattern
 from .logscan import LineHit, LineMatcher, ScanResult
+from .runtime_rules import PYTHON_EXCEPTIONS
 
 #: the most root-cause lines shown
 MOST = 5
@@ -64,8 +65,7 @@ _LINES: dict[str, tuple[str, tuple[str, ...]]] = {
         r"^FATAL: ")),
     "configure": ("configure", (r"Configuration Error: |Please re-specify|UserInputError|"
                                 r"Please (?:upgrade|downgrade) your ",)),
-    "python": ("python", (r"^[\w.]*\wError(?:: | \(|$)|^[\w.]*Exception(?:: |$)|"
-                          r"^[\w.]*Exit(?:: |$)|^[\w.]*Interrupt(?:: |$)",)),
+    "python": ("python", PYTHON_EXCEPTIONS),
     "tf-fatal": ("tf-runtime", (_glog("F"), r"Check failed: ")),
     "tf-error": ("tf-runtime", (_glog("E"),)),
     # a warning or a note that says something failed (TF's library loader logs at W and I)
