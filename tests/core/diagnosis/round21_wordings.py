@@ -1,6 +1,11 @@
-"""Round 21's runtime wordings, written from jax's own messages (jax/_src/xla_bridge.py of
-the 0.2-0.4 releases) for a jaxlib without CUDA: its GPU backend finds no "cuda" platform
-or lacks the CUDA-only allocator settings, and a GPU backend asked for is not there."""
+"""Round 21's wordings, written from the tools' own messages.
+
+Runtime: jax's (jax/_src/xla_bridge.py of the 0.2-0.4 releases) for a jaxlib without CUDA:
+its GPU backend finds no "cuda" platform or lacks the CUDA-only allocator settings, and a
+GPU backend asked for is not there.
+Build: Bazel's client without BAZEL_SH ("is not defined"); a package or target of
+@bazel_tools, which ships inside each Bazel, that this Bazel lacks; a name of the C++ standard library missing (gcc's and clang's
+words, and gcc's note naming the standard header for any of them)."""
 
 from __future__ import annotations
 
@@ -14,4 +19,47 @@ RUNTIME: list[tuple[list[str], str]] = [
      "jaxlib-without-cuda"),
     (["RuntimeError: Unknown backend: 'gpu' requested, but no platforms that are instances "
       "of gpu are present. Platforms present are: interpreter,cpu"], "jaxlib-without-cuda"),
+]
+
+#: the id diagnosed alone after an unrelated line, and the lines
+BUILD: list[tuple[str, list[str]]] = [
+    ("bazel-sh-not-set", ["ERROR: BAZEL_SH environment variable is not defined, cannot "
+                          "convert MSYS paths to Windows paths"]),
+    ("bazel-version-mismatch", [
+        "ERROR: /src/third_party/py/python_configure.bzl:3:1: error loading package "
+        "'@bazel_tools//tools/python': no such package '@bazel_tools//tools/python/runfiles':"
+        " BUILD file not found"]),
+    ("bazel-version-mismatch", [
+        "ERROR: /w/BUILD:4:1: no such target '@bazel_tools//tools/cpp:cc_flags': target "
+        "'cc_flags' not declared in package 'tools/cpp'"]),
+    ("bazel-version-mismatch", [
+        "ERROR: error loading package '': Label '@bazel_tools//tools/build_defs/cc:action_"
+        "names.bzl' is invalid because 'tools/build_defs/cc' is not a package"]),
+    ("compiler-version-unsupported", [
+        "tensorflow/lite/kernels/internal/spectrogram.cc:45:12: error: 'runtime_error' is not "
+        "a member of 'std'"]),
+    ("compiler-version-unsupported", [
+        "external/com_google_absl/absl/strings/str_cat.h:88:8: error: 'unique_ptr' in "
+        "namespace 'std' does not name a template type"]),
+    ("compiler-version-unsupported", [
+        "./tensorflow/core/lib/gtl/flatmap.h:30:14: error: no template named 'unordered_map' "
+        "in namespace 'std'"]),
+    ("compiler-version-unsupported", [
+        "xla/service/hlo.cc:12:3: note: 'std::setw' is defined in header '<iomanip>'; did you "
+        "forget to '#include <iomanip>'?"]),
+]
+
+#: ids the near misses below must not give
+NOT_BUILD = {"bazel-sh-not-set", "bazel-version-mismatch", "compiler-version-unsupported"}
+#: lines that must not be diagnosed as any of NOT_BUILD
+BUILD_NEAR_MISSES = [
+    # the source's own package or target missing is its own BUILD file, not the Bazel
+    "ERROR: /w/BUILD:4:1: no such target '//tensorflow/tools/pip_package:build_pip_package'",
+    "ERROR: no such package '@local_config_cuda//cuda': Repository command failed",
+    # Windows' macros named max and min, and a name of the source's own namespace
+    "C:/src/util.h:12:20: error: 'max' is not a member of 'std'",
+    "src/a.cc:3:8: error: 'Status' is not a member of 'tsl'",
+    "src/a.cc:3:8: error: 'strng' is not a member of 'std'",
+    # a build script probing the Bazel version with an option older Bazels lack, and going on
+    "[bazel FATAL src/main/cpp/blaze.cc:1330] Unknown startup option: '--version'.",
 ]
