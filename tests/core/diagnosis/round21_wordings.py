@@ -2,7 +2,8 @@
 
 Runtime: jax's (jax/_src/xla_bridge.py of the 0.2-0.4 releases) for a jaxlib without CUDA:
 its GPU backend finds no "cuda" platform or lacks the CUDA-only allocator settings, and a
-GPU backend asked for is not there.
+GPU backend asked for is not there. nvidia-smi's words without a driver, and NVML's Python
+binding's.
 Build: Bazel's client without BAZEL_SH ("is not defined"); a package or target of
 @bazel_tools, which ships inside each Bazel, that this Bazel lacks; a name of the C++ standard library missing (gcc's and clang's
 words, and gcc's note naming the standard header for any of them)."""
@@ -19,6 +20,15 @@ RUNTIME: list[tuple[list[str], str]] = [
      "jaxlib-without-cuda"),
     (["RuntimeError: Unknown backend: 'gpu' requested, but no platforms that are instances "
       "of gpu are present. Platforms present are: interpreter,cpu"], "jaxlib-without-cuda"),
+    # nvidia-smi without its driver (tests/data/nvidia-smi: no-driver, and the H200 with
+    # libnvidia-ml hidden), and NVML's Python binding
+    (["NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
+      "that the latest NVIDIA driver is installed and running."], "cuinit-no-device"),
+    (["NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that "
+      "the NVIDIA Display Driver is properly installed and present in your system."],
+     "libcuda-not-found"),
+    (["pynvml.nvml.NVMLError_LibraryNotFound: NVML Shared Library Not Found"],
+     "libcuda-not-found"),
 ]
 
 #: the id diagnosed alone after an unrelated line, and the lines

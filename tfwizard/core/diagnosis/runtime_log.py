@@ -17,6 +17,8 @@ from .runtime_facts import _is_gpu_build
 from .runtime_rules import (
     _ALLOC_BACKOFF,
     _ALLOC_BACKOFF_PATTERN,
+    _BUILT_WITH_CUDA,
+    _BUILT_WITH_CUDA_PATTERN,
     _DIAG_DSO,
     _DIAG_KERNEL,
     _DIAG_PATTERNS,
@@ -60,8 +62,9 @@ def log_matcher(kb: KnowledgeBase | None = None) -> LineMatcher:
         patterns.append(line_pattern(_ALLOC_BACKOFF, _ALLOC_BACKOFF_PATTERN))
         patterns += [line_pattern(key, p) for key, p in _DIAG_PATTERNS]
         patterns += [line_pattern(_IMPORT_FRAME, p) for p in _IMPORT_FRAME_PATTERNS]
+        patterns.append(line_pattern(_BUILT_WITH_CUDA, _BUILT_WITH_CUDA_PATTERN))
         patterns += [line_pattern(_PY_EXCEPTION, p) for p in PYTHON_EXCEPTIONS]
-        cached = (kb, LineMatcher(patterns))
+        cached = (kb, LineMatcher(patterns, context={_BUILT_WITH_CUDA: 1}))
         _MATCHERS[id(kb)] = cached
     return cached[1]
 
@@ -69,10 +72,12 @@ def log_matcher(kb: KnowledgeBase | None = None) -> LineMatcher:
 def _match_messages(ctx: _Ctx, scan: ScanResult) -> None:
     # internal lines that say a rule's cause where its own words are missing: the CUDA
     # diagnostics' two driver versions (dso-mismatch), the allocator's tries at a smaller
-    # reservation (gpu-out-of-memory, as a warning: no failure yet)
+    # reservation (gpu-out-of-memory, as a warning: no failure yet), tf.test.is_built_with_cuda()
+    # printing False (cpu-build-gpu-expected)
     stand_ins: dict[str, tuple[list[LineHit], Severity | None]] = {
         "dso-mismatch": (_diagnostics_mismatch(scan), None),
-        "gpu-out-of-memory": (scan.hits.get(_ALLOC_BACKOFF, []), "warning")}
+        "gpu-out-of-memory": (scan.hits.get(_ALLOC_BACKOFF, []), "warning"),
+        "cpu-build-gpu-expected": (_built_without_cuda(scan), None)}
     for rule in ctx.rules.values():
         hits = scan.hits.get(rule.id)
         stand_in_severity: Severity | None = None
@@ -147,6 +152,17 @@ def _diagnostics_mismatch(scan: ScanResult) -> list[LineHit]:
     if _driver_version(dso[0].groups["dso"]) == _driver_version(kernel[0].groups["kernel"]):
         return []
     return sorted([dso[0], kernel[0]], key=lambda h: h.line)
+
+
+def _built_without_cuda(scan: ScanResult) -> list[LineHit]:
+    """The lines where tf.test.is_built_with_cuda() gave False: on its own line (a print
+    with a label before it) or on the next one (an interactive session)."""
+    return [h for h in scan.hits.get(_BUILT_WITH_CUDA, [])
+            if _CALL_FALSE.search(h.text) or (h.context and h.context[0] == "False")]
+
+
+#: the call with False right after it ("is_built_with_cuda() = False", "...()): False")
+_CALL_FALSE = re.compile(r"is_built_with_cuda\(\)\)*[\s:=>-]*False\b")
 
 
 def _driver_version(text: str) -> tuple[int, ...]:
@@ -289,6 +305,15 @@ def _addon_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
     return None, {"lib": values.get("lib") or _("An add-on's native library")}, {}
 
 
+def _cpu_build_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
+                     ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
+    """A CPU build is what was asked for (--expect cpu), or all a host without an NVIDIA
+    GPU can use: information then."""
+    if ctx.expect == "cpu" or _host_gpus(ctx) is False:
+        return "info", {}, {}
+    return None, {}, {}
+
+
 def _import_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
                   ) -> tuple[Severity | None, dict[str, Any], dict[str, Any]]:
     """Python's line is the error the words quote."""
@@ -298,6 +323,7 @@ def _import_extra(ctx: _Ctx, scan: ScanResult, values: dict[str, Any]
 
 _MESSAGE_EXTRAS: dict[str, MessageExtra] = {
     "import-failed": _import_extra,
+    "cpu-build-gpu-expected": _cpu_build_extra,
     "tf-addon-abi-mismatch": _addon_extra,
     "dlopen-failed": _dlopen_extra,
     "cudart-not-found": _cudart_extra,

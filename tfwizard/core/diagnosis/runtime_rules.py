@@ -51,6 +51,10 @@ _IMPORT_FRAME_PATTERNS = (r'File "(?:[^"]*[/\\])?(?P<package>\w+)[/\\]__init__\.
                           r"line \d+, in <module>",
                           # TensorFlow's own words under its import's traceback
                           r"Failed to load the native TensorFlow runtime")
+#: internal line pattern: a program printing tf.test.is_built_with_cuda(), with the line
+#: after it (an interactive session prints the result there): False is cpu-build-gpu-expected
+_BUILT_WITH_CUDA = "_built_with_cuda"
+_BUILT_WITH_CUDA_PATTERN = r"is_built_with_cuda\(\)"
 #: the library files of the names jaxlib's CUDA plugin gives them
 JAX_LIBRARY_FILES = {"cuDNN": "libcudnn", "cuFFT": "libcufft", "cuSOLVER": "libcusolver",
                      "cuPTI": "libcupti", "cuBLAS": "libcublas", "cuSPARSE": "libcusparse",

@@ -1,9 +1,14 @@
-"""An import that failed in a way no rule names is import-failed, in the traceback's words.
+"""Round 21's runtime rules that read Python's own output.
 
-Python's own shapes: a traceback's frame of a package's __init__.py run as a module (only an
-import runs it so) and the exception after it, TensorFlow's "Failed to load the native
-TensorFlow runtime", or an ImportError alone. It speaks only when nothing else explains the
-output: a specific rule (a CUDA library, glibc, NumPy's ABI) says more.
+An import that failed in a way no rule names is import-failed, in the traceback's words:
+a traceback's frame of a package's __init__.py run as a module (only an import runs it
+so) and the exception after it, TensorFlow's "Failed to load the native TensorFlow
+runtime", or an ImportError alone. It speaks only when nothing else explains the output: a
+specific rule (a CUDA library, glibc, NumPy's ABI) says more.
+
+A CPU build as a program printed it (tf.test.is_built_with_cuda() giving False, on its line
+or the next; get_build_info()'s is_cuda_build) is cpu-build-gpu-expected. The wording lists
+of the round are in round21_wordings.py.
 """
 
 from __future__ import annotations
@@ -163,3 +168,35 @@ def test_a_cpu_jaxlib_on_a_host_without_nvidia_gpus_is_information():
                           "that are instances of gpu are present. Platforms present are: "
                           "interpreter,cpu"], host)
     assert [(d.id, d.severity) for d in found] == [("jaxlib-without-cuda", "info")]
+
+
+# -- a CPU build, as a program printed it ------------------------------------------------------
+
+@pytest.mark.parametrize("lines", [
+    [">>> print(tf.test.is_built_with_cuda())", "False"],
+    ["Built with CUDA: tf.test.is_built_with_cuda() = False"],
+    ["OrderedDict([('cpu_compiler', 'C:/Program Files/Microsoft Visual Studio/2019/VC/bin/"
+     "cl.exe'), ('is_cuda_build', False), ('is_rocm_build', False)])"],
+    ["{'is_cuda_build': False, 'is_rocm_build': False, 'is_tensorrt_build': False}"],
+])
+def test_a_cpu_build_printed_is_cpu_build_gpu_expected(lines):
+    found = diagnose_log(lines)
+    assert [(d.id, d.severity) for d in found] == [("cpu-build-gpu-expected", "error")]
+    assert "CPU build" in found[0].cause
+
+
+@pytest.mark.parametrize("lines", [
+    [">>> print(tf.test.is_built_with_cuda())", "True"],
+    [">>> tf.test.is_built_with_cuda()", ">>> False"],
+    ["OrderedDict([('cuda_version', '12.3'), ('is_cuda_build', True)])"],
+    ["is_built_with_cuda() returned True; is_gpu_available() = False"],
+])
+def test_a_cuda_build_printed_stays_quiet(lines):
+    assert diagnose_log(lines) == []
+
+
+def test_a_cpu_build_is_information_where_one_was_asked_for_or_there_is_no_gpu():
+    lines = [">>> print(tf.test.is_built_with_cuda())", "False"]
+    assert [d.severity for d in diagnose_log(lines, expect="cpu")] == ["info"]
+    host = HostProfile.from_dict({"nvidia": {"gpus": []}})
+    assert [d.severity for d in diagnose_log(lines, host)] == ["info"]
