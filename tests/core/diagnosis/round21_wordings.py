@@ -5,7 +5,8 @@ its GPU backend finds no "cuda" platform or lacks the CUDA-only allocator settin
 GPU backend asked for is not there. nvidia-smi's words without a driver, and NVML's Python
 binding's.
 Build: Bazel's client without BAZEL_SH ("is not defined"); a package or target of
-@bazel_tools, which ships inside each Bazel, that this Bazel lacks; a name of the C++ standard library missing (gcc's and clang's
+@bazel_tools, which ships inside each Bazel, that this Bazel lacks; grpc-java's and Go
+servers' words for a remote call past its deadline; a name of the C++ standard library missing (gcc's and clang's
 words, and gcc's note naming the standard header for any of them)."""
 
 from __future__ import annotations
@@ -45,6 +46,13 @@ BUILD: list[tuple[str, list[str]]] = [
     ("bazel-version-mismatch", [
         "ERROR: error loading package '': Label '@bazel_tools//tools/build_defs/cc:action_"
         "names.bzl' is invalid because 'tools/build_defs/cc' is not a package"]),
+    ("remote-deadline-exceeded", [
+        "ERROR: /w/tensorflow/core/BUILD:12:1: Compiling tensorflow/core/a.cc failed: "
+        "Exhausted retries (5). DEADLINE_EXCEEDED: ClientCall was cancelled at or after "
+        "deadline. [closed=[], open=[[buffered_nanos=2081, remote_addr=rbe.local/10.0.0.2:443]]]"]),
+    ("remote-deadline-exceeded", [
+        "ERROR: /w/BUILD:3:1: Executing genrule //:g failed: DEADLINE_EXCEEDED: context "
+        "deadline exceeded"]),
     ("compiler-version-unsupported", [
         "tensorflow/lite/kernels/internal/spectrogram.cc:45:12: error: 'runtime_error' is not "
         "a member of 'std'"]),
@@ -60,7 +68,8 @@ BUILD: list[tuple[str, list[str]]] = [
 ]
 
 #: ids the near misses below must not give
-NOT_BUILD = {"bazel-sh-not-set", "bazel-version-mismatch", "compiler-version-unsupported"}
+NOT_BUILD = {"bazel-sh-not-set", "bazel-version-mismatch", "compiler-version-unsupported",
+             "remote-deadline-exceeded"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # the source's own package or target missing is its own BUILD file, not the Bazel
@@ -70,6 +79,9 @@ BUILD_NEAR_MISSES = [
     "C:/src/util.h:12:20: error: 'max' is not a member of 'std'",
     "src/a.cc:3:8: error: 'Status' is not a member of 'tsl'",
     "src/a.cc:3:8: error: 'strng' is not a member of 'std'",
+    # a cache call Bazel warns about and goes past (remote-cache-unusable), and Docker's words
+    "WARNING: Remote Cache: DEADLINE_EXCEEDED: ClientCall was cancelled at or after deadline.",
+    "error releasing builder: deadline_exceeded: context deadline exceeded",
     # a build script probing the Bazel version with an option older Bazels lack, and going on
     "[bazel FATAL src/main/cpp/blaze.cc:1330] Unknown startup option: '--version'.",
 ]
