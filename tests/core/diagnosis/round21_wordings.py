@@ -6,7 +6,8 @@ GPU backend asked for is not there. nvidia-smi's words without a driver, and NVM
 binding's.
 Build: Bazel's client without BAZEL_SH ("is not defined"); a package or target of
 @bazel_tools, which ships inside each Bazel, that this Bazel lacks; grpc-java's and Go
-servers' words for a remote call past its deadline; a name of the C++ standard library missing (gcc's and clang's
+servers' words for a remote call past its deadline; Java's, Python's (urllib3) and wget's
+words for a server that cannot be reached or a name that does not resolve; a name of the C++ standard library missing (gcc's and clang's
 words, and gcc's note naming the standard header for any of them)."""
 
 from __future__ import annotations
@@ -53,6 +54,21 @@ BUILD: list[tuple[str, list[str]]] = [
     ("remote-deadline-exceeded", [
         "ERROR: /w/BUILD:3:1: Executing genrule //:g failed: DEADLINE_EXCEEDED: context "
         "deadline exceeded"]),
+    ("download-failed", [
+        "pip._vendor.urllib3.exceptions.NewConnectionError: <pip._vendor.urllib3.connection."
+        "HTTPSConnection object at 0x7f>: Failed to establish a new connection: [Errno -3] "
+        "Temporary failure in name resolution"]),
+    ("download-failed", [
+        "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='storage.googleapis.com',"
+        " port=443): Max retries exceeded with url: /x/y.tar.gz (Caused by NewConnectionError("
+        "'<urllib3.connection.HTTPSConnection object at 0x7f>: Failed to establish a new "
+        "connection: [Errno 101] Network is unreachable'))"]),
+    ("download-failed", ["Resolving github.com (github.com)... failed: Temporary failure in "
+                         "name resolution."]),
+    ("download-failed", [
+        "ERROR: An error occurred during the fetch of repository 'llvm-raw':",
+        "   java.net.ConnectException: Connection refused (Connection refused)"]),
+    ("download-failed", ["Caused by: java.net.SocketException: Connection reset"]),
     ("compiler-version-unsupported", [
         "tensorflow/lite/kernels/internal/spectrogram.cc:45:12: error: 'runtime_error' is not "
         "a member of 'std'"]),
@@ -69,7 +85,7 @@ BUILD: list[tuple[str, list[str]]] = [
 
 #: ids the near misses below must not give
 NOT_BUILD = {"bazel-sh-not-set", "bazel-version-mismatch", "compiler-version-unsupported",
-             "remote-deadline-exceeded"}
+             "remote-deadline-exceeded", "download-failed"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # the source's own package or target missing is its own BUILD file, not the Bazel
@@ -82,6 +98,8 @@ BUILD_NEAR_MISSES = [
     # a cache call Bazel warns about and goes past (remote-cache-unusable), and Docker's words
     "WARNING: Remote Cache: DEADLINE_EXCEEDED: ClientCall was cancelled at or after deadline.",
     "error releasing builder: deadline_exceeded: context deadline exceeded",
+    # a name that does not resolve in a program's own message, not a download
+    "ValueError: Temporary failure in name resolution is not a valid device name",
     # a build script probing the Bazel version with an option older Bazels lack, and going on
     "[bazel FATAL src/main/cpp/blaze.cc:1330] Unknown startup option: '--version'.",
 ]
