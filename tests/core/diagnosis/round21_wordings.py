@@ -22,6 +22,13 @@ RUNTIME: list[tuple[list[str], str]] = [
      "jaxlib-without-cuda"),
     (["RuntimeError: Unknown backend: 'gpu' requested, but no platforms that are instances "
       "of gpu are present. Platforms present are: interpreter,cpu"], "jaxlib-without-cuda"),
+    # an extension module built for another Python (the loader's words)
+    (["ImportError: /usr/local/lib/python2.7/dist-packages/tensorflow/python/_pywrap_"
+      "tensorflow.so: undefined symbol: PyUnicodeUCS4_AsUTF8String"], "wheel-python-mismatch"),
+    (["ImportError: dlopen(/Users/me/venv/lib/python3.8/site-packages/jaxlib/xla_extension.so,"
+      " 2): Symbol not found: __PyThreadState_Current"], "wheel-python-mismatch"),
+    (["ImportError: /opt/py32/lib/python3.9/site-packages/tensorflow/python/_pywrap_tensorflow"
+      "_internal.so: wrong ELF class: ELFCLASS64"], "wheel-python-mismatch"),
     # nvidia-smi without its driver (tests/data/nvidia-smi: no-driver, and the H200 with
     # libnvidia-ml hidden), and NVML's Python binding
     (["NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "

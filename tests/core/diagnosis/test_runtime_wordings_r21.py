@@ -200,3 +200,14 @@ def test_a_cpu_build_is_information_where_one_was_asked_for_or_there_is_no_gpu()
     assert [d.severity for d in diagnose_log(lines, expect="cpu")] == ["info"]
     host = HostProfile.from_dict({"nvidia": {"gpus": []}})
     assert [d.severity for d in diagnose_log(lines, host)] == ["info"]
+
+
+@pytest.mark.parametrize("line", [
+    # TensorFlow's own C++ symbol missing from its library, and a PyTorch extension's: not
+    # the CPython API
+    "ImportError: /x/site-packages/torch_scatter/_scatter_cuda.so: undefined symbol: "
+    "_ZN3c1017RegisterOperatorsD1Ev",
+    "ImportError: /x/site-packages/mylib/_ext.so: undefined symbol: python_helper_init",
+])
+def test_a_symbol_outside_the_python_api_is_no_python_mismatch(line):
+    assert "wheel-python-mismatch" not in [d.id for d in diagnose_log([line])]
