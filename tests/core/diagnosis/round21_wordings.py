@@ -29,6 +29,11 @@ RUNTIME: list[tuple[list[str], str]] = [
       " 2): Symbol not found: __PyThreadState_Current"], "wheel-python-mismatch"),
     (["ImportError: /opt/py32/lib/python3.9/site-packages/tensorflow/python/_pywrap_tensorflow"
       "_internal.so: wrong ELF class: ELFCLASS64"], "wheel-python-mismatch"),
+    # CUDA's error 200 by its names
+    (["E0000 00:00:1.0 123 pjrt_stream_executor_client.cc:2985] Execution of replica 0 "
+      "failed: INTERNAL: Failed to load in-memory CUBIN: CUDA_ERROR_INVALID_IMAGE: device "
+      "kernel image is invalid"], "cc-not-in-build"),
+    (["RuntimeError: cudaErrorInvalidKernelImage"], "cc-not-in-build"),
     # nvidia-smi without its driver (tests/data/nvidia-smi: no-driver, and the H200 with
     # libnvidia-ml hidden), and NVML's Python binding
     (["NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
