@@ -34,6 +34,13 @@ RUNTIME: list[tuple[list[str], str]] = [
       "failed: INTERNAL: Failed to load in-memory CUBIN: CUDA_ERROR_INVALID_IMAGE: device "
       "kernel image is invalid"], "cc-not-in-build"),
     (["RuntimeError: cudaErrorInvalidKernelImage"], "cc-not-in-build"),
+    # an op without a kernel for a PluggableDevice (Intel's XPU, DirectML) or the GPU
+    (["tensorflow.python.framework.errors_impl.NotFoundError: No registered 'StatelessRandom"
+      "UniformV2' OpKernel for 'XPU' devices compatible with node {{node StatelessRandom"
+      "UniformV2}}"], "pluggable-device-op-unsupported"),
+    (["InvalidArgumentError: Cannot assign a device for operation Accuracy/__raw_: Could not "
+      "satisfy explicit device specification '/device:GPU:0' because no supported kernel "
+      "for GPU devices is available."], "pluggable-device-op-unsupported"),
     # nvidia-smi without its driver (tests/data/nvidia-smi: no-driver, and the H200 with
     # libnvidia-ml hidden), and NVML's Python binding
     (["NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
