@@ -7,7 +7,9 @@ binding's.
 Build: Bazel's client without BAZEL_SH ("is not defined"); a package or target of
 @bazel_tools, which ships inside each Bazel, that this Bazel lacks; grpc-java's and Go
 servers' words for a remote call past its deadline; Java's, Python's (urllib3) and wget's
-words for a server that cannot be reached or a name that does not resolve; a name of the C++ standard library missing (gcc's and clang's
+words for a server that cannot be reached or a name that does not resolve; a target of
+@local_config_nccl that its stub (NCCL not configured) lacks, a cause that had held-out
+excerpts only, written from nccl_configure's source without reading them; a name of the C++ standard library missing (gcc's and clang's
 words, and gcc's note naming the standard header for any of them)."""
 
 from __future__ import annotations
@@ -88,6 +90,9 @@ BUILD: list[tuple[str, list[str]]] = [
         "ERROR: An error occurred during the fetch of repository 'llvm-raw':",
         "   java.net.ConnectException: Connection refused (Connection refused)"]),
     ("download-failed", ["Caused by: java.net.SocketException: Connection reset"]),
+    ("xla-nccl-not-configured", [
+        "ERROR: /w/xla/xla/BUILD:3:1: no such target '@@xla~~nccl_configure~local_config_nccl"
+        "//:nccl_via_stub': target 'nccl_via_stub' not declared in package ''"]),
     ("compiler-version-unsupported", [
         "tensorflow/lite/kernels/internal/spectrogram.cc:45:12: error: 'runtime_error' is not "
         "a member of 'std'"]),
@@ -104,7 +109,7 @@ BUILD: list[tuple[str, list[str]]] = [
 
 #: ids the near misses below must not give
 NOT_BUILD = {"bazel-sh-not-set", "bazel-version-mismatch", "compiler-version-unsupported",
-             "remote-deadline-exceeded", "download-failed"}
+             "remote-deadline-exceeded", "download-failed", "xla-nccl-not-configured"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # the source's own package or target missing is its own BUILD file, not the Bazel
@@ -119,6 +124,10 @@ BUILD_NEAR_MISSES = [
     "error releasing builder: deadline_exceeded: context deadline exceeded",
     # a name that does not resolve in a program's own message, not a download
     "ValueError: Temporary failure in name resolution is not a valid device name",
+    # a target the NCCL stub has, and another repository's target
+    "ERROR: /w/BUILD:3:1: no such target '@local_config_nccl//:nccl': target 'nccl' not "
+    "declared in package ''",
+    "ERROR: /w/BUILD:3:1: no such target '@local_config_cuda//cuda:cudnn_header'",
     # a build script probing the Bazel version with an option older Bazels lack, and going on
     "[bazel FATAL src/main/cpp/blaze.cc:1330] Unknown startup option: '--version'.",
 ]

@@ -62,6 +62,9 @@ EXAMPLES: dict[str, str | tuple[str, ...]] = {
     "patchelf-missing": "/bin/bash: line 1: patchelf: command not found",
     "patch-command-missing": "/usr/bin/bash: patch: command not found",
     "swig-missing": "tensorflow/tools/swig/swig.sh: line 25: swig: command not found",
+    "xla-nccl-not-configured": "ERROR: /xla/xla/service/gpu/BUILD:12:11: no such target "
+    "'@local_config_nccl//:nccl_headers': target 'nccl_headers' not declared in package '' "
+    "defined by /root/.cache/bazel/_bazel_root/a1/external/local_config_nccl/BUILD",
     "cxx-std-headers-missing": "external/com_google_absl/absl/base/internal/atomic_hook.h:18:10:"
                                " fatal error: 'atomic' file not found",
     "hermetic-python-requirement-build-failed": "ERROR: An error occurred during the fetch of "
