@@ -9,7 +9,9 @@ Build: Bazel's client without BAZEL_SH ("is not defined"); a package or target o
 servers' words for a remote call past its deadline; Java's, Python's (urllib3) and wget's
 words for a server that cannot be reached or a name that does not resolve; a target of
 @local_config_nccl that its stub (NCCL not configured) lacks, a cause that had held-out
-excerpts only, written from nccl_configure's source without reading them; a name of the C++ standard library missing (gcc's and clang's
+excerpts only, written from nccl_configure's source without reading them; a Bazel server
+lost whatever gRPC's words; SWIG's action ending with the shell's "not found" status (127);
+Bazel's Windows launcher without bash.exe; a name of the C++ standard library missing (gcc's and clang's
 words, and gcc's note naming the standard header for any of them)."""
 
 from __future__ import annotations
@@ -90,6 +92,15 @@ BUILD: list[tuple[str, list[str]]] = [
         "ERROR: An error occurred during the fetch of repository 'llvm-raw':",
         "   java.net.ConnectException: Connection refused (Connection refused)"]),
     ("download-failed", ["Caused by: java.net.SocketException: Connection reset"]),
+    ("bazel-server-oom", [
+        "Server terminated abruptly (error code: 14, error message: 'Connection reset by peer', "
+        "log file: '/root/.cache/bazel/_bazel_root/a1/server/jvm.out')"]),
+    ("swig-missing", [
+        "ERROR: /tf/tensorflow/python/BUILD:5160:1: SWIGing tensorflow/python/tensorflow.i "
+        "failed (Exit 127)"]),
+    ("bazel-sh-not-set", [
+        "ERROR: src/main/native/windows/process.cc(202): CreateProcessW(\"C:\\tools\\msys64"
+        "\\usr\\bin\\bash.exe\" -c \"echo hi\"): The system cannot find the file specified."]),
     ("xla-nccl-not-configured", [
         "ERROR: /w/xla/xla/BUILD:3:1: no such target '@@xla~~nccl_configure~local_config_nccl"
         "//:nccl_via_stub': target 'nccl_via_stub' not declared in package ''"]),
@@ -109,7 +120,8 @@ BUILD: list[tuple[str, list[str]]] = [
 
 #: ids the near misses below must not give
 NOT_BUILD = {"bazel-sh-not-set", "bazel-version-mismatch", "compiler-version-unsupported",
-             "remote-deadline-exceeded", "download-failed", "xla-nccl-not-configured"}
+             "remote-deadline-exceeded", "download-failed", "xla-nccl-not-configured",
+             "swig-missing", "bazel-server-oom"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # the source's own package or target missing is its own BUILD file, not the Bazel
@@ -124,6 +136,13 @@ BUILD_NEAR_MISSES = [
     "error releasing builder: deadline_exceeded: context deadline exceeded",
     # a name that does not resolve in a program's own message, not a download
     "ValueError: Temporary failure in name resolution is not a valid device name",
+    # SWIG that ran and failed, a Windows program other than bash missing, and a server
+    # that was asked to stop
+    "ERROR: /tf/tensorflow/python/BUILD:5160:1: SWIGing tensorflow/python/tensorflow.i "
+    "failed (Exit 1)",
+    "CreateProcessW(\"C:\\python\\python.exe\" -B x.py): The system cannot find the file "
+    "specified.",
+    "Server terminated abruptly (error code: 1, error message: 'shutdown requested')",
     # a target the NCCL stub has, and another repository's target
     "ERROR: /w/BUILD:3:1: no such target '@local_config_nccl//:nccl': target 'nccl' not "
     "declared in package ''",
