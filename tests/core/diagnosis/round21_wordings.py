@@ -11,7 +11,8 @@ words for a server that cannot be reached or a name that does not resolve; a tar
 @local_config_nccl that its stub (NCCL not configured) lacks, a cause that had held-out
 excerpts only, written from nccl_configure's source without reading them; a Bazel server
 lost whatever gRPC's words; SWIG's action ending with the shell's "not found" status (127);
-Bazel's Windows launcher without bash.exe; a name of the C++ standard library missing (gcc's and clang's
+Bazel's Windows launcher without bash.exe; a uid without a passwd entry in Python's and
+whoami's words; a name of the C++ standard library missing (gcc's and clang's
 words, and gcc's note naming the standard header for any of them)."""
 
 from __future__ import annotations
@@ -101,6 +102,8 @@ BUILD: list[tuple[str, list[str]]] = [
     ("bazel-sh-not-set", [
         "ERROR: src/main/native/windows/process.cc(202): CreateProcessW(\"C:\\tools\\msys64"
         "\\usr\\bin\\bash.exe\" -c \"echo hi\"): The system cannot find the file specified."]),
+    ("bazel-user-unknown", ["KeyError: 'getpwuid(): uid not found: 1001'"]),
+    ("bazel-user-unknown", ["whoami: cannot find name for user ID 1001"]),
     ("xla-nccl-not-configured", [
         "ERROR: /w/xla/xla/BUILD:3:1: no such target '@@xla~~nccl_configure~local_config_nccl"
         "//:nccl_via_stub': target 'nccl_via_stub' not declared in package ''"]),
@@ -121,7 +124,7 @@ BUILD: list[tuple[str, list[str]]] = [
 #: ids the near misses below must not give
 NOT_BUILD = {"bazel-sh-not-set", "bazel-version-mismatch", "compiler-version-unsupported",
              "remote-deadline-exceeded", "download-failed", "xla-nccl-not-configured",
-             "swig-missing", "bazel-server-oom"}
+             "swig-missing", "bazel-server-oom", "bazel-user-unknown"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # the source's own package or target missing is its own BUILD file, not the Bazel
