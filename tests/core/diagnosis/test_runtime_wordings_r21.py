@@ -211,3 +211,26 @@ def test_a_cpu_build_is_information_where_one_was_asked_for_or_there_is_no_gpu()
 ])
 def test_a_symbol_outside_the_python_api_is_no_python_mismatch(line):
     assert "wheel-python-mismatch" not in [d.id for d in diagnose_log([line])]
+
+
+# -- a start-up line that yields to any error ---------------------------------------------------
+
+CUDART_DLERROR = ("2021-05-10 11:39:52.415791: W tensorflow/stream_executor/platform/default/"
+                  "dso_loader.cc:60] Could not load dynamic library 'libcudart.so.11.0'; "
+                  "dlerror: libcudart.so.11.0: cannot open shared object file: No such file or "
+                  "directory")
+
+
+def test_tensorflows_cudart_dlerror_goes_after_whatever_the_run_failed_with():
+    # without a host profile the dlerror is an error too, but TensorFlow says to ignore it
+    # without a GPU: the import that failed later, or a library failure, is said first
+    found = diagnose_log([CUDART_DLERROR,
+                          '  File "/env/site-packages/keras/__init__.py", line 3, in <module>',
+                          "ImportError: cannot import name 'dtensor' from "
+                          "'tensorflow.compat.v2.experimental'"])
+    assert [d.id for d in found] == ["import-failed", "cudart-not-found"]
+    found = diagnose_log([CUDART_DLERROR,
+                          "2021-05-10 11:39:55.1: E tensorflow/stream_executor/cuda/cuda_dnn.cc:"
+                          "336] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR"])
+    assert [d.id for d in found] == ["cudnn-handle-failed", "cudart-not-found"]
+    assert [d.id for d in diagnose_log([CUDART_DLERROR])] == ["cudart-not-found"]

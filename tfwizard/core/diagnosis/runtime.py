@@ -30,7 +30,15 @@ from .runtime_facts import (
     target_gpus,
 )
 from .runtime_log import MessageExtra, _match_messages, log_lines, log_matcher
-from .runtime_rules import GPU_LIBRARIES, Diagnosis, RuntimeRule, _Ctx, _Values, load_rules
+from .runtime_rules import (
+    ANY_ERROR,
+    GPU_LIBRARIES,
+    Diagnosis,
+    RuntimeRule,
+    _Ctx,
+    _Values,
+    load_rules,
+)
 
 __all__ = ["Diagnosis", "GPU_LIBRARIES", "MessageExtra", "RuntimeRule", "build_targets",
            "cuda_and_driver", "diagnose", "diagnose_log", "gpu_devices", "load_rules",
@@ -95,11 +103,13 @@ def _ordered(ctx: _Ctx) -> list[Diagnosis]:
     found_ids = {d.id for d in ctx.found}
     kept = [d for d in ctx.found
             if not (d.id in ctx.rules and found_ids & set(ctx.rules[d.id].superseded_by))]
+    errors = {d.id for d in kept if d.severity == "error"}
 
     def key(item: tuple[int, Diagnosis]) -> tuple[bool, int, float, int]:
         index, d = item
         rule = ctx.rules.get(d.id)
-        secondary = bool(rule and found_ids & set(rule.secondary_to))
+        secondary = bool(rule and (found_ids & set(rule.secondary_to)
+                                   or ANY_ERROR in rule.secondary_to and errors - {d.id}))
         return secondary, severity_order(d.severity), d.lines[0] if d.lines else float("inf"), index
 
     return [d for _i, d in sorted(enumerate(kept), key=key)]

@@ -27,6 +27,7 @@ from .runtime_rules import (
     _IMPORT_FRAME,
     _IMPORT_FRAME_PATTERNS,
     _PY_EXCEPTION,
+    ANY_ERROR,
     GPU_LIBRARIES,
     JAX_LIBRARY_FILES,
     PYTHON_EXCEPTIONS,
@@ -102,8 +103,11 @@ def _match_messages(ctx: _Ctx, scan: ScanResult) -> None:
         ctx.add(rule.id, values, evidence=evidence[:5], severity=severity, recipe_fix=fix,
                 lines=[h.line for h in hits], from_log=rule.kind == "check")
     # an import that failed for a reason no rule names: import-failed, in the traceback's
-    # words, when nothing else explains the output
-    if not ctx.has("import-failed") and not any(d.severity == "error" for d in ctx.found):
+    # words, when no other error explains the output (start-up lines that yield to any
+    # error, secondary_to "*", explain nothing)
+    if not ctx.has("import-failed") and not any(
+            d.severity == "error" and ANY_ERROR not in ctx.rules[d.id].secondary_to
+            for d in ctx.found):
         hits, values = _failed_import(scan)
         if hits:
             ctx.add("import-failed", values, evidence=[h.text for h in hits],

@@ -66,6 +66,11 @@ _DIAG_PATTERNS = ((_DIAG_DSO, r"libcuda reported version is: (?P<dso>\d+(?:\.\d+
                   (_DIAG_KERNEL, r"kernel reported version is: (?P<kernel>\d+(?:\.\d+)+)"))
 
 
+#: `secondary_to = ["*"]`: reported after every other error found (a start-up line that a
+#: run goes past when it fails later for another reason)
+ANY_ERROR = "*"
+
+
 @dataclass(frozen=True)
 class RuntimeRule:
     """One runtime.toml rule: a message pattern or a check, and what it means."""
@@ -169,7 +174,7 @@ def load_rules(kb: KnowledgeBase | None = None) -> dict[str, RuntimeRule]:
         rules[rule.id] = replace(rule, superseded_by=tuple(dict.fromkeys(
             rule.superseded_by + (like,) + rules[like].superseded_by)))
     for rule in rules.values():
-        unknown = (set(rule.secondary_to) | set(rule.superseded_by)) - set(rules)
+        unknown = (set(rule.secondary_to) | set(rule.superseded_by)) - set(rules) - {ANY_ERROR}
         if unknown:
             raise KnowledgeError(_("{where}: secondary_to and superseded_by must name "
                                    "known ids ({ids})").format(
