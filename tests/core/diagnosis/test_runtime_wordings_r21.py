@@ -234,3 +234,13 @@ def test_tensorflows_cudart_dlerror_goes_after_whatever_the_run_failed_with():
                           "336] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR"])
     assert [d.id for d in found] == ["cudnn-handle-failed", "cudart-not-found"]
     assert [d.id for d in diagnose_log([CUDART_DLERROR])] == ["cudart-not-found"]
+
+
+def test_an_import_error_another_rule_names_is_that_rule_only():
+    # TensorFlow's own check at import: the ImportError is cudart-not-found's line
+    line = ("ImportError: Could not find 'cudart64_100.dll'. TensorFlow requires that this DLL "
+            "be installed in a directory that is named in your %PATH% environment variable.")
+    assert [d.id for d in diagnose_log([line])] == ["cudart-not-found"]
+    assert [d.id for d in diagnose_log([
+        '  File "C:\\Python37\\lib\\site-packages\\tensorflow\\__init__.py", line 28, in <module>',
+        line])] == ["cudart-not-found"]

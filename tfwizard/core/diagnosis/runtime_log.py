@@ -108,7 +108,7 @@ def _match_messages(ctx: _Ctx, scan: ScanResult) -> None:
     if not ctx.has("import-failed") and not any(
             d.severity == "error" and ANY_ERROR not in ctx.rules[d.id].secondary_to
             for d in ctx.found):
-        hits, values = _failed_import(scan)
+        hits, values = _failed_import(scan, {n for d in ctx.found for n in d.lines})
         if hits:
             ctx.add("import-failed", values, evidence=[h.text for h in hits],
                     lines=[h.line for h in hits], from_log=True)
@@ -124,11 +124,13 @@ _IMPORT_ERROR = re.compile(r"\b(?:ImportError|ModuleNotFoundError): (?:.*?(?:fro
                            r"(?P<package>\w+)))?")
 
 
-def _failed_import(scan: ScanResult) -> tuple[list[LineHit], dict[str, Any]]:
+def _failed_import(scan: ScanResult, claimed: set[int]
+                   ) -> tuple[list[LineHit], dict[str, Any]]:
     """The lines of an import that failed, and {module, error}: a traceback through a
     package's __init__.py (or TensorFlow's "Failed to load the native TensorFlow runtime")
     with the first exception after it that says something (else the last one), or an
-    ImportError alone; ([], {}) when there is neither."""
+    ImportError alone; ([], {}) when there is neither, or when that exception is a line
+    another diagnosis gave (`claimed`: its rule names the cause)."""
     exceptions = [h for h in scan.hits.get(_PY_EXCEPTION, [])
                   if not _UNINFORMATIVE.search(h.text)]
     frames = scan.hits.get(_IMPORT_FRAME, [])
@@ -136,11 +138,13 @@ def _failed_import(scan: ScanResult) -> tuple[list[LineHit], dict[str, Any]]:
         frame = frames[0]
         after = [h for h in exceptions if h.line > frame.line]
         error = after[0] if after else exceptions[-1]
+        if error.line in claimed:
+            return [], {}
         module = frame.groups.get("package") or "tensorflow"
         return sorted([frame, error], key=lambda h: h.line), {"module": module,
                                                               "error": error.text}
     for hit in exceptions:
-        named = _IMPORT_ERROR.search(hit.text)
+        named = None if hit.line in claimed else _IMPORT_ERROR.search(hit.text)
         if named:
             module = named.group("module") or named.group("package") or _("a package")
             return [hit], {"module": module, "error": hit.text}
