@@ -31,7 +31,6 @@ from .runtime_facts import (
 )
 from .runtime_log import MessageExtra, _match_messages, log_lines, log_matcher
 from .runtime_rules import (
-    ANY_ERROR,
     GPU_LIBRARIES,
     Diagnosis,
     RuntimeRule,
@@ -109,7 +108,7 @@ def _ordered(ctx: _Ctx) -> list[Diagnosis]:
         index, d = item
         rule = ctx.rules.get(d.id)
         secondary = bool(rule and (found_ids & set(rule.secondary_to)
-                                   or ANY_ERROR in rule.secondary_to and errors - {d.id}))
+                                   or rule.yields_to_any_error and errors - {d.id}))
         return secondary, severity_order(d.severity), d.lines[0] if d.lines else float("inf"), index
 
     return [d for _i, d in sorted(enumerate(kept), key=key)]

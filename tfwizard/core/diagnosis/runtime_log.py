@@ -27,7 +27,6 @@ from .runtime_rules import (
     _IMPORT_FRAME,
     _IMPORT_FRAME_PATTERNS,
     _PY_EXCEPTION,
-    ANY_ERROR,
     GPU_LIBRARIES,
     JAX_LIBRARY_FILES,
     PYTHON_EXCEPTIONS,
@@ -106,7 +105,7 @@ def _match_messages(ctx: _Ctx, scan: ScanResult) -> None:
     # words, when no other error explains the output (start-up lines that yield to any
     # error, secondary_to "*", explain nothing)
     if not ctx.has("import-failed") and not any(
-            d.severity == "error" and ANY_ERROR not in ctx.rules[d.id].secondary_to
+            d.severity == "error" and not ctx.rules[d.id].yields_to_any_error
             for d in ctx.found):
         hits, values = _failed_import(scan, {n for d in ctx.found for n in d.lines})
         if hits:
@@ -170,7 +169,7 @@ def _built_without_cuda(scan: ScanResult) -> list[LineHit]:
 
 
 #: the call with False right after it ("is_built_with_cuda() = False", "...()): False")
-_CALL_FALSE = re.compile(r"is_built_with_cuda\(\)\)*[\s:=>-]*False\b")
+_CALL_FALSE = re.compile(_BUILT_WITH_CUDA_PATTERN + r"\)*[\s:=>-]*False\b")
 
 
 def _driver_version(text: str) -> tuple[int, ...]:

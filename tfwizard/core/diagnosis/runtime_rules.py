@@ -97,6 +97,12 @@ class RuntimeRule:
     #: this one is not reported (cuDNN's failed handle makes "DNN library is not found")
     superseded_by: tuple[str, ...] = ()
 
+    @property
+    def yields_to_any_error(self) -> bool:
+        """`secondary_to = ["*"]`: reported after any other error, and no explanation of
+        the output on its own (a start-up line that a run goes past when it fails later)."""
+        return ANY_ERROR in self.secondary_to
+
 
 @dataclass
 class Diagnosis:
