@@ -62,3 +62,18 @@ def test_no_pattern_leads_with_text_a_real_build_prints_on_many_lines():
               if p.lead is not None and share(p.lead) > MOST_LEAD_SHARE}
     assert common == set(), "put the common start of these patterns inside a (?:...) group"
     assert share("external/bazel_tools/") > MOST_LEAD_SHARE  # the measure can tell
+
+
+def test_a_counted_repeat_gives_no_literal_text():
+    """`.{0,80}` and `\\d{3}` match text without their digits: were "0,80" or "3" taken for
+    text every match holds, the prefilter could look for them and miss the line."""
+    from tfwizard.core.diagnosis.literals import required_runs
+
+    assert required_runs(r"(?:temporarily|migrated) .{0,80}--incompatible_\w+") == (
+        ("--incompatible_",),)
+    assert required_runs(r"Tunnel connection failed: \d{3}") == (("Tunnel connection failed: ",),)
+    assert set(*required_runs(r"retried x{2,}? times: ERROR")) == {"retried ", " times: ERROR"}
+    pattern = line_pattern("k", r"Tunnel connection failed: \d{3}")
+    log = b"x\nOSError: Tunnel connection failed: 407 Proxy Authentication Required\n" * 40
+    prefilter = Prefilter([pattern], log[:64])
+    assert prefilter.positions(log, 0, len(log))

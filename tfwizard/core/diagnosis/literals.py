@@ -69,11 +69,18 @@ def _pieces(branch: str) -> list[tuple[int, str]]:
     return pieces
 
 
+#: a counted repeat ({3}, {0,80}, {2,}), lazy or not: its digits are no literal text
+_COUNTED = re.compile(r"\{\d*(?:,\d*)?\}\??")
+
+
 def _skip(pattern: str, i: int) -> int:
-    """Past the non-literal element at i: an escape, a class, a group, or one character."""
+    """Past the non-literal element at i: an escape, a class, a group, a counted repeat,
+    or one character."""
     ch = pattern[i]
     if ch == "\\":
         return i + 2
+    if ch == "{" and (counted := _COUNTED.match(pattern, i)):
+        return counted.end()
     if ch == "[":
         end = pattern.find("]", i + 2)
         return len(pattern) if end < 0 else end + 1
