@@ -77,3 +77,25 @@ def test_a_counted_repeat_gives_no_literal_text():
     log = b"x\nOSError: Tunnel connection failed: 407 Proxy Authentication Required\n" * 40
     prefilter = Prefilter([pattern], log[:64])
     assert prefilter.positions(log, 0, len(log))
+
+
+def test_a_window_the_log_repeats_later_is_given_up_and_every_line_still_found():
+    """The cover is chosen from the log's start; a window that the log's later part holds
+    on many lines is given up, while the log is scanned, for another window of the same
+    pattern (of a byte looked for already), and the lines the patterns match stay found."""
+    patterns = [line_pattern("a", r"\bExhausted the Quota of retries"),
+                line_pattern("b", r"\bQuota failed"), line_pattern("c", r"\bExtinguished fire")]
+    prefilter = Prefilter(patterns, b"INFO: start of the build\n" * 100)
+    real = [b"ERROR: Exhausted the Quota of retries", b"Quota failed", b"Extinguished fire"]
+    decoys = [b"INFO: Exhausted? no, just tired"] * 4000
+    log = b"\n".join(decoys + real + decoys + real) + b"\n"
+
+    def lines() -> set[bytes]:
+        found = prefilter.positions(log, 0, len(log))
+        return {log[log.rfind(b"\n", 0, p) + 1:log.find(b"\n", p)] for p in found}
+
+    assert decoys[0] in lines()
+    assert prefilter.adapt(log, len(log))
+    assert lines() == set(real)
+    assert prefilter.adaptations == 1
+    assert not prefilter.adapt(log, len(log))  # nothing common left

@@ -272,6 +272,8 @@ class LineMatcher:
             limit = filled if eof else _limit(buf, filled, self.lookahead)
             if limit:
                 line_no = self._scan_region(result, buf, limit, filled, line_no, prefilter)
+                if prefilter is not None:
+                    prefilter.adapt(buf, limit)
                 if eof and buf[filled - 1] != 10:
                     line_no += 1  # the last line has no newline
                 buf[:filled - limit] = buf[limit:filled]

@@ -25,6 +25,16 @@ COMMON_WINDOW_MIN = 4
 #: the most times the windows of the alternatives with a common one are chosen again
 COVER_ROUNDS = 64
 
+#: while a log is scanned: a window found on more lines than one per this many bytes
+#: scanned (and more than ADAPT_HITS_MIN times) is given up for another of its
+#: alternative's, at most ADAPTATIONS times (the log's start, which the cover is chosen
+#: from, need not hold the lines its later parts repeat: a test's summary, a warning)
+ADAPT_HIT_BYTES = 524288
+ADAPT_HITS_MIN = 16
+ADAPTATIONS = 8
+#: the latest bytes scanned, where a window to take instead is counted
+ADAPT_SAMPLE = 256 << 10
+
 
 def _memchr_cost(share: float) -> float:
     """Rough ns per byte of log to find a byte with bytes.find and test each hit in Python."""
@@ -98,10 +108,20 @@ class Prefilter:
         chosen.update({i: first[i] for i in chosen if common_window(i)})
         _drop_redundant(chosen, options, cost,
                         lambda i, c: _count(seen, sample, options[i][c][1]) <= too_many)
+        self._options, self._chosen, self._cost = options, chosen, cost
+        #: windows given up while scanning, and how often each window looked for was found
+        #: (over `scanned` bytes) since the last change
+        self._given_up: set[bytes] = set()
+        self._found: dict[bytes, int] = {}
+        self._scanned = 0
+        self.adaptations = 0
+        self._compile()
+
+    def _compile(self) -> None:
         rare: dict[int, dict[int, set[bytes]]] = {}  # byte -> offset -> windows
         common: dict[int, set[bytes]] = {}
-        for i, best in chosen.items():
-            offset, window = options[i][best]
+        for i, best in self._chosen.items():
+            offset, window = self._options[i][best]
             if best[1]:
                 rare.setdefault(best[0], {}).setdefault(offset, set()).add(window)
             else:
@@ -114,18 +134,60 @@ class Prefilter:
     def positions(self, buf: bytes | bytearray, start: int, limit: int) -> list[int]:
         """Offsets in buf[start:limit] where a window begins, sorted."""
         found: list[int] = []
+        counts = self._found
         for byte, windows in self.rare:
             pos = buf.find(byte, start, limit)
             while pos >= 0:
                 for offset, regex in windows:
-                    if pos - offset >= start and regex.match(buf, pos - offset, limit):
+                    m = regex.match(buf, pos - offset, limit) if pos - offset >= start else None
+                    if m is not None:
                         found.append(pos - offset)
+                        window = m.group()
+                        counts[window] = counts.get(window, 0) + 1
                         break
                 pos = buf.find(byte, pos + 1, limit)
         for regex in self.common:
-            found.extend(m.start() for m in regex.finditer(buf, start, limit))
+            for m in regex.finditer(buf, start, limit):
+                found.append(m.start())
+                window = m.group()
+                counts[window] = counts.get(window, 0) + 1
+        self._scanned += max(0, limit - start)
         found.sort()
         return found
+
+    def adapt(self, buf: bytes | bytearray, end: int) -> bool:
+        """Give up the windows found on many of the lines scanned so far (buf[:end] the
+        last of them), each for the window of its alternative that the latest bytes hold
+        least often, of the bytes looked for already (one more pass would cost more than a
+        window's lines; a byte's share in the sample says little of the log's rest):
+        every line a pattern can match still holds one of the windows. Whether any
+        changed."""
+        most = max(ADAPT_HITS_MIN, self._scanned // ADAPT_HIT_BYTES)
+        common = {w for w, n in self._found.items() if n > most} - self._given_up
+        if not common or self.adaptations >= ADAPTATIONS:
+            return False
+        self._given_up |= common
+        self.adaptations += 1
+        recent = bytes(buf[max(0, end - ADAPT_SAMPLE):end])
+        used = set(self._chosen.values())
+        counted: dict[bytes, int] = {}
+
+        def rate(window: bytes) -> float:
+            return _count(counted, recent, window) / max(1, len(recent))
+
+        for i, choice in self._chosen.items():
+            window = self._options[i][choice][1]
+            if window not in common:
+                continue
+            rest = {c: w for c, (_o, w) in self._options[i].items()
+                    if c in used and w not in self._given_up}
+            best = min(rest, key=lambda c: rate(rest[c]), default=None)
+            if best is not None and rate(rest[best]) < self._found[window] / self._scanned:
+                self._chosen[i] = best
+        self._compile()
+        self._found.clear()
+        self._scanned = 0
+        return True
 
 
 def _cover(options: list[dict[tuple[int, bool], tuple[int, bytes]]],
