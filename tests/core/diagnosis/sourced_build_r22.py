@@ -4,7 +4,10 @@ of the libraries TensorFlow builds with (Abseil, protobuf, Eigen, MSVC's STL, CU
 Bazel's Starlark interpreter for a source written for another Bazel (runs of Bazel 0.26 and
 2.1), its sandbox strategies, OOM handler and Xcode configuration, the network in the JDK's,
 curl's, CPython's, urllib3's, pip's and grpc-java's words, the container toolkit's, and
-cuda_configure's and find_rocm_config's. Data only: the wording tests run it behind every
+cuda_configure's and find_rocm_config's; a second pass: Bzlmod, the Java toolchain flags,
+gcc's and clang's newer default errors, gcc given clang's options, the shell, the user
+(git, OpenSSH, Python, Go, BusyBox), patch, a registry (containerd, Podman), an executor
+pool (BuildBuddy). Data only: the wording tests run it behind every
 prefix (wordings.BUILD_LISTS)."""
 
 from __future__ import annotations
@@ -123,11 +126,53 @@ BUILD: list[tuple[str, list[str]]] = [
         "standalone, local]"]),
     ("bazel-server-oom", ["Exiting as if we OOM'd because SIGUSR2 received, presumably from "
                           "JVM"]),
+    # the second pass: Bzlmod, the Java toolchain flags, older gcc and newer clang defaults,
+    # gcc given clang's options, the shell, the user, patch, a registry, an executor pool
+    ("bazel-version-mismatch", [
+        "ERROR: Bazel version 6.5.0 is not compatible with module \"rules_cc@0.1.1\" "
+        "(bazel_compatibility: [\">=7.0.0\"])"]),
+    ("bazel-version-mismatch", [
+        "ERROR: The version of MODULE.bazel.lock is not supported by this version of Bazel. "
+        "Please run `bazel mod deps --lockfile_mode=update` to update your lockfile."]),
+    ("bazel-version-mismatch", ["ERROR: --host_javabase=@local_jdk//:jdk is no longer supported,"
+                                " use --platforms instead (see #7849)"]),
+    ("bazel-version-mismatch", ["Current Bazel version is 0.9.0, expected at most 0.8.1"]),
+    ("bazel-config-undefined", ["ERROR: Config values are not defined in any .rc file: cuda"]),
+    ("compiler-version-unsupported", [
+        "a.cc:3:1: note: 'uint8_t' is defined in header '<cstdint>'; this is probably fixable "
+        "by adding '#include <cstdint>'"]),
+    ("compiler-version-unsupported", ["cc1plus: error: '-Werror=dangling-reference': no option "
+                                      "'-Wdangling-reference'"]),
+    ("compiler-version-unsupported", [
+        "external/llvm-project/llvm/include/llvm/ADT/x.h:3:5: error: integer value -1 is outside "
+        "the valid range of values [0, 3] for this enumeration type "
+        "[-Wenum-constexpr-conversion]"]),
+    ("compiler-version-unsupported", [
+        "a.h:4:5: error: a template argument list is expected after a name prefixed by the "
+        "template keyword [-Wmissing-template-arg-list-after-template-kw]"]),
+    ("compiler-version-unsupported", ["a.h:4:5: error: no template named 'unary_function' in "
+                                      "namespace 'std'; did you mean '__unary_function'?"]),
+    ("gcc-instead-of-clang", ["cc1plus: error: '-Wno-error=c23-extensions': no option "
+                              "'-Wc23-extensions'; did you mean '-Wc++23-extensions'?"]),
+    ("gcc-instead-of-clang", ["g++: error: unrecognized command-line option "
+                              "'-fcuda-flush-denormals-to-zero'"]),
+    ("bazel-sh-not-set", ["* if you are running Bazel on Windows, set the BAZEL_SH environment "
+                          "variable to the path of bash.exe"]),
+    ("bazel-user-unknown", ["fatal: unable to look up current user in the passwd file: no such "
+                            "user"]),
+    ("bazel-user-unknown", ["No user exists for uid 1001"]),
+    ("patch-command-missing", ["Error in fail: patch command is not found, please install it"]),
+    ("registry-access-denied", [
+        "failed to resolve reference \"nvcr.io/x:1\": unexpected status from HEAD request to "
+        "https://nvcr.io/v2/x/manifests/1: 401 Unauthorized"]),
+    ("remote-no-runner", ["ERROR: x failed: (Exit 34): UNAVAILABLE: No registered executors in "
+                          "pool \"\" with os \"linux\" with arch \"amd64\"."]),
 ]
 
 #: ids the near misses below must not give
 NOT_BUILD = {"link-error", "compiler-version-unsupported", "xcode-not-found",
-             "bazel-version-mismatch", "download-failed", "remote-deadline-exceeded"}
+             "bazel-version-mismatch", "download-failed", "remote-deadline-exceeded",
+             "bazel-config-undefined", "gcc-instead-of-clang"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # the linkers' warnings a link goes past
@@ -154,4 +199,13 @@ BUILD_NEAR_MISSES = [
     "routines::certificate verify failed",
     "WARNING: Remote Cache: DEADLINE_EXCEEDED: Deadline CallOptions will be exceeded in "
     "59.9s.",
+    # Bzlmod's compatibility check turned into a warning, an old Bazel going on without a
+    # config it warns of
+    "WARNING: Bazel version 6.5.0 is not compatible with module \"rules_cc@0.1.1\" "
+    "(bazel_compatibility: [\">=7.0.0\"])",
+    "WARNING: Config values are not defined in any .rc file: cuda",
+    # gcc's older hint (compiler-version-unsupported has it already; here: not clang's) and
+    # a -Wno-error= name gcc knows
+    "cc1plus: error: '-Wno-error=unused-command-line-argument' is valid for C/C++ but not "
+    "for Fortran",
 ]
