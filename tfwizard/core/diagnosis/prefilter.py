@@ -151,7 +151,7 @@ class Prefilter:
                 found.append(m.start())
                 window = m.group()
                 counts[window] = counts.get(window, 0) + 1
-        self._scanned += max(0, limit - start)
+        self._scanned += limit - start
         found.sort()
         return found
 
@@ -161,7 +161,7 @@ class Prefilter:
         least often, of the bytes looked for already (one more pass would cost more than a
         window's lines; a byte's share in the sample says little of the log's rest):
         every line a pattern can match still holds one of the windows. Whether any
-        changed."""
+        alternative took another window (the counts start again either way)."""
         most = max(ADAPT_HITS_MIN, self._scanned // ADAPT_HIT_BYTES)
         common = {w for w, n in self._found.items() if n > most} - self._given_up
         if not common or self.adaptations >= ADAPTATIONS:
@@ -175,6 +175,7 @@ class Prefilter:
         def rate(window: bytes) -> float:
             return _count(counted, recent, window) / max(1, len(recent))
 
+        changed = False
         for i, choice in self._chosen.items():
             window = self._options[i][choice][1]
             if window not in common:
@@ -184,10 +185,12 @@ class Prefilter:
             best = min(rest, key=lambda c: rate(rest[c]), default=None)
             if best is not None and rate(rest[best]) < self._found[window] / self._scanned:
                 self._chosen[i] = best
-        self._compile()
+                changed = True
+        if changed:
+            self._compile()
         self._found.clear()
         self._scanned = 0
-        return True
+        return changed
 
 
 def _cover(options: list[dict[tuple[int, bool], tuple[int, bytes]]],
