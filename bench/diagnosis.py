@@ -10,10 +10,12 @@
    excerpts in each group; the false positives: a diagnosis on an excerpt where nothing
    applies, a specific build signature where only the generic one should fire, or an id
    that is neither the excerpt's cause nor one tests/core/diagnosis/test_real_logs_diagnosis.py
-   lists as present too; the negatives (every one, held out or not) with a diagnosis of
-   either catalogue; and the fallback's coverage: of the failures nothing specific
-   recognised, how many get at least one root-cause line. Hits of the other kind's
-   catalogue (a build signature on a program's output and back) are counted apart.
+   lists as present too, counted apart by where they fall (on a negative, beside the right
+   first cause, or instead of it: the first cause wrong); the negatives (every one, held
+   out or not) with a diagnosis of either catalogue; and the fallback's coverage: of the
+   failures nothing specific recognised, how many get at least one root-cause line. Hits
+   of the other kind's catalogue (a build signature on a program's output and back) are
+   counted apart.
    `--tuning` reports the tuning excerpts only (for whoever writes signatures: the holdout
    is run once, when they are final).
 2. Throughput: a Bazel log of SIZE MB (default 2048) is written to a temporary folder from
@@ -89,7 +91,9 @@ def corpus_report(*, tuning_only: bool = False) -> dict:
     for name, holdout, round_ in groups:
         for kind in real_logs.KINDS:
             row = {"right": 0, "total": 0, "false_positives": [], "wrong": [],
-                   "unrecognised": 0, "with_lines": 0}
+                   "unrecognised": 0, "with_lines": 0,
+                   "fp_where": {"on negatives": 0, "beside the right cause": 0,
+                                "instead of it": 0}}
             for entry in real_logs.entries(kind, holdout=holdout, in_round=round_):
                 ids, named = _diagnosis(entry)
                 right = real_logs.first_cause(ids) == entry["cause"]
@@ -97,7 +101,11 @@ def corpus_report(*, tuning_only: bool = False) -> dict:
                 row["right"] += right
                 if not right:
                     row["wrong"].append(f"{entry['file']}: {entry['cause']} -> {ids}")
-                row["false_positives"] += false_positives(entry, ids)
+                bad = false_positives(entry, ids)
+                row["false_positives"] += bad
+                where = ("on negatives" if entry["cause"] == real_logs.NONE
+                         else "beside the right cause" if right else "instead of it")
+                row["fp_where"][where] += len(bad)
                 if entry["cause"] != real_logs.NONE and not named:
                     row["unrecognised"] += 1
                     row["with_lines"] += _fallback_lines(entry) > 0
@@ -131,6 +139,7 @@ def print_corpus(report: dict) -> None:
     for (name, kind), row in report["groups"].items():
         print(f"  {name:16} {kind:8} {row['right']:3} / {row['total']:3} ({pct(row['right'], row['total'])})"
               f"  false positives: {len(row['false_positives'])}"
+              f" ({', '.join(f'{k} {v}' for k, v in row['fp_where'].items())})"
               f"  fallback: {row['with_lines']} / {row['unrecognised']} with root-cause lines")
     fired, total = report["negatives"]
     print(f"  negatives with any diagnosis (either catalogue): {fired} of {total}")
