@@ -7,8 +7,9 @@ curl's, CPython's, urllib3's, pip's and grpc-java's words, the container toolkit
 cuda_configure's and find_rocm_config's; a second pass: Bzlmod, the Java toolchain flags,
 gcc's and clang's newer default errors, gcc given clang's options, the shell, the user
 (git, OpenSSH, Python, Go, BusyBox), patch, a registry (containerd, Podman), an executor
-pool (BuildBuddy). Data only: the wording tests run it behind every
-prefix (wordings.BUILD_LISTS)."""
+pool (BuildBuddy); a third: what breaks between Bazel releases (Bazel's incompatible
+changes, rules_cc's, apple_support's and bazel_features' checks, JAX's build script). Data
+only: the wording tests run it behind every prefix (wordings.BUILD_LISTS)."""
 
 from __future__ import annotations
 
@@ -137,6 +138,32 @@ BUILD: list[tuple[str, list[str]]] = [
     ("bazel-version-mismatch", ["ERROR: --host_javabase=@local_jdk//:jdk is no longer supported,"
                                 " use --platforms instead (see #7849)"]),
     ("bazel-version-mismatch", ["Current Bazel version is 0.9.0, expected at most 0.8.1"]),
+    # a third pass: what breaks between Bazel releases (Bazel's, the rule sets', JAX's words)
+    ("bazel-version-mismatch", [
+        "Error in label: 'cfg = \"host\"' is deprecated and should no longer be used. Please "
+        "use 'cfg = \"exec\"' instead."]),
+    ("bazel-version-mismatch", [
+        "Error in label: cfg must be either 'target', 'exec' or a starlark defined transition "
+        "defined by the exec() or transition() functions."]),
+    ("bazel-version-mismatch", [
+        "ERROR: no such package '@@local_config_foo//': Native repo rule new_local_repository "
+        "is disabled since the flag --incompatible_disable_native_repo_rules is set."]),
+    ("bazel-version-mismatch", [
+        "ERROR: /work/tensorflow/third_party/foo/foo.bzl:42:16: Returning a struct from a rule "
+        "implementation function is deprecated."]),
+    ("bazel-version-mismatch", [
+        "Error in fail: cc_proto_library is removed from @rules_cc//cc:defs.bzl in Bazel 8. "
+        "Please load the implementation from https://github.com/protocolbuffers/protobuf."]),
+    ("bazel-version-mismatch", [
+        "Error in fail: This rule is not available on the current Bazel version"]),
+    ("bazel-version-mismatch", [
+        "Error in fail: invalid Bazel version '7.4': got 2 dot-separated segments, want 3"]),
+    ("bazel-version-mismatch", [
+        "Cannot find or download a suitable version of bazel.Please install bazel >= 7.4.1."]),
+    ("bazel-version-mismatch", ["Outdated bazel revision (>= 0.19.2 required, found 0.18.0)"]),
+    ("bazel-version-mismatch", [
+        "Please downgrade your bazel revision to build JAX (>= 0.24.1 and < 0.25.0 required, "
+        "found 0.26.0)"]),
     ("bazel-config-undefined", ["ERROR: Config values are not defined in any .rc file: cuda"]),
     ("compiler-version-unsupported", [
         "a.cc:3:1: note: 'uint8_t' is defined in header '<cstdint>'; this is probably fixable "

@@ -189,6 +189,9 @@ AMBIGUOUS_WITHOUT_FACTS = {
 #: warning is one, in two held-out positives); the bench counts them as false positives.
 RECOVERED_WITHOUT_OUTCOME = {
     "build/benign-jdk-ppc64le-mirror-typo-unknown-host-warning-bazel-33.log": ["download-failed"],
+    # round 22, held out: the same warning for a mistyped mirror host (shown by the test
+    # below, listed as it is)
+    "build/warning-unknown-host-mirror-bazel-com-typo-recovered.log": ["download-failed"],
 }
 
 

@@ -96,6 +96,19 @@ def test_nothing_that_looks_like_an_error_gives_no_lines_and_says_so():
     assert "no line of the log looks like an error" in "\n".join(unrecognised_block(unknown))
 
 
+def test_with_no_error_at_all_the_warning_that_says_what_went_wrong_is_shown():
+    """A program that ran on the CPU, or on a module built for another Python, says so only
+    in a warning: the last resort shows it rather than nothing (its first such line)."""
+    for warning in [
+            "WARNING:absl:No GPU/TPU found, falling back to CPU. (Set TF_CPP_MIN_LOG_LEVEL=0 "
+            "and rerun for more info.)",
+            "/env/lib/python3.6/importlib/_bootstrap.py:219: RuntimeWarning: compiletime "
+            "version 3.7 of module 'lapack' does not match runtime version 3.6",
+            "GPU is NOT AVAILABLE"]:
+        unknown = root_lines(["Epoch 1/10", warning, "loss: 0.31"], "runtime")
+        assert [(r.text, r.speaker) for r in unknown.lines] == [(warning, "other")]
+
+
 def test_it_is_never_a_diagnosis():
     unknown = root_lines(BUILD_LOG, "build")
     data = unknown.to_dict()

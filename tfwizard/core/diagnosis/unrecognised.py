@@ -87,8 +87,11 @@ _LINES: dict[str, tuple[str, tuple[str, ...]]] = {
     "git": ("git", (r"^fatal: ",)),
     "docker": ("docker", (r"Error response from daemon: ",)),
     # the last resort, read only when no line above was found: any line that says
-    # something failed, in whoever's words (a script's "Incorrect version of ...")
-    "other": ("other", (*_FAILED, "nvalid ", "ncorrect ", "ERROR")),
+    # something failed, in whoever's words (a script's "Incorrect version of ..."), or
+    # warns of it (Python's "RuntimeWarning: ...", absl's "WARNING:absl:No GPU/TPU found",
+    # a script's "GPU is NOT AVAILABLE")
+    "other": ("other", (*_FAILED, "nvalid ", "ncorrect ", "ERROR", "Warning: ", "WARNING:",
+                        "ot available", "OT AVAILABLE", "oes not match")),
 }
 #: the order in which kinds of line make the search query, the most telling first; a line
 #: two kinds found belongs to the earlier one
