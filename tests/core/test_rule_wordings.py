@@ -134,7 +134,9 @@ RUNTIME = [
 
 #: what CI systems, build tools and launchers put before a tool's line
 PREFIXES = ["", "00:30:13 ", "2024-01-01T12:00:00.1234567Z ", "| ", "976 | ",
-            "[1,0]<stderr>:", "(ActorGroup(rank=6) pid=4084493) "]
+            "[1,0]<stderr>:", "(ActorGroup(rank=6) pid=4084493) ", "(02:13:50) ",
+            "[2024-05-01T12:00:00.123Z] ", "2024/05/01 12:00:00 ", "[build] ",
+            "tensorflow-build-1  | ", "00:30:13        > "]
 
 
 def _ids(found) -> list[str]:

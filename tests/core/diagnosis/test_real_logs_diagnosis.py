@@ -130,6 +130,23 @@ def test_at_least_95_percent_of_the_tuning_excerpts_get_the_right_first_cause(re
     assert 1 - len(wrong) / len(rows) >= MINIMUM, "\n".join(wrong)
 
 
+@pytest.mark.parametrize("prefix", ["(02:13:50) ", "[2024-05-01T12:00:00.123Z] ",
+                                    "tensorflow-build-1  | "])
+def test_the_same_excerpts_behind_a_ci_prefix_give_the_same_first_cause(results, prefix):
+    """Bazel's --show_timestamps, Jenkins' timestamper and Docker Compose put their prefix
+    before every line: what was recognised still is (a pattern anchored at ^ included)."""
+    changed = []
+    for entry, ids in results:
+        if entry["kind"] != "build" or real_logs.first_cause(ids) != entry["cause"]:
+            continue
+        text = (real_logs.CORPUS / entry["file"]).read_text(encoding="utf-8")
+        data = "".join(prefix + line + "\n" for line in text.splitlines()).encode()
+        got = [d.id for d in diagnose_stream(io.BytesIO(data))]
+        if real_logs.first_cause(got) != entry["cause"]:
+            changed.append(f"{entry['file']}: {ids} -> {got}")
+    assert changed == []
+
+
 def test_no_false_positives_on_the_tuning_excerpts(results):
     """(The negatives only a machine's facts tell apart are tested below, with the facts.)"""
     bad = [fp for entry, ids in results for fp in false_positives(entry, ids)

@@ -15,11 +15,14 @@ start in the first line, and the pattern must not contain `.*` or `.+` (which wo
 into unrelated next lines).
 
 Log prefixes: what CI systems, terminals and job launchers put before a tool's words (a
-time, MSBuild's `1>`, mpirun's `[1,0]<stderr>:`, Yocto's `| `, Ray's `(Actor pid=N)`, a
-paste's line number `976 | `, a `[N]` counter, Spack's `>> 132    ` before a line
-of the build log it quotes, Nix's `       > ` before the builder's last lines) and ANSI colour codes are taken off a line
-before its patterns are tried (`line_text`), so a pattern anchored at `^` means the start of
-the tool's own text. The prefilter looks for literals anywhere and is not affected.
+time or a date, Bazel's `(12:00:00) ` of --show_timestamps, Jenkins' `[2024-...Z] `,
+MSBuild's `1>`, mpirun's `[1,0]<stderr>:`, Yocto's `| `, Docker Compose's `service-1  | `,
+Ray's `(Actor pid=N)`, a paste's line number `976 | `, a `[N]` counter or a `[tag] `,
+Spack's `>> 132    ` before a line of the build log it quotes, Nix's `       > ` before the
+builder's last lines; several of them, spaces between) and ANSI colour codes are taken off
+a line before its patterns are tried (`line_text`), so a pattern anchored at `^` means the
+start of the tool's own text. The prefilter looks for literals anywhere and is not
+affected.
 
 Context lines: a key may own the lines that follow its match (`LineMatcher(context=...)`,
 failures.toml's `context_lines`: what a server answered after Bazel's warning). The next N
@@ -55,7 +58,11 @@ SMALL_LOG = 64 << 10
 #: one prefix a CI system, terminal or launcher puts before a line (see the module docstring)
 _PREFIX = re.compile(
     r"(?:\d\d:\d\d:\d\d(?:[.,]\d+)? "          # 00:30:13 (CI time)
-    r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z? "  # GitHub Actions' ISO time
+    r"|\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?Z? "  # GitHub Actions' ISO time, a date
+    r"|\((?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d(?:[.,]\d+)?\) "  # Bazel's --show_timestamps
+    r"|\[(?:\d{4}-\d\d-\d\d[T ])?\d\d:\d\d:\d\d(?:[.,]\d+)?Z?\] "  # Jenkins' timestamper
+    r"|\[[A-Za-z][\w.-]*\] "                        # a job's or step's tag ([build])
+    r"|[A-Za-z][\w.-]*[-_]\d+ +\| "                   # Docker Compose's service-1  |
     r"|#\d+ \d+\.\d+ "                           # Docker BuildKit's step and time
     r"|\d+\.\d+ (?=\S)"                           # a bare elapsed time (31.55)
     r"|\d+>"                                        # MSBuild's project number
@@ -323,12 +330,13 @@ def line_text(raw: str, *, untag_lines: bool = False) -> str:
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     first = text[:1]
-    if first.isdigit() or first in "|#[( >":
+    if first.isdigit() or first in "|#[( >" or "| " in text[:72]:
         start = len(text) - len(text.lstrip(" "))
         end = start
-        while True:
-            m = _PREFIX.match(text, end)
-            if m is None or m.end() == end:
+        while True:  # prefixes stack, spaces between them (a CI time before Nix's "   > ")
+            at = len(text) - len(text[end:].lstrip(" ")) if end > start else end
+            m = _PREFIX.match(text, at)
+            if m is None or m.end() == at:
                 break
             end = m.end()
         if end > start:
