@@ -244,7 +244,8 @@ def reference_equals_fast_path(path: Path, limit: int) -> tuple[bool, float, flo
     data = data[: data.rfind(b"\n") + 1]
     matcher = matcher_for(load_failures())
     t = time.perf_counter()
-    reference = matcher.scan_lines(_decode(line) for line in data[:-1].split(b"\n"))
+    reference = matcher.scan_lines((_decode(line) for line in data[:-1].split(b"\n")),
+                                   cut_lines=False)  # as through the prefilter
     ref_s = time.perf_counter() - t
     t = time.perf_counter()
     fast = matcher.scan_stream(io.BytesIO(data))

@@ -181,6 +181,8 @@ class LinePattern:
     runs: tuple[tuple[str, ...], ...] | None
     #: the literal the pattern starts with, when long enough to find wrapped lines
     lead: str | None = None
+    #: may a match run on into the next lines (no `.*` or `.+` that would swallow them)
+    wraps: bool = False
     #: one literal per alternative: every matching line contains one of them (None: any)
     anchors: tuple[str, ...] | None = field(init=False, default=None)
 
@@ -195,9 +197,10 @@ def line_pattern(key: str, pattern: str | re.Pattern[str]) -> LinePattern:
     regex = pattern if isinstance(pattern, re.Pattern) else re.compile(pattern)
     if regex.flags & re.IGNORECASE:
         return LinePattern(key, regex, None)
+    wraps = not _ANY_RUN.search(regex.pattern)
     lead = leading_literal(regex.pattern)
-    if lead is None or len(lead) < MIN_LEAD or _ANY_RUN.search(regex.pattern):
+    if lead is None or len(lead) < MIN_LEAD or not wraps:
         lead = None
     else:  # its first MIN_LEAD characters: a console may wrap the rest of it too
         lead = lead[:MIN_LEAD]
-    return LinePattern(key, regex, required_runs(regex.pattern), lead)
+    return LinePattern(key, regex, required_runs(regex.pattern), lead, wraps)
