@@ -155,6 +155,57 @@ def test_nothing_found_says_so_and_points_at_runtime(tmp_path):
     assert status == ExitStatus.USAGE and "--runtime" in err
 
 
+#: a failed build of a checkout no tfwizard record describes: the Bazel that ran is in the
+#: log, and the one error names no rule set or Bazel at all
+SKEWED_LOG = ("You have bazel 7.4.1 installed.\n"
+              "ERROR: /src/tensorflow/core/BUILD:812:11: in cc_library rule "
+              "//tensorflow/core:lib: frobnication failed\n"
+              "FAILED: Build did NOT complete successfully\n")
+
+
+def test_the_checkout_s_bazelversion_is_set_beside_the_bazel_the_log_names(tmp_path):
+    """--source: a researcher's own branch, built by hand; its .bazelversion is the truth."""
+    checkout = tmp_path / "tensorflow"
+    checkout.mkdir()
+    (checkout / ".bazelversion").write_text("# pinned\n6.5.0\n")
+    log = tmp_path / "build.log"
+    log.write_text(SKEWED_LOG)
+    status, out, _ = capture(["diagnose", str(log)])
+    assert "bazel-version-mismatch" not in out  # the log alone does not say it
+    status, out, err = capture(["diagnose", str(log), "--source", str(checkout)])
+    assert status == ExitStatus.OK, err
+    assert out.index("bazel-version-mismatch:") < out.index("build-failed:")
+    assert "asks for Bazel 6.5.0; Bazel 7.4.1 ran" in out
+    status, out, err = capture(["diagnose", str(log), "--source", str(checkout), "--json"])
+    data = json.loads(out)
+    assert data["bazel"] == {"asked": "6.5.0", "ran": "7.4.1"}
+    assert data["diagnoses"][0]["id"] == "bazel-version-mismatch"
+    # the same Bazel: a Starlark error is the source's own, not the version's
+    log.write_text("You have bazel 6.5.0 installed.\nERROR: /src/third_party/x.bzl:3:5: "
+                   "name 'ProtoInfo' is not defined\n")
+    assert "bazel-version-mismatch" in capture(["diagnose", str(log)])[1]
+    status, out, _ = capture(["diagnose", str(log), "--source", str(checkout)])
+    assert "bazel-version-mismatch" not in out
+    # a log that names no Bazel says so, standard input too
+    status, out, _ = run_with_stdin(["diagnose", "-", "--source", str(checkout)],
+                                    "ERROR: something\n")
+    assert "the log does not say which Bazel ran" in out and "asks for 6.5.0" in out
+
+
+def test_source_refuses_what_is_not_a_checkout(tmp_path):
+    log = tmp_path / "build.log"
+    log.write_text(SKEWED_LOG)
+    status, _out, err = capture(["diagnose", str(log), "--source", str(tmp_path / "nope")])
+    assert status == ExitStatus.USAGE and "no such folder" in err
+    status, _out, err = capture(["diagnose", str(log), "--source", str(tmp_path)])
+    assert status == ExitStatus.USAGE and str(tmp_path / ".bazelversion") in err
+    (tmp_path / ".bazelversion").write_text("latest\n")
+    status, _out, err = capture(["diagnose", str(log), "--source", str(tmp_path)])
+    assert status == ExitStatus.USAGE and "naming a Bazel release" in err
+    status, _out, err = capture(["diagnose", "--runtime", str(log), "--source", str(tmp_path)])
+    assert status == ExitStatus.USAGE and "--source" in err
+
+
 # -- recipe set --------------------------------------------------------------------------------
 
 

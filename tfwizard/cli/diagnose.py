@@ -37,6 +37,9 @@ def register(sub: Any) -> None:
     p.add_argument("--recipe", metavar="RECIPE",
                    help=_("the recipe a fix should change: the `tfwizard recipe set` "
                           "commands printed name it and start from its values"))
+    p.add_argument("--source", metavar="DIR",
+                   help=_("the TensorFlow checkout the build ran on: the Bazel its "
+                          ".bazelversion asks for is set beside the one the log says ran"))
     p.add_argument("--json", action="store_true", help=_("print the diagnoses as JSON"))
     p.set_defaults(handler=cmd_diagnose)
 
@@ -109,11 +112,17 @@ def cmd_diagnose(args: argparse.Namespace, env: Environment) -> ExitStatus:
     if args.target and not args.runtime:
         raise UsageError(_("--target goes with --runtime"),
                          _("A build log is explained without a host profile."))
+    if args.source and args.runtime:
+        raise UsageError(_("--source goes with a build log, not --runtime"),
+                         _("It names the checkout a build ran on."))
     path = None if args.log == "-" else log_path(env, args.log)
     # a record folder, or its log.txt: fixes resolved against its recipe and plan
     record = (path if path is not None and path.is_dir()
               else path.parent if path is not None and path.name == "log.txt" else None)
     fixes = FixContext(args, env, record)
+    if args.source and fixes.plan is not None:
+        raise UsageError(_("{path}: a build record's plan names its source's Bazel "
+                           "already").format(path=args.log), _("Leave out --source."))
     shown = "-" if path is None else str(path)
     try:
         with _log_source(env, path, runtime=args.runtime) as source:
@@ -169,6 +178,9 @@ def _diagnose_build(args: argparse.Namespace, env: Environment, source: _Source,
     else:
         with source.open() as fh:
             found = fixes.resolve(diagnose_stream(fh))
+    versions = None
+    if args.source:
+        found, versions = _with_source_bazel(env, args.source, source, found)
     unknown = None
     if not recognised(found) and not fixes.stopped:
         with source.open() as fh:
@@ -177,8 +189,13 @@ def _diagnose_build(args: argparse.Namespace, env: Environment, source: _Source,
         env.out(json.dumps({"log": shown, "kind": "build",
                             "diagnoses": [fixes.to_dict(d) for d in found],
                             "stopped": fixes.stopped or None,
+                            **({"bazel": versions} if versions is not None else {}),
                             "unrecognised": unknown.to_dict() if unknown else None}, indent=2))
         return ExitStatus.OK
+    if versions is not None and versions["ran"] is None:
+        env.out(_("{path}: the log does not say which Bazel ran (configure's \"You have "
+                  "bazel X installed.\", Bazel's \"Build label: X\"); the source asks for "
+                  "{want}.").format(path=shown, want=versions["asked"]))
     if fixes.stopped:  # tfwizard's own message is the explanation; no search needed
         env.out(_("{path}: tfwizard stopped this build before Bazel ran:").format(path=shown))
         env.out(fixes.stopped)
@@ -196,6 +213,29 @@ def _diagnose_build(args: argparse.Namespace, env: Environment, source: _Source,
         env.out(_("If it is a program's output rather than a build's: "
                   "`tfwizard diagnose --runtime {path}`.").format(path=args.log))
     return ExitStatus.OK
+
+
+def _with_source_bazel(env: Environment, arg: str, source: _Source, found: list[Any]
+                       ) -> tuple[list[Any], dict[str, str | None]]:
+    """The diagnoses with the Bazel the checkout `arg` asks for (its .bazelversion) joined
+    to the one the log says ran (bazelskew.join), and the two versions."""
+    from ..core.bazelversion import read_bazelversion
+    from ..core.diagnosis import bazelskew
+
+    folder = arg_path(env, arg)
+    if not folder.is_dir():
+        raise UsageError(_("{path}: no such folder").format(path=arg),
+                         _("--source names the TensorFlow checkout the build ran on."))
+    want = read_bazelversion(folder)
+    if want is None or not want.known:
+        raise UsageError(
+            _("{path}: no .bazelversion naming a Bazel release there").format(
+                path=folder / ".bazelversion"),
+            _("Name the checkout's top folder (TensorFlow keeps .bazelversion there)."))
+    with source.open() as fh:
+        ran = bazelskew.ran_in_stream(fh)
+    versions = {"asked": str(want), "ran": str(ran) if ran is not None else None}
+    return bazelskew.join(found, want, ran), versions
 
 
 def _diagnose_runtime(args: argparse.Namespace, env: Environment, source: _Source,

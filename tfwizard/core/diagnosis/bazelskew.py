@@ -22,7 +22,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ..bazelversion import BazelVersion, parse_release, version_from_spec
 from ..i18n import _
@@ -51,15 +51,22 @@ def ran_in_log(path: Path) -> BazelVersion | None:
     or only a build with no release number ("no_version", a development build)."""
     try:
         with path.open("rb") as fh:
-            head = fh.read(HEAD)
-            fh.seek(0, 2)
-            size = fh.tell()
-            tail = b""
-            if size > HEAD:
-                fh.seek(max(HEAD, size - TAIL))
-                tail = fh.read()
+            return ran_in_stream(fh)
     except OSError:
         return None
+
+
+def ran_in_stream(fh: BinaryIO) -> BazelVersion | None:
+    """ran_in_log of a seekable binary stream, read from its start: its first HEAD bytes
+    and its last TAIL."""
+    fh.seek(0)
+    head = fh.read(HEAD)
+    fh.seek(0, 2)
+    size = fh.tell()
+    tail = b""
+    if size > HEAD:
+        fh.seek(max(HEAD, size - TAIL))
+        tail = fh.read()
     found = None
     for raw in split_lines(head) + split_lines(tail):
         match = _RAN.search(line_text(raw, untag_lines=True))
