@@ -167,7 +167,9 @@ MIN_LEAD = 16
 
 
 #: an unescaped `.*` or `.+`: across a joined line it could swallow the next line's words
+#: (looked for outside character classes, where `.+` is two characters)
 _ANY_RUN = re.compile(r"(?<!\\)\.[*+]")
+_CLASS = re.compile(r"(?<!\\)\[(?:\\.|[^\]\\])*\]")
 
 
 @dataclass(frozen=True)
@@ -197,7 +199,7 @@ def line_pattern(key: str, pattern: str | re.Pattern[str]) -> LinePattern:
     regex = pattern if isinstance(pattern, re.Pattern) else re.compile(pattern)
     if regex.flags & re.IGNORECASE:
         return LinePattern(key, regex, None)
-    wraps = not _ANY_RUN.search(regex.pattern)
+    wraps = not _ANY_RUN.search(_CLASS.sub("", regex.pattern))
     lead = leading_literal(regex.pattern)
     if lead is None or len(lead) < MIN_LEAD or not wraps:
         lead = None

@@ -20,8 +20,7 @@ match starting in the first line:
   two is not taken for another). This is done where every line is checked (a log of
   `SMALL_LOG` bytes or less, what a paste is): the prefilter cannot see a literal cut in
   two, so through it (`scan_lines(cut_lines=False)` is its reference) only the lead is
-  followed. On the tuning excerpts cut at 80 columns it keeps the first cause of 536 of
-  553 build and 312 of 331 runtime excerpts right (480 and 279 with the lead alone).
+  followed.
 
 Log prefixes: what CI systems, terminals and job launchers put before a tool's words (a
 time or a date, Bazel's `(12:00:00) ` of --show_timestamps, Jenkins' `[2024-...Z] `,
@@ -98,6 +97,9 @@ def _rarest(anchor: str) -> str:
 
 #: ANSI colour and cursor codes (a pasted terminal's)
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+#: gcc's quotes (U+2018, U+2019) read as Latin-1 or cp1252 ("â€˜", "â\x80\x98"), or as a
+#: bare "â" where a page dropped the control bytes (before an option, after a word)
+_MOJIBAKE_QUOTE = re.compile("â(?:€[˜™]|\x80[\x98\x99])|â(?=-)|(?<=\\S)â(?=[\\s,:;]|$)")
 _PROGRESS_LINE = re.compile(r"\[[\d,]+ / [\d,]+\] ")
 
 
@@ -398,6 +400,8 @@ def line_text(raw: str, *, untag_lines: bool = False) -> str:
     text = untag(raw)[1] if untag_lines else raw
     if "\x1b" in text:
         text = _ANSI.sub("", text)
+    if "â" in text:
+        text = _MOJIBAKE_QUOTE.sub("'", text)
     first = text[:1]
     if first.isdigit() or first in "|#[( >" or "| " in text[:72]:
         start = len(text) - len(text.lstrip(" "))
