@@ -15,7 +15,8 @@
    out or not) with a diagnosis of either catalogue; and the fallback's coverage: of the
    failures nothing specific recognised, how many get at least one root-cause line. Hits
    of the other kind's catalogue (a build signature on a program's output and back) are
-   counted apart.
+   counted apart. Among the misses, the excerpts labelled build-failed whose first id is
+   another generic signature (nothing specific named, as the label wants) are counted too.
    `--tuning` reports the tuning excerpts only (for whoever writes signatures: the holdout
    is run once, when they are final).
 2. Throughput: a Bazel log of SIZE MB (default 2048) is written to a temporary folder from
@@ -91,7 +92,7 @@ def corpus_report(*, tuning_only: bool = False) -> dict:
     for name, holdout, round_ in groups:
         for kind in real_logs.KINDS:
             row = {"right": 0, "total": 0, "false_positives": [], "wrong": [],
-                   "unrecognised": 0, "with_lines": 0,
+                   "unrecognised": 0, "with_lines": 0, "generic_first": 0,
                    "fp_where": {"on negatives": 0, "beside the right cause": 0,
                                 "instead of it": 0}}
             for entry in real_logs.entries(kind, holdout=holdout, in_round=round_):
@@ -101,6 +102,10 @@ def corpus_report(*, tuning_only: bool = False) -> dict:
                 row["right"] += right
                 if not right:
                     row["wrong"].append(f"{entry['file']}: {entry['cause']} -> {ids}")
+                    # nothing specific named, as the label wants, but another generic
+                    # signature ("a C++ file failed to compile") first: still a miss
+                    row["generic_first"] += entry["cause"] == "build-failed" and bool(ids) \
+                        and not named
                 bad = false_positives(entry, ids)
                 row["false_positives"] += bad
                 where = ("on negatives" if entry["cause"] == real_logs.NONE
@@ -141,6 +146,10 @@ def print_corpus(report: dict) -> None:
               f"  false positives: {len(row['false_positives'])}"
               f" ({', '.join(f'{k} {v}' for k, v in row['fp_where'].items())})"
               f"  fallback: {row['with_lines']} / {row['unrecognised']} with root-cause lines")
+    for (name, kind), row in report["groups"].items():
+        if row["generic_first"]:
+            print(f"  {name:16} {kind:8} of its misses, build-failed excerpts with another "
+                  f"generic signature first (nothing specific named): {row['generic_first']}")
     fired, total = report["negatives"]
     print(f"  negatives with any diagnosis (either catalogue): {fired} of {total}")
     print(f"  cross-kind hits (the same message in the other context): "
