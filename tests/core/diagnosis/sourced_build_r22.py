@@ -8,8 +8,9 @@ cuda_configure's and find_rocm_config's; a second pass: Bzlmod, the Java toolcha
 gcc's and clang's newer default errors, gcc given clang's options, the shell, the user
 (git, OpenSSH, Python, Go, BusyBox), patch, a registry (containerd, Podman), an executor
 pool (BuildBuddy); a third: what breaks between Bazel releases (Bazel's incompatible
-changes, rules_cc's, apple_support's and bazel_features' checks, JAX's build script). Data
-only: the wording tests run it behind every prefix (wordings.BUILD_LISTS)."""
+changes, rules_cc's, apple_support's and bazel_features' checks, JAX's build script); a
+fourth: rules_python's wheel builds, TF 0.x's SWIG check, Bazel's Xcode words, HotSpot's
+memory. Data only: the wording tests run it behind every prefix (wordings.BUILD_LISTS)."""
 
 from __future__ import annotations
 
@@ -164,6 +165,24 @@ BUILD: list[tuple[str, list[str]]] = [
     ("bazel-version-mismatch", [
         "Please downgrade your bazel revision to build JAX (>= 0.24.1 and < 0.25.0 required, "
         "found 0.26.0)"]),
+    # and a fourth: rules_python's wheel builds over its releases, TF 0.x's SWIG check,
+    # Bazel's Xcode words, HotSpot's one-line memory failure
+    ("hermetic-python-requirement-build-failed", [
+        "Error in fail: whl_library pypi_numpy failed:  (Traceback (most recent call last):"]),
+    ("hermetic-python-requirement-build-failed", [
+        "Error in fail: rules_python:whl_library(@@rules_python++pip+pypi_311_numpy) FAIL: "
+        "repo.execute: whl_library.ResolveRequirement(pypi_311_numpy, numpy==1.26.4): end: "
+        "failure:"]),
+    ("swig-missing", ["Can't find swig.  Ensure swig is in $PATH or set $SWIG_PATH."]),
+    ("xcode-not-found", [
+        "ERROR: the SDK platform [iphonesimulator] is unsupported for the target version of "
+        "xcode"]),
+    ("xcode-not-found", [
+        "Running '/private/var/tmp/_bazel_u/x/external/local_config_xcode/xcode-locator "
+        "15.2' failed with code 1."]),
+    ("bazel-server-oom", [
+        "OpenJDK 64-Bit Server VM warning: INFO: os::commit_memory(0x00000006c0000000, "
+        "1073741824, 0) failed; error='Not enough space' (errno=12)"]),
     ("bazel-config-undefined", ["ERROR: Config values are not defined in any .rc file: cuda"]),
     ("compiler-version-unsupported", [
         "a.cc:3:1: note: 'uint8_t' is defined in header '<cstdint>'; this is probably fixable "

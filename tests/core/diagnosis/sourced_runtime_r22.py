@@ -7,13 +7,33 @@ rocm_driver.cc spells them, jax's cuDNN 9.10.0 check, tensorflow-addons' and
 tensorflow-io's own version and load failures, an add-on built against another Abseil or
 protobuf, jax's get_backend() and JAX_PLATFORMS paths without a CUDA backend, uv's and
 Poetry's resolvers, CPython's loader for the other Python major, TensorFlow's Windows
-bitness check, and pip 9-18's Requires-Python words. Data only: the wording tests run it
+bitness check, and pip 9-18's Requires-Python words; a third pass: jaxlib 0.1.x's and jax's
+words without CUDA, TensorFlow Decision Forests' and Horovod's for another TensorFlow,
+pytest's and the interpreter's for a module not installed. Data only: the wording tests run it
 behind every prefix (wordings.RUNTIME_LISTS)."""
 
 from __future__ import annotations
 
 #: (lines, the id diagnosed first) for a program's output
 RUNTIME: list[tuple[list[str], str]] = [
+    # a third pass: jaxlib 0.1.x and jax without CUDA, TensorFlow Decision Forests and
+    # Horovod for another TensorFlow, pytest's and the interpreter's words for an import
+    (["RuntimeError: Unknown backend gpu. Available: ['interpreter', 'cpu']"],
+     "jaxlib-without-cuda"),
+    (["RuntimeError: This operation requires CUDA support from jaxlib or jax cuda plugin."],
+     "jaxlib-without-cuda"),
+    (["tensorflow.python.framework.errors_impl.NotFoundError: Failure to load the "
+      "inference.so custom c++ tensorflow ops. This error is likely caused the version of "
+      "TensorFlow and TensorFlow Decision Forests are not compatible."],
+     "tf-addon-abi-mismatch"),
+    (["horovod.common.exceptions.HorovodVersionMismatchError: Framework tensorflow installed "
+      "with version 2.15.0 but found version 2.13.1."], "tf-addon-abi-mismatch"),
+    (["E   ModuleNotFoundError: No module named 'tensorflow'"], "import-failed"),
+    (["ERROR tests/test_model.py - ModuleNotFoundError: No module named 'keras'"],
+     "import-failed"),
+    (["/usr/bin/python3: No module named pip"], "import-failed"),
+    (["/usr/bin/python3: Error while finding module specification for 'tensorflow.tools' "
+      "(ModuleNotFoundError: No module named 'tensorflow')"], "import-failed"),
     ([r"I c:\tf_jenkins\home\workspace\release-win\device\gpu\os\windows\tensorflow"
       r"\stream_executor\dso_loader.cc:126] Couldn't open CUDA library cudart64_80.dll"],
      "cudart-not-found"),
