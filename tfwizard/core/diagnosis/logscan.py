@@ -203,11 +203,15 @@ class LineMatcher:
                 pieces.append(self._continued(text, lines_after))
             return pieces[0]
 
-        cut = cut and len(text) >= WRAP_MIN
-        found = self._found(text)
-        if cut and continued():
+        back = ""  # the line this one continues, when a console may have cut it there
+        if cut and len(text) >= WRAP_MIN and continued():
             # a long line a console cut: what lets a pattern in may be on the next line
             found = self._found(text + "".join(continued()))
+            if before is not None and _continues(last := self._text(before), text):
+                back = last
+        else:
+            cut = False
+            found = self._found(text)
         if not found and not self._always:
             return
 
@@ -223,12 +227,10 @@ class LineMatcher:
                 continue
             if not p.wraps:
                 continue
-            context = ""
             if p.lead is not None and p.lead in text:
-                rest = [self._text(x) for x in lines_after()[:WRAP_LINES]]
+                rest, context = [self._text(x) for x in lines_after()[:WRAP_LINES]], ""
             elif cut:
-                rest = continued()
-                context = self._continuing(before, text)
+                rest, context = continued(), back
             else:
                 continue
             if not rest:
@@ -244,27 +246,16 @@ class LineMatcher:
         return [i for key, anchors in self._anchor_groups if key in text
                 for a in anchors if a in text for i in self._by_anchor[a]]
 
-    def _continuing(self, before: str | None, text: str) -> str:
-        """The line before, when `text` may continue it (it is WRAP_MIN characters or longer
-        and `text` does not start with a space); else ""."""
-        if before is None or not text or text[0].isspace():
-            return ""
-        last = self._text(before)
-        return last if len(last) >= WRAP_MIN else ""
-
     def _continued(self, text: str, lines_after: Callable[[], Sequence[str]]) -> list[str]:
-        """The next lines that may continue `text` where a console cut it: while the line
-        before is WRAP_MIN characters or longer, a next line that does not start with a
-        space (at most WRAP_LINES)."""
+        """The next lines that may continue `text` where a console cut it (`_continues`, at
+        most WRAP_LINES)."""
         pieces: list[str] = []
         last = text
         for raw in lines_after()[:WRAP_LINES]:
-            if len(last) < WRAP_MIN:
+            nxt = self._text(raw)
+            if not _continues(last, nxt):
                 break
-            last = self._text(raw)
-            if not last or last[0].isspace():
-                break
-            pieces.append(last)
+            pieces.append(last := nxt)
         return pieces
 
     def _progress(self, text: str) -> bool:
@@ -450,6 +441,12 @@ def _line_starts(buf: bytearray, limit: int) -> Iterator[int]:
 
 def _groups(m: re.Match[str]) -> dict[str, str]:
     return {k: v for k, v in m.groupdict().items() if v is not None}
+
+
+def _continues(last: str, text: str) -> bool:
+    """Whether `text` may continue `last` where a console cut it: `last` is WRAP_MIN
+    characters or longer and `text` does not start with a space."""
+    return len(last) >= WRAP_MIN and text[:1].strip() != ""
 
 
 def _wrapped_match(p: LinePattern, text: str, rest: list[str], before: str = ""
