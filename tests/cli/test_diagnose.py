@@ -142,17 +142,50 @@ def test_a_build_fix_is_resolved_against_the_recipe(tmp_path):
     assert "apply:" not in out
 
 
-def test_nothing_found_says_so_and_points_at_runtime(tmp_path):
+def test_nothing_found_says_so_for_both_kinds(tmp_path):
     log = tmp_path / "out.txt"
     log.write_text("Epoch 1/10\n")
-    status, out, _ = capture(["diagnose", str(log)])
+    no_gpu = str(HOSTS / "no-gpu-server.json")
+    status, out, _ = capture(["diagnose", str(log), "--target", no_gpu])
     assert status == ExitStatus.OK and "no known failure signature" in out
-    assert "--runtime" in out
-    status, out, _ = capture(["diagnose", "--runtime", str(log), "--target",
-                              str(HOSTS / "no-gpu-server.json")])
+    assert "Read as a program's output too, it shows no known TensorFlow runtime" in out
+    status, out, _ = capture(["diagnose", "--runtime", str(log), "--target", no_gpu])
     assert "no known TensorFlow runtime message" in out
-    status, _out, err = capture(["diagnose", str(log), "--target", "x.json"])
-    assert status == ExitStatus.USAGE and "--runtime" in err
+    assert f"If it is a build's log rather than a program's output: `tfwizard diagnose " \
+           f"{log}`" in out
+    # a profile that is not there fails first, even where the log alone would do
+    known = BUILD / "gcc-killed-signal-cc1plus-tf-seal.log"
+    status, _out, err = capture(["diagnose", str(known), "--target", str(tmp_path / "x.json")])
+    assert status == ExitStatus.USAGE and "no such host profile" in err
+
+
+def test_a_program_s_output_given_as_a_build_log_is_read_as_one(tmp_path):
+    """No build signature fits a program's output: what --runtime would say is said, with
+    the machine, and JSON says how the log was read; a build log stays a build log."""
+    log = RUNTIME / "cudnn-840-vs-860-dnn-not-found-tf212.log"
+    ada = str(HOSTS / "ada-8.9-driver550.json")
+    status, out, err = capture(["diagnose", str(log), "--target", ada])
+    assert status == ExitStatus.OK, err
+    assert "no build failure signature found; read as a program's output" in out
+    assert "The machine that ran it: GPU 0 (NVIDIA GeForce RTX 4070, CC 8.9)" in out
+    assert out.index("cudnn-mismatch:") < out.index("dnn-library-not-found:")
+    status, out, _ = capture(["diagnose", str(log), "--target", ada, "--json"])
+    data = json.loads(out)
+    assert data["kind"] == "runtime" and data["read_as_runtime"] is True
+    assert data["diagnoses"][0]["id"] == "cudnn-mismatch"
+    status, out, _ = run_with_stdin(["diagnose", "-", "--target", ada, "--json"],
+                                    log.read_bytes())
+    assert json.loads(out)["diagnoses"][0]["id"] == "cudnn-mismatch"
+    build = BUILD / "ld-terminated-signal9-serving-docker.log"
+    status, out, _ = capture(["diagnose", str(build), "--target", ada, "--json"])
+    data = json.loads(out)
+    assert data["kind"] == "build" and "read_as_runtime" not in data
+    # a build record is a build's log: no host profile goes with it
+    record = tmp_path / "rec"
+    record.mkdir()
+    (record / "log.txt").write_bytes(log.read_bytes())
+    status, _out, err = capture(["diagnose", str(record), "--target", ada])
+    assert status == ExitStatus.USAGE and "not a build record" in err
 
 
 #: a failed build of a checkout no tfwizard record describes: the Bazel that ran is in the

@@ -32,8 +32,9 @@ def register(sub: Any) -> None:
                    help=_("the log is what a program using TensorFlow printed (its runtime "
                           "messages), not a build's"))
     p.add_argument("--target", metavar="PROFILE",
-                   help=_("with --runtime: the `tfwizard detect --json` profile of the "
-                          "machine that ran the program (default: detect this one)"))
+                   help=_("the `tfwizard detect --json` profile of the machine that ran "
+                          "the program, for --runtime or a log that turns out to be a "
+                          "program's output (default: detect this one)"))
     p.add_argument("--recipe", metavar="RECIPE",
                    help=_("the recipe a fix should change: the `tfwizard recipe set` "
                           "commands printed name it and start from its values"))
@@ -109,9 +110,6 @@ class FixContext:
 
 def cmd_diagnose(args: argparse.Namespace, env: Environment) -> ExitStatus:
     """Diagnose a build log (or, with --runtime, a program's output)."""
-    if args.target and not args.runtime:
-        raise UsageError(_("--target goes with --runtime"),
-                         _("A build log is explained without a host profile."))
     if args.source and args.runtime:
         raise UsageError(_("--source goes with a build log, not --runtime"),
                          _("It names the checkout a build ran on."))
@@ -119,6 +117,13 @@ def cmd_diagnose(args: argparse.Namespace, env: Environment) -> ExitStatus:
     # a record folder, or its log.txt: fixes resolved against its recipe and plan
     record = (path if path is not None and path.is_dir()
               else path.parent if path is not None and path.name == "log.txt" else None)
+    if args.target:
+        if record is not None:
+            raise UsageError(_("--target goes with a program's output, not a build record"),
+                             _("A build log is explained without a host profile."))
+        from ..core.host import HostProfile
+
+        HostProfile.load(arg_path(env, args.target))  # a bad profile fails before the log
     fixes = FixContext(args, env, record)
     if args.source and fixes.plan is not None:
         raise UsageError(_("{path}: a build record's plan names its source's Bazel "
@@ -181,8 +186,19 @@ def _diagnose_build(args: argparse.Namespace, env: Environment, source: _Source,
     versions = None
     if args.source:
         found, versions = _with_source_bazel(env, args.source, source, found)
-    unknown = None
+    unknown, tried_runtime = None, False
     if not recognised(found) and not fixes.stopped:
+        if not found and fixes.record is None and not args.source:
+            # a bare log no build signature explains may be a program's output: what the
+            # runtime catalogue finds there is shown, read as --runtime would read it
+            host, as_runtime = _runtime_reading(args, env, source, fixes)
+            if as_runtime:
+                if not args.json:
+                    env.out(_("{path}: no build failure signature found; read as a "
+                              "program's output (as with --runtime):").format(path=shown))
+                return _print_runtime(args, env, host, as_runtime, None, fixes, shown,
+                                      read_as_runtime=True)
+            tried_runtime = True
         with source.open() as fh:
             unknown = root_lines(fh, "build")
     if args.json:
@@ -209,9 +225,9 @@ def _diagnose_build(args: argparse.Namespace, env: Environment, source: _Source,
     if unknown is not None:
         for line in unrecognised_block(unknown):
             env.out(line)
-    if not found and source.given is not None:
-        env.out(_("If it is a program's output rather than a build's: "
-                  "`tfwizard diagnose --runtime {path}`.").format(path=args.log))
+    if tried_runtime:
+        env.out(_("Read as a program's output too, it shows no known TensorFlow runtime "
+                  "message."))
     return ExitStatus.OK
 
 
@@ -238,11 +254,11 @@ def _with_source_bazel(env: Environment, arg: str, source: _Source, found: list[
     return bazelskew.join(found, want, ran), versions
 
 
-def _diagnose_runtime(args: argparse.Namespace, env: Environment, source: _Source,
-                      fixes: FixContext, shown: str) -> ExitStatus:
+def _runtime_reading(args: argparse.Namespace, env: Environment, source: _Source,
+                     fixes: FixContext) -> tuple[Any, list[Any]]:
+    """The machine that ran the program (--target, else this one) and the runtime
+    diagnoses of the log for it."""
     from ..core.diagnosis.runtime import diagnose_log
-    from ..core.diagnosis.text import unrecognised_block
-    from ..core.diagnosis.unrecognised import root_lines
     from ..core.host import HostProfile
 
     if args.target:
@@ -256,12 +272,31 @@ def _diagnose_runtime(args: argparse.Namespace, env: Environment, source: _Sourc
     ld_path = None if args.target else env.env.get("LD_LIBRARY_PATH", "")
     with source.open() as fh:
         found = fixes.resolve(diagnose_log(fh, host, recipe_ccs=ccs, ld_library_path=ld_path))
+    return host, found
+
+
+def _diagnose_runtime(args: argparse.Namespace, env: Environment, source: _Source,
+                      fixes: FixContext, shown: str) -> ExitStatus:
+    from ..core.diagnosis.unrecognised import root_lines
+
+    host, found = _runtime_reading(args, env, source, fixes)
     unknown = None
     if not found:  # nothing known: the output's own root-cause lines instead
         with source.open() as fh:
             unknown = root_lines(fh, "runtime")
+    return _print_runtime(args, env, host, found, unknown, fixes, shown)
+
+
+def _print_runtime(args: argparse.Namespace, env: Environment, host: Any, found: list[Any],
+                   unknown: Any, fixes: FixContext, shown: str, *,
+                   read_as_runtime: bool = False) -> ExitStatus:
+    """A program's output explained: the machine, then the diagnoses or the lines to read
+    (`read_as_runtime`: the log was given as a build's, and no build signature fit)."""
+    from ..core.diagnosis.text import unrecognised_block
+
     if args.json:
         env.out(json.dumps({"log": shown, "kind": "runtime", "host": host_text(host),
+                            **({"read_as_runtime": True} if read_as_runtime else {}),
                             "diagnoses": [fixes.to_dict(d) for d in found],
                             "unrecognised": unknown.to_dict() if unknown else None}, indent=2))
         return ExitStatus.OK
@@ -271,6 +306,8 @@ def _diagnose_runtime(args: argparse.Namespace, env: Environment, source: _Sourc
         env.out(_("{path}: no known TensorFlow runtime message found.").format(path=shown))
         for line in unrecognised_block(unknown):
             env.out(line)
+        env.out(_("If it is a build's log rather than a program's output: "
+                  "`tfwizard diagnose {path}`.").format(path=shown))
         return ExitStatus.OK
     for d in found:
         _print_diagnosis(env, d, fixes, quotes=2)
