@@ -18,7 +18,10 @@
    counted apart. Among the misses, the excerpts labelled build-failed whose first id is
    another generic signature (nothing specific named, as the label wants) are counted too.
    `--tuning` reports the tuning excerpts only (for whoever writes signatures: the holdout
-   is run once, when they are final).
+   is run once, when they are final). Last, the blind reader's labels (the text alone,
+   tests/data/real-logs/README.md "A blind reader") beside the labels and the diagnosis:
+   how often the reader agrees, the diagnosis right where it does, and the false
+   positives whose evidence the reader sees present too.
 2. Throughput: a Bazel log of SIZE MB (default 2048) is written to a temporary folder from
    real build log lines (real_logs.filler_lines: the fixture builds' log.txt, harmless
    corpus excerpts of rounds up to FILLER_ROUND, so the log stays the same as the corpus
@@ -84,10 +87,30 @@ def _fallback_lines(entry: dict) -> int:
         return len(root_lines(fh, entry["kind"]).lines)
 
 
+def _count_blind(cell: dict, label: tuple | None, entry: dict, right: bool,
+                 bad: list[str]) -> None:
+    """One excerpt against the blind reader's label (README.md, "A blind reader")."""
+    for key in ("read", "reader agrees", "right where the reader agrees", "false positives",
+                "false positives the reader sees present", "not read"):
+        cell.setdefault(key, 0)
+    if label is None:
+        cell["not read"] += 1
+        return
+    first, also, _sure = label
+    agrees = first == entry["cause"]
+    cell["read"] += 1
+    cell["reader agrees"] += agrees
+    cell["right where the reader agrees"] += agrees and right
+    cell["false positives"] += len(bad)
+    cell["false positives the reader sees present"] += sum(
+        fp.rsplit(": ", 1)[1] in also | {first} for fp in bad)
+
+
 def corpus_report(*, tuning_only: bool = False) -> dict:
     """Per group and kind: recognised, false positives, misses, the fallback's coverage,
     per cause; the negatives; the other catalogue's hits."""
-    report: dict = {"groups": {}, "causes": {}}
+    report: dict = {"groups": {}, "causes": {}, "blind": {}}
+    blind = real_logs.blind_labels()
     groups = GROUPS[:1] if tuning_only else GROUPS
     for name, holdout, round_ in groups:
         for kind in real_logs.KINDS:
@@ -115,6 +138,8 @@ def corpus_report(*, tuning_only: bool = False) -> dict:
                     row["unrecognised"] += 1
                     row["with_lines"] += _fallback_lines(entry) > 0
                 if round_ is None:
+                    _count_blind(report["blind"].setdefault((name, kind), {}),
+                                 blind.get(entry["file"]), entry, right, bad)
                     cell = report["causes"].setdefault((kind, entry["cause"]), {})
                     counts = cell.setdefault(name, [0, 0])
                     counts[0] += right
@@ -168,6 +193,16 @@ def print_corpus(report: dict) -> None:
             print(f"      {text}")
     for text in report["cross-kind hits"]:
         print(f"  cross-kind: {text}")
+    print("\na blind reader of the text alone (tests/data/real-logs/README.md): the reader's "
+          "first cause is the label; of those, the diagnosis right; the false positives the "
+          "reader sees present too")
+    for (name, kind), c in report["blind"].items():
+        print(f"  {name:8} {kind:8} reader agrees {c['reader agrees']:3} / {c['read']:3} "
+              f"({pct(c['reader agrees'], c['read'])}); diagnosis right on "
+              f"{c['right where the reader agrees']:3} of those "
+              f"({pct(c['right where the reader agrees'], c['reader agrees'])}); false "
+              f"positives {c['false positives']}, {c['false positives the reader sees present']}"
+              f" present to the reader; not read: {c['not read']}")
 
 
 def write_log(path: Path, size: int,

@@ -65,6 +65,22 @@ def diagnosed_ids(entry: dict[str, Any], *, kind: str | None = None) -> list[str
         return [d.id for d in diagnose_log(fh)]
 
 
+#: a blind reader's labels of every held-out excerpt (rounds up to 23) and of 200 tuning
+#: ones, from the text alone (README.md, "A blind reader")
+BLIND = CORPUS / "blind-labels.tsv"
+
+
+def blind_labels() -> dict[str, tuple[str, frozenset[str], str]]:
+    """file -> (first cause, the other causes whose evidence is present, "high" or "low")
+    as the blind reader labelled them; "undecidable" where the text did not tell."""
+    out = {}
+    for line in BLIND.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            file, first, also, sure = line.split("\t")
+            out[file] = (first, frozenset(also.split(",")) - {"-"}, sure)
+    return out
+
+
 def first_cause(ids: list[str]) -> str:
     """What a diagnosis says first: the first id, or "none"."""
     return ids[0] if ids else NONE

@@ -202,3 +202,25 @@ def test_every_log_signature_has_a_real_excerpt(logs, known_ids):
         assert ("build", sig) in covered, f"failures.toml {sig} has no real excerpt"
     for sig in sorted(known_ids["runtime-message"]):
         assert ("runtime", sig) in covered, f"runtime.toml {sig} has no real excerpt"
+
+
+def test_the_blind_reader_s_labels_name_corpus_excerpts_and_known_causes(logs, known_ids):
+    """blind-labels.tsv (README "A blind reader"): one line per excerpt read, of the
+    corpus, with causes of the excerpt's kind; every held-out excerpt of the rounds it was
+    made after was read (a later round's are reported by the bench as not read)."""
+    from tests.core.diagnosis.real_logs import BLIND, blind_labels
+
+    by_file = {e["file"]: e for e in logs}
+    labels = blind_labels()
+    lines = [line for line in BLIND.read_text(encoding="utf-8").splitlines()
+             if line and not line.startswith("#")]
+    assert len(lines) == len(labels) >= 700
+    for file, (first, also, sure) in labels.items():
+        assert file in by_file, f"{file}: not in the corpus"
+        ids = known_ids[by_file[file]["kind"]] | {NONE}
+        assert first in ids | {"undecidable"}, f"{file}: {first!r}"
+        assert also <= ids, f"{file}: {also - ids}"
+        assert sure in ("high", "low"), file
+    unread = [e["file"] for e in logs if e["holdout"] and e.get("round", 0) <= 23
+              and e["file"] not in labels]
+    assert not unread
