@@ -13,7 +13,8 @@
    lists as present too, counted apart by where they fall (on a negative, beside the right
    first cause, or instead of it: the first cause wrong); the negatives (every one, held
    out or not) with a diagnosis of either catalogue; and the fallback's coverage: of the
-   failures nothing specific recognised, how many get at least one root-cause line. Hits
+   failures nothing specific recognised, how many get at least one root-cause line (and of
+   the others, how many get their last lines instead). Hits
    of the other kind's catalogue (a build signature on a program's output and back) are
    counted apart. Among the misses, the excerpts labelled build-failed whose first id is
    another generic signature (nothing specific named, as the label wants) are counted too.
@@ -80,11 +81,13 @@ def _diagnosis(entry: dict) -> tuple[list[str], bool]:
     return ids, bool(ids)
 
 
-def _fallback_lines(entry: dict) -> int:
+def _fallback_lines(entry: dict) -> tuple[int, int]:
+    """How many root-cause lines the fallback shows, and (when none) how many last lines."""
     from tfwizard.core.diagnosis.unrecognised import root_lines
 
     with (real_logs.CORPUS / entry["file"]).open("rb") as fh:
-        return len(root_lines(fh, entry["kind"]).lines)
+        unknown = root_lines(fh, entry["kind"])
+    return len(unknown.lines), len(unknown.tail)
 
 
 def _count_blind(cell: dict, label: tuple | None, entry: dict, right: bool,
@@ -115,7 +118,8 @@ def corpus_report(*, tuning_only: bool = False) -> dict:
     for name, holdout, round_ in groups:
         for kind in real_logs.KINDS:
             row = {"right": 0, "total": 0, "false_positives": [], "wrong": [],
-                   "unrecognised": 0, "with_lines": 0, "generic_first": 0,
+                   "unrecognised": 0, "with_lines": 0, "with_tail": 0,
+                   "generic_first": 0,
                    "fp_where": {"on negatives": 0, "beside the right cause": 0,
                                 "instead of it": 0}}
             for entry in real_logs.entries(kind, holdout=holdout, in_round=round_):
@@ -136,7 +140,9 @@ def corpus_report(*, tuning_only: bool = False) -> dict:
                 row["fp_where"][where] += len(bad)
                 if entry["cause"] != real_logs.NONE and not named:
                     row["unrecognised"] += 1
-                    row["with_lines"] += _fallback_lines(entry) > 0
+                    roots, tail = _fallback_lines(entry)
+                    row["with_lines"] += roots > 0
+                    row["with_tail"] += not roots and tail > 0
                 if round_ is None:
                     _count_blind(report["blind"].setdefault((name, kind), {}),
                                  blind.get(entry["file"]), entry, right, bad)
@@ -170,7 +176,8 @@ def print_corpus(report: dict) -> None:
         print(f"  {name:16} {kind:8} {row['right']:3} / {row['total']:3} ({pct(row['right'], row['total'])})"
               f"  false positives: {len(row['false_positives'])}"
               f" ({', '.join(f'{k} {v}' for k, v in row['fp_where'].items())})"
-              f"  fallback: {row['with_lines']} / {row['unrecognised']} with root-cause lines")
+              f"  fallback: {row['with_lines']} / {row['unrecognised']} with root-cause lines"
+              f" ({row['with_tail']} more with their last lines)")
     for (name, kind), row in report["groups"].items():
         if row["generic_first"]:
             print(f"  {name:16} {kind:8} of its misses, build-failed excerpts with another "

@@ -213,3 +213,43 @@ def test_a_missing_log_is_an_error_not_a_fallback(tmp_path):
     except OSError:
         return
     raise AssertionError("a missing log must raise")
+
+
+def test_with_no_error_looking_line_its_last_lines_are_shown():
+    """A program's output that stops without an error line (killed, cut short): the last
+    lines that are not blank, with their numbers, the same from a stream (CRLF, no final
+    newline, a long log read from its end) and from the lines; said as such, never as
+    root-cause lines; in the JSON and in a build's event."""
+    cases = [b"Epoch 1/10\nloss: 0.31\n\naccuracy: 0.91\n\n",
+             b"start\r\nstep 1\r\nstep 2\r\nstep 3",
+             b"step\n" * 40000 + b"Epoch 7/10\n"]
+    wanted = [((1, "Epoch 1/10"), (2, "loss: 0.31"), (4, "accuracy: 0.91")),
+              ((2, "step 1"), (3, "step 2"), (4, "step 3")),
+              ((39999, "step"), (40000, "step"), (40001, "Epoch 7/10"))]
+    for data, tail in zip(cases, wanted, strict=True):
+        from_stream = root_lines(io.BytesIO(data), "runtime")
+        assert from_stream.lines == () and from_stream.tail == tail
+        text = data.decode().replace("\r\n", "\n").split("\n")
+        assert root_lines(text, "runtime").tail == tail
+    unknown = root_lines(io.BytesIO(cases[0]), "runtime")
+    assert unknown.to_dict()["tail"][-1] == {"line": 4, "text": "accuracy: 0.91"}
+    block = unrecognised_block(unknown)
+    assert block[1] == "  no line of the log looks like an error; its last lines:"
+    assert block[-2:] == ["  line 4:", "  > accuracy: 0.91"]
+    assert not any("printed by" in line or "search for" in line for line in block)
+    # a root-cause line found: no tail; an empty log: nothing to show, and it says so
+    assert root_lines(BUILD_LOG, "build").tail == ()
+    empty = root_lines(io.BytesIO(b""), "runtime")
+    assert empty.tail == () and "read its last lines" in unrecognised_block(empty)[1]
+
+
+def test_a_build_s_event_carries_the_last_lines(tmp_path):
+    from tfwizard.core.diagnosis.build import unrecognised_event
+
+    log = tmp_path / "log.txt"
+    log.write_text("INFO: Analyzed 3 targets (0 packages loaded).\nINFO: Found 3 targets...\n")
+    event = unrecognised_event(log)
+    assert event.lines == () and event.tail == ((1, "INFO: Analyzed 3 targets (0 packages "
+                                                    "loaded)."), (2, "INFO: Found 3 targets..."))
+    assert "line 2:" in "\n".join(unrecognised_block(event))
+    assert json.loads(json.dumps(event.to_dict()))["tail"][1][0] == 2

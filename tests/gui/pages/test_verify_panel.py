@@ -145,6 +145,13 @@ def test_pasted_output_nothing_known_explains_shows_the_lines_to_read(qtbot, mak
     assert "line 7, printed by TensorFlow:" in text and "Graph execution error" in text
     assert "Unable to register cuDNN factory" not in text
     assert box.unknown.copy_button is not None
+    # output that stops without any error line: its last lines, said as such, no query
+    box.edit.setPlainText("Epoch 1/10\n\nEpoch 2/10\nstep 300, loss 0.28\n")
+    qtbot.mouseClick(box.button, Qt.MouseButton.LeftButton)
+    text = box.unknown.text.text()
+    assert "no line of the log looks like an error; its last lines:" in text
+    assert "line 4:\n> step 300, loss 0.28" in text and "printed by" not in text
+    assert box.unknown.copy_button is None
     box.edit.setPlainText((REAL_LOGS / "cudart110-dso-loader-stub-ignore.log").read_text())
     qtbot.mouseClick(box.button, Qt.MouseButton.LeftButton)
     assert box.unknown is None and box.cards.cards

@@ -328,6 +328,7 @@ def unrecognised_event(log: Path) -> UnrecognisedEvent:
     with log.open("rb") as fh:
         unknown = root_lines(fh, "build")
     return UnrecognisedEvent("build", tuple((r.line, r.text, r.speaker)
-                                            for r in unknown.lines), unknown.query)
+                                            for r in unknown.lines), unknown.query,
+                             unknown.tail)
 
 

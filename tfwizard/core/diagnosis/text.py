@@ -129,8 +129,17 @@ def unrecognised_lines(unknown: Any, *, lang: str | None = None) -> list[str]:
     error)."""
     roots = list(getattr(unknown, "lines", ()))
     if not roots:
-        return [translate(N_("no line of the log looks like an error: read its last lines"),
-                          lang)]
+        tail = list(getattr(unknown, "tail", ()) or ())
+        if not tail:
+            return [translate(N_("no line of the log looks like an error: read its last "
+                                 "lines"), lang)]
+        out = [translate(N_("no line of the log looks like an error; its last lines:"), lang)]
+        for item in tail:
+            line, text = ((item["line"], item["text"]) if isinstance(item, Mapping)
+                          else (item[0], item[1]))
+            out.append(translate(N_("line {line}:"), lang).format(line=line))
+            out.extend(f"> {part[:QUOTE_WIDTH]}" for part in str(text).splitlines())
+        return out
     out = [translate(N_("the lines to read first:"), lang)]
     for root in roots:
         line, text, speaker = _root_fields(root)

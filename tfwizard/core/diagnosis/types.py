@@ -38,4 +38,6 @@ class UnrecognisedEvent(Event):
     #: (line number, text, speaker) of each root-cause line, in log order
     lines: tuple[tuple[int, str, str], ...] = ()
     query: str = ""
+    #: (line number, text) of the log's last lines, when no line looked like an error
+    tail: tuple[tuple[int, str], ...] = ()
     recognised: bool = False  # always: the JSON says so to whoever reads it

@@ -16,19 +16,24 @@ look like errors and are known to be harmless (runtime.toml's [[harmless]]) are 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections import deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, ClassVar, cast
 
 from ..knowledge import KnowledgeBase, load_knowledge
 from .literals import line_pattern
-from .logscan import LineHit, LineMatcher, ScanResult
+from .logscan import LineHit, LineMatcher, ScanResult, line_text
 from .runtime_rules import PYTHON_EXCEPTIONS
 
 #: the most root-cause lines shown
 MOST = 5
 #: the most words of a search query
 QUERY_WORDS = 12
+#: when no line looks like an error, how many of the log's last lines (not blank) are
+#: shown instead, read from at most its last TAIL_BYTES
+TAIL_LINES = 3
+TAIL_BYTES = 16 << 10
 
 def _glog(level: str) -> str:
     """A TensorFlow/XLA (absl) log line of `level`, in its three shapes: after a date
@@ -126,12 +131,15 @@ class Unrecognised:
     kind: str  # build | runtime
     lines: tuple[RootLine, ...] = ()
     query: str = ""
+    #: (line number, text) of the log's last lines, when no line looked like an error
+    tail: tuple[tuple[int, str], ...] = ()
     recognised: ClassVar[bool] = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON data: `recognised` is always false."""
         return {"recognised": False, "kind": self.kind,
-                "lines": [line.to_dict() for line in self.lines], "query": self.query}
+                "lines": [line.to_dict() for line in self.lines], "query": self.query,
+                "tail": [{"line": number, "text": text} for number, text in self.tail]}
 
 
 @dataclass
@@ -165,11 +173,50 @@ def root_lines(log: BinaryIO | Iterable[str], kind: str, *,
     """The root-cause lines of a log nothing recognised (`kind`: build | runtime), from a
     binary stream (any size, constant memory) or the lines themselves."""
     scan = _scanner(kb)
+    last: deque[tuple[int, str]] = deque(maxlen=TAIL_LINES)
     if hasattr(log, "read"):
         result = scan.matcher.scan_stream(cast(BinaryIO, log))
     else:
-        result = scan.matcher.scan_lines(cast(Iterable[str], log))
-    return from_scan(result, kind, scan.speakers)
+        result = scan.matcher.scan_lines(_remember(cast(Iterable[str], log), last))
+    unknown = from_scan(result, kind, scan.speakers)
+    if unknown.lines:
+        return unknown
+    tail = (tuple(last) if not hasattr(log, "read")
+            else _stream_tail(cast(BinaryIO, log), result.lines))
+    return Unrecognised(kind, (), "", tail)
+
+
+def _remember(lines: Iterable[str], last: deque[tuple[int, str]]) -> Iterator[str]:
+    """The lines, passed on; the last ones that are not blank kept in `last`."""
+    for number, raw in enumerate(lines, 1):
+        text = line_text(raw, untag_lines=True)
+        if text.strip():
+            last.append((number, text))
+        yield raw
+
+
+def _stream_tail(fh: BinaryIO, total: int) -> tuple[tuple[int, str], ...]:
+    """The last TAIL_LINES lines of a seekable stream that are not blank, with their
+    numbers (`total`: the lines the scan counted); none where it cannot be read again."""
+    try:
+        size = fh.seek(0, 2)
+        start = max(0, size - TAIL_BYTES)
+        fh.seek(start)
+        raw = fh.read().split(b"\n")
+    except (OSError, ValueError):  # a pipe, or closed
+        return ()
+    if raw and raw[-1] == b"":
+        raw.pop()  # the newline that ends the last line
+    if start > 0:
+        raw = raw[1:]  # the line the read began inside
+    out: list[tuple[int, str]] = []
+    for back, line in enumerate(reversed(raw)):
+        text = line_text(line.decode("utf-8", "replace").removesuffix("\r"), untag_lines=True)
+        if text.strip():
+            out.append((total - back, text))
+            if len(out) == TAIL_LINES:
+                break
+    return tuple(reversed(out))
 
 
 def from_scan(result: ScanResult, kind: str, speakers: dict[str, str]) -> Unrecognised:

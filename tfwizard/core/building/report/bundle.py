@@ -364,7 +364,8 @@ def _descriptions() -> dict[str, str]:
         "diagnosis.en.txt": _("the same diagnosis in English, for readers of a bug report"),
         "diagnosis.json": _("the same diagnosis as JSON (`tfwizard diagnose --json`)"),
         "unrecognised.json": _("when no known cause matched: the log's root-cause lines, "
-                               "the tool that printed each, and a search query (not a "
+                               "the tool that printed each, and a search query, or its "
+                               "last lines when none looks like an error (not a "
                                "diagnosis)"),
         "wheel-check.json": _("the wheel held against its recipe: every fact, the plan's "
                               "value, the wheel's, the verdict"),
