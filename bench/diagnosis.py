@@ -17,7 +17,10 @@
    the others, how many get their last lines instead). Hits
    of the other kind's catalogue (a build signature on a program's output and back) are
    counted apart. Among the misses, the excerpts labelled build-failed whose first id is
-   another generic signature (nothing specific named, as the label wants) are counted too.
+   another generic signature (nothing specific named, as the label wants) are counted too,
+   and what `tfwizard diagnose` without --runtime gives (a log no build signature matches
+   is read as a program's output): the runtime excerpts it gets right, the build excerpts
+   it reads as a program's output.
    `--tuning` reports the tuning excerpts only (for whoever writes signatures: the holdout
    is run once, when they are final). Last, the blind reader's labels (the text alone,
    tests/data/real-logs/README.md "A blind reader") beside the labels and the diagnosis:
@@ -156,11 +159,21 @@ def corpus_report(*, tuning_only: bool = False) -> dict:
     report["negatives"] = (sum(any(real_logs.diagnosed_ids(e, kind=k) for k in real_logs.KINDS)
                                for e in negatives), len(negatives))
     cross = []
+    # `tfwizard diagnose LOG` without --runtime: a log no build signature matches at all
+    # is read as a program's output (cli/diagnose.py)
+    plain = report["without --runtime"] = {}
     for entry in real_logs.entries(holdout=False if tuning_only else None):
         other = "runtime" if entry["kind"] == "build" else "build"
         ids = real_logs.diagnosed_ids(entry, kind=other)
         if ids:
             cross.append(f"{entry['file']} ({entry['cause']}) -> {other} {ids}")
+        cell = plain.setdefault("holdout" if entry["holdout"] else "tuning", [0, 0, 0])
+        if entry["kind"] == "runtime":
+            shown = [] if ids else real_logs.diagnosed_ids(entry)
+            cell[0] += not ids and real_logs.first_cause(shown) == entry["cause"]
+            cell[1] += 1
+        elif not real_logs.diagnosed_ids(entry) and ids:
+            cell[2] += 1
     report["cross-kind hits"] = cross
     return report
 
@@ -186,6 +199,10 @@ def print_corpus(report: dict) -> None:
     print(f"  negatives with any diagnosis (either catalogue): {fired} of {total}")
     print(f"  cross-kind hits (the same message in the other context): "
           f"{len(report['cross-kind hits'])}")
+    for name, (right, total, as_runtime) in report["without --runtime"].items():
+        print(f"  {name:8} diagnose without --runtime: runtime excerpts with the right first "
+              f"cause {right} / {total}; build excerpts read as a program's output "
+              f"{as_runtime}")
     names = [n for n, _h, r in GROUPS if r is None and any(g[0] == n for g in report["groups"])]
     print("\nper cause (recognised / excerpts): " + ", ".join(names))
     for (kind, cause), cell in sorted(report["causes"].items()):
