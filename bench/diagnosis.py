@@ -117,6 +117,7 @@ def corpus_report(*, tuning_only: bool = False) -> dict:
     per cause; the negatives; the other catalogue's hits."""
     report: dict = {"groups": {}, "causes": {}, "blind": {}}
     blind = real_logs.blind_labels()
+    own: dict[str, list[str]] = {}  # per excerpt, the ids of its own kind's diagnosis
     groups = GROUPS[:1] if tuning_only else GROUPS
     for name, holdout, round_ in groups:
         for kind in real_logs.KINDS:
@@ -147,6 +148,7 @@ def corpus_report(*, tuning_only: bool = False) -> dict:
                     row["with_lines"] += roots > 0
                     row["with_tail"] += not roots and tail > 0
                 if round_ is None:
+                    own[entry["file"]] = ids
                     _count_blind(report["blind"].setdefault((name, kind), {}),
                                  blind.get(entry["file"]), entry, right, bad)
                     cell = report["causes"].setdefault((kind, entry["cause"]), {})
@@ -169,10 +171,10 @@ def corpus_report(*, tuning_only: bool = False) -> dict:
             cross.append(f"{entry['file']} ({entry['cause']}) -> {other} {ids}")
         cell = plain.setdefault("holdout" if entry["holdout"] else "tuning", [0, 0, 0])
         if entry["kind"] == "runtime":
-            shown = [] if ids else real_logs.diagnosed_ids(entry)
+            shown = [] if ids else own[entry["file"]]
             cell[0] += not ids and real_logs.first_cause(shown) == entry["cause"]
             cell[1] += 1
-        elif not real_logs.diagnosed_ids(entry) and ids:
+        elif not own[entry["file"]] and ids:
             cell[2] += 1
     report["cross-kind hits"] = cross
     return report

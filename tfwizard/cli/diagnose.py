@@ -117,13 +117,14 @@ def cmd_diagnose(args: argparse.Namespace, env: Environment) -> ExitStatus:
     # a record folder, or its log.txt: fixes resolved against its recipe and plan
     record = (path if path is not None and path.is_dir()
               else path.parent if path is not None and path.name == "log.txt" else None)
+    target = None  # the machine that ran the program, loaded before the log is read
     if args.target:
         if record is not None:
             raise UsageError(_("--target goes with a program's output, not a build record"),
                              _("A build log is explained without a host profile."))
         from ..core.host import HostProfile
 
-        HostProfile.load(arg_path(env, args.target))  # a bad profile fails before the log
+        target = HostProfile.load(arg_path(env, args.target))
     fixes = FixContext(args, env, record)
     if args.source and fixes.plan is not None:
         raise UsageError(_("{path}: a build record's plan names its source's Bazel "
@@ -132,8 +133,8 @@ def cmd_diagnose(args: argparse.Namespace, env: Environment) -> ExitStatus:
     try:
         with _log_source(env, path, runtime=args.runtime) as source:
             if args.runtime:
-                return _diagnose_runtime(args, env, source, fixes, shown)
-            return _diagnose_build(args, env, source, fixes, shown)
+                return _diagnose_runtime(args, env, source, fixes, shown, target)
+            return _diagnose_build(args, env, source, fixes, shown, target)
     except OSError as exc:
         raise UsageError(_("{path}: cannot read the log: {error}").format(
             path=shown, error=exc.strerror or exc)) from None
@@ -173,7 +174,7 @@ class _Source:
 
 
 def _diagnose_build(args: argparse.Namespace, env: Environment, source: _Source,
-                    fixes: FixContext, shown: str) -> ExitStatus:
+                    fixes: FixContext, shown: str, target: Any) -> ExitStatus:
     from ..core.diagnosis.build import diagnose_file, diagnose_stream, recognised
     from ..core.diagnosis.text import unrecognised_block
     from ..core.diagnosis.unrecognised import root_lines
@@ -191,7 +192,7 @@ def _diagnose_build(args: argparse.Namespace, env: Environment, source: _Source,
         if not found and fixes.record is None and not args.source:
             # a bare log no build signature explains may be a program's output: what the
             # runtime catalogue finds there is shown, read as --runtime would read it
-            host, as_runtime = _runtime_reading(args, env, source, fixes)
+            host, as_runtime = _runtime_reading(env, source, fixes, target)
             if as_runtime:
                 if not args.json:
                     env.out(_("{path}: no build failure signature found; read as a "
@@ -254,32 +255,31 @@ def _with_source_bazel(env: Environment, arg: str, source: _Source, found: list[
     return bazelskew.join(found, want, ran), versions
 
 
-def _runtime_reading(args: argparse.Namespace, env: Environment, source: _Source,
-                     fixes: FixContext) -> tuple[Any, list[Any]]:
-    """The machine that ran the program (--target, else this one) and the runtime
-    diagnoses of the log for it."""
+def _runtime_reading(env: Environment, source: _Source, fixes: FixContext,
+                     target: Any) -> tuple[Any, list[Any]]:
+    """The machine that ran the program (`target`: --target's profile, else this one) and
+    the runtime diagnoses of the log for it."""
     from ..core.diagnosis.runtime import diagnose_log
-    from ..core.host import HostProfile
 
-    if args.target:
-        host = HostProfile.load(arg_path(env, args.target))
+    if target is not None:
+        host = target
     else:
         from ..core.detect import detect_host
 
         host = detect_host(env=env.env)
     ccs = list(fixes.recipe.cuda.compute_capabilities) if fixes.recipe is not None else None
     # a program run here most likely saw this shell's LD_LIBRARY_PATH; elsewhere: unknown
-    ld_path = None if args.target else env.env.get("LD_LIBRARY_PATH", "")
+    ld_path = None if target is not None else env.env.get("LD_LIBRARY_PATH", "")
     with source.open() as fh:
         found = fixes.resolve(diagnose_log(fh, host, recipe_ccs=ccs, ld_library_path=ld_path))
     return host, found
 
 
 def _diagnose_runtime(args: argparse.Namespace, env: Environment, source: _Source,
-                      fixes: FixContext, shown: str) -> ExitStatus:
+                      fixes: FixContext, shown: str, target: Any) -> ExitStatus:
     from ..core.diagnosis.unrecognised import root_lines
 
-    host, found = _runtime_reading(args, env, source, fixes)
+    host, found = _runtime_reading(env, source, fixes, target)
     unknown = None
     if not found:  # nothing known: the output's own root-cause lines instead
         with source.open() as fh:

@@ -31,9 +31,10 @@ MOST = 5
 #: the most words of a search query
 QUERY_WORDS = 12
 #: when no line looks like an error, how many of the log's last lines (not blank) are
-#: shown instead, read from at most its last TAIL_BYTES
+#: shown instead, looked for in at most its last TAIL_BYTES (a stream) or TAIL_SCAN lines
 TAIL_LINES = 3
 TAIL_BYTES = 16 << 10
+TAIL_SCAN = 256
 
 def _glog(level: str) -> str:
     """A TensorFlow/XLA (absl) log line of `level`, in its three shapes: after a date
@@ -173,45 +174,48 @@ def root_lines(log: BinaryIO | Iterable[str], kind: str, *,
     """The root-cause lines of a log nothing recognised (`kind`: build | runtime), from a
     binary stream (any size, constant memory) or the lines themselves."""
     scan = _scanner(kb)
-    last: deque[tuple[int, str]] = deque(maxlen=TAIL_LINES)
+    last: deque[str] = deque(maxlen=TAIL_SCAN)  # a list's last lines, kept as it passes
     if hasattr(log, "read"):
         result = scan.matcher.scan_stream(cast(BinaryIO, log))
     else:
-        result = scan.matcher.scan_lines(_remember(cast(Iterable[str], log), last))
+        result = scan.matcher.scan_lines(_kept(cast(Iterable[str], log), last))
     unknown = from_scan(result, kind, scan.speakers)
     if unknown.lines:
         return unknown
-    tail = (tuple(last) if not hasattr(log, "read")
-            else _stream_tail(cast(BinaryIO, log), result.lines))
-    return Unrecognised(kind, (), "", tail)
+    raws = (_stream_end(cast(BinaryIO, log)) if hasattr(log, "read") else list(last))
+    return Unrecognised(kind, (), "", _tail(raws, result.lines))
 
 
-def _remember(lines: Iterable[str], last: deque[tuple[int, str]]) -> Iterator[str]:
-    """The lines, passed on; the last ones that are not blank kept in `last`."""
-    for number, raw in enumerate(lines, 1):
-        text = line_text(raw, untag_lines=True)
-        if text.strip():
-            last.append((number, text))
+def _kept(lines: Iterable[str], last: deque[str]) -> Iterator[str]:
+    """The lines, passed on; the last TAIL_SCAN of them kept in `last`."""
+    for raw in lines:
+        last.append(raw)
         yield raw
 
 
-def _stream_tail(fh: BinaryIO, total: int) -> tuple[tuple[int, str], ...]:
-    """The last TAIL_LINES lines of a seekable stream that are not blank, with their
-    numbers (`total`: the lines the scan counted); none where it cannot be read again."""
+def _stream_end(fh: BinaryIO) -> list[str]:
+    """The whole lines in the last TAIL_BYTES of a seekable stream; none where it cannot
+    be read again (a pipe, or closed)."""
     try:
         size = fh.seek(0, 2)
         start = max(0, size - TAIL_BYTES)
         fh.seek(start)
         raw = fh.read().split(b"\n")
-    except (OSError, ValueError):  # a pipe, or closed
-        return ()
+    except (OSError, ValueError):
+        return []
     if raw and raw[-1] == b"":
         raw.pop()  # the newline that ends the last line
     if start > 0:
         raw = raw[1:]  # the line the read began inside
+    return [line.decode("utf-8", "replace").removesuffix("\r") for line in raw]
+
+
+def _tail(raws: list[str], total: int) -> tuple[tuple[int, str], ...]:
+    """(number, text) of the last TAIL_LINES of `raws` that are not blank, the log's last
+    lines (`total`: how many lines the log has)."""
     out: list[tuple[int, str]] = []
-    for back, line in enumerate(reversed(raw)):
-        text = line_text(line.decode("utf-8", "replace").removesuffix("\r"), untag_lines=True)
+    for back, raw in enumerate(reversed(raws)):
+        text = line_text(raw, untag_lines=True)
         if text.strip():
             out.append((total - back, text))
             if len(out) == TAIL_LINES:
