@@ -156,3 +156,27 @@ def test_pasted_output_nothing_known_explains_shows_the_lines_to_read(qtbot, mak
     qtbot.mouseClick(box.button, Qt.MouseButton.LeftButton)
     assert box.unknown is None and box.cards.cards
     window.wizard.setStartId(int(PageId.WELCOME))
+
+
+def test_a_pasted_build_log_is_read_as_one(qtbot, make_window):
+    """A build's log pasted into the box (a real excerpt: cc1plus killed for memory) has no
+    runtime message, so it is read as a build's log: the build signature's card, its fix
+    resolved against the recipe's jobs (halved), and a status that says how it was read."""
+    window, page = open_verify_page(make_window)
+    box = page.output_diagnosis
+    window.state.update({"build.jobs": 8})
+    box.edit.setPlainText((REAL_LOGS.parent / "build" / "gcc-killed-signal-cc1plus-tf-seal.log"
+                           ).read_text())
+    qtbot.mouseClick(box.button, Qt.MouseButton.LeftButton)
+    assert [card.diagnosis.id for card in box.cards.cards] == ["oom-compiler-killed"]
+    assert box.read_as_build and box.unknown is None
+    assert box.status.text() == ("No known runtime message; read as a build's log, known "
+                                 "problems found: 1.")
+    assert dict(box.cards.cards[0].diagnosis.recipe_fix) == {"build.jobs": 4}
+    assert "build.jobs" in box.cards.cards[0].text.text()
+    # a program's output again is read as one
+    box.edit.setPlainText((REAL_LOGS / "cudart110-dso-loader-stub-ignore.log").read_text())
+    qtbot.mouseClick(box.button, Qt.MouseButton.LeftButton)
+    assert not box.read_as_build
+    assert box.cards.cards[0].diagnosis.id == "cudart-not-found"
+    window.wizard.setStartId(int(PageId.WELCOME))

@@ -156,16 +156,19 @@ class VerifyPanel(QWidget):
 
 class OutputDiagnosis(QWidget):
     """Paste a program's output; the runtime diagnosis (joined with the target machine's
-    profile) shows what it recognises as cards."""
+    profile) shows what it recognises as cards. Text where it finds nothing and a build
+    signature does (a build's log pasted here) is read as a build's log, as `tfwizard
+    diagnose` reads a program's output given as a build log."""
 
     def __init__(self, state: WizardState, parent: QWidget) -> None:
         super().__init__(parent)
         self.state = state
         self.diagnoses: list[Any] = []
+        self.read_as_build = False  # the last text was read as a build's log
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(QLabel(tr("Diagnose a program's output: paste what your own "
-                                   "TensorFlow program printed."), self))
+                                   "TensorFlow program printed (or a build's log)."), self))
         self.edit = QPlainTextEdit(self)
         self.edit.setObjectName("runtime-output")
         self.edit.setPlaceholderText(tr("e.g. Could not load dynamic library "
@@ -206,9 +209,12 @@ class OutputDiagnosis(QWidget):
 
     def diagnose(self) -> None:
         """Run the core's runtime diagnosis on the pasted text and show its cards; when it
-        knows nothing, the output's root-cause lines (not a diagnosis)."""
+        knows nothing, the build signatures' (their fixes resolved against the recipe), and
+        when they know nothing either, the output's root-cause lines (not a diagnosis)."""
+        from tfwizard.core.diagnosis import build
         from tfwizard.core.diagnosis.runtime import diagnose_log
         from tfwizard.core.diagnosis.unrecognised import root_lines
+        from tfwizard.core.fixes import resolve_diagnoses
 
         text = self.edit.toPlainText()
         if not text.strip():
@@ -216,6 +222,12 @@ class OutputDiagnosis(QWidget):
             return
         lines = text.splitlines()
         self.diagnoses = diagnose_log(lines, self.ran_on(), kb=self.state.kb)
+        self.read_as_build = False
+        if not self.diagnoses:
+            found = build.diagnose(lines)
+            if build.recognised(found):
+                self.diagnoses = resolve_diagnoses(found, recipe=self.state.recipe)
+                self.read_as_build = True
         self.cards.show_diagnoses(self.diagnoses)
         if self.unknown is not None:
             self.unknown.deleteLater()
@@ -224,6 +236,10 @@ class OutputDiagnosis(QWidget):
             self.unknown = UnrecognisedCard(root_lines(lines, "runtime", kb=self.state.kb),
                                             self)
             self.column.addWidget(self.unknown)
-        self.status.setText(tr("Known problems found: {count}.").format(
-            count=len(self.diagnoses)) if self.diagnoses else
-            tr("No known problem in this output."))
+        if self.read_as_build:
+            self.status.setText(tr("No known runtime message; read as a build's log, known "
+                                   "problems found: {count}.").format(count=len(self.diagnoses)))
+        else:
+            self.status.setText(tr("Known problems found: {count}.").format(
+                count=len(self.diagnoses)) if self.diagnoses else
+                tr("No known problem in this output."))
