@@ -144,14 +144,18 @@ def test_search_query_keeps_names_and_drops_numbers_paths_hashes():
 
 def test_the_real_logs_no_signature_knows_get_root_cause_lines():
     """The corpus's tuning excerpts whose cause no specific signature knows (only the
-    generic build-failed applies) are what the fallback is for: each gets a line."""
+    generic build-failed applies) are what the fallback is for: each gets a line (and
+    none is recognised but those the diagnosis test lists as showing another id's evidence
+    too, which it counts as misses)."""
+    from tests.core.diagnosis.test_real_logs_diagnosis import ALSO
+
     unknown = [e for e in real_logs.entries("build", holdout=False)
                if e["cause"] == "build-failed"]
     assert unknown
     for entry in unknown:
         with (real_logs.CORPUS / entry["file"]).open("rb") as fh:
             found = diagnose_stream(fh)
-        assert not recognised(found), entry["file"]
+        assert not recognised(found) or entry["file"] in ALSO, entry["file"]
         with (real_logs.CORPUS / entry["file"]).open("rb") as fh:
             assert root_lines(fh, "build").lines, entry["file"]
 

@@ -84,7 +84,10 @@ _LINES: dict[str, tuple[str, tuple[str, ...]]] = {
     # the operating system's own words (errno strings, the shell's)
     "system": ("system", (r"No such file or directory|command not found|Permission denied|"
                           r"Operation not permitted|No space left on device|"
-                          r"Cannot allocate memory",)),
+                          r"Cannot allocate memory",
+                          # the shell's own prefix for an error of a script it runs
+                          # ("x.sh: line 59: 1: Usage: ..." of ${1:?Usage ...})
+                          r"^\S+: line \d+: ")),
     "signal": ("system", (r"^\s*Killed\s*$|Segmentation fault|Aborted \(core dumped\)|"
                           r"core dumped|died due to signal|terminated by signal|"
                           r"Killed signal terminated",)),
