@@ -22,6 +22,30 @@ BUILD: list[tuple[str, list[str]]] = [
                                 "0.4.5"]),
     # TensorFlow's version_check.bzl, its fail() text alone on its line
     ("bazel-version-mismatch", ["Current Bazel version is 0.24.1, expected at least 0.26.1"]),
+    # the options parser on a .bazelrc's option this Bazel does not have, whatever its name
+    # (OptionsParser), with and without the option's source before it
+    ("bazel-version-mismatch", ["ERROR: --legacy_external_runfiles=false :: Unrecognized "
+                                "option: --legacy_external_runfiles=false"]),
+    ("bazel-version-mismatch", ["ERROR: Unrecognized option: --copt_for_cuda=-O3"]),
+    # a builtin's parameter given a value of another type (BuiltinFunction, Bazel 3+), or
+    # by name where it is positional-only
+    ("bazel-version-mismatch", [
+        "ERROR: /r/external/rules_foo/foo.bzl:41:28: in call to label_list(), parameter "
+        "'allow_files' got value of type 'string', want 'bool or sequence'"]),
+    ("bazel-version-mismatch", ["Error in getattr: getattr() got named argument for "
+                                "positional-only parameter 'name'"]),
+    # Bazel 0.x-2.x: any argument that does not fit a builtin (FuncallExpression), and the
+    # type check of BaseFunction
+    ("bazel-version-mismatch", [
+        "ERROR: /s/tensorflow/tensorflow.bzl:1461:20: parameter 'executable' has no default "
+        "value, for call to method label(default = None, executable, allow_files = None) of "
+        "'attr (a language module)'"]),
+    ("bazel-version-mismatch", [
+        "ERROR: /s/third_party/py/python_configure.bzl:92:3: expected value of type 'string' "
+        "for parameter 'path', for call to function which(path)"]),
+    ("bazel-version-mismatch", [
+        "ERROR: /s/tensorflow/tensorflow.bzl:20:5: expected string or NoneType for 'doc' "
+        "while calling rule but got int instead: 3"]),
     # Bazelisk 1.x with BAZELISK_VERIFY_SHA256 (core/core.go), under its download error
     ("download-checksum-mismatch", [
         "2024/05/02 10:00:00 could not download Bazel: /root/.cache/bazelisk/downloads/sha256/"
@@ -171,6 +195,11 @@ BUILD_NEAR_MISSES = [
     # TensorFlow's version_check.bzl on a Bazel built from source: a notice, not a failure
     "DEBUG: Current Bazel is not a release version, cannot check for compatibility.",
     "Make sure that you are running at least Bazel 6.5.0.",
+    # the JVM refusing a flag of a newer Java (a JDK too old, not Bazel's options); a
+    # function written in Starlark called wrongly (the source's own macro, not the API)
+    "Unrecognized option: --add-opens=java.base/java.lang=ALL-UNNAMED",
+    "Error: Could not create the Java Virtual Machine.",
+    "Error in tf_cc_test: tf_cc_test() missing 1 required positional argument: name",
     # curl's own retry notice, and a verified handshake (curl -v)
     "Warning: Transient problem: timeout Will retry in 1 seconds. 3 retries left.",
     "*  SSL certificate verify ok.",
