@@ -51,9 +51,11 @@ def test_every_build_fix_is_resolved_applied_and_checked():
     refused: dict[str, set[str]] = {sig: set() for sig in fixes}
     for path in RECIPES:
         # nvcc: a recipe the compiler fix (cuda.compiler = "clang") changes; x86 options
-        # (x86-flags-on-arm puts the default back) and gcc (gcc-instead-of-clang clears it)
+        # (x86-flags-on-arm puts the default back) and gcc (gcc-instead-of-clang clears it);
+        # a Build Event Service (bes-upload-failed clears it)
         for variant in ({}, {"build.jobs": 8}, {"build.jobs": 1}, {"cuda.compiler": "nvcc"},
-                        {"build.opt_flags": ["-mavx2", "-mfma"]}, {"toolchain.gcc": "13"}):
+                        {"build.opt_flags": ["-mavx2", "-mfma"]}, {"toolchain.gcc": "13"},
+                        {"remote.bes_backend": "grpcs://bes.example.com"}):
             recipe = load_recipe(path).with_changes(variant)
             recipe.path = path
             for host in BUILD_HOSTS:

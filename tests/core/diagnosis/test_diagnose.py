@@ -123,6 +123,8 @@ EXAMPLES: dict[str, str | tuple[str, ...]] = {
                           "UNAVAILABLE: io exception",
     "remote-no-runner": "ERROR: /src/x/BUILD:3:10: Compiling x.cc failed: (Exit 34): "
                         "INVALID_ARGUMENT: No matching action runner found (available: ...)",
+    "bes-upload-failed": "ERROR: The Build Event Protocol upload failed: All retry attempts "
+                         "failed. UNAVAILABLE: UNAVAILABLE: io exception",
     "remote-deadline-exceeded": "ERROR: /src/x/BUILD:3:10: Compiling x.cc failed: (Exit 34): "
                                 "DEADLINE_EXCEEDED: deadline exceeded after 59999888533ns",
     "remote-unknown-instance": "ERROR: Failed to query remote execution capabilities: "

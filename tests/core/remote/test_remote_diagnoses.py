@@ -15,7 +15,8 @@ import pytest
 
 from tfwizard.core.diagnosis.build import diagnose
 
-DATA = Path(__file__).resolve().parent.parent.parent / "data" / "reapi"
+ROOT = Path(__file__).resolve().parents[3]
+DATA = ROOT / "tests" / "data" / "reapi"
 
 
 def _ids(lines: list[str], exit_code: int | None = None) -> list[str]:
@@ -109,3 +110,41 @@ def test_a_slow_remote_action_is_not_a_timeout_on_bazel_4():
     log = (DATA / "remote-timeout-slow-action-bazel-4.2.3.log").read_text()
     assert "20s remote" in log and "INFO: Build completed successfully" in log
     assert diagnose(log.splitlines(), exit_code=0) == []
+
+
+# Bazel's words for a failed upload of the build's events (bazelbuild/bazel#14576, #6026,
+# #11764; tweag/rules_haskell#1498): the Build Event Service, not the cache or executor
+@pytest.mark.parametrize("line", [
+    "ERROR: The Build Event Protocol upload timed out. com.google.common.util.concurrent."
+    "TimeoutFuture$TimeoutFutureException: Timed out: com.google.common.util.concurrent."
+    "Futures$NonCancellationPropagatingFuture@43553e48[status=PENDING]",
+    "ERROR: Build Event Protocol upload failed: Attempting to send over a closed stream",
+    "ERROR: The Build Event Protocol upload failed: All retry attempts failed. "
+    "DEADLINE_EXCEEDED: DEADLINE_EXCEEDED: deadline exceeded after 14999958197ns",
+    "ERROR: The Build Event Protocol local file upload failed: /root/.cache/bazel/_bazel_root/"
+    "d/execroot/w/bazel-out/k8-fastbuild/bin/a.jar (No such file or directory)",
+])
+def test_a_failed_upload_of_the_build_s_events_is_not_a_remote_call_of_the_build(line):
+    from tfwizard.core.fixes import resolve_diagnoses
+    from tfwizard.core.recipe import parse_recipe
+
+    found = diagnose(["INFO: Build completed successfully, 3 total actions", line])
+    assert [d.id for d in found] == ["bes-upload-failed"]
+    assert "15 s" in found[0].cause and "--bes_timeout" in found[0].next_step
+    text = (ROOT / "recipes" / "tf221-cpu-portable.toml").read_bytes()
+    recipe = parse_recipe(text + b'\n[remote]\nbes_backend = "grpcs://bes.example.com"\n',
+                          "r.toml")
+    assert recipe.remote.bes_backend
+    fixed = resolve_diagnoses(found, recipe=recipe)[0]
+    assert fixed.recipe_fix == {"remote.bes_backend": ""}
+
+
+def test_a_warning_about_the_previous_upload_is_not_a_failure():
+    line = ("WARNING: The background upload of the Build Event Protocol for the previous "
+            "invocation failed with the following exception: 'com.google.devtools.build.lib."
+            "util.AbruptExitException: The Build Event Protocol upload failed: All retry "
+            "attempts failed.'. Ignoring the failure and starting a new invocation..")
+    assert _ids(["INFO: Build completed successfully, 3 total actions", line]) == []
+    # an action's own remote call past its deadline is still remote-deadline-exceeded
+    assert _ids(["ERROR: /s/BUILD:3:1: Compiling a.cc failed: DEADLINE_EXCEEDED: deadline "
+                 "exceeded after 59.99s"])[0] == "remote-deadline-exceeded"
