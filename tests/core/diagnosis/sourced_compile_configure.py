@@ -64,6 +64,25 @@ BUILD: list[tuple[str, list[str]]] = [
         "无法打开包括文件: “cuda_fp8.h”: No such file or directory"]),
     ("cuda-toolkit-too-old", [
         "./xla/types.h:25:10: 致命错误：cuda_bf16.h：没有那个文件或目录"]),
+    # names of a newer toolkit undefined in an older one's headers, in nvcc's, clang's and
+    # gcc's format strings ("identifier \"%s\" is undefined", "use of undeclared
+    # identifier %0", "unknown type name %0", "%qD was not declared in this scope", "%qE
+    # does not name a type")
+    ("cuda-toolkit-too-old", [
+        "external/xla/xla/stream_executor/gpu/gpu_cudamallocasync_allocator.cc(120): error: "
+        "identifier \"cudaMemPool_t\" is undefined"]),
+    ("cuda-toolkit-too-old", [
+        "external/xla/xla/stream_executor/cuda/cuda_driver.cc:412:7: error: use of undeclared "
+        "identifier 'cudaMallocAsync'"]),
+    ("cuda-toolkit-too-old", [
+        "xla/stream_executor/cuda/cuda_kernel.cc:52:3: error: unknown type name "
+        "'cudaLaunchConfig_t'"]),
+    ("cuda-toolkit-too-old", [
+        "tensorflow/core/kernels/cast_op_gpu.cu.cc:30:3: error: ‘__nv_fp8_e4m3’ does not name "
+        "a type"]),
+    ("cuda-toolkit-too-old", [
+        "xla/service/gpu/runtime/tma.cc:41:5: error: ‘cuTensorMapEncodeTiled’ was not declared "
+        "in this scope"]),
     # gcc in Simplified Chinese: NumPy 2's headers ("%qD在此作用域中尚未声明",
     # "%qT没有名为%qE的成员")
     ("numpy-too-new-for-source", [
@@ -166,9 +185,13 @@ BUILD: list[tuple[str, list[str]]] = [
 #: ids the near misses must not be diagnosed as
 NOT_BUILD = {"oom-compiler-killed", "link-error", "nvcc-host-compiler-unsupported",
              "cc-toolchain-unresolved", "compiler-version-unsupported", "numpy-missing-in-image",
-             "pip-package-step-mismatch", "compile-error", "cuda-config-not-found"}
+             "pip-package-step-mismatch", "compile-error", "cuda-config-not-found",
+             "cuda-toolkit-too-old"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
+    # TensorFlow naming the stream-ordered allocator it uses (a toolkit that has it)
+    "I0000 00:00:1700000000.000000 1234 gpu_cudamallocasync_allocator.cc:123] Using CUDA "
+    "malloc Async allocator for GPU: 0",
     # ld's warning (--warn-unresolved-symbols) of an undefined reference, in zh_CN
     "foo.o：警告：对‘bar’未定义的引用",
     # a killed signal name in another sentence; another signal (SIGTERM: 已终止)

@@ -333,3 +333,12 @@ def test_a_remote_cache_bazel_could_not_use_is_a_warning_with_its_words():
     assert [x.id for x in both] == ["remote-cache-unusable", "compile-error"]
     assert both[0].excerpt == ("WARNING: Writing to Remote Cache:",
                                "4 errors during bulk transfer")
+
+
+def test_a_name_of_the_source_s_own_is_a_compile_error_not_an_old_toolkit():
+    """Only the toolkit's own names say the toolkit is old: a longer name that starts
+    like one is the source's."""
+    line = "a.cc:3:5: error: 'cudaMallocAsyncHelper' was not declared in this scope"
+    assert [d.id for d in diagnose(["INFO: x", line])] == ["compile-error"]
+    line = "a.cc:3:5: error: 'cudaMallocAsync' was not declared in this scope"
+    assert [d.id for d in diagnose(["INFO: x", line])][0] == "cuda-toolkit-too-old"
