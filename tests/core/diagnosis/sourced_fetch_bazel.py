@@ -46,6 +46,35 @@ BUILD: list[tuple[str, list[str]]] = [
     ("bazel-version-mismatch", [
         "ERROR: /s/tensorflow/tensorflow.bzl:20:5: expected string or NoneType for 'doc' "
         "while calling rule but got int instead: 3"]),
+    # Bazel's own words for a source of another Bazel's era, read from its source by two
+    # helpers who saw neither the corpus nor its misses (session 15)
+    ("bazel-version-mismatch", ["ERROR: While parsing option --lockfile_mode=refresh: Not a "
+                                "valid Lockfile mode: 'refresh' (should be off, update or "
+                                "error)"]),
+    ("bazel-version-mismatch", ["Command 'mod' not found. Try 'bazel help'."]),
+    ("bazel-version-mismatch", ['ERROR: Invalid source type "git_repository" for module '
+                                "rules_foo@1.2.0"]),
+    ("bazel-version-mismatch", [
+        "Error: Accessing providers via the field syntax on structs is deprecated and "
+        "removed."]),
+    ("bazel-version-mismatch", [
+        "ERROR: /s/third_party/py/BUILD:12:11: Couldn't auto load 'py_library' from "
+        "'@rules_python//python:py_library.bzl'. Ensure that you have a 'bazel_dep(name = "
+        "\"rules_python\", ...)' in your MODULE.bazel file or add an explicit load "
+        "statement to your BUILD file."]),
+    ("bazel-version-mismatch", [
+        "ERROR: /s/protobuf.bzl:90:20: The value 'REPOSITORY_NAME' has been removed in favor "
+        "of 'repository_name()', please use the latter."]),
+    ("bazel-version-mismatch", ["ERROR: /s/tensorflow/tensorflow.bzl:2210:18: 'lambda' not "
+                                "supported, declare a function instead"]),
+    ("bazel-version-mismatch", ["ERROR: /s/rules/defs.bzl:40:5: nested functions are not "
+                                "allowed. Move the function to the top level."]),
+    ("bazel-version-mismatch", [
+        "ERROR: /r/external/local_config_cuda/crosstool/BUILD:40:1: in cc_toolchain rule "
+        "@local_config_cuda//crosstool:cc-compiler-local: cc_toolchain.toolchain_config "
+        "attribute must be specified. See https://github.com/bazelbuild/bazel/issues/7320 "
+        "for details."]),
+    ("bazel-version-mismatch", ["ERROR: No installed Bazel version found, cannot continue."]),
     # Bazelisk 1.x with BAZELISK_VERIFY_SHA256 (core/core.go), under its download error
     ("download-checksum-mismatch", [
         "2024/05/02 10:00:00 could not download Bazel: /root/.cache/bazelisk/downloads/sha256/"
@@ -200,6 +229,12 @@ BUILD_NEAR_MISSES = [
     "Unrecognized option: --add-opens=java.base/java.lang=ALL-UNNAMED",
     "Error: Could not create the Java Virtual Machine.",
     "Error in tf_cc_test: tf_cc_test() missing 1 required positional argument: name",
+    # Bazel 8's notice in every build that some rule sets are not there to autoload from;
+    # a keyword Starlark never had (a mistake on every release)
+    "WARNING: Couldn't auto load rules or symbols, because no dependency on module/"
+    "repository 'rules_android' found. This will result in a failure if there's a "
+    "reference to those rules or symbols.",
+    "ERROR: /s/BUILD:3:1: 'while' not supported, use a for loop instead",
     # curl's own retry notice, and a verified handshake (curl -v)
     "Warning: Transient problem: timeout Will retry in 1 seconds. 3 retries left.",
     "*  SSL certificate verify ok.",
