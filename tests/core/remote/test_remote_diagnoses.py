@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from tfwizard.core.diagnosis.build import diagnose
+from tfwizard.core.fixes import resolve_diagnoses
+from tfwizard.core.recipe import parse_recipe
 
 ROOT = Path(__file__).resolve().parents[3]
 DATA = ROOT / "tests" / "data" / "reapi"
@@ -125,9 +127,6 @@ def test_a_slow_remote_action_is_not_a_timeout_on_bazel_4():
     "d/execroot/w/bazel-out/k8-fastbuild/bin/a.jar (No such file or directory)",
 ])
 def test_a_failed_upload_of_the_build_s_events_is_not_a_remote_call_of_the_build(line):
-    from tfwizard.core.fixes import resolve_diagnoses
-    from tfwizard.core.recipe import parse_recipe
-
     found = diagnose(["INFO: Build completed successfully, 3 total actions", line])
     assert [d.id for d in found] == ["bes-upload-failed"]
     assert "15 s" in found[0].cause and "--bes_timeout" in found[0].next_step
