@@ -1,10 +1,11 @@
 #!/bin/bash
-# How h200-driver580/ was made (2026-11-29, the project's GPU machine, as root). It moves
-# the machine's own CUDA libraries, ptxas and loader configuration away: run it ONLY on a
-# machine that is thrown away afterwards. Writes NAME.log (stdout and stderr) and NAME.rc
-# into $1 (default /tmp/cap). The tests never run it.
+# How h200-driver580/ was made (part 1: 2026-11-29, part 2: 2026-11-30; the project's GPU
+# machine, as root). It moves the machine's own CUDA libraries, ptxas and loader
+# configuration away: run it ONLY on a machine that is thrown away afterwards. Writes
+# NAME.log (stdout and stderr) and NAME.rc into $1 (default /tmp/cap); $2 is the part to run
+# (1 or 2, default 1). The tests never run it.
 set +e
-C=${1:-/tmp/cap}; W=$(mktemp -d); mkdir -p "$C"
+C=${1:-/tmp/cap}; PART=${2:-1}; W=$(mktemp -d); mkdir -p "$C"
 export PYTHONUNBUFFERED=1
 cap() { name=$1; shift; timeout 150 "$@" > "$C/$name.log" 2>&1; echo $? > "$C/$name.rc"; }
 SP=$(python3 -c "import nvidia, os; print(os.path.dirname(list(nvidia.__path__)[0]))")
@@ -26,6 +27,22 @@ print(jax.lax.conv(x, w, (1,1), 'SAME').block_until_ready().shape)
 a = jnp.ones((2048, 2048)); print(float((a @ a).sum()))
 print(float(jnp.exp(jnp.linspace(0, 1, 1000)).sum()))"
 
+# a kernel, for the parts' programs
+cat > "$W/k.cu" <<'CU'
+#include <cstdio>
+extern "C" __global__ void add_one(float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] += 1.0f; }
+int main() {
+  float *d; cudaError_t e = cudaMalloc(&d, 1024 * sizeof(float));
+  if (e == cudaSuccess) { add_one<<<4, 256>>>(d, 1024); e = cudaGetLastError(); }
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) {
+    fprintf(stderr, "CUDA error: %s (%s)\n", cudaGetErrorString(e), cudaGetErrorName(e));
+    return 1; }
+  printf("ok\n"); return 0; }
+CU
+
+if [ "$PART" = 1 ]; then
 cap jax-success python3 -c "
 import jax, jax.numpy as jnp
 print(jax.devices())
@@ -58,19 +75,6 @@ import torch; x = torch.empty(60 * 2**30, dtype=torch.uint8, device='cuda'); pri
 kill $H; wait $H 2>/dev/null
 
 # kernels for another GPU, and kernels' own bugs
-cat > "$W/k.cu" <<'CU'
-#include <cstdio>
-extern "C" __global__ void add_one(float *x, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] += 1.0f; }
-int main() {
-  float *d; cudaError_t e = cudaMalloc(&d, 1024 * sizeof(float));
-  if (e == cudaSuccess) { add_one<<<4, 256>>>(d, 1024); e = cudaGetLastError(); }
-  if (e == cudaSuccess) e = cudaDeviceSynchronize();
-  if (e != cudaSuccess) {
-    fprintf(stderr, "CUDA error: %s (%s)\n", cudaGetErrorString(e), cudaGetErrorName(e));
-    return 1; }
-  printf("ok\n"); return 0; }
-CU
 nvcc -gencode arch=compute_100,code=sm_100 -o "$W/k100" "$W/k.cu"
 nvcc -cubin -arch=sm_100 -o "$W/k100.cubin" "$W/k.cu"
 cap nvcc-sm100-on-sm90 "$W/k100"
@@ -125,3 +129,54 @@ for f in $(find / \( -path /proc -o -path /sys \) -prune -o -name 'libdevice*.bc
   mv "$f" "$f.hidden"; done
 cap jax-no-libdevice python3 -c "
 import jax.numpy as jnp; print(float(jnp.exp(jnp.linspace(0, 1, 1000)).sum()))"
+fi
+
+if [ "$PART" = 2 ]; then
+# PTX the driver must compile: its own (the control), a newer PTX ISA than the driver
+# knows, PTX for a newer GPU (sm_100) than the H200
+nvcc -ptx -arch=compute_90 -o "$W/k90.ptx" "$W/k.cu"
+nvcc -ptx -arch=compute_100 -o "$W/k100.ptx" "$W/k.cu"
+sed 's/^\.version .*/.version 9.9/' "$W/k90.ptx" > "$W/k90-isa99.ptx"
+nvcc -gencode arch=compute_90,code=compute_90 -o "$W/kptx" "$W/k.cu"
+LOADPTX="import sys, cupy as cp
+f = cp.RawModule(path=sys.argv[1]).get_function('add_one')
+x = cp.zeros(1024, dtype=cp.float32); f((4,), (256,), (x, cp.int32(1024))); print(float(x.sum()))"
+cap cupy-ptx-success python3 -c "$LOADPTX" "$W/k90.ptx"
+cap cupy-ptx-isa-too-new python3 -c "$LOADPTX" "$W/k90-isa99.ptx"
+cap cupy-ptx-sm100-on-sm90 python3 -c "$LOADPTX" "$W/k100.ptx"
+
+# the driver without its PTX JIT compiler (a container that mounts libcuda alone): the
+# driver's other libraries linked into a folder of their own, the loader configuration
+# that names the driver's folder removed, libnvidia-ptxjitcompiler moved away where it can be
+DRV=$(mktemp -d)
+ldconfig -p | awk '/libcuda\.so|libnvidia-/ {print $NF}' | grep -v ptxjitcompiler | \
+  while read -r f; do ln -sf "$(readlink -f "$f")" "$DRV/$(basename "$f")"; done
+mkdir -p /tmp/ldhide /tmp/hidden
+for f in /etc/ld.so.conf.d/*; do grep -q -i nvidia "$f" && mv "$f" /tmp/ldhide/; done
+find / \( -path /proc -o -path /sys -o -path /usr/local/nvidia \) -prune -o \
+  -name 'libnvidia-ptxjitcompiler*' -print 2>/dev/null | while read -r f; do
+  mkdir -p "/tmp/hidden$(dirname "$f")"; mv "$f" "/tmp/hidden$f"; done
+ldconfig
+{ echo "loader: $(ldconfig -p | grep -c ptxjitcompiler) ptxjitcompiler entries"; ls -l "$DRV"; } > "$C/ptxjit-hidden.txt"
+cap nvcc-ptxjit-hidden env LD_LIBRARY_PATH="$DRV" "$W/kptx"
+# (CuPy loading the same PTX ran to its end here: its process found the JIT compiler; not kept)
+cap cupy-ptxjit-hidden env LD_LIBRARY_PATH="$DRV" python3 -c "$LOADPTX" "$W/k90.ptx"
+unhide; mv /tmp/ldhide/* /etc/ld.so.conf.d/; ldconfig
+
+# cuBLAS and cuDNN creating their handles on a GPU whose memory a framework holds (as
+# TensorFlow's preallocation does): PyTorch fills the GPU, then frees a few blocks into its
+# own cache, which the libraries' own allocations cannot use
+FILL="import torch
+a = torch.ones(256, 256, device='cuda'); x = torch.ones(8, 64, 32, 32, device='cuda')
+w = torch.ones(64, 64, 3, 3, device='cuda'); blocks = []
+for size in (2**30, 2**24, 2**20):
+    while True:
+        try: blocks.append(torch.empty(size, dtype=torch.uint8, device='cuda'))
+        except torch.OutOfMemoryError: break
+del blocks[-16:]
+print('driver free MiB:', torch.cuda.mem_get_info()[0] // 2**20, flush=True)"
+cap torch-cublas-gpu-full python3 -c "$FILL
+print((a @ a).sum().item())"
+cap torch-cudnn-gpu-full python3 -c "$FILL
+print(torch.nn.functional.conv2d(x, w, padding=1).sum().item())"
+fi
