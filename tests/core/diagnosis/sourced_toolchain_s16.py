@@ -1,6 +1,7 @@
 """The linkers', Bazel's Apple toolchain's, TensorFlow's CUDA configuration's, Bazel's
-remote client's and its server's own words, as their sources word them (session 16:
-sources.toml's toolchain-messages-s16 and bazel-messages-s16). Data only: the lists run in
+remote client's and its server's, and the fetching tools' own words, as their sources word
+them (session 16: sources.toml's toolchain-messages-s16, bazel-messages-s16 and
+download-messages-s16). Data only: the lists run in
 test_round7_build_signatures.py's tests, found by wordings.py.
 
 Every line was written for these tests from the speaking tool's format string, filled in
@@ -89,6 +90,28 @@ BUILD: list[tuple[str, list[str]]] = [
     ("remote-deadline-exceeded", [
         "Couldn't build file src/bazel: Executing genrule //src:bazel-bin failed: Unexpected IO "
         "error.: Exhaused retry attempts (0)"]),
+    # a fetch that broke: git's clone, curl's TLS handshake and HTTP, pip's body, rules_python's
+    # index, Bazel offline, a script's checksum
+    ("download-failed", ["fetch-pack: unexpected disconnect while reading sideband packet"]),
+    ("download-failed", ["fatal: early EOF"]),
+    ("download-failed", ["error: RPC failed; HTTP 408 curl 18 HTTP/2 stream 7 was reset"]),
+    ("download-failed", ["fatal: unable to access 'https://github.com/tensorflow/tensorflow.git/':"
+                         " OpenSSL SSL_connect: Connection reset by peer in connection to "
+                         "github.com:443"]),
+    ("download-failed", ["curl: (92) HTTP/2 stream 5 was not closed cleanly: INTERNAL_ERROR "
+                         "(err 2)"]),
+    ("download-failed", ["curl: (52) Empty reply from server"]),
+    ("download-failed", ["curl: (22) The requested URL returned error: 404"]),
+    ("download-failed", ["pip._vendor.urllib3.exceptions.ProtocolError: (\"Connection broken: "
+                         "IncompleteRead(2732032 bytes read, 42516480 more expected)\", "
+                         "IncompleteRead(2732032 bytes read, 42516480 more expected))"]),
+    ("download-failed", ['Error in fail: Failed to download metadata for ["numpy", "jax"] for '
+                         'from urls: ["https://pypi.org/simple"].']),
+    ("download-failed", ["Error in download_and_extract: java.io.IOException: Failed to download "
+                         "repository @@platforms: download is disabled."]),
+    ("download-failed", ["Error in download_and_extract: java.io.IOException: Configured URL "
+                         "rewriter blocked all URLs: [https://github.com/x.tar.gz]"]),
+    ("download-checksum-mismatch", ["sha256sum: WARNING: 1 computed checksum did NOT match"]),
     # Bazel 8's newest heap watcher, the JDK 9+ words for a thread it cannot make
     ("bazel-server-oom", ["GcChurningDetector forcing exit: 31.4% of the invocation's wall time "
                           "so far (95s) has been spent doing full GCs"]),
@@ -99,7 +122,7 @@ BUILD: list[tuple[str, list[str]]] = [
 
 #: ids the near misses below must not give
 NOT_BUILD = {"link-error", "xcode-not-found", "cuda-config-not-found",
-             "remote-deadline-exceeded", "bazel-server-oom"}
+             "remote-deadline-exceeded", "bazel-server-oom", "download-failed"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # lld's warning under --allow-shlib-undefined, lld-link's ignored argument, other
@@ -116,4 +139,10 @@ BUILD_NEAR_MISSES = [
     "WARNING: Remote Cache: Download of '/cas/0535' timed out. Received 0 bytes.",
     "WARNING: Remote Cache: DEADLINE_EXCEEDED: null",
     "WARNING: CppLink remote work failed (io.grpc.StatusRuntimeException: DEADLINE_EXCEEDED).",
+    # a fetch Bazel or git goes past: a mirror's failure, credentials, a retry warning
+    "WARNING: Download from https://mirror.bazel.build/x.tar.gz failed: class "
+    "java.io.FileNotFoundException GET returned 404 Not Found",
+    "curl: (22) The requested URL returned error: 401",
+    "WARNING: Retrying (Retry(total=4)) after connection broken by 'ProtocolError('Connection "
+    "aborted.', RemoteDisconnected('Remote end closed connection without response'))': /simple/",
 ]
