@@ -112,6 +112,29 @@ BUILD: list[tuple[str, list[str]]] = [
     ("download-failed", ["Error in download_and_extract: java.io.IOException: Configured URL "
                          "rewriter blocked all URLs: [https://github.com/x.tar.gz]"]),
     ("download-checksum-mismatch", ["sha256sum: WARNING: 1 computed checksum did NOT match"]),
+    # a compiler of another era than the sources: nvcc's front end older than gcc's headers,
+    # clang older than gcc's intrinsics, gcc 13's name lookup, gcc 15's template bodies,
+    # libc++ 19's char_traits
+    ("nvcc-host-compiler-unsupported", [
+        "/usr/include/c++/11/bits/std_function.h:435:145: error: parameter packs not expanded "
+        "with ‘...’:"]),
+    ("nvcc-host-compiler-unsupported", [
+        "/usr/lib/gcc/x86_64-linux-gnu/13/include/avx512fp16intrin.h(38): error: identifier "
+        '"__builtin_ia32_vcvtsh2ss_mask_round" is undefined']),
+    ("compiler-version-unsupported", [
+        "/usr/lib/gcc/x86_64-linux-gnu/13/include/amxcomplexintrin.h:48:10: error: use of "
+        "undeclared identifier '__builtin_ia32_tcmmimfp16ps'"]),
+    ("compiler-version-unsupported", [
+        "external/com_google_absl/absl/a.h:12:9: error: declaration of ‘using Foo = struct Bar’ "
+        "changes meaning of ‘Foo’ [-Wchanges-meaning]"]),
+    ("compiler-version-unsupported", [
+        "external/eigen_archive/Eigen/src/Core/Foo.h:12:5: error: 'struct X' has no member "
+        "named 'y' [-Wtemplate-body]"]),
+    ("compiler-version-unsupported", [
+        "/usr/lib/llvm-19/bin/../include/c++/v1/string:820:42: error: implicit instantiation of "
+        "undefined template 'std::char_traits<unsigned char>'"]),
+    ("swig-missing", ["'swig' is not recognized as an internal or external command,"]),
+    ("bazel-sh-not-set", ["Windows Subsystem for Linux has no installed distributions."]),
     # Bazel 8's newest heap watcher, the JDK 9+ words for a thread it cannot make
     ("bazel-server-oom", ["GcChurningDetector forcing exit: 31.4% of the invocation's wall time "
                           "so far (95s) has been spent doing full GCs"]),
@@ -122,7 +145,8 @@ BUILD: list[tuple[str, list[str]]] = [
 
 #: ids the near misses below must not give
 NOT_BUILD = {"link-error", "xcode-not-found", "cuda-config-not-found",
-             "remote-deadline-exceeded", "bazel-server-oom", "download-failed"}
+             "remote-deadline-exceeded", "bazel-server-oom", "download-failed",
+             "compiler-version-unsupported", "nvcc-host-compiler-unsupported"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # lld's warning under --allow-shlib-undefined, lld-link's ignored argument, other
@@ -139,6 +163,9 @@ BUILD_NEAR_MISSES = [
     "WARNING: Remote Cache: Download of '/cas/0535' timed out. Received 0 bytes.",
     "WARNING: Remote Cache: DEADLINE_EXCEEDED: null",
     "WARNING: CppLink remote work failed (io.grpc.StatusRuntimeException: DEADLINE_EXCEEDED).",
+    # libc++'s own specialisations, gcc's -fpermissive warning of the same lookup
+    "x.cc:3:1: error: implicit instantiation of undefined template 'std::char_traits<char>'",
+    "a.h:12:9: warning: changes meaning of ‘Foo’ from ‘struct Foo’ [-fpermissive]",
     # a fetch Bazel or git goes past: a mirror's failure, credentials, a retry warning
     "WARNING: Download from https://mirror.bazel.build/x.tar.gz failed: class "
     "java.io.FileNotFoundException GET returned 404 Not Found",
