@@ -10,13 +10,18 @@ export PYTHONUNBUFFERED=1
 cap() { name=$1; shift; timeout 150 "$@" > "$C/$name.log" 2>&1; echo $? > "$C/$name.rc"; }
 SP=$(python3 -c "import nvidia, os; print(os.path.dirname(list(nvidia.__path__)[0]))")
 LIBS=$(find / \( -path /proc -o -path /sys \) -prune -o \( -name 'libcudnn*.so*' \
-       -o -name 'libcuda.so*' -o -name 'libnvidia-ml.so*' -o -name 'libcublas*.so*' \) -print 2>/dev/null)
+       -o -name 'libcuda.so*' -o -name 'libnvidia-ml.so*' -o -name 'libcublas*.so*' \
+       -o -name 'libnvidia-ptxjitcompiler*' \) -print 2>/dev/null)
 hide() {  # move the files named by the regex $1 away (not the read-only driver folder)
   mkdir -p /tmp/hidden
   echo "$LIBS" | grep -E "$1" | grep -v '^/usr/local/nvidia' | while read -r f; do
     mkdir -p "/tmp/hidden$(dirname "$f")"; mv "$f" "/tmp/hidden$f"; done; ldconfig; }
 unhide() { (cd /tmp/hidden && find . -type f -o -type l | while read -r f; do
     mv "$f" "/${f#./}"; done); ldconfig; }
+ld_off() {  # the loader configuration that names the driver's folder, away
+  mkdir -p /tmp/ldhide
+  for f in /etc/ld.so.conf.d/*; do grep -q -i nvidia "$f" && mv "$f" /tmp/ldhide/; done; }
+ld_on() { mv /tmp/ldhide/* /etc/ld.so.conf.d/; ldconfig; }
 CONV="import jax, jax.numpy as jnp
 print(jax.devices())
 x = jnp.ones((8,64,56,56)); w = jnp.ones((64,64,3,3))
@@ -103,15 +108,14 @@ import torch; x = torch.ones(512, 512, device='cuda'); print((x @ x).sum().item(
 unhide
 
 # the driver's libraries off the loader path (a container without the NVIDIA runtime's)
-mkdir -p /tmp/ldhide
-for f in /etc/ld.so.conf.d/*; do grep -q -i nvidia "$f" && mv "$f" /tmp/ldhide/; done
+ld_off
 hide 'libcuda\.so|libnvidia-ml'
 cap jax-libcuda-missing env LD_LIBRARY_PATH= python3 -c "import jax; print(jax.devices())"
 cap jax-libcuda-missing-gpu env LD_LIBRARY_PATH= python3 -c "import jax; print(jax.devices('cuda'))"
 cap torch-libcuda-missing env LD_LIBRARY_PATH= python3 -c "
 import torch; print(torch.cuda.is_available()); torch.zeros(1, device='cuda')"
 cap nvidia-smi-without-libnvidia-ml env LD_LIBRARY_PATH= nvidia-smi
-unhide; mv /tmp/ldhide/* /etc/ld.so.conf.d/; ldconfig
+unhide; ld_on
 
 # CUDA's forward-compatibility libcuda against the loaded kernel driver
 nvcc -gencode arch=compute_90,code=compute_90 -o "$W/kptx" "$W/k.cu"
@@ -151,17 +155,13 @@ cap cupy-ptx-sm100-on-sm90 python3 -c "$LOADPTX" "$W/k100.ptx"
 DRV=$(mktemp -d)
 ldconfig -p | awk '/libcuda\.so|libnvidia-/ {print $NF}' | grep -v ptxjitcompiler | \
   while read -r f; do ln -sf "$(readlink -f "$f")" "$DRV/$(basename "$f")"; done
-mkdir -p /tmp/ldhide /tmp/hidden
-for f in /etc/ld.so.conf.d/*; do grep -q -i nvidia "$f" && mv "$f" /tmp/ldhide/; done
-find / \( -path /proc -o -path /sys -o -path /usr/local/nvidia \) -prune -o \
-  -name 'libnvidia-ptxjitcompiler*' -print 2>/dev/null | while read -r f; do
-  mkdir -p "/tmp/hidden$(dirname "$f")"; mv "$f" "/tmp/hidden$f"; done
-ldconfig
+ld_off
+hide 'libnvidia-ptxjitcompiler'
 { echo "loader: $(ldconfig -p | grep -c ptxjitcompiler) ptxjitcompiler entries"; ls -l "$DRV"; } > "$C/ptxjit-hidden.txt"
 cap nvcc-ptxjit-hidden env LD_LIBRARY_PATH="$DRV" "$W/kptx"
 # (CuPy loading the same PTX ran to its end here: its process found the JIT compiler; not kept)
 cap cupy-ptxjit-hidden env LD_LIBRARY_PATH="$DRV" python3 -c "$LOADPTX" "$W/k90.ptx"
-unhide; mv /tmp/ldhide/* /etc/ld.so.conf.d/; ldconfig
+unhide; ld_on
 
 # cuBLAS and cuDNN creating their handles on a GPU whose memory a framework holds (as
 # TensorFlow's preallocation does): PyTorch fills the GPU, then frees a few blocks into its
