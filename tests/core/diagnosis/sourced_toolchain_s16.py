@@ -47,8 +47,6 @@ BUILD: list[tuple[str, list[str]]] = [
                     "elf_aarch64"]),
     ("link-error", ["nvlink fatal   : Could not open input file 'bazel-out/k8-opt/bin/"
                     "external/nccl_archive/libdevice.a'"]),
-    ("link-error", ["nvlink fatal   : Input file 'libcudadevrt.a:cuda_device_runtime.o' newer "
-                    "than toolkit (129 vs 120)"]),
     # an Apple toolchain without Xcode: Bazel 7-8.4's DottedVersion of 'None',
     # apple_support's Command Line Tools check, Bazel 6's, xcrun's words
     ("xcode-not-found", [

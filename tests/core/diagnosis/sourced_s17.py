@@ -1,0 +1,133 @@
+"""Bazel's, Bazelisk's and the toolchains' own words added in session 17, as their sources
+word them (sources.toml's bazel-rc-messages-s17, bazel-skew-messages-s17 and
+toolchain-messages-s17). Data only: the lists run in test_round7_build_signatures.py's
+tests, found by wordings.py.
+
+Every line was written for these tests from the speaking tool's format string, filled in
+with plausible paths and values; ptxas's and nvlink's lines (closed tools) and gcc 15's C23
+lines follow their words as printed in public threads.
+"""
+
+from __future__ import annotations
+
+#: (the id diagnosed, alone, after an unrelated line; the lines)
+BUILD: list[tuple[str, list[str]]] = [
+    # TensorFlow 1.x's hard import of the file configure writes; a Bazel older than the
+    # rc file's try-import
+    ("configure-not-run", ["Unexpected error reading .blazerc file "
+                           "'/home/u/tensorflow/.tf_configure.bazelrc'"]),
+    ("configure-not-run", ["FATAL: Unexpected error reading .blazerc file "
+                           "'C:/src/tensorflow/.tf_configure.bazelrc'"]),
+    ("bazel-version-mismatch", ["WARNING: while reading option defaults file "
+                                "'/src/tensorflow/.bazelrc':",
+                                "  invalid command name 'try-import'."]),
+    # a startup option after the command
+    ("bazel-startup-option-misplaced", [
+        "ERROR: --output_user_root=/cache/bazel :: Unrecognized option: "
+        "--output_user_root=/cache/bazel"]),
+    ("bazel-startup-option-misplaced", ["ERROR: Unrecognized option: --host_jvm_args=-Xmx2g"]),
+    ("bazel-startup-option-misplaced", ["ERROR: --nohome_rc :: Unrecognized option: "
+                                        "--nohome_rc"]),
+    # Bazel 8's empty glob, a .bzl across a subpackage (both eras), dropped operators,
+    # Bazelisk's unreadable version
+    ("bazel-version-mismatch", [
+        "ERROR: /root/.cache/bazel/_bazel_root/abc/external/local_config_python/BUILD:9:6: "
+        "Error in glob: glob pattern 'python_include/**/*.h' didn't match anything, but "
+        "allow_empty is set to False (the default value of allow_empty can be set with "
+        "--incompatible_disallow_empty_glob)."]),
+    ("bazel-version-mismatch", [
+        "ERROR: error loading package '': in /src/serving/workspace.bzl: Label "
+        "'@org_tensorflow//third_party:nccl/nccl_configure.bzl' crosses boundary of "
+        "subpackage '@org_tensorflow//third_party/nccl' (perhaps you meant to put the colon "
+        "here: '@org_tensorflow//third_party/nccl:nccl_configure.bzl'?)"]),
+    ("bazel-version-mismatch", [
+        "ERROR: /src/tensorflow/BUILD:3:6: Label "
+        "'//tensorflow/core:platform/default/build_config_root.bzl' is invalid because "
+        "'tensorflow/core/platform' is a subpackage; perhaps you meant to put the colon "
+        "here: '//tensorflow/core/platform:default/build_config_root.bzl'?"]),
+    ("bazel-version-mismatch", ["Error: unsupported binary operation: depset + depset"]),
+    ("bazel-version-mismatch", ["Error: unsupported binary operation: dict + dict"]),
+    ("bazel-version-mismatch", ["unsupported operand type(s) for +: 'depset' and 'list'"]),
+    ("bazel-version-mismatch", [
+        "2025/01/06 10:00:00 could not download Bazel: could not resolve the version "
+        "'bazel-6.5.0' to an actual version number: invalid version 'bazel-6.5.0'"]),
+    # the toolkit's ptxas, nvlink and cuDNN headers older than what they are given; CUDA
+    # 12.3's conditional graph nodes
+    ("cuda-toolkit-too-old", ["ptxas /tmp/tmpxft_00001a2b_00000000-6_kernel.ptx, line 5; "
+                              "fatal   : Unsupported .version 8.4; current version is '8.3'"]),
+    ("cuda-toolkit-too-old", ["nvlink fatal   : Input file 'libcudadevrt.a:"
+                              "cuda_device_runtime.o' newer than toolkit (129 vs 120)"]),
+    ("cuda-toolkit-too-old", ["xla/stream_executor/cuda/cuda_dnn.cc:98:28: error: static "
+                              "assertion failed: cuDNN needs to be version 8.9 or higher"]),
+    ("cuda-toolkit-too-old", ["xla/stream_executor/cuda/cuda_command_buffer.cc:97:1: error: "
+                              "‘CUgraphConditionalHandle’ does not name a type"]),
+    ("cuda-toolkit-too-old", ["cuda_command_buffer.cc(41): error: identifier "
+                              "\"cudaGraphConditionalHandle\" is undefined"]),
+    # an assembler older than the instructions, an MSVC older than LLVM's minimum, gcc 15's C23
+    ("compiler-version-unsupported", ["/tmp/ccRVbZKp.s:1569: Error: no such instruction: "
+                                      "`vpdpbusd %zmm2,%zmm31,%zmm22'"]),
+    ("compiler-version-unsupported", ["/tmp/cc0x.s:88: Error: no such instruction: "
+                                      "`{vex} vpdpbusd %ymm1,%ymm2,%ymm3'"]),
+    ("compiler-version-unsupported", ["/tmp/ccXYZ.s:16: Error: unsupported instruction "
+                                      "`vpdpbusd'"]),
+    ("compiler-version-unsupported", [
+        "external/llvm-project/llvm/include/llvm/Support/Compiler.h(92): fatal error C1189: "
+        "#error:  LLVM requires at least VS 2019."]),
+    ("compiler-version-unsupported", ["external/glpk/src/minisat/minisat.h:37:13: error: "
+                                      "'bool' cannot be defined via 'typedef'"]),
+    ("compiler-version-unsupported", ["include/linux/stddef.h:11:9: error: cannot use keyword "
+                                      "'false' as enumeration constant"]),
+]
+
+#: ids the near misses below must not give
+NOT_BUILD = {"bazel-version-mismatch", "bazel-startup-option-misplaced",
+             "bazel-config-undefined", "configure-not-run", "cuda-toolkit-too-old",
+             "compiler-version-unsupported"}
+#: lines that must not be diagnosed as any of NOT_BUILD
+BUILD_NEAR_MISSES = [
+    # the short glob words of Bazel 0.2x-4 (a glob that asked for it), a source file across
+    # a subpackage (a stale checkout), Python's own operator error
+    "Error in glob: glob pattern 'x/*.h' didn't match anything, but allow_empty is set to "
+    "False.",
+    "Label '//tensorflow/python/keras:engine/training_eager_test.py' crosses boundary of "
+    "subpackage 'tensorflow/python/keras/engine'",
+    "TypeError: unsupported operand type(s) for +: 'dict' and 'dict'",
+    "unsupported binary operation: int + string",
+    # a config Bazel only warns about
+    "WARNING: Config value invalid is not defined in any .rc file",
+    # another program's unknown command, an rc file Bazel skipped on purpose
+    "invalid command name 'tkdnd::drop_target'",
+    "Unexpected error reading .blazerc file '/home/ci/other.bazelrc'",
+    # ptxas's informational lines, an ordinary instruction, a warning about C23
+    "ptxas info    : Used 32 registers, 384 bytes cmem[0]",
+    "/tmp/cc.s:12: Error: no such instruction: `vpaddd %ymm1,%ymm2,%ymm3'",
+    # Bazelisk that lost the network while it listed versions (download-failed's)
+    "could not download Bazel: could not resolve the version 'latest' to an actual version "
+    "number: unable to determine latest version: could not list Bazel versions in GCS "
+    "bucket: dial tcp: lookup storage.googleapis.com: no such host",
+]
+
+#: a program's output: (lines, the id diagnosed first), tried behind every prefix
+#: (wordings.RUNTIME_LISTS); jax's and TensorFlow's own words at import and backend start
+RUNTIME: list[tuple[list[str], str]] = [
+    (["RuntimeError: Unable to initialize backend 'cuda': INTERNAL: no supported devices "
+      "found for platform CUDA. (you may need to uninstall the failing plugin package, or set "
+      "JAX_PLATFORMS=cpu to skip this backend.)"], "jax-cuda-plugin-failed"),
+    (["ImportError: This version of jax requires jaxlib version >= 0.1.38."],
+     "jaxlib-version-mismatch"),
+    (["ImportError: Could not find 'nvcuda.dll'. TensorFlow requires that this DLL be "
+      "installed in a directory that is named in your %PATH% environment variable."],
+     "libcuda-not-found"),
+    (["tensorflow.python.framework.errors_impl.NotFoundError: libcudart.so.8.0: cannot open "
+      "shared object file: No such file or directory"], "import-cuda-lib-missing"),
+    (["ImportError: dlopen(/Users/x/tf/_pywrap_tensorflow_internal.so, 6): Library not "
+      "loaded: /usr/local/cuda/lib/libcudart.8.0.dylib"], "import-cuda-lib-missing"),
+    (["RuntimeError: Requested backend gpu, but it failed to initialize: Not found: Could not "
+      "find registered platform with name: \"cuda\". Available platform names are: "
+      "Interpreter Host"], "jaxlib-without-cuda"),
+    (["jaxlib.gpu_common_utils.GpuLibNotLinkedError: JAX was not built with GPU support. "
+      "Please use a GPU-enabled JAX to use this function."], "jaxlib-without-cuda"),
+    (["ImportError: Could not import tensorflow. Do not import tensorflow from its source "
+      "directory; change directory to outside the TensorFlow source tree, and relaunch your "
+      "Python interpreter from there."], "import-from-source-tree"),
+]
