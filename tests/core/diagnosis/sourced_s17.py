@@ -1,7 +1,9 @@
-"""Bazel's, Bazelisk's and the toolchains' own words added in session 17, as their sources
-word them (sources.toml's bazel-rc-messages-s17, bazel-skew-messages-s17 and
-toolchain-messages-s17). Data only: the lists run in test_round7_build_signatures.py's
-tests, found by wordings.py.
+"""Bazel's, Bazelisk's, the toolchains', the configure phase's, jax's and TensorFlow's own
+words added in session 17, as their sources word them (sources.toml's
+bazel-rc-messages-s17, bazel-skew-messages-s17, toolchain-messages-s17,
+configure-messages-s17 and tf-import-messages-s17). Data only: the lists run in
+test_round7_build_signatures.py's and test_runtime_wordings_r7.py's tests, found by
+wordings.py.
 
 Every line was written for these tests from the speaking tool's format string, filled in
 with plausible paths and values; ptxas's and nvlink's lines (closed tools) and gcc 15's C23
@@ -77,12 +79,37 @@ BUILD: list[tuple[str, list[str]]] = [
                                       "'bool' cannot be defined via 'typedef'"]),
     ("compiler-version-unsupported", ["include/linux/stddef.h:11:9: error: cannot use keyword "
                                       "'false' as enumeration constant"]),
+    # the configure phase: no python on PATH, distutils gone, rules_python's canonical
+    # repository names under bzlmod, a hermetic CUDA without this platform or driver
+    ("python-not-on-path", ["Error in fail: Configuration Error: Cannot find python in PATH, "
+                            "please make sure python is installed and add its directory in "
+                            "PATH, or --define PYTHON_BIN_PATH='/something/else'."]),
+    ("numpy-missing-in-image", ["Error in fail: Python Configuration Error: Problem getting "
+                                "python include path."]),
+    ("numpy-missing-in-image", ["ModuleNotFoundError: No module named 'distutils'"]),
+    ("hermetic-python-requirement-build-failed", [
+        "rules_python:whl_library(@@rules_python++pip+pypi_312_numpy) FAIL: repo.execute: "
+        "whl_library.ResolveRequirement(rules_python++pip+pypi_312_numpy, numpy==1.26.4): "
+        "end: failure:"]),
+    ("hermetic-python-requirement-build-failed", [
+        "ERROR: An error occurred during the fetch of repository "
+        "'rules_python~~pip~pypi_312_numpy':"]),
+    ("hermetic-python-requirement-build-failed", [
+        "Error in fail: whl_library 'pypi_numpy' wheel_installer failed:"]),
+    ("hermetic-cuda-version-unsupported", [
+        'Error in fail: The supported platforms are ["x86_64-unknown-linux-gnu"]. Platform '
+        "tegra-aarch64-unknown-linux-gnu is not supported for cuda_nvcc."]),
+    ("hermetic-cuda-version-unsupported", [
+        "Error in fail: Selected User Mode Driver version 12.4.1 is incompatible with selected "
+        "CUDA Runtime version 12.8.0. The correct version formula is Runtime Version <= KMD "
+        "version <= UMD version"]),
 ]
 
 #: ids the near misses below must not give
 NOT_BUILD = {"bazel-version-mismatch", "bazel-startup-option-misplaced",
              "bazel-config-undefined", "configure-not-run", "cuda-toolkit-too-old",
-             "compiler-version-unsupported"}
+             "compiler-version-unsupported", "numpy-missing-in-image",
+             "hermetic-python-requirement-build-failed"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # the short glob words of Bazel 0.2x-4 (a glob that asked for it), a source file across
@@ -101,6 +128,9 @@ BUILD_NEAR_MISSES = [
     # ptxas's informational lines, an ordinary instruction, a warning about C23
     "ptxas info    : Used 32 registers, 384 bytes cmem[0]",
     "/tmp/cc.s:12: Error: no such instruction: `vpaddd %ymm1,%ymm2,%ymm3'",
+    # a module whose name only starts like distutils; another repository's fetch
+    "ModuleNotFoundError: No module named 'distutils_extra'",
+    "ERROR: An error occurred during the fetch of repository 'local_config_cuda':",
     # Bazelisk that lost the network while it listed versions (download-failed's)
     "could not download Bazel: could not resolve the version 'latest' to an actual version "
     "number: unable to determine latest version: could not list Bazel versions in GCS "
