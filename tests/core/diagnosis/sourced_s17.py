@@ -103,13 +103,108 @@ BUILD: list[tuple[str, list[str]]] = [
         "Error in fail: Selected User Mode Driver version 12.4.1 is incompatible with selected "
         "CUDA Runtime version 12.8.0. The correct version formula is Runtime Version <= KMD "
         "version <= UMD version"]),
+    # Bazel's client on the machine it runs on: output base, read-only mount, lock file,
+    # owner, install base; Bazelisk without HOME; unzip's full disk; bash's zh_CN patch
+    ("bazel-output-root-not-writable", [
+        "FATAL: Output base directory '/root/.cache/bazel/_bazel_root/4f1b0e' could not be "
+        "created: (error: 13): Permission denied"]),
+    ("bazel-output-root-not-writable", ["FATAL: mkdir('/home/user/.cache/bazel/_bazel_user'): "
+                                        "(error: 30): Read-only file system"]),
+    ("bazel-output-root-not-writable", [
+        "FATAL: cannot open lockfile '/workspace/.cache/bazel/63bf4bd60d62407ea3cc09dd362c8974/"
+        "lock' for writing: (error: 13): Permission denied"]),
+    ("bazel-output-root-not-writable", ["FATAL: '/home/builder/.cache/bazel/_bazel_builder' is "
+                                        "not owned by me"]),
+    ("bazel-output-root-not-writable", [
+        "FATAL: Failed to extract embedded binaries: couldn't create '/root/.cache/bazel/"
+        "_bazel_root/install/8ad1.tmp.x/embedded_tools/BUILD': (error: 13): Permission denied"]),
+    ("bazel-user-unknown", ["2024/05/01 10:00:00 could not get the user's cache directory: "
+                            "neither $XDG_CACHE_HOME nor $HOME are defined"]),
+    ("disk-full", ["/root/.cache/x/libfoo.so:  write error (disk full?).  Continue? (y/n/^C) "]),
+    ("patch-command-missing", ["bash: 第 1 行：patch: 未找到命令"]),
+    # remote caches and executors: an input the cache evicted (three eras), Bazel 0.2x's
+    # cache warning, an instance NativeLink or Buildbarn does not serve, BuildGrid 2019
+    ("remote-cache-evicted", [
+        "ERROR: /tf/tensorflow/core/BUILD:1234:11: Linking libtensorflow_framework.so.2 "
+        "failed: Failed to fetch file with hash 'a3f5c1d2' because it does not exist remotely. "
+        "--remote_download_outputs=minimal does not work if your remote cache evicts files "
+        "during builds."]),
+    ("remote-cache-evicted", [
+        "ERROR: /tf/tensorflow/python/BUILD:55:12: Linking _pywrap_tensorflow_internal.so "
+        "failed: Lost inputs no longer available remotely: bazel-out/k8-opt/bin/tensorflow/"
+        "core/libframework.a (0b1c/12345)"]),
+    ("remote-cache-evicted", [
+        "ERROR: /tf/tensorflow/core/BUILD:99:8: Executing genrule //tensorflow/core:"
+        "version_info_gen failed: lost inputs with digests: 78422cb5a1b2/19"]),
+    ("remote-cache-unusable", ["WARNING: Error reading from the remote cache:"]),
+    ("remote-unknown-instance", [
+        "ERROR: Failed to query remote execution capabilities: INTERNAL: 'instance_name' not "
+        "configured for 'foo' : Failed on get_capabilities() command"]),
+    ("remote-unknown-instance", ["ERROR: Failed to query remote execution capabilities: "
+                                 "INVALID_ARGUMENT: Unknown instance name: \"tf-ci\""]),
+    ("remote-unknown-platform-property", ["FAILED_PRECONDITION: Unregistered platform "
+                                          "property."]),
+    # TensorFlow's, XLA's and jax's build steps; the linker options they write for clang
+    ("pip-package-step-mismatch", [
+        "Error in fail: TF wheel shouldn't be built with CUDA dependencies. Please provide "
+        "`--config=cuda_wheel` for bazel build command."]),
+    ("pip-package-step-mismatch", ["build.py: error: the following arguments are required: "
+                                   "command"]),
+    ("pip-package-step-mismatch", ["build.py: error: unrecognized arguments: build "
+                                   "--wheels=jaxlib,jax-cuda-plugin"]),
+    ("pip-package-step-mismatch", ["Could not find bazel-bin.  Did you run from the root of "
+                                   "the build tree?"]),
+    ("configure-clang-version-unknown", [
+        "WARNING: current clang installation version unknown.",
+        "  File \"/src/tensorflow/configure.py\", line 886, in disable_clang_offsetof_extension",
+        "AttributeError: 'NoneType' object has no attribute 'split'"]),
+    ("clang-lld-missing", ["clang: error: invalid linker name in argument "
+                           "'--ld-path=/usr/lib/llvm-18/bin/ld.lld'"]),
+    ("gcc-instead-of-clang", ["gcc: error: unrecognized command-line option "
+                              "'--ld-path=/usr/lib/llvm-18/bin/ld.lld'"]),
+    ("configure-bad-answer", ["Invalid clang path: /usr/bin/clang-17 cannot be found."]),
+    # Docker 29's containerd store and client, BuildKit, the docker SDK, CDI, the runtime
+    ("base-image-tag-missing", [
+        "Error response from daemon: failed to resolve reference \"docker.io/nvidia/cuda:"
+        "11.0-cudnn8-devel-ubuntu18.04\": docker.io/nvidia/cuda:11.0-cudnn8-devel-ubuntu18.04: "
+        "not found"]),
+    ("base-image-tag-missing", [
+        "ERROR: failed to solve: acme/tf-base:2.16: failed to resolve source metadata for "
+        "docker.io/acme/tf-base:2.16: pull access denied, repository does not exist or may "
+        "require authorization: server message: insufficient_scope: authorization failed"]),
+    ("docker-daemon-unreachable", [
+        "failed to connect to the docker API at unix:///var/run/docker.sock; check if the path "
+        "is correct and if the daemon is running: dial unix /var/run/docker.sock: connect: no "
+        "such file or directory"]),
+    ("docker-daemon-unreachable", [
+        "Error while fetching server API version: HTTPConnectionPool(host='127.0.0.1', port=1): "
+        "Max retries exceeded with url: /version (Caused by NewConnectionError(\"HTTPConnection"
+        "(host='127.0.0.1', port=1): Failed to establish a new connection: [Errno 111] "
+        "Connection refused\"))"]),
+    ("docker-pull-rate-limited", [
+        "Error response from daemon: error pulling docker.io/nvidia/cuda:12.3.2-devel-ubuntu22.04: "
+        "error from registry: You have reached your unauthenticated pull rate limit. "
+        "https://www.docker.com/increase-rate-limit"]),
+    ("docker-pull-rate-limited", [
+        "failed to copy: httpReadSeeker: failed open: unexpected status code https://registry-1."
+        "docker.io/v2/nvidia/cuda/manifests/sha256:3f1d: 429 Too Many Requests"]),
+    ("registry-access-denied", ["Error response from daemon: error pulling nvcr.io/nvidia/"
+                                "tensorflow:24.01-tf2-py3: error from registry: authentication "
+                                "required"]),
+    ("docker-gpu-driver", ["Error response from daemon: CDI device injection failed: no CDI "
+                           "specification directories specified"]),
+    ("docker-gpu-driver", [
+        "docker: Error response from daemon: failed to create task for container: failed to "
+        "create shim task: OCI runtime create failed: unable to retrieve OCI runtime error: "
+        "exec: \"nvidia-container-runtime\": executable file not found in $PATH"]),
 ]
 
 #: ids the near misses below must not give
 NOT_BUILD = {"bazel-version-mismatch", "bazel-startup-option-misplaced",
              "bazel-config-undefined", "configure-not-run", "cuda-toolkit-too-old",
              "compiler-version-unsupported", "numpy-missing-in-image",
-             "hermetic-python-requirement-build-failed"}
+             "hermetic-python-requirement-build-failed", "docker-pull-rate-limited",
+             "remote-cache-evicted", "docker-gpu-driver"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # the short glob words of Bazel 0.2x-4 (a glob that asked for it), a source file across
@@ -131,6 +226,11 @@ BUILD_NEAR_MISSES = [
     # a module whose name only starts like distutils; another repository's fetch
     "ModuleNotFoundError: No module named 'distutils_extra'",
     "ERROR: An error occurred during the fetch of repository 'local_config_cuda':",
+    # a mirror's refusal that is not a rate limit, a retry line after an eviction alone,
+    # a plain runc that failed
+    "unexpected status from HEAD request to https://r/v2/x/manifests/1: 401 Unauthorized",
+    "Found transient remote cache error, retrying the build...",
+    "/usr/bin/runc did not terminate successfully: exit status 1",
     # Bazelisk that lost the network while it listed versions (download-failed's)
     "could not download Bazel: could not resolve the version 'latest' to an actual version "
     "number: unable to determine latest version: could not list Bazel versions in GCS "

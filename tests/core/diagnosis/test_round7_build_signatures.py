@@ -138,3 +138,13 @@ def test_a_script_s_incorrect_version_line_is_a_root_cause_line():
                         "Incorrect version of Bazel installed (want 6.5.0)."], "build")
     assert [line.line for line in found.lines] == [3]
     assert found.query == "Incorrect version of Bazel installed want"
+
+
+def test_an_eviction_bazel_built_past_is_not_the_cause():
+    """Bazel 7 and later rebuild after the remote cache lost an input: an eviction before the
+    retry line is cleared, one after it is the failure."""
+    evicted = ("ERROR: /tf/BUILD:5:1: Linking x.so failed: Lost inputs no longer available "
+               "remotely: bazel-out/k8-opt/bin/x.a (0b1c/12)")
+    retry = "Found transient remote cache error, retrying the build..."
+    assert "remote-cache-evicted" not in [d.id for d in diagnose([evicted, retry])]
+    assert [d.id for d in diagnose([retry, evicted])] == ["remote-cache-evicted"]
