@@ -302,7 +302,7 @@ def test_an_unknown_build_failure_by_its_build_id_shows_the_lines_to_read(tmp_pa
     data = json.loads(out)
     assert data["unrecognised"]["recognised"] is False
     assert [r["speaker"] for r in data["unrecognised"]["lines"]] == ["bazel", "compiler"]
-    assert [d["id"] for d in data["diagnoses"]] == ["compile-error", "build-failed"]
+    assert [d["id"] for d in data["diagnoses"]] == ["compile-error"]
 
 
 def test_a_known_build_failure_has_no_fallback():

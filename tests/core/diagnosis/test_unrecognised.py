@@ -170,8 +170,9 @@ def test_a_failed_build_nothing_explains_ends_with_its_root_cause_lines(tmp_path
     record = BuildRecord(write_record(tmp_path, log_lines=BUILD_LOG))
     plan, recipe = _plan_and_recipe()
     events = build_diagnoses(record, 1, plan=plan, recipe_text=recipe, warnings_only=False)
-    # the generic compile-error and build-failed, then the lines to read (no finding id)
-    assert [e.type for e in events] == ["finding", "finding", "unrecognised"]
+    # the generic compile-error (a generic failed build adds nothing to it), then the
+    # lines to read (no finding id)
+    assert [e.type for e in events] == ["finding", "unrecognised"]
     unknown = events[-1]
     assert isinstance(unknown, UnrecognisedEvent) and unknown.recognised is False
     assert [line[:1] + line[2:] for line in unknown.lines] == [(3, "bazel"), (4, "compiler")]
