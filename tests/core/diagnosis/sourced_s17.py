@@ -243,6 +243,9 @@ RUNTIME: list[tuple[list[str], str]] = [
     (["RuntimeError: Unable to initialize backend 'cuda': INTERNAL: no supported devices "
       "found for platform CUDA. (you may need to uninstall the failing plugin package, or set "
       "JAX_PLATFORMS=cpu to skip this backend.)"], "jax-cuda-plugin-failed"),
+    (["CUDA backend failed to initialize: jaxlib/cuda/versions_helpers.cc:90: operation "
+      "cuInit(0) failed: CUDA_ERROR_NOT_INITIALIZED (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun "
+      "for more info.)"], "jax-cuda-plugin-failed"),
     (["ImportError: This version of jax requires jaxlib version >= 0.1.38."],
      "jaxlib-version-mismatch"),
     (["ImportError: Could not find 'nvcuda.dll'. TensorFlow requires that this DLL be "
