@@ -191,6 +191,11 @@ BUILD: list[tuple[str, list[str]]] = [
     ("registry-access-denied", ["Error response from daemon: error pulling nvcr.io/nvidia/"
                                 "tensorflow:24.01-tf2-py3: error from registry: authentication "
                                 "required"]),
+    # round 28's tuning misses: a crosstool of an older era under a newer Bazel
+    ("bazel-version-mismatch", [
+        "ERROR: /root/.cache/bazel/_bazel_u/0de1/external/local_config_sycl/crosstool/BUILD:12:1: "
+        "@local_config_sycl//crosstool:cc-compiler-local: missing value for mandatory "
+        "attribute 'toolchain_config' in 'cc_toolchain' rule"]),
     ("docker-gpu-driver", ["Error response from daemon: CDI device injection failed: no CDI "
                            "specification directories specified"]),
     ("docker-gpu-driver", [
@@ -204,7 +209,7 @@ NOT_BUILD = {"bazel-version-mismatch", "bazel-startup-option-misplaced",
              "bazel-config-undefined", "configure-not-run", "cuda-toolkit-too-old",
              "compiler-version-unsupported", "numpy-missing-in-image",
              "hermetic-python-requirement-build-failed", "docker-pull-rate-limited",
-             "remote-cache-evicted", "docker-gpu-driver"}
+             "remote-cache-evicted", "docker-gpu-driver", "python-not-on-path"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # the short glob words of Bazel 0.2x-4 (a glob that asked for it), a source file across
@@ -226,6 +231,9 @@ BUILD_NEAR_MISSES = [
     # a module whose name only starts like distutils; another repository's fetch
     "ModuleNotFoundError: No module named 'distutils_extra'",
     "ERROR: An error occurred during the fetch of repository 'local_config_cuda':",
+    # a genrule's exit status 127 alone (a stub XLA leaves for another platform says it too)
+    "ERROR: /x/external/tsl/tsl/cuda/BUILD.bazel:132:10: Executing genrule @tsl//tsl/cuda:"
+    "cudnn_stub_gen failed: (Exit 127): bash failed: error executing command",
     # a mirror's refusal that is not a rate limit, a retry line after an eviction alone,
     # a plain runc that failed
     "unexpected status from HEAD request to https://r/v2/x/manifests/1: 401 Unauthorized",
@@ -246,6 +254,13 @@ RUNTIME: list[tuple[list[str], str]] = [
     (["CUDA backend failed to initialize: jaxlib/cuda/versions_helpers.cc:90: operation "
       "cuInit(0) failed: CUDA_ERROR_NOT_INITIALIZED (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun "
       "for more info.)"], "jax-cuda-plugin-failed"),
+    # round 28's tuning misses: libtpu's held TPU, XLA without a compiler for a pluggable
+    # device
+    (["I0000 00:00:1649423660.053391 1924758 f236.cc:165] libtpu.so already in use by another "
+      "process probably owned by another user."], "tpu-in-use"),
+    (["UNIMPLEMENTED: Could not find compiler for platform METAL: NOT_FOUND: could not find "
+      "registered compiler for platform METAL -- check target linkage"],
+     "pluggable-device-op-unsupported"),
     (["ImportError: This version of jax requires jaxlib version >= 0.1.38."],
      "jaxlib-version-mismatch"),
     (["ImportError: Could not find 'nvcuda.dll'. TensorFlow requires that this DLL be "
