@@ -142,6 +142,13 @@ BUILD: list[tuple[str, list[str]]] = [
         "configured for 'foo' : Failed on get_capabilities() command"]),
     ("remote-unknown-instance", ["ERROR: Failed to query remote execution capabilities: "
                                  "INVALID_ARGUMENT: Unknown instance name: \"tf-ci\""]),
+    # credentials the service refused or Bazel could not make
+    ("remote-credentials", ["ERROR: /tf/BUILD:1:1: Compiling x.cc failed: (Exit 34): "
+                            "PERMISSION_DENIED: API key does not have write permission"]),
+    ("remote-credentials", ["ERROR: Failed to init auth credentials: Your default credentials "
+                            "were not found."]),
+    ("remote-credentials", ["ERROR: Failed to get credentials for 'https://cache.example' from "
+                            "helper '/usr/local/bin/helper': process timed out"]),
     ("remote-unknown-platform-property", ["FAILED_PRECONDITION: Unregistered platform "
                                           "property."]),
     # TensorFlow's, XLA's and jax's build steps; the linker options they write for clang

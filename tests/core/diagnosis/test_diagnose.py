@@ -94,6 +94,8 @@ EXAMPLES: dict[str, str | tuple[str, ...]] = {
                                 "'NPY_NTYPES' was not declared in this scope",
     "windows-path-backslashes-stripped": "bash: bazel-bintensorflowtoolspip_packagebuild_pip_"
                                          "package: No such file or directory",
+    "remote-credentials": "ERROR: Failed to query remote execution capabilities: "
+                          "UNAUTHENTICATED: Request had invalid authentication credentials.",
     "bazel-startup-option-misplaced": "ERROR: --output_base=/tmp/zzz :: Unrecognized option: "
                                       "--output_base=/tmp/zzz",
     "bazelversion-crlf": "ERROR: The project you're trying to build requires Bazel 7.4.1\\r "
