@@ -20,7 +20,7 @@ from tfwizard.core.resources import resource_path
 
 MINIMUM = {"build": 45, "runtime": 35}
 MINIMUM_EXCERPTS, MINIMUM_THREADS, MINIMUM_NEGATIVES = 300, 150, 40
-ROUNDS = {5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30}  # the `round` values an entry may carry (older entries carry none)
+ROUNDS = set(range(5, 31))  # the `round` values an entry may carry (older entries carry none)
 
 REQUIRED = CORPUS / "required-kinds.toml"  # the kinds every corpus must show
 
