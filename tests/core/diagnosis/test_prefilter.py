@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tfwizard.core.diagnosis.literals import line_pattern
 from tfwizard.core.diagnosis.prefilter import Prefilter, _drop_redundant
 
@@ -99,3 +101,31 @@ def test_a_window_the_log_repeats_later_is_given_up_and_every_line_still_found()
     assert lines() == set(real)
     assert prefilter.adaptations == 1
     assert not prefilter.adapt(log, len(log))  # nothing common left
+
+
+
+@pytest.mark.parametrize("words, merged, sample", [
+    # both windows hold the same rare "1", at different offsets: each offset is tried
+    (["tat1234", "t1234xyz"], "tat1234xyz", b""),
+    # every byte common: both windows start with "t", the second inside the first's match
+    (["t1t2t3t4", "t3t4t5"], "t1t2t3t4t5", b"t 1 2 3 4 5 t\n" * 200),
+    # a window that extends another: the regex finds the shorter one only
+    (["1234", "1234xyz"], "1234xyz", b"t a 1 2 3 4 x y z t\n" * 200),
+])
+def test_the_windows_found_on_a_line_name_every_pattern_that_matches_it(words, merged, sample):
+    """The fast path checks a line only against the patterns whose windows were found on it
+    (`Prefilter.owners`): windows that overlap (one regex's match would hide the next) and
+    windows that extend one another are each found."""
+    patterns = [line_pattern(str(i), w) for i, w in enumerate(words)]
+    line = "x" + "".join(words) + " and " + "|".join(reversed(words))
+    log = b"INFO: nothing\n" + f"{line}\nx{merged}\n".encode() * 40
+    prefilter = Prefilter(patterns, sample)
+    among: dict[int, set[int]] = {}
+    for pos, window in prefilter.hits(log, 0, len(log)):
+        among.setdefault(log.rfind(b"\n", 0, pos) + 1, set()).update(prefilter.owners(window))
+    starts = [i for i in range(len(log)) if i == 0 or log[i - 1] == 10][:-1]
+    for start in starts:
+        text = log[start:log.find(b"\n", start)].decode()
+        matching = {i for i, p in enumerate(patterns) if p.regex.search(text)}
+        assert matching <= among.get(start, set()), text
+    assert len(among) == 80

@@ -5,7 +5,8 @@ of a log. `LineMatcher.scan_lines` is the plain definition: every line, every pa
 `LineMatcher.scan_stream` gives the same result for a log of any size in constant memory
 (cut lines aside: see "Wrapped lines"): it reads big chunks, finds the few lines that can
 match with a prefilter of literal text every match contains (`Prefilter`), and runs the
-same per-line check on those lines only, counting line numbers with `bytes.count`.
+same per-line check on those lines only, against the patterns whose text was found there
+(a line's own literals are not looked for again), counting line numbers with `bytes.count`.
 
 Wrapped lines: terminals and people posting logs break long lines. A pattern without `.*`
 or `.+` (which would reach into unrelated next lines) also matches across the break, the
@@ -42,7 +43,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -177,6 +178,7 @@ class LineMatcher:
     def check_line(self, raw: str,
                    following: Sequence[str] | Callable[[], Sequence[str]] = (),
                    cut: bool = True, before: str | None = None,
+                   among: Collection[int] | None = None,
                    ) -> Iterator[tuple[str, str, dict[str, str], tuple[str, ...]]]:
         """(key, evidence, named groups, context lines) for every key matching this line.
 
@@ -184,7 +186,8 @@ class LineMatcher:
         context lines, or a function giving them (called only when one of those may need
         them). `cut`: a long line may continue on the next ones (see the module docstring);
         `before`: the line before (raw; None: none), whose words a match starting in this
-        line may look back at when this one continues it.
+        line may look back at when this one continues it. `among`: the only patterns (by
+        index) that can match here, when the prefilter knows them (`Prefilter.owners`).
         """
         text = self._text(raw)
         if self._progress(text):
@@ -211,7 +214,7 @@ class LineMatcher:
                 back = last
         else:
             cut = False
-            found = self._found(text)
+            found = self._found(text, among)
         if not found and not self._always:
             return
 
@@ -241,8 +244,10 @@ class LineMatcher:
                 span = wrapped[0].count("\n")  # the lines after this one it took
                 yield p.key, wrapped[0], wrapped[1], self._context_of(p.key, span, lines_after)
 
-    def _found(self, text: str) -> list[int]:
-        """The patterns the literals in `text` let in (by index)."""
+    def _found(self, text: str, among: Collection[int] | None = None) -> list[int]:
+        """The patterns the literals in `text` let in (by index), of `among` if given."""
+        if among is not None:
+            return [i for i in among if any(a in text for a in self.patterns[i].anchors or ())]
         return [i for key, anchors in self._anchor_groups if key in text
                 for a in anchors if a in text for i in self._by_anchor[a]]
 
@@ -351,14 +356,11 @@ class LineMatcher:
         holds the next lines); the number of the line starting at `limit`."""
         counted = 0  # the newlines of buf[:counted] are in line_no
         if prefilter is None:
-            starts: Iterable[int] = _line_starts(buf, limit)
+            starts: Iterable[tuple[int, frozenset[int] | None]] = (
+                (start, None) for start in _line_starts(buf, limit))
         else:
-            starts = (buf.rfind(b"\n", 0, pos) + 1 for pos in prefilter.positions(buf, 0, limit))
-        done = -1  # the start of the last line checked
-        for start in starts:
-            if start <= done:
-                continue
-            done = start
+            starts = prefilter.lines(buf, limit)
+        for start, among in starts:
             end = buf.find(b"\n", start, size)
             end = size if end < 0 else end
 
@@ -377,12 +379,13 @@ class LineMatcher:
                 found = list(self.check_line(raw, following, True, before[0]))
                 before[0] = raw
             else:
-                found = list(self.check_line(raw, following, False))
+                found = list(self.check_line(raw, following, False, among=among))
             if found:  # line numbers are counted only where something matched
                 line_no += buf.count(b"\n", counted, start)
                 counted = start
                 self._add(result, line_no, found)
         return line_no + buf.count(b"\n", counted, limit)
+
 
 
 def line_text(raw: str, *, untag_lines: bool = False) -> str:

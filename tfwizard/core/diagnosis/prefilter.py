@@ -7,7 +7,7 @@ look for (see `Prefilter`); the matcher then runs its per-line check on those li
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from .literals import LinePattern
@@ -56,7 +56,9 @@ class Prefilter:
     with `bytes.find` (memchr) and the windows around it tested with one compiled regex
     per offset; a common one is searched for by one regex of the windows that start with
     it (the regex engine scans for it and tests in C). The choice changes the speed only:
-    every line where a pattern can match holds one of the windows.
+    every line where a pattern can match holds one of the windows, so the windows found on
+    a line name the only patterns that can match it (`owners`; every window is found, those
+    overlapping another too).
     """
 
     def __init__(self, patterns: Sequence[LinePattern], sample: bytes) -> None:
@@ -64,9 +66,11 @@ class Prefilter:
         share = [c / max(1, len(sample)) for c in counts]
         # per alternative: (byte, found by memchr) -> (offset of the byte, window)
         options: list[dict[tuple[int, bool], tuple[int, bytes]]] = []
-        for p in patterns:
+        owner: list[int] = []  # per alternative, its pattern's index
+        for index, p in enumerate(patterns):
             choices = ((p.lead,),) if p.lead is not None else p.runs
             for runs in choices or ():
+                owner.append(index)
                 option: dict[tuple[int, bool], tuple[int, bytes]] = {}
                 for run in (r.encode("utf-8") for r in runs):
                     for i, byte in enumerate(run):
@@ -108,7 +112,7 @@ class Prefilter:
         chosen.update({i: first[i] for i in chosen if common_window(i)})
         _drop_redundant(chosen, options, cost,
                         lambda i, c: _count(seen, sample, options[i][c][1]) <= too_many)
-        self._options, self._chosen, self._cost = options, chosen, cost
+        self._options, self._chosen, self._cost, self._owner = options, chosen, cost, owner
         #: windows given up while scanning, and how often each window looked for was found
         #: (over `scanned` bytes) since the last change
         self._given_up: set[bytes] = set()
@@ -130,27 +134,70 @@ class Prefilter:
                                     for k, w in sorted(by_offset.items())])
                      for b, by_offset in sorted(rare.items())]
         self.common = [re.compile(_trie(sorted(w))) for _b, w in sorted(common.items())]
+        self._firsts = [bytes((b,)) for b in sorted(common)]
+        # a window's prefixes -> the patterns it is looked for for (the regexes match the
+        # shortest prefix of a window that is one, see `_trie`)
+        by_prefix: dict[bytes, set[int]] = {}
+        for i, best in self._chosen.items():
+            window = self._options[i][best][1]
+            for k in range(1, len(window) + 1):
+                by_prefix.setdefault(window[:k], set()).add(self._owner[i])
+        self._owners = {prefix: frozenset(found) for prefix, found in by_prefix.items()}
+
+    def owners(self, found: bytes) -> frozenset[int]:
+        """The patterns (by index) whose windows begin with `found`, a window the regexes
+        matched: a line where a pattern matches holds its window, so only these can match
+        on a line where no other window is found."""
+        return self._owners.get(found, frozenset())
+
+    def lines(self, buf: bytes | bytearray, limit: int
+              ) -> Iterator[tuple[int, frozenset[int]]]:
+        """(line start, the patterns its windows let in) for each line of buf[:limit] that
+        holds a window, in order."""
+        start, among = -1, frozenset[int]()
+        for pos, window in self.hits(buf, 0, limit):
+            line = buf.rfind(b"\n", 0, pos) + 1
+            if line != start:
+                if start >= 0:
+                    yield start, among
+                start, among = line, self.owners(window)
+            else:
+                among = among | self.owners(window)
+        if start >= 0:
+            yield start, among
 
     def positions(self, buf: bytes | bytearray, start: int, limit: int) -> list[int]:
         """Offsets in buf[start:limit] where a window begins, sorted."""
-        found: list[int] = []
+        return [pos for pos, _window in self.hits(buf, start, limit)]
+
+    def hits(self, buf: bytes | bytearray, start: int, limit: int
+             ) -> list[tuple[int, bytes]]:
+        """(offset, window found there) in buf[start:limit], sorted by offset."""
+        found: list[tuple[int, bytes]] = []
         counts = self._found
         for byte, windows in self.rare:
             pos = buf.find(byte, start, limit)
             while pos >= 0:
-                for offset, regex in windows:
+                for offset, regex in windows:  # each: windows may overlap
                     m = regex.match(buf, pos - offset, limit) if pos - offset >= start else None
                     if m is not None:
-                        found.append(pos - offset)
                         window = m.group()
+                        found.append((pos - offset, window))
                         counts[window] = counts.get(window, 0) + 1
-                        break
                 pos = buf.find(byte, pos + 1, limit)
-        for regex in self.common:
+        for first, regex in zip(self._firsts, self.common, strict=True):
             for m in regex.finditer(buf, start, limit):
-                found.append(m.start())
                 window = m.group()
+                found.append((m.start(), window))
                 counts[window] = counts.get(window, 0) + 1
+                # finditer goes on after the match: a window starting inside it is found
+                # here (each window found tells which patterns can match its line)
+                at = buf.find(first, m.start() + 1, m.end())
+                while at >= 0:
+                    inner = regex.match(buf, at, limit)
+                    if inner is not None:
+                        found.append((at, inner.group()))
+                    at = buf.find(first, at + 1, m.end())
         self._scanned += limit - start
         found.sort()
         return found
