@@ -1,7 +1,8 @@
 """The linkers', Apple's tools', the JVM's neighbours', the compilers', the downloaders' and
 the CUDA stubs' own words added in session 18, as their sources word them (sources.toml's
 xcode-messages-s18, jvm-oom-messages-s18, linker-messages-s18, toolchain-messages-s18,
-download-messages-s18 and cuda-runtime-messages-s18). Data only: the lists run in
+download-messages-s18, host-tool-messages-s18, bazel-host-messages-s18,
+remote-messages-s18, gpu-configure-messages-s18 and cuda-runtime-messages-s18). Data only: the lists run in
 test_round7_build_signatures.py's and test_runtime_wordings_r7.py's tests, found by
 wordings.py.
 
@@ -114,10 +115,68 @@ BUILD: list[tuple[str, list[str]]] = [
         "bazel-6.1.0-linux-arm64 failed with error 404"]),
     ("bazelisk-download-failed", ["2026/01/10 09:00:00 could not download Bazel: failed to "
                                   "download bazel: failed to download bazel: not found"]),
+    # the build host's missing tools
+    ("bazel-sh-not-set", ["Python Configuration Error: Cannot find bash in PATH, please make sure "
+                          "bash is installed and add its directory in PATH, or --define "
+                          "BAZEL_SH='/path/to/bash'."]),
+    ("bazel-sh-not-set", ["java.io.IOException: ERROR: src/main/native/windows/process.cc(202): "
+                          "CreateProcessW(\"bash\" -c \"patch '-p1' < C:/users/me/proj/third_party/"
+                          "x.patch\"): The system cannot find the file specified."]),
+    ("bazel-sh-not-set", ["'bash' is not recognized as an internal or external command,"]),
+    ("swig-missing", ["ERROR: /root/.cache/bazel/_bazel_root/abc/external/swig/BUILD.bazel:13:1: "
+                      "output 'external/swig/swiglink' was not created"]),
+    ("swig-missing", ["which: no swig in (/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin)"]),
+    ("swig-missing", ["/bin/sh: 1: SWIG_EXECUTABLE-NOTFOUND: not found"]),
+    ("patch-command-missing", [
+        "java.io.IOException: ERROR: src/main/native/windows/process.cc(202): CreateProcessW("
+        "\"patch\" -p1 -d C:/users/me/_bazel_me/abc/external/protobuf -i C:/src/third_party/"
+        "protobuf/add_noinlines.patch): The system cannot find the file specified."]),
+    # Bazel's own refusals on the host
+    ("bazel-sandbox-mount-failed", ["ERROR: /src/BUILD:3:1: Compiling foo.cc failed: I/O "
+                                    "exception during sandboxed execution: [unix_jni.cc:382] "
+                                    "/dev/shm (No such file or directory)"]),
+    ("bazel-sandbox-mount-failed", ["ERROR: /src/BUILD:3:1: Compiling c/dec/state.c failed: "
+                                    "Could not copy inputs into sandbox: /root/.cache/bazel/x/"
+                                    "include/a.h (Permission denied)"]),
+    ("bazel-sandbox-mount-failed", ["ERROR: /w/BUILD:1:1: Executing genrule //:x failed: Mount "
+                                    "source '/root/.cache/bazel/x/execroot/org_tensorflow/data' "
+                                    "does not exist."]),
+    ("bazel-user-unknown", ["FATAL: mkdir('/.cache/bazel/_bazel_builder'): (error: 13): "
+                            "Permission denied"]),
+    ("bazel-user-unknown", ["2024/05/01 10:00:00 could not create directory /.cache/bazelisk: "
+                            "mkdir /.cache: permission denied"]),
+    ("bazel-user-unknown", ["sudo: you do not exist in the passwd database"]),
+    ("bazel-config-undefined", ["ERROR: Config value '' is not defined in any .rc file"]),
+    # the GPU configure rules, clang's HIP driver
+    ("cuda-config-not-found", ["Cannot find clang, either correct your path or set the "
+                               "CLANG_CUDA_COMPILER_PATH environment variable"]),
+    ("rocm-config-failed", ["clang: error: unsupported HIP gpu architecture: gfx1036"]),
+    ("rocm-config-failed", ["clang: error: invalid target ID 'gfx90a:xnack'; format is a "
+                            "processor name followed by an optional colon-delimited list of "
+                            "features followed by an enable/disable sign (e.g., "
+                            "'gfx908:sramecc+:xnack-')"]),
+    # remote services and registries
+    ("remote-unavailable", ["ERROR: /src/BUILD:3:1: Compiling foo.cc failed: Exec failed due to "
+                            "IOException: java.net.UnknownHostException: cache.example.com"]),
+    ("remote-deadline-exceeded", ["ERROR: /src/BUILD:3:1: Compiling foo.cc failed: unable to "
+                                  "finalize action: 504 Gateway Time-out"]),
+    ("remote-no-runner", ["ERROR: /src/BUILD:3:1: Compiling foo.cc failed: Invalid Argument: No "
+                          "matching action runner found"]),
+    ("remote-no-runner", ["ERROR: /src/BUILD:3:1: Compiling foo.cc failed: UNAVAILABLE: Workers "
+                          "for this instance name, platform and size class disappeared while "
+                          "task was queued"]),
+    ("registry-access-denied", ["Error response from daemon: Head \"https://us-docker.pkg.dev/v2/"
+                                "p/r/tf/manifests/2.17\": denied: Permission \"artifactregistry."
+                                "repositories.downloadArtifacts\" denied on resource"]),
+    ("registry-access-denied", ["Error: initializing source docker://nvcr.io/nvidia/tensorflow:"
+                                "24.01-tf2-py3: reading manifest 24.01-tf2-py3 in nvcr.io/nvidia/"
+                                "tensorflow: authentication required"]),
 ]
 #: the ids BUILD_NEAR_MISSES must not be diagnosed as
 NOT_BUILD = {"link-error", "xcode-not-found", "bazel-server-oom", "compiler-version-unsupported",
-             "cuda-toolkit-too-old", "nvcc-host-compiler-unsupported", "download-failed"}
+             "cuda-toolkit-too-old", "nvcc-host-compiler-unsupported", "download-failed",
+             "bazel-sandbox-mount-failed", "remote-unavailable", "remote-deadline-exceeded",
+             "swig-missing", "bazel-config-undefined"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # warnings links that succeed print
@@ -146,6 +205,17 @@ BUILD_NEAR_MISSES = [
     "DEBUG: /x/external/rules_ml_toolchain/common/mirrored_http_archive.bzl:94:14: Failed to "
     "download mirrored tar file: https://mirror.example/cuda.tar.xz",
     "ERROR: HTTP error 401 while getting https://pypi.example.com/simple/numpy/",
+    # an I/O exception that names another tool's failure; a full disk; a remote cache's
+    # failure Bazel falls back from; Bazel's old warning for an undefined config
+    "ERROR: /x/BUILD:1:1: Compiling foo failed: I/O exception during sandboxed execution: "
+    "xcrun failed with code 1.",
+    "ERROR: /x/BUILD:1:1: Compiling foo failed: Could not copy inputs into sandbox: /t/a.h (No "
+    "space left on device)",
+    "WARNING: Reading from Remote Cache: connection timed out: cache.example.com/10.0.0.1:443",
+    "WARNING: Failed to query remote execution capabilities: UNAVAILABLE: io exception",
+    "WARNING: Config value '' is not defined in any .rc file",
+    "INFO: From Executing genrule @swig//:lnswiglink:",
+    "-- SWIG_EXECUTABLE: SWIG_EXECUTABLE-NOTFOUND",
 ]
 
 #: (a program's output, the id diagnosed first)
