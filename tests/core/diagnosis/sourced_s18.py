@@ -2,9 +2,9 @@
 the CUDA stubs' own words added in session 18, as their sources word them (sources.toml's
 xcode-messages-s18, jvm-oom-messages-s18, linker-messages-s18, toolchain-messages-s18,
 download-messages-s18, host-tool-messages-s18, bazel-host-messages-s18,
-remote-messages-s18, gpu-configure-messages-s18 and cuda-runtime-messages-s18). Data only: the lists run in
-test_round7_build_signatures.py's and test_runtime_wordings_r7.py's tests, found by
-wordings.py.
+remote-messages-s18, gpu-configure-messages-s18, container-pip-messages-s18 and
+cuda-runtime-messages-s18). Data only: the lists run in test_round7_build_signatures.py's
+and test_runtime_wordings_r7.py's tests, found by wordings.py.
 
 Every line was written for these tests from the speaking tool's format string, filled in
 with plausible paths and values; many were printed by GNU ld 2.40, gold, gcc 12.2, clang 16
@@ -155,6 +155,19 @@ BUILD: list[tuple[str, list[str]]] = [
                             "processor name followed by an optional colon-delimited list of "
                             "features followed by an enable/disable sign (e.g., "
                             "'gfx908:sramecc+:xnack-')"]),
+    # the GPU in a container, pip inside the build
+    ("docker-gpu-driver", ["docker: Error response from daemon: failed to create task for "
+                           "container: failed to create shim task: OCI runtime create failed: "
+                           "could not apply required modification to OCI specification: error "
+                           "modifying OCI spec: failed to inject CDI devices: unresolvable CDI "
+                           "devices nvidia.com/gpu=all: unknown."]),
+    ("docker-gpu-driver", ["docker: Error response from daemon: error gathering device "
+                           "information while adding custom device \"/dev/nvidia0\": no such "
+                           "file or directory."]),
+    ("docker-gpu-driver", ["nvidia-container-cli: mig-config error: invalid MIG configuration"]),
+    ("hermetic-python-requirement-build-failed", [
+        "ERROR: repo.execute: whl_library.ExtractWheel(pypi_312_numpy, numpy-2.1.3-cp312-cp312-"
+        "manylinux_2_17_x86_64.whl): end: failure:"]),
     # remote services and registries
     ("remote-unavailable", ["ERROR: /src/BUILD:3:1: Compiling foo.cc failed: Exec failed due to "
                             "IOException: java.net.UnknownHostException: cache.example.com"]),
@@ -176,7 +189,7 @@ BUILD: list[tuple[str, list[str]]] = [
 NOT_BUILD = {"link-error", "xcode-not-found", "bazel-server-oom", "compiler-version-unsupported",
              "cuda-toolkit-too-old", "nvcc-host-compiler-unsupported", "download-failed",
              "bazel-sandbox-mount-failed", "remote-unavailable", "remote-deadline-exceeded",
-             "swig-missing", "bazel-config-undefined"}
+             "swig-missing", "bazel-config-undefined", "docker-gpu-driver"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # warnings links that succeed print
@@ -216,6 +229,9 @@ BUILD_NEAR_MISSES = [
     "WARNING: Config value '' is not defined in any .rc file",
     "INFO: From Executing genrule @swig//:lnswiglink:",
     "-- SWIG_EXECUTABLE: SWIG_EXECUTABLE-NOTFOUND",
+    # AMD's device nodes: not NVIDIA's toolkit
+    "docker: Error response from daemon: error gathering device information while adding "
+    "custom device \"/dev/kfd\": no such file or directory.",
 ]
 
 #: (a program's output, the id diagnosed first)
@@ -240,4 +256,5 @@ RUNTIME: list[tuple[list[str], str]] = [
       "INTERNAL: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR"], "dlopen-failed"),
     (["RuntimeError: jaxlib/cuda/versions_helpers.cc:81: operation cusparseGetProperty("
       "MAJOR_VERSION, &major) failed: The cuSPARSE library was not found."], "dlopen-failed"),
+    (["ModuleNotFoundError: No module named 'keras.api._v2'"], "keras3-over-tf215"),
 ]
