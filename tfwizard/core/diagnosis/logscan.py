@@ -387,7 +387,6 @@ class LineMatcher:
         return line_no + buf.count(b"\n", counted, limit)
 
 
-
 def line_text(raw: str, *, untag_lines: bool = False) -> str:
     """The text a pattern is tried on: the line without its log.txt channel tag (when
     asked), ANSI codes and the prefixes CI systems and launchers put before it."""

@@ -144,8 +144,8 @@ class Prefilter:
                      for b, by_offset in sorted(rare.items())]
         self.common = [re.compile(_trie(sorted(w))) for _b, w in sorted(common.items())]
         self._firsts = [bytes((b,)) for b in sorted(common)]
-        # a window's prefixes -> the patterns it is looked for for (the regexes match the
-        # shortest prefix of a window that is one, see `_trie`)
+        # a window's prefixes -> the patterns it stands for (the regexes match the shortest
+        # prefix of a window that is one, see `_trie`)
         by_prefix: dict[bytes, set[int]] = {}
         for i, best in self._chosen.items():
             window = self._options[i][best][1]
