@@ -257,4 +257,11 @@ RUNTIME: list[tuple[list[str], str]] = [
     (["RuntimeError: jaxlib/cuda/versions_helpers.cc:81: operation cusparseGetProperty("
       "MAJOR_VERSION, &major) failed: The cuSPARSE library was not found."], "dlopen-failed"),
     (["ModuleNotFoundError: No module named 'keras.api._v2'"], "keras3-over-tf215"),
+    # glibc's words for a versioned symbol an older CUDA library lacks (new and old glibc)
+    (["ImportError: /usr/local/lib/python3.10/dist-packages/nvidia/cusparse/lib/"
+      "libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12"],
+     "cuda-lib-too-old"),
+    (["OSError: /usr/local/cuda/lib64/libcublas.so.11: symbol cublasLtHSHMatmulAlgoInit version "
+      "libcublasLt.so.11 not defined in file libcublasLt.so.11 with link time reference"],
+     "cuda-lib-too-old"),
 ]
