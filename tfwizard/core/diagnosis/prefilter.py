@@ -142,8 +142,9 @@ class Prefilter:
         self.rare = [(bytes((b,)), [(k, re.compile(_trie(sorted(w))))
                                     for k, w in sorted(by_offset.items())])
                      for b, by_offset in sorted(rare.items())]
-        self.common = [re.compile(_trie(sorted(w))) for _b, w in sorted(common.items())]
-        self._firsts = [bytes((b,)) for b in sorted(common)]
+        #: (the first byte of its windows, the regex of those windows)
+        self.common = [(bytes((b,)), re.compile(_trie(sorted(w))))
+                       for b, w in sorted(common.items())]
         # a window's prefixes -> the patterns it stands for (the regexes match the shortest
         # prefix of a window that is one, see `_trie`)
         by_prefix: dict[bytes, set[int]] = {}
@@ -194,7 +195,7 @@ class Prefilter:
                         found.append((pos - offset, window))
                         counts[window] = counts.get(window, 0) + 1
                 pos = buf.find(byte, pos + 1, limit)
-        for first, regex in zip(self._firsts, self.common, strict=True):
+        for first, regex in self.common:
             for m in regex.finditer(buf, start, limit):
                 window = m.group()
                 found.append((m.start(), window))
