@@ -25,7 +25,7 @@ from tests.i18n_scan import unmarked
 from tfwizard.cli import ExitStatus, capture
 from tfwizard.core import i18n
 from tfwizard.core.diagnosis.build import diagnose, diagnose_file, load_failures
-from tfwizard.core.diagnosis.logscan import line_text
+from tfwizard.core.diagnosis.linetext import line_text
 from tfwizard.core.diagnosis.runtime import diagnose as runtime_diagnose
 from tfwizard.core.diagnosis.runtime import diagnose_log, load_rules, probe_failure
 from tfwizard.core.host import HostProfile

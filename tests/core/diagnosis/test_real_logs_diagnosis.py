@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.core.diagnosis import real_logs
-from tfwizard.core.diagnosis import logscan
+from tfwizard.core.diagnosis import console, logscan
 from tfwizard.core.diagnosis.build import (
     diagnose,
     diagnose_file,
@@ -25,6 +25,7 @@ from tfwizard.core.diagnosis.build import (
     load_failures,
     matcher_for,
 )
+from tfwizard.core.diagnosis.linetext import line_text
 from tfwizard.core.diagnosis.literals import line_pattern
 from tfwizard.core.diagnosis.logscan import (
     WRAP_LINES,
@@ -34,7 +35,6 @@ from tfwizard.core.diagnosis.logscan import (
     Prefilter,
     ScanResult,
     _wrapped_match,
-    line_text,
     read_lines,
     split_lines,
 )
@@ -309,13 +309,37 @@ def naive_scan(matcher: LineMatcher, lines: list[str]) -> ScanResult:
     more, none starting with a space), a match starting in the line and ending past it (the
     line before joined before it, to look back at, when this one may continue it); a key's
     context lines are the next ones after its evidence's last line, blank and
-    progress lines counted but not kept."""
+    progress lines counted but not kept; a small log a console cut at its width is read
+    with its cut lines joined back as well (console.py)."""
     def text_of(raw: str) -> str:  # the channel tag, ANSI codes and CI prefixes taken off
         return line_text(raw, untag_lines=matcher.untag_lines)
 
     def progress(text: str) -> bool:
         return matcher.skip_progress and re.match(r"\[[\d,]+ / [\d,]+\] ", text) is not None
 
+    def first_hit(key: str, group: list, text: str, after_at: int, cut: list[str],
+                  continues: str) -> tuple[tuple[str, dict[str, str]], int] | None:
+        """The key's first pattern matching `text` (the lines after it start at index
+        after_at), and the index after its evidence's last line."""
+        rest = [text_of(x) for x in lines[after_at:after_at + WRAP_LINES]]
+        for p in group:
+            m = p.regex.search(text) or p.regex.search(text.rstrip())  # trailing blanks
+            hit = (text.strip(), {k: v for k, v in m.groupdict().items() if v is not None}
+                   ) if m else None
+            lead = p.lead is not None and p.lead in text
+            pieces = rest if lead else cut if len(text) >= WRAP_MIN else []
+            if hit is None and p.wraps and pieces:
+                hit = _wrapped_match(p, text, pieces, "" if lead else continues)
+            if hit is not None:
+                return hit, after_at + hit[0].count("\n")
+        return None
+
+    # a paste a console cut at its width: each cut line joined back is tried too, at its
+    # first piece, and a key it matches is taken from it, quoted as its pieces; a later
+    # piece cut inside a word keeps only the keys its whole line matched
+    runs = console.split(lines, logscan.SMALL_LOG)[2]
+    inside = {k: first for first, run in runs.items() for k in run.inside}
+    joined_keys: dict[int, set[str]] = {}
     result = ScanResult(lines=len(lines))
     for number, raw in enumerate(lines, start=1):
         text = text_of(raw)
@@ -330,26 +354,28 @@ def naive_scan(matcher: LineMatcher, lines: list[str]) -> ScanResult:
                 break
             cut.append(after)
         for key, group in matcher.groups:
-            for p in group:
-                m = p.regex.search(text)
-                hit = (text.strip(), {k: v for k, v in m.groupdict().items() if v is not None}
-                       ) if m else None
-                lead = p.lead is not None and p.lead in text
-                pieces = rest if lead else cut if len(text) >= WRAP_MIN else []
-                if hit is None and p.wraps and pieces:
-                    hit = _wrapped_match(p, text, pieces, "" if lead else continues)
-                if hit is not None:
-                    first = number + hit[0].count("\n")  # after the evidence's last line
-                    after = [text_of(x) for x in
-                             lines[first:first + matcher.context.get(key, 0)]]
-                    context = tuple(t.strip() for t in after if t.strip() and not progress(t))
-                    hits = result.hits.setdefault(key, [])
-                    if len(hits) < matcher.max_hits:
-                        hits.append(LineHit(number, *hit, context))
-                    elif key in matcher.keep_last:  # the last ones, not the first
-                        del hits[0]
-                        hits.append(LineHit(number, *hit, context))
-                    break
+            found = None
+            if number in runs:
+                joined, last = runs[number].text, runs[number].last
+                found = first_hit(key, group, text_of(joined), last, [], "")
+                if found is not None:
+                    joined_keys.setdefault(number, set()).add(key)
+                    shown = "\n".join(x.strip() for x in lines[number - 1:last])
+                    found = (shown, found[0][1]), found[1]
+            if found is None:
+                found = first_hit(key, group, text, number, cut, continues)
+            if number in inside and key not in joined_keys.get(inside[number], set()):
+                found = None
+            if found is not None:
+                hit, first = found
+                after = [text_of(x) for x in lines[first:first + matcher.context.get(key, 0)]]
+                context = tuple(t.strip() for t in after if t.strip() and not progress(t))
+                hits = result.hits.setdefault(key, [])
+                if len(hits) < matcher.max_hits:
+                    hits.append(LineHit(number, *hit, context))
+                elif key in matcher.keep_last:  # the last ones, not the first
+                    del hits[0]
+                    hits.append(LineHit(number, *hit, context))
     return result
 
 
@@ -473,7 +499,13 @@ def test_a_wrapped_line_is_found_and_quoted_whole():
     d = diagnose_log(lines)[0]
     assert d.id == "ptxas-newer-than-driver" and d.lines == [1]
     assert "11.0" in d.cause and "11.6.124" in d.cause
-    assert d.evidence[0] == "\n".join(lines[:2])
+    # the first two lines are as wide as each other and as the widest: a console cut them
+    # there, and its third piece belongs to the same line (console.py)
+    assert d.evidence[0] == "\n".join(lines)
+    # where no console width shows, the pattern's own words decide how far it runs on
+    lines[1] += "."
+    d = diagnose_log(lines)[0]
+    assert d.id == "ptxas-newer-than-driver" and d.evidence[0] == "\n".join(lines[:2])
 
 
 def test_without_its_literal_a_pattern_checks_every_line():

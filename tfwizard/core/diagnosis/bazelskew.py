@@ -27,7 +27,8 @@ from typing import Any, BinaryIO
 from ..bazelversion import BazelVersion, parse_release, version_from_spec
 from ..i18n import _
 from .build import Diagnosis, FailureSignature, load_failures
-from .logscan import line_text, split_lines
+from .linetext import line_text
+from .logscan import split_lines
 
 SKEW = "bazel-version-mismatch"
 #: where the lines that name the Bazel are: the configure step at the start, tfwizard's

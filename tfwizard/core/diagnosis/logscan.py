@@ -23,15 +23,9 @@ match starting in the first line:
   two, so through it (`scan_lines(cut_lines=False)` is its reference) only the lead is
   followed.
 
-Log prefixes: what CI systems, terminals and job launchers put before a tool's words (a
-time or a date, Bazel's `(12:00:00) ` of --show_timestamps, Jenkins' `[2024-...Z] `,
-MSBuild's `1>`, mpirun's `[1,0]<stderr>:`, Yocto's `| `, Docker Compose's `service-1  | `,
-Ray's `(Actor pid=N)`, a paste's line number `976 | `, a `[N]` counter or a `[tag] `,
-Spack's `>> 132    ` before a line of the build log it quotes, Nix's `       > ` before the
-builder's last lines; several of them, spaces between) and ANSI colour codes are taken off
-a line before its patterns are tried (`line_text`), so a pattern anchored at `^` means the
-start of the tool's own text. The prefilter looks for literals anywhere and is not
-affected.
+Log prefixes and colour codes are taken off a line before its patterns are tried
+(linetext.py), so a pattern anchored at `^` means the start of the tool's own text. The
+prefilter looks for literals anywhere and is not affected.
 
 Context lines: a key may own the lines that follow its match (`LineMatcher(context=...)`,
 failures.toml's `context_lines`: what a server answered after Bazel's warning). The next N
@@ -41,6 +35,7 @@ lines count but are not kept), on both paths.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
@@ -48,7 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from ..streams import untag
+from . import console
+from .linetext import line_text
 from .literals import LinePattern
 from .prefilter import Prefilter
 
@@ -66,24 +62,6 @@ SAMPLE = 256 << 10
 #: costs 35-50 ms, more than checking 64 kB of lines (9 ms, the corpus's densest text)
 SMALL_LOG = 64 << 10
 
-#: one prefix a CI system, terminal or launcher puts before a line (see the module docstring)
-_PREFIX = re.compile(
-    r"(?:\d\d:\d\d:\d\d(?:[.,]\d+)? "          # 00:30:13 (CI time)
-    r"|\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?Z? "  # GitHub Actions' ISO time, a date
-    r"|\((?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d(?:[.,]\d+)?\) "  # Bazel's --show_timestamps
-    r"|\[(?:\d{4}-\d\d-\d\d[T ])?\d\d:\d\d:\d\d(?:[.,]\d+)?Z?\] "  # Jenkins' timestamper
-    r"|\[[A-Za-z][\w.-]*\] "                        # a job's or step's tag ([build])
-    r"|[A-Za-z][\w.-]*[-_]\d+ +\| "                   # Docker Compose's service-1  |
-    r"|#\d+ \d+\.\d+ "                           # Docker BuildKit's step and time
-    r"|\d+\.\d+ (?=\S)"                           # a bare elapsed time (31.55)
-    r"|\d+>"                                        # MSBuild's project number
-    r"|\[\d+,\d+\]<std(?:out|err)>:"                # mpirun
-    r"|\d* ?\| "                                    # Yocto's "| ", a numbered paste's "976 | "
-    r"|\([^()\s]*(?:\([^()]*\))? pid=\d+(?:, ip=[\d.]+)?\) "  # Ray's worker prefix
-    r"|\[\d+\] "                                    # a [N] counter
-    r"|>> \d+ {2,}"                                 # Spack's marked line of a build log
-    r"|> )"                                         # Nix's quote of a builder's last lines
-)
 #: characters of log text from the most common on: an anchor is filed under its character
 #: that comes last here (one not listed is rarer still)
 _COMMON_CHARS = " etaoinsrlhdcu.mfp/-gy_wb:0v1k2'x=3\"485967,()[]"
@@ -96,12 +74,17 @@ def _rarest(anchor: str) -> str:
     return max(anchor, key=rank)
 
 
-#: ANSI colour and cursor codes (a pasted terminal's)
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-#: gcc's quotes (U+2018, U+2019) read as Latin-1 or cp1252 ("â€˜", "â\x80\x98"), or as a
-#: bare "â" where a page dropped the control bytes (before an option, after a word)
-_MOJIBAKE_QUOTE = re.compile("â(?:€[˜™]|\x80[\x98\x99])|â(?=-)|(?<=\\S)â(?=[\\s,:;]|$)")
 _PROGRESS_LINE = re.compile(r"\[[\d,]+ / [\d,]+\] ")
+
+
+class _Cut:
+    """What scan_lines knows of a small log's lines a console cut (console.py)."""
+
+    def __init__(self, runs: Mapping[int, console.Run], head: Sequence[str]) -> None:
+        self.runs, self.head = runs, head
+        #: a later piece cut inside a word -> the number of its line's first piece
+        self.inside = {k: first for first, run in runs.items() for k in run.inside}
+        self.keys: dict[int, set[str]] = {}  # a joined line's number -> the keys it matched
 
 
 @dataclass
@@ -219,11 +202,12 @@ class LineMatcher:
             return
 
         done: set[str] = set()  # keys already matched on this line
+        bare = text.rstrip()  # a paste's trailing blanks do not hide a pattern's `$`
         for index in sorted({*found, *self._always}):
             p = self.patterns[index]
             if p.key in done:
                 continue
-            m = p.regex.search(text)
+            m = p.regex.search(text) or (p.regex.search(bare) if bare != text else None)
             if m is not None:
                 done.add(p.key)
                 yield p.key, text.strip(), _groups(m), self._context_of(p.key, 0, lines_after)
@@ -281,22 +265,42 @@ class LineMatcher:
         long lines a console cut are joined with their continuation (scan_stream does so
         where it checks every line: without its prefilter)."""
         result = ScanResult()
+        head, rest, runs = console.split(lines, SMALL_LOG) if cut_lines else ([], iter(lines), {})
+        cut = _Cut(runs, head)
         window: list[str] = []
         number = 0
         before: str | None = None
-        for raw in lines:
+        for raw in itertools.chain(head, rest):
             window.append(raw)
             if len(window) > self.lookahead:
                 number += 1
-                self._add(result, number, self.check_line(window[0], window[1:], cut_lines,
-                                                          before))
+                self._add(result, number, self._checked(window, number, cut_lines, before, cut))
                 before = window.pop(0)
         while window:
             number += 1
-            self._add(result, number, self.check_line(window[0], window[1:], cut_lines, before))
+            self._add(result, number, self._checked(window, number, cut_lines, before, cut))
             before = window.pop(0)
         result.lines = number
         return result
+
+    def _checked(self, window: list[str], number: int, cut_lines: bool, before: str | None,
+                 cut: _Cut) -> list[tuple[str, str, dict[str, str], tuple[str, ...]]]:
+        """scan_lines' check of the window's first line, and of the line a console cut
+        there (console.runs), joined back: a key the joined line matches is taken from
+        it (its words whole, not cut at the console's width; its evidence the pieces). A
+        later piece cut inside a word keeps only the keys its whole line matched (a
+        pattern anchored at a line's start does not match where a console cut)."""
+        found = list(self.check_line(window[0], window[1:], cut_lines, before))
+        run = cut.runs.get(number)
+        if run is not None:
+            shown = "\n".join(x.strip() for x in cut.head[number - 1:run.last])
+            joined = {f[0]: (f[0], shown, f[2], f[3]) for f in self.check_line(
+                run.text, cut.head[run.last:run.last + self.lookahead], False, before)}
+            cut.keys[number] = set(joined)
+            found = [joined.pop(f[0], f) for f in found] + list(joined.values())
+        if number in cut.inside:
+            found = [f for f in found if f[0] in cut.keys.get(cut.inside[number], ())]
+        return found
 
     def _add(self, result: ScanResult, number: int,
              found: Iterable[tuple[str, str, dict[str, str], tuple[str, ...]]]) -> None:
@@ -316,8 +320,13 @@ class LineMatcher:
         Lines are split at b"\\n" only, a trailing "\\r" dropped, and decoded as UTF-8
         with bad bytes replaced; `read_lines` gives the same lines to the reference. One
         buffer of two chunks is reused (it grows only for a line longer than a chunk).
-        The prefilter starts once more than SMALL_LOG bytes are unread.
+        The prefilter starts once more than SMALL_LOG bytes are unread. A paste a console
+        wrapped (a seekable stream of SMALL_LOG bytes or less: console.py) goes to
+        scan_lines, which joins it back.
         """
+        head = _small(stream)
+        if head is not None and console.width(lines := split_lines(head)) is not None:
+            return self.scan_lines(lines)
         result = ScanResult()
         chunk_size = _fitted(stream, chunk_size)
         buf = bytearray(2 * chunk_size)
@@ -387,29 +396,6 @@ class LineMatcher:
         return line_no + buf.count(b"\n", counted, limit)
 
 
-def line_text(raw: str, *, untag_lines: bool = False) -> str:
-    """The text a pattern is tried on: the line without its log.txt channel tag (when
-    asked), ANSI codes and the prefixes CI systems and launchers put before it."""
-    text = untag(raw)[1] if untag_lines else raw
-    if "\x1b" in text:
-        text = _ANSI.sub("", text)
-    if "â" in text:
-        text = _MOJIBAKE_QUOTE.sub("'", text)
-    first = text[:1]
-    if first.isdigit() or first in "|#[( >" or "| " in text[:72]:
-        start = len(text) - len(text.lstrip(" "))
-        end = start
-        while True:  # prefixes stack, spaces between them (a CI time before Nix's "   > ")
-            at = len(text) - len(text[end:].lstrip(" ")) if end > start else end
-            m = _PREFIX.match(text, at)
-            if m is None or m.end() == at:
-                break
-            end = m.end()
-        if end > start:
-            text = text[end:]
-    return text
-
-
 def _fitted(stream: BinaryIO, chunk_size: int) -> int:
     """CHUNK_SIZE, or less for a file known to be smaller: the buffer is zeroed when made,
     and two 8 MB chunks cost ~5 ms of page faults for a no-op build's few-kB log. A file
@@ -419,6 +405,19 @@ def _fitted(stream: BinaryIO, chunk_size: int) -> int:
     except (AttributeError, OSError, ValueError):  # io.BytesIO and other streams: as asked
         return chunk_size
     return max(1, min(chunk_size, max(left + 1, 64 << 10)))
+
+
+def _small(stream: BinaryIO) -> bytes | None:
+    """The whole of a seekable stream of SMALL_LOG bytes or less (its place kept), else None."""
+    try:
+        if not stream.seekable():  # a pipe: what was read could not be read again
+            return None
+        at = stream.tell()
+        data = stream.read(SMALL_LOG + 1)
+        stream.seek(at)
+    except (AttributeError, OSError, ValueError):  # a stream without these, or closed
+        return None
+    return data if len(data) <= SMALL_LOG else None
 
 
 def _read_into(stream: BinaryIO, view: memoryview) -> int:

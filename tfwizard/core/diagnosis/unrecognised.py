@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, ClassVar, cast
 
 from ..knowledge import KnowledgeBase, load_knowledge
+from .linetext import line_text
 from .literals import line_pattern
-from .logscan import LineHit, LineMatcher, ScanResult, line_text
+from .logscan import LineHit, LineMatcher, ScanResult
 from .runtime_rules import PYTHON_EXCEPTIONS
 
 #: the most root-cause lines shown
