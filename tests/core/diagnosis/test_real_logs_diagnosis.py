@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.core.diagnosis import real_logs
-from tfwizard.core.diagnosis import console, logscan
+from tfwizard.core.diagnosis import logscan, paste
 from tfwizard.core.diagnosis.build import (
     diagnose,
     diagnose_file,
@@ -165,10 +165,14 @@ def test_at_least_95_percent_of_the_tuning_excerpts_get_the_right_first_cause(re
 
 
 @pytest.mark.parametrize("prefix", ["(02:13:50) ", "[2024-05-01T12:00:00.123Z] ",
-                                    "tensorflow-build-1  | "])
+                                    "tensorflow-build-1  | ",
+                                    "2024-05-01T12:00:00.123456789Z stderr F ",
+                                    "[pod/tf-build-7d9f5/bazel] ",
+                                    "Dec  1 12:00:00 build-host bazel[1234]: ", "##[error]"])
 def test_the_same_excerpts_behind_a_ci_prefix_give_the_same_first_cause(results, prefix):
-    """Bazel's --show_timestamps, Jenkins' timestamper and Docker Compose put their prefix
-    before every line: what was recognised still is (a pattern anchored at ^ included)."""
+    """Bazel's --show_timestamps, Jenkins' timestamper, Docker Compose, a container
+    runtime's log file, kubectl's --prefix, syslog and GitHub's annotations put their
+    prefix before a line: what was recognised still is (a pattern anchored at ^ included)."""
     changed = []
     for entry, ids in results:
         if entry["kind"] != "build" or real_logs.first_cause(ids) != entry["cause"]:
@@ -309,8 +313,9 @@ def naive_scan(matcher: LineMatcher, lines: list[str]) -> ScanResult:
     more, none starting with a space), a match starting in the line and ending past it (the
     line before joined before it, to look back at, when this one may continue it); a key's
     context lines are the next ones after its evidence's last line, blank and
-    progress lines counted but not kept; a small log a console cut at its width is read
-    with its cut lines joined back as well (console.py)."""
+    progress lines counted but not kept; a small log is read without its common
+    indentation, and one a console cut at its width with its cut lines joined back as
+    well (paste.py)."""
     def text_of(raw: str) -> str:  # the channel tag, ANSI codes and CI prefixes taken off
         return line_text(raw, untag_lines=matcher.untag_lines)
 
@@ -337,7 +342,8 @@ def naive_scan(matcher: LineMatcher, lines: list[str]) -> ScanResult:
     # a paste a console cut at its width: each cut line joined back is tried too, at its
     # first piece, and a key it matches is taken from it, quoted as its pieces; a later
     # piece cut inside a word keeps only the keys its whole line matched
-    runs = console.split(lines, logscan.SMALL_LOG)[2]
+    head, rest, runs = paste.split(lines, logscan.SMALL_LOG)
+    lines = head + list(rest)  # a small one without its common indentation
     inside = {k: first for first, run in runs.items() for k in run.inside}
     joined_keys: dict[int, set[str]] = {}
     result = ScanResult(lines=len(lines))
@@ -500,7 +506,7 @@ def test_a_wrapped_line_is_found_and_quoted_whole():
     assert d.id == "ptxas-newer-than-driver" and d.lines == [1]
     assert "11.0" in d.cause and "11.6.124" in d.cause
     # the first two lines are as wide as each other and as the widest: a console cut them
-    # there, and its third piece belongs to the same line (console.py)
+    # there, and its third piece belongs to the same line (paste.py)
     assert d.evidence[0] == "\n".join(lines)
     # where no console width shows, the pattern's own words decide how far it runs on
     lines[1] += "."

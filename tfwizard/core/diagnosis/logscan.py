@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from . import console
+from . import paste
 from .linetext import line_text
 from .literals import LinePattern
 from .prefilter import Prefilter
@@ -78,9 +78,9 @@ _PROGRESS_LINE = re.compile(r"\[[\d,]+ / [\d,]+\] ")
 
 
 class _Cut:
-    """What scan_lines knows of a small log's lines a console cut (console.py)."""
+    """What scan_lines knows of a small log's lines a console cut (paste.py)."""
 
-    def __init__(self, runs: Mapping[int, console.Run], head: Sequence[str]) -> None:
+    def __init__(self, runs: Mapping[int, paste.Run], head: Sequence[str]) -> None:
         self.runs, self.head = runs, head
         #: a later piece cut inside a word -> the number of its line's first piece
         self.inside = {k: first for first, run in runs.items() for k in run.inside}
@@ -263,9 +263,10 @@ class LineMatcher:
     def scan_lines(self, lines: Iterable[str], *, cut_lines: bool = True) -> ScanResult:
         """The reference: every line checked (`lines` without their newlines); `cut_lines`:
         long lines a console cut are joined with their continuation (scan_stream does so
-        where it checks every line: without its prefilter)."""
+        where it checks every line: without its prefilter), and a small log is read as its
+        tools printed it (paste.split)."""
         result = ScanResult()
-        head, rest, runs = console.split(lines, SMALL_LOG) if cut_lines else ([], iter(lines), {})
+        head, rest, runs = paste.split(lines, SMALL_LOG) if cut_lines else ([], iter(lines), {})
         cut = _Cut(runs, head)
         window: list[str] = []
         number = 0
@@ -286,7 +287,7 @@ class LineMatcher:
     def _checked(self, window: list[str], number: int, cut_lines: bool, before: str | None,
                  cut: _Cut) -> list[tuple[str, str, dict[str, str], tuple[str, ...]]]:
         """scan_lines' check of the window's first line, and of the line a console cut
-        there (console.runs), joined back: a key the joined line matches is taken from
+        there (paste.runs), joined back: a key the joined line matches is taken from
         it (its words whole, not cut at the console's width; its evidence the pieces). A
         later piece cut inside a word keeps only the keys its whole line matched (a
         pattern anchored at a line's start does not match where a console cut)."""
@@ -321,11 +322,11 @@ class LineMatcher:
         with bad bytes replaced; `read_lines` gives the same lines to the reference. One
         buffer of two chunks is reused (it grows only for a line longer than a chunk).
         The prefilter starts once more than SMALL_LOG bytes are unread. A paste a console
-        wrapped (a seekable stream of SMALL_LOG bytes or less: console.py) goes to
-        scan_lines, which joins it back.
+        cut, or one quoted as an indented block (a seekable stream of SMALL_LOG bytes or
+        less: paste.py), goes to scan_lines, which reads it as its tools printed it.
         """
         head = _small(stream)
-        if head is not None and console.width(lines := split_lines(head)) is not None:
+        if head is not None and paste.reshaped(lines := split_lines(head)):
             return self.scan_lines(lines)
         result = ScanResult()
         chunk_size = _fitted(stream, chunk_size)

@@ -1,8 +1,9 @@
-"""A paste a console cut at its width, read as the lines it was (core/diagnosis/console.py).
+"""A pasted log read as its tools printed it (core/diagnosis/paste.py).
 
 The corpus's excerpts were posted as their tools printed them; cut the way a console cuts
-them (Windows' console at 80 and 120 columns, padded or not), each one the diagnosis gets
-right must stay right, and a log that was never cut must not be read as cut.
+them (Windows' console at 80 and 120 columns, padded or not), or quoted as an indented
+block, each one the diagnosis gets right must stay right, and a log that was never cut
+must not be read as cut.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import io
 import pytest
 
 from tests.core.diagnosis import real_logs
-from tfwizard.core.diagnosis import console
+from tfwizard.core.diagnosis import paste
 from tfwizard.core.diagnosis.build import diagnose_stream
 from tfwizard.core.diagnosis.logscan import SMALL_LOG, split_lines
 from tfwizard.core.diagnosis.runtime import diagnose_log
@@ -41,26 +42,26 @@ def test_lines_cut_at_one_width_are_found_and_joined_back():
                "directory")
     lines = [*cut(message, 76).split("\n"), "short line"]
     assert [len(x) for x in lines] == [76, 76, 13, 10]
-    assert console.width(lines) == (76, False)
+    assert paste.width(lines) == (76, False)
     # the first cut falls inside a word: the second piece is no line of its own; the
     # second falls after a full stop, which may be a line's own end
-    assert console.runs(lines, (76, False)) == {1: (message, 3, frozenset({2}))}
+    assert paste.runs(lines, (76, False)) == {1: (message, 3, frozenset({2}))}
     # so may a colon's, or a lower-case word before a capital
     for end, start in ((":", "b"), ("d", "N")):
         lines[0], lines[1] = lines[0][:-1] + end, start + lines[1][1:]
-        assert console.runs(lines, (76, False))[1].inside == frozenset()
+        assert paste.runs(lines, (76, False))[1].inside == frozenset()
 
 
 def test_one_message_repeated_is_not_a_console_width():
     # the same line at other times is as long each time: that says nothing of a console
     lines = [f"2024-05-01 12:00:0{i}.123456: I cudart_stub.cc:32] Could not find cuda drivers on "
              "your machine, GPU will not be used." for i in range(5)] + ["done"]
-    assert console.width(lines) is None
+    assert paste.width(lines) is None
     # one line cut where consoles are most often set is taken as cut; elsewhere it is not
-    assert console.width(["x" * 80, "rest"]) == (80, False)
-    assert console.width(["x" * 77, "rest"]) is None
-    assert console.width(["x" * 40, "y" * 40]) is None  # narrower than a console
-    assert console.width(["x" * 600, "y" * 600]) is None  # wider than one
+    assert paste.width(["x" * 80, "rest"]) == (80, False)
+    assert paste.width(["x" * 77, "rest"]) is None
+    assert paste.width(["x" * 40, "y" * 40]) is None  # narrower than a console
+    assert paste.width(["x" * 600, "y" * 600]) is None  # wider than one
 
 
 def test_a_padded_console_is_read_without_its_padding():
@@ -68,30 +69,30 @@ def test_a_padded_console_is_read_without_its_padding():
              "this platform.")
     lines = cut(wheel + "\n\ndriver's", 80, pad=True).split("\n")
     assert {len(x) for x in lines} == {80}
-    assert console.width(lines) == (80, True)
-    got = console.runs(lines, (80, True))
+    assert paste.width(lines) == (80, True)
+    got = paste.runs(lines, (80, True))
     # the cut fell before a space: the piece after it could have been a line of its own
     assert got[1] == (wheel, 2, frozenset())
     assert got[3] == ("", 3, frozenset()) and got[4] == ("driver's", 4, frozenset())
     # a piece that ends in one space was cut after a word: it runs on
     cut_after_word = ["x" * 79 + " ", "y" * 10 + " " * 70]
-    assert console.runs(cut_after_word, (80, True)) == {
+    assert paste.runs(cut_after_word, (80, True)) == {
         1: ("x" * 79 + " " + "y" * 10, 2, frozenset())}
 
 
 def test_a_line_is_joined_from_at_most_max_pieces():
-    lines = ["x" * 60] * (console.MAX_PIECES + 5) + ["end"]
+    lines = ["x" * 60] * (paste.MAX_PIECES + 5) + ["end"]
     lines[1] = "y" * 60
-    found = console.runs(lines, (60, False))
-    assert found[1][1] == console.MAX_PIECES
-    assert found[console.MAX_PIECES + 1][1] == len(lines)
+    found = paste.runs(lines, (60, False))
+    assert found[1][1] == paste.MAX_PIECES
+    assert found[paste.MAX_PIECES + 1][1] == len(lines)
 
 
 def test_only_a_small_log_is_read_as_cut():
     lines = ["x" * 80, "y" * 80, "z"]
-    assert console.split(lines, SMALL_LOG)[2] == {
+    assert paste.split(lines, SMALL_LOG)[2] == {
         1: ("x" * 80 + "y" * 80 + "z", 3, frozenset({2, 3}))}
-    head, rest, found = console.split(lines * 1000, 200)
+    head, rest, found = paste.split(lines * 1000, 200)
     assert found == {} and len(head) + len(list(rest)) == 3000
 
 
@@ -114,7 +115,7 @@ def test_every_excerpt_cut_by_a_console_keeps_its_first_cause(size, pad):
         text = (real_logs.CORPUS / entry["file"]).read_text(encoding="utf-8")
         # an excerpt posted cut already (its file name says so, or its lines show a width)
         # is cut twice over here, which no console does
-        if "wrapped" in entry["file"] or console.width(split_lines(text.encode())) is not None:
+        if "wrapped" in entry["file"] or paste.width(split_lines(text.encode())) is not None:
             continue
         want = first_cause(entry, text.encode())
         if want != entry["cause"] or want == real_logs.NONE:
@@ -136,3 +137,28 @@ def test_no_negative_cut_by_a_console_gets_a_diagnosis():
                     and first_cause(entry, cut(text, size).encode()) != real_logs.NONE:
                 fired.append(f"{entry['file']} at {size}")
     assert fired == []
+
+
+def test_a_common_indentation_is_found():
+    assert paste.indent(["    ERROR: x", "", "      at y", "    done"]) == "    "
+    assert paste.indent(["\tERROR: x", "\t\tat y"]) == "\t"
+    assert paste.indent([" ERROR: x", " on this platform."]) == ""  # a console's cut
+    assert paste.indent(["    ERROR: x", "Traceback (most recent call last):"]) == ""
+    assert paste.indent(["", "  "]) == ""
+
+
+@pytest.mark.parametrize("indentation", ["    ", "\t", "  "])
+def test_every_excerpt_quoted_as_an_indented_block_keeps_its_first_cause(indentation):
+    """Markdown's code block of four spaces, a YAML file's or a reply's quote."""
+    changed = []
+    for entry in real_logs.entries(holdout=False):
+        text = (real_logs.CORPUS / entry["file"]).read_text(encoding="utf-8")
+        want = first_cause(entry, text.encode())
+        if want != entry["cause"]:
+            continue
+        quoted = "".join(indentation + line + "\n" if line else "\n"
+                         for line in text.splitlines())
+        got = first_cause(entry, quoted.encode())
+        if got != want:
+            changed.append(f"{entry['file']}: {want} -> {got}")
+    assert changed == []

@@ -1,4 +1,8 @@
-"""A log a console wrapped at its width, read as the lines it was.
+"""A pasted log read as its tools printed it: its indentation off, its cut lines joined.
+
+A paste quoted as an indented block (Markdown's code block of four spaces, a YAML file's or
+a reply's quote) has every line indented alike, which a pattern anchored at a tool's first
+words (`^ERROR: `) does not expect: the common indentation is taken off first (`indent`).
 
 A paste from a terminal that breaks long lines at its width (Windows' console at 80 or 120
 columns, a fixed-width terminal or CI page) cuts each long line of a tool into pieces of
@@ -105,11 +109,30 @@ def _inside(left: str, right: str) -> bool:
             and not (b.isupper() and not (a.isupper() or a.isdigit())))
 
 
-def split(lines: Iterable[str], small: int
-          ) -> tuple[list[str], Iterator[str], dict[int, Run]]:
+def indent(lines: Sequence[str]) -> str:
+    """The indentation every line that is not blank starts with, two spaces or more or a
+    tab ("": none): a paste quoted as an indented block (Markdown's code block, a YAML
+    file's or a reply's quote)."""
+    shown = [line for line in lines if line.strip()]
+    if not shown:
+        return ""
+    common = shown[0][:len(shown[0]) - len(shown[0].lstrip(" \t"))]
+    for line in shown[1:]:
+        while not line.startswith(common):
+            common = common[:-1]
+    # one space is no quote's: a console's cut before a space starts a line with one too
+    return common if len(common) > 1 or common == "\t" else ""
+
+
+def reshaped(lines: Sequence[str]) -> bool:
+    """Whether split reads these lines (all of a small log) otherwise than as they are."""
+    return bool(indent(lines)) or width(lines) is not None
+
+
+def split(lines: Iterable[str], small: int) -> tuple[list[str], Iterator[str], dict[int, Run]]:
     """`lines` as their first ones (all of them when they are `small` characters or fewer)
-    and the rest, with runs' answer for those first ones when they are all the lines and
-    a console cut them."""
+    and the rest; when those first ones are all the lines, without their common indentation,
+    with runs' answer for them when a console cut them."""
     head: list[str] = []
     size = 0
     it = iter(lines)
@@ -118,5 +141,8 @@ def split(lines: Iterable[str], small: int
         size += len(line) + 1
         if size > small:
             return head, it, {}
+    common = indent(head)
+    if common:
+        head = [line[len(common):] for line in head]
     cut = width(head)
     return head, it, runs(head, cut) if cut is not None else {}
