@@ -47,6 +47,9 @@ CONSOLES = frozenset({80, 100, 120, 132, 160, 200})
 _DIGITS = re.compile(r"\d+")
 #: a cut inside a word, a path or a number: what may end its piece, and begin the next
 _LEFT, _RIGHT = re.compile(r"[\w/\\-]"), re.compile(r"[\w./\\:-]")
+#: how a tool's own line starts (besides the prefixes linetext.py takes off)
+_LINE_START = re.compile(r"[IWEF]\S* \S+\.(?:cc|h|cpp|py):\d+\] |(?:ERROR|INFO|WARNING|FATAL|"
+                         r"DEBUG|FAILED): |Traceback \(most recent call last\):")
 
 
 def width(lines: Sequence[str]) -> tuple[int, bool] | None:
@@ -63,7 +66,10 @@ def width(lines: Sequence[str]) -> tuple[int, bool] | None:
               and any(line.endswith("  ") for line in full))
     if padded:  # the padding says it all, cut lines or none
         return widest, True
-    wordings = len({_DIGITS.sub("0", line) for line in full})
+    # a line that long tells of a cut only where the next one does not start a line
+    cut = [line for line, after in zip(lines, lines[1:], strict=False)
+           if len(line) == widest and not _starts_line(after)]
+    wordings = len({_DIGITS.sub("0", line) for line in cut})
     if wordings < 2 and not (wordings == 1 and widest in CONSOLES):
         return None
     return widest, False
@@ -88,7 +94,7 @@ def runs(lines: Sequence[str], cut: tuple[int, bool]) -> dict[int, Run]:
     while i < len(lines):
         first, pieces = i, [lines[i]]
         while (len(pieces[-1]) == size and i + 1 < len(lines) and len(pieces) < MAX_PIECES
-               and not (padded and pieces[-1].endswith("  "))):
+               and not (padded and pieces[-1].endswith("  ")) and not _starts_line(lines[i + 1])):
             i += 1
             pieces.append(lines[i])
         if len(pieces) > 1 or (padded and pieces[0].endswith(" ")):
@@ -102,11 +108,18 @@ def runs(lines: Sequence[str], cut: tuple[int, bool]) -> dict[int, Run]:
 
 def _inside(left: str, right: str) -> bool:
     """Whether a cut between `left` and `right` fell inside a word, a path or a number:
-    not after a line's own end (a colon, a full stop), not before a capital after a
-    lower-case letter, nor before a CI's or a tool's prefix (a line of its own)."""
-    a, b = left[-1:], line_text(right)[:1]
+    not after a line's own end (a colon, a full stop), nor before a capital after a
+    lower-case letter (runs never joins a piece that starts a line: _starts_line)."""
+    a, b = left[-1:], right[:1]
     return (bool(_LEFT.match(a)) and bool(_RIGHT.match(b))
             and not (b.isupper() and not (a.isupper() or a.isdigit())))
+
+
+def _starts_line(text: str) -> bool:
+    """Whether `text` starts as a tool's line does, which a console's cut seldom does: a CI
+    system's or launcher's prefix (linetext.py), TensorFlow's and absl's `I...] `,
+    Bazel's `ERROR: `, Python's traceback."""
+    return line_text(text) != text or _LINE_START.match(text) is not None
 
 
 def indent(lines: Sequence[str]) -> str:
