@@ -21,8 +21,10 @@ loses nothing.
 
 The width is the log's longest line (WIDTH_MIN to WIDTH_MAX columns) when at least two
 lines of different wording (their digits aside: not one message repeated with other times
-or numbers) are exactly that long, or one is and the width is one consoles are most often
-set to. A console that pads every short line with spaces to its width (an old Windows
+or numbers) are exactly that long and followed by a line that does not start as a tool's
+line does (a log prefix, TensorFlow's `I...] `, Bazel's `ERROR: `, Python's traceback: a
+cut seldom falls there, so such a pair was two lines, and is never joined), or one is and
+the width is one consoles are most often set to. A console that pads every short line with spaces to its width (an old Windows
 console's copy) is told by every line being that long, some ending in spaces; there a
 piece that ends in two spaces or more is a line that ended (one space is a cut after a
 word), and the padding is taken off. Only a log of a paste's size (logscan.SMALL_LOG) is
