@@ -1,8 +1,9 @@
 """A program's words when a file of the user's takes a module's place, and when code written
-for Keras 2 meets Keras 3, as their sources word them (sources.toml's python-shadowing-s19
-and keras3-messages-s19). Data only: RUNTIME runs in test_runtime_wordings_r7.py's tests,
-found by wordings.py; NEAR_MISSES in test_runtime_wordings_r7.py's near-miss test, by
-name (NOT_THESE).
+for Keras 2 meets Keras 3, and a build's words for a CUDA toolkit newer than the release's,
+as their sources word them (sources.toml's python-shadowing-s19, keras3-messages-s19 and
+cuda-toolkit-too-new-s19). Data only: RUNTIME runs in test_runtime_wordings_r7.py's tests
+and BUILD in test_round7_build_signatures.py's, found by wordings.py; NEAR_MISSES in
+test_runtime_wordings_r7.py's near-miss test, by name (NOT_THESE).
 
 The Python lines were printed by CPython 3.8.18, 3.12.1 and 3.13.0 with a tensorflow.py or a
 random.py beside the script, or follow 3.14's format strings with plausible paths; the Keras
@@ -11,6 +12,32 @@ strings.
 """
 
 from __future__ import annotations
+
+#: (the id diagnosed, alone, after an unrelated line; the lines)
+BUILD: list[tuple[str, list[str]]] = [
+    ("cuda-toolkit-too-new", ["fatbinary fatal   : Unknown option '-bin2c-path'"]),
+    ("cuda-toolkit-too-new", [
+        "ERROR: /root/.cache/bazel/_bazel_root/0a1b/external/nccl_archive/BUILD.bazel:54:17: in "
+        "_prune_relocatable_code rule @nccl_archive//:device_pruned: ",
+        "Traceback (most recent call last):",
+        "\tFile \"/root/.cache/bazel/_bazel_root/0a1b/external/local_config_nccl/build_defs.bzl\", "
+        "line 207, column 15, in _prune_relocatable_code_impl",
+        "\t\toutput.append(outputs)",
+        "Error: 'File' value has no field or method 'append'"]),
+    ("cuda-toolkit-too-new", [
+        "bazel-out/k8-opt/bin/external/nccl_archive/device_dlink.cc:69:10: fatal error: "
+        "fatbinary_section.h: No such file or directory"]),
+]
+#: the ids BUILD_NEAR_MISSES must not be diagnosed as
+NOT_BUILD = {"cuda-toolkit-too-new"}
+#: lines that must not be diagnosed as any of NOT_BUILD
+BUILD_NEAR_MISSES = [
+    # a toolkit too old for the GPU, another fatbinary option, another file missing
+    "nvcc fatal   : Unsupported gpu architecture 'compute_75'",
+    "fatbinary fatal   : Unknown option '-foo'",
+    "foo.cc:3:10: fatal error: fatbinary_section.h: No such file or directory",
+    "ERROR: /x/BUILD:1:1: in _cuda_library rule //x:y: ",
+]
 
 #: (a program's output, the id diagnosed first)
 RUNTIME: list[tuple[list[str], str]] = [

@@ -193,6 +193,7 @@ EXAMPLES: dict[str, str | tuple[str, ...]] = {
                                  "in package 'tensorflow/tools/pip_package'",
     # round 7's proposed causes (other wordings: test_round7_build_signatures.py)
     "cuda-toolkit-too-old": "nvcc fatal   : Value 'c++20' is not defined for option 'std'",
+    "cuda-toolkit-too-new": "fatbinary fatal   : Unknown option '-bin2c-path'",
     "cuda-capabilities-undetected": "RuntimeError: Could not find executable `nvidia-smi`! "
                                     "Please change your $PATH",
     # round 8's proposed causes (other wordings: test_round8_build_signatures.py)
