@@ -64,6 +64,22 @@ def test_one_message_repeated_is_not_a_console_width():
     assert paste.width(["x" * 600, "y" * 600]) is None  # wider than one
 
 
+def test_lines_that_start_as_a_tool_s_lines_do_are_not_cut_pieces():
+    # two of TensorFlow's lines (its older and its 2.16 format) as long as each other: no
+    # console cut them, whatever their lengths
+    for first, second in (
+            ("I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:189] libcuda reported version",
+             "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:193] kernel reported version:"),
+            ("I0000 00:00:1714564800.123456  1234 cuda_executor.cc:1015] successful NUMA nodes",
+             "W0000 00:00:1714564800.123999  1234 gpu_device.cc:2344] Cannot dlopen some GPU x")):
+        assert len(first) == len(second)
+        lines = [first, second, "I tensorflow/core/x.cc:1] done", "end"]
+        assert paste.width(lines) is None
+        # the same lengths, each followed by a piece that starts inside a word: cut
+        lines[1:3] = ["libraries" + second[9:], "ries and more"]
+        assert paste.width(lines) == (len(first), False)
+
+
 def test_a_padded_console_is_read_without_its_padding():
     wheel = ("ERROR: tensorflow-2.3.1-cp36-cp36m-linux_aarch64.whl is not a supported wheel on "
              "this platform.")

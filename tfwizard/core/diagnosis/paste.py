@@ -50,8 +50,9 @@ _DIGITS = re.compile(r"\d+")
 #: a cut inside a word, a path or a number: what may end its piece, and begin the next
 _LEFT, _RIGHT = re.compile(r"[\w/\\-]"), re.compile(r"[\w./\\:-]")
 #: how a tool's own line starts (besides the prefixes linetext.py takes off)
-_LINE_START = re.compile(r"[IWEF]\S* \S+\.(?:cc|h|cpp|py):\d+\] |(?:ERROR|INFO|WARNING|FATAL|"
-                         r"DEBUG|FAILED): |Traceback \(most recent call last\):")
+_LINE_START = re.compile(r"[IWEF](?:\d{4} \d\d:\d\d:[\d.]+ +\d+)? ?\S+\.(?:cc|h|cpp|py):\d+\] "
+                         r"|(?:ERROR|INFO|WARNING|FATAL|DEBUG|FAILED): "
+                         r"|Traceback \(most recent call last\):")
 
 
 def width(lines: Sequence[str]) -> tuple[int, bool] | None:
@@ -119,7 +120,8 @@ def _inside(left: str, right: str) -> bool:
 
 def _starts_line(text: str) -> bool:
     """Whether `text` starts as a tool's line does, which a console's cut seldom does: a CI
-    system's or launcher's prefix (linetext.py), TensorFlow's and absl's `I...] `,
+    system's or launcher's prefix (linetext.py), TensorFlow's and absl's `I...] ` (the
+    older `I tensorflow/x.cc:9] `, TensorFlow 2.16's `I0000 00:00:1714564800.12  42 x.cc:9] `),
     Bazel's `ERROR: `, Python's traceback."""
     return line_text(text) != text or _LINE_START.match(text) is not None
 
