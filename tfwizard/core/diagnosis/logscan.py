@@ -202,7 +202,8 @@ class LineMatcher:
             return
 
         done: set[str] = set()  # keys already matched on this line
-        bare = text.rstrip()  # a paste's trailing blanks do not hide a pattern's `$`
+        # a paste's trailing blanks do not hide a pattern's `$` (stripped only where present)
+        bare = text.rstrip() if text[-1:].isspace() else text
         for index in sorted({*found, *self._always}):
             p = self.patterns[index]
             if p.key in done:
