@@ -1,9 +1,15 @@
-"""A build's words for a CUDA toolkit or cuDNN newer than the release's, as the toolkit's own
-headers and the compilers word them (sources.toml's cuda-toolkit-too-new-s20). Data only:
-BUILD runs in test_round7_build_signatures.py's tests, found by wordings.py.
+"""Lines written from the speaking tools' sources (session 20): a build's words for a CUDA
+toolkit or cuDNN newer than the release's (the toolkit's headers and the compilers), for a
+build without bash where its commands look for it and a sandbox Bazel cannot prepare, and
+for pip's refusals of a lock file's requirements; a program's words for a PTX compiler that
+does not know the GPU (sources.toml's cuda-toolkit-too-new-s20, bazel-bash-sandbox-s20,
+pip-require-hashes-s20 and gpu-min-cc-s20). Data only: BUILD runs in
+test_round7_build_signatures.py's tests and RUNTIME in test_runtime_wordings_r7.py's, found
+by wordings.py.
 
 The #error texts are NVIDIA/cccl v3.0.0's and NVIDIA/thrust cuda-11.0's, in gcc's, nvcc's
-and clang's frames; the paths are plausible ones, the words are the sources'.
+and clang's frames; Bazel's lines follow its DIE format and SandboxModule's message, pip's
+its exceptions.py; the paths are plausible ones, the words are the sources'.
 """
 
 from __future__ import annotations
@@ -55,9 +61,59 @@ BUILD: list[tuple[str, list[str]]] = [
     ("cuda-toolkit-too-new", [
         "cuda_dnn.cc:3151:7: error: use of undeclared identifier "
         "'cudnnGetConvolutionBackwardFilterAlgorithm'"]),
+    # no bash at /bin/bash: the process wrapper, the sandbox, the client, a script's
+    # shebang, env
+    ("bash-missing", [
+        "ERROR: /src/tensorflow/BUILD:1620:19: Executing genrule //tensorflow:tf_python_api_gen "
+        "failed: (Exit 1): bash failed: error executing Genrule command (from target "
+        "//tensorflow:tf_python_api_gen) /bin/bash -c ... (remaining 1 argument skipped)",
+        'src/main/tools/process-wrapper-legacy.cc:80: "execvp(/bin/bash, ...)": No such file or '
+        'directory']),
+    ("bash-missing", [
+        'src/main/tools/linux-sandbox-pid1.cc:584: "execvp(/bin/bash, 0x27e105d0)": No such file '
+        'or directory']),
+    ("bash-missing", ["FATAL: execv of '/bin/bash' failed: (error: 2): No such file or directory"]),
+    ("bash-missing", [
+        "/bin/sh: bazel-out/k8-opt/bin/tensorflow/tools/pip_package/build_pip_package: /bin/bash: "
+        "bad interpreter: No such file or directory"]),
+    ("bash-missing", ["/usr/bin/env: ‘bash’: No such file or directory"]),
+    ("bash-missing", ["env: can't execute 'bash': No such file or directory"]),
+    # Bazel 7.1.0's sandbox in a container, and sandboxfs
+    ("bazel-sandbox-init-failed", [
+        "ERROR: Failed to initialize sandbox: /root/.cache/bazel/_bazel_root/0a1b/sandbox/"
+        "_moved_trash_dir -> /root/.cache/bazel/_bazel_root/0a1b/sandbox/stale-trash-0 (Invalid "
+        "cross-device link)"]),
+    ("bazel-sandbox-init-failed", ["ERROR: Failed to initialize sandbox: sandboxfs failed to start"]),
+    # pip's --require-hashes refusals, bare and as rules_python's whl_library frames them
+    ("hermetic-python-lock-unhashed", [
+        "ERROR: Hashes are required in --require-hashes mode, but they are missing from some "
+        "requirements. Here is a list of those requirements along with the hashes their "
+        "downloaded archives actually had. Add lines like these to your requirements files to "
+        "prevent tampering. (If you did not enable --require-hashes manually, note that it "
+        "turns on automatically when any package has a hash.)",
+        "    ml-dtypes==0.5.1 --hash=sha256:0a7cfb0fe29fe5a9841b7c8ee6dffb52382c45acdf68f032145b"
+        "75620acfbd6f"]),
+    ("hermetic-python-lock-unhashed", [
+        "===== stderr start =====",
+        "ERROR: In --require-hashes mode, all requirements must have their versions pinned with "
+        "==. These do not:",
+        "    setuptools>=40.3.0 from https://files.pythonhosted.org/packages/x/setuptools-80.9.0-"
+        "py3-none-any.whl (from tensorboard==2.20.0->-r /tmp/tmpa1b2c3 (line 1))"]),
+    ("hermetic-python-lock-unhashed", [
+        "ERROR: Can't verify hashes for these requirements because we don't have a way to hash "
+        "version control repositories:"]),
+    # the hash refusal explains the whl_library failure around it (nothing was built)
+    ("download-checksum-mismatch", [
+        "ERROR: An error occurred during the fetch of repository "
+        "'rules_python++pip+pypi_312_numpy':",
+        "Error in fail: whl_library pypi_312_numpy failed: Collecting numpy==2.1.3",
+        " (ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE. If you have "
+        "updated the package versions, please update the hashes. Otherwise, examine the package "
+        "contents carefully; someone may have tampered with them."]),
 ]
 #: the ids BUILD_NEAR_MISSES must not be diagnosed as
-NOT_BUILD = {"cuda-toolkit-too-new"}
+NOT_BUILD = {"cuda-toolkit-too-new", "bash-missing", "bazel-sandbox-init-failed",
+             "hermetic-python-lock-unhashed"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # CCCL 2.8's warnings: the build goes on
@@ -80,4 +136,33 @@ BUILD_NEAR_MISSES = [
     # the names in a log line that is not an error
     "INFO: cudnnGetConvolutionForwardAlgorithm returned 2 algorithms",
     "/usr/local/cuda/include/texture_fetch_functions.h:12:1: warning: deprecated",
+    # bash was there: the action's shell ran and its command failed
+    "ERROR: /x/BUILD:3:8: Executing genrule //x:y failed (Exit 1): bash failed: error executing "
+    "command /bin/bash -c ... (remaining 1 argument(s) skipped)",
+    "/bin/bash: create_foo.pl: command not found",
+    # a script with Windows line ends, another program missing, a glibc binary on musl
+    "/bin/bash^M: bad interpreter: No such file or directory",
+    "/usr/bin/env: 'bash\r': No such file or directory",
+    'src/main/tools/process-wrapper-legacy.cc:80: "execvp(python3, ...)": No such file or '
+    'directory',
+    "env: can't execute '/root/.cache/bazel/external/go_sdk/bin/go': No such file or directory",
+    # macOS's own sandbox failure, and Bazel 0.x's harmless warning
+    "ERROR: Failed to initialize sandbox: getconf failed",
+    "WARNING: Sandboxed execution is not supported on your system and thus hermeticity of "
+    "actions cannot be guaranteed. See http://bazel.io/docs/bazel-user-manual.html#sandboxing "
+    "for more information. You can turn off this warning via --ignore_unsupported_sandboxing.",
+    # pip's warnings it recovers from, and rules_python's
+    "  Previously-downloaded file /tmp/pip-cache/numpy-2.1.3.tar.gz has bad hash. "
+    "Re-downloading.",
+    "rules_python:pypi:create_whl_repos WARNING: Could not find a whl or an sdist with sha256="
+    "1495132f30f722af1a091950088baea383fe39903db06b20e6936fd99402803e",
+]
+
+#: (a program's output, the id diagnosed first): XLA's PTX compilers refusing the GPU's
+#: architecture
+RUNTIME: list[tuple[list[str], str]] = [
+    (["jaxlib.xla_extension.XlaRuntimeError: UNIMPLEMENTED: Linked libnvptxcompiler is too old "
+      "for sm_61."], "ptxas-too-old"),
+    (["jax.errors.JaxRuntimeError: UNIMPLEMENTED: Loaded PTX assembler is too old for sm_120."],
+     "ptxas-too-old"),
 ]

@@ -194,6 +194,11 @@ EXAMPLES: dict[str, str | tuple[str, ...]] = {
     # round 7's proposed causes (other wordings: test_round7_build_signatures.py)
     "cuda-toolkit-too-old": "nvcc fatal   : Value 'c++20' is not defined for option 'std'",
     "cuda-toolkit-too-new": "fatbinary fatal   : Unknown option '-bin2c-path'",
+    "bash-missing": 'src/main/tools/process-wrapper-legacy.cc:80: "execvp(/bin/bash, ...)": '
+                    "No such file or directory",
+    "bazel-sandbox-init-failed": "ERROR: Failed to initialize sandbox: sandboxfs failed to start",
+    "hermetic-python-lock-unhashed": "ERROR: In --require-hashes mode, all requirements must "
+                                     "have their versions pinned with ==. These do not:",
     "cuda-capabilities-undetected": "RuntimeError: Could not find executable `nvidia-smi`! "
                                     "Please change your $PATH",
     # round 8's proposed causes (other wordings: test_round8_build_signatures.py)
