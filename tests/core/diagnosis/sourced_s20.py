@@ -84,6 +84,16 @@ BUILD: list[tuple[str, list[str]]] = [
         "_moved_trash_dir -> /root/.cache/bazel/_bazel_root/0a1b/sandbox/stale-trash-0 (Invalid "
         "cross-device link)"]),
     ("bazel-sandbox-init-failed", ["ERROR: Failed to initialize sandbox: sandboxfs failed to start"]),
+    # gas given a killed compiler's truncated output (gcc -pipe)
+    ("oom-compiler-killed", [
+        "{standard input}: Assembler messages:",
+        "{standard input}:937239: Warning: end of file not at end of a line; newline inserted",
+        "{standard input}: Error: open CFI at the end of file; missing .cfi_endproc directive"]),
+    ("oom-compiler-killed", [
+        "{standard input}: Error: open CFI at the end of file; missing .cfi_endproc directive"]),
+    ("oom-compiler-killed", [
+        "{standard input}: Assembler messages:",
+        "{standard input}:160439: Warning: partial line at end of file ignored"]),
     # pip's --require-hashes refusals, bare and as rules_python's whl_library frames them
     ("hermetic-python-lock-unhashed", [
         "ERROR: Hashes are required in --require-hashes mode, but they are missing from some "
@@ -113,7 +123,7 @@ BUILD: list[tuple[str, list[str]]] = [
 ]
 #: the ids BUILD_NEAR_MISSES must not be diagnosed as
 NOT_BUILD = {"cuda-toolkit-too-new", "bash-missing", "bazel-sandbox-init-failed",
-             "hermetic-python-lock-unhashed"}
+             "hermetic-python-lock-unhashed", "oom-compiler-killed"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # CCCL 2.8's warnings: the build goes on
@@ -151,6 +161,9 @@ BUILD_NEAR_MISSES = [
     "WARNING: Sandboxed execution is not supported on your system and thus hermeticity of "
     "actions cannot be guaranteed. See http://bazel.io/docs/bazel-user-manual.html#sandboxing "
     "for more information. You can turn off this warning via --ignore_unsupported_sandboxing.",
+    # an assembler file of the sources' own that is missing its directive
+    "third_party/xla/asm/memcpy_x86_64.S:88: Error: open CFI at the end of file; missing "
+    ".cfi_endproc directive",
     # pip's warnings it recovers from, and rules_python's
     "  Previously-downloaded file /tmp/pip-cache/numpy-2.1.3.tar.gz has bad hash. "
     "Re-downloading.",
