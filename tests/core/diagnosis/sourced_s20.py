@@ -2,10 +2,11 @@
 toolkit or cuDNN newer than the release's (the toolkit's headers and the compilers), for a
 build without bash where its commands look for it and a sandbox Bazel cannot prepare, and
 for pip's refusals of a lock file's requirements; a program's words for a PTX compiler that
-does not know the GPU (sources.toml's cuda-toolkit-too-new-s20, bazel-bash-sandbox-s20,
-pip-require-hashes-s20 and gpu-min-cc-s20). Data only: BUILD runs in
-test_round7_build_signatures.py's tests and RUNTIME in test_runtime_wordings_r7.py's, found
-by wordings.py.
+does not know the GPU and for a package made for Keras 3 under Keras 2 (sources.toml's
+cuda-toolkit-too-new-s20, bazel-bash-sandbox-s20, pip-require-hashes-s20, gpu-min-cc-s20
+and keras3-layout-s20). Data only: BUILD runs in test_round7_build_signatures.py's tests
+and RUNTIME in test_runtime_wordings_r7.py's, found by wordings.py; NOT_THESE in
+test_runtime_wordings_r7.py's near-miss test.
 
 The #error texts are NVIDIA/cccl v3.0.0's and NVIDIA/thrust cuda-11.0's, in gcc's, nvcc's
 and clang's frames; Bazel's lines follow its DIE format and SandboxModule's message, pip's
@@ -178,4 +179,21 @@ RUNTIME: list[tuple[list[str], str]] = [
       "for sm_61."], "ptxas-too-old"),
     (["jax.errors.JaxRuntimeError: UNIMPLEMENTED: Loaded PTX assembler is too old for sm_120."],
      "ptxas-too-old"),
+    # a package written for Keras 3 under the Keras 2 of TensorFlow 2.15 and older (alone:
+    # the failed import says nothing more)
+    (["Traceback (most recent call last):",
+      '  File "/opt/venv/lib/python3.11/site-packages/seg3d/blocks.py", line 2, in <module>',
+      "    from keras.src.legacy.backend import int_shape",
+      "ModuleNotFoundError: No module named 'keras.src.legacy'"], "keras-newer-than-tf"),
+    (["ModuleNotFoundError: No module named 'keras.ops'"], "keras-newer-than-tf"),
 ]
+
+#: lines a program prints that keras-newer-than-tf may not take: Keras 2's own modules
+#: missing under Keras 3 (the other way round), and no keras at all
+NEAR_MISSES = [
+    "ModuleNotFoundError: No module named 'keras.src.engine'",
+    "ModuleNotFoundError: No module named 'keras.engine'",
+    "ModuleNotFoundError: No module named 'keras'",
+    "ModuleNotFoundError: No module named 'keras.operations'",
+]
+NOT_THESE = [(line, {"keras-newer-than-tf"}) for line in NEAR_MISSES]

@@ -15,6 +15,7 @@ from tests.core.diagnosis import round10_runtime_wordings as r10
 from tests.core.diagnosis import sourced_gpu_runtime as sg
 from tests.core.diagnosis import sourced_python_runtime as spr
 from tests.core.diagnosis import sourced_s19 as s19
+from tests.core.diagnosis import sourced_s20 as s20
 from tests.core.diagnosis import test_runtime_wordings_r8 as r8
 from tests.core.diagnosis import wordings
 from tests.core.test_rule_wordings import PREFIXES
@@ -176,7 +177,7 @@ def test_look_alike_lines_stay_quiet(line):
     assert _ids(diagnose_log([line])) == []
 
 
-@pytest.mark.parametrize(("line", "not_these"), sg.NOT_THESE + s19.NOT_THESE)
+@pytest.mark.parametrize(("line", "not_these"), sg.NOT_THESE + s19.NOT_THESE + s20.NOT_THESE)
 def test_near_misses_are_not_those_messages(line, not_these):
     assert not not_these & set(_ids(diagnose_log([line])))
 
