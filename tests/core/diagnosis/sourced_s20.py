@@ -48,6 +48,12 @@ BUILD: list[tuple[str, list[str]]] = [
     ("cuda-toolkit-too-new", [
         "/usr/lib/clang/15.0.7/include/__clang_cuda_texture_intrinsics.h:696:13: error: no "
         "template named 'texture'"]),
+    # nvcc with CUDA 12, which removed texture references
+    ("cuda-toolkit-too-new", [
+        "src/geometryTransform.cu(180): error: texture is not a template",
+        'src/geometryTransform.cu(274): error: identifier "cudaBindTextureToArray" is undefined']),
+    ("cuda-toolkit-too-new", [
+        "kernels.cc:88:3: error: 'cudaUnbindTexture' was not declared in this scope"]),
     # cuDNN 8 and 9 without what an older release calls (gcc, nvcc, MSVC, clang)
     ("cuda-toolkit-too-new", [
         "tensorflow/stream_executor/cuda/cuda_dnn.cc:1077:15: error: 'cudnnSetRNNDescriptor' "
@@ -144,6 +150,9 @@ BUILD_NEAR_MISSES = [
     "cuda_dnn.cc:1077:15: error: 'cudnnGetConvolutionForwardAlgorithm_v7' was not declared in "
     "this scope",
     "cuda_dnn.cc:1077:15: error: 'cudnnSetRNNDescriptor_v8' was not declared in this scope",
+    # texture objects are current API; a texture of the sources' own
+    'kernels.cu(12): error: identifier "cudaCreateTextureObject" is undefined',
+    "error: texture is not a member of 'foo'",
     # the names in a log line that is not an error
     "INFO: cudnnGetConvolutionForwardAlgorithm returned 2 algorithms",
     "/usr/local/cuda/include/texture_fetch_functions.h:12:1: warning: deprecated",
