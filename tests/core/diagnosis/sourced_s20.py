@@ -101,6 +101,15 @@ BUILD: list[tuple[str, list[str]]] = [
     ("oom-compiler-killed", [
         "{standard input}: Assembler messages:",
         "{standard input}:160439: Warning: partial line at end of file ignored"]),
+    # the whole build container killed (SIGKILL: 137) by its memory limit
+    ("oom-compiler-killed", [
+        "The command '/bin/sh -c bazel build //tensorflow/tools/pip_package:wheel' returned a "
+        "non-zero code: 137"]),
+    ("oom-compiler-killed", [
+        '#12 ERROR: process "/bin/sh -c bazel build --config=cuda //tensorflow/tools/pip_package:'
+        'wheel" did not complete successfully: exit code: 137']),
+    ("oom-compiler-killed", ["    Last State:     Terminated", "      Reason:       OOMKilled"]),
+    ("oom-compiler-killed", ["Error: Process completed with exit code 137."]),
     # pip's --require-hashes refusals, bare and as rules_python's whl_library frames them
     ("hermetic-python-lock-unhashed", [
         "ERROR: Hashes are required in --require-hashes mode, but they are missing from some "
@@ -153,6 +162,10 @@ BUILD_NEAR_MISSES = [
     # texture objects are current API; a texture of the sources' own
     'kernels.cu(12): error: identifier "cudaCreateTextureObject" is undefined',
     "error: texture is not a member of 'foo'",
+    # other exit codes, and a container that was not killed
+    "The command '/bin/sh -c ./configure' returned a non-zero code: 1",
+    'ERROR: process "/bin/sh -c make" did not complete successfully: exit code: 1370',
+    '            "OOMKilled": false,',
     # the names in a log line that is not an error
     "INFO: cudnnGetConvolutionForwardAlgorithm returned 2 algorithms",
     "/usr/local/cuda/include/texture_fetch_functions.h:12:1: warning: deprecated",
