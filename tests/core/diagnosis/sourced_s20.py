@@ -85,6 +85,12 @@ BUILD: list[tuple[str, list[str]]] = [
         "bad interpreter: No such file or directory"]),
     ("bash-missing", ["/usr/bin/env: ‘bash’: No such file or directory"]),
     ("bash-missing", ["env: can't execute 'bash': No such file or directory"]),
+    # Bazel on Windows starting a genrule with a BAZEL_SH that is no bash (a missing file)
+    ("bazel-sh-not-set", [
+        "Action failed to execute: java.io.IOException: ERROR: src/main/native/windows/"
+        'process.cc(202): CreateProcessW("C:\\tools\\msys64\\usr\\bin\\bash.exe" -c "source '
+        "external/bazel_tools/tools/genrule/genrule-setup.sh; cp $(SRCS) $(OUTS)\")",
+        " (error: 2)"]),
     # Bazel 7.1.0's sandbox in a container, and sandboxfs
     ("bazel-sandbox-init-failed", [
         "ERROR: Failed to initialize sandbox: /root/.cache/bazel/_bazel_root/0a1b/sandbox/"
@@ -139,7 +145,7 @@ BUILD: list[tuple[str, list[str]]] = [
 ]
 #: the ids BUILD_NEAR_MISSES must not be diagnosed as
 NOT_BUILD = {"cuda-toolkit-too-new", "bash-missing", "bazel-sandbox-init-failed",
-             "hermetic-python-lock-unhashed", "oom-compiler-killed"}
+             "hermetic-python-lock-unhashed", "oom-compiler-killed", "bazel-sh-not-set"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # CCCL 2.8's warnings: the build goes on
@@ -179,6 +185,9 @@ BUILD_NEAR_MISSES = [
     'src/main/tools/process-wrapper-legacy.cc:80: "execvp(python3, ...)": No such file or '
     'directory',
     "env: can't execute '/root/.cache/bazel/external/go_sdk/bin/go': No such file or directory",
+    # a tool of an action, not the genrule's shell, that Windows cannot start
+    "ERROR: src/main/native/windows/process.cc(202): CreateProcessW(\"C:\\b\\protoc.exe\" "
+    "--cpp_out=bazel-out)",
     # macOS's own sandbox failure, and Bazel 0.x's harmless warning
     "ERROR: Failed to initialize sandbox: getconf failed",
     "WARNING: Sandboxed execution is not supported on your system and thus hermeticity of "
