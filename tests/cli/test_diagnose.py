@@ -320,13 +320,15 @@ def test_an_unknown_build_failure_on_standard_input():
             "package 'tensorflow/tools/pip_package'\n")
     status, out, err = run_with_stdin(["diagnose", "-"], text.encode())
     assert status == ExitStatus.OK, err
-    assert out.splitlines()[:5] == [
-        "-: no known failure signature found.",
-        "NOT RECOGNISED: no known cause matches this log (this is not a diagnosis)",
+    lines = out.splitlines()
+    # the generic "Bazel reported a failed build" names no cause: the fallback follows it
+    assert lines[0] == "ERROR build-failed: Bazel reported a failed build"
+    at = lines.index("NOT RECOGNISED: no known cause matches this log (this is not a diagnosis)")
+    assert lines[at + 1:at + 4] == [
         "  the lines to read first:",
         "  line 1, printed by Bazel (analysis):",
         "  > " + text.rstrip("\n")]
-    query = out.splitlines()[5]
+    query = lines[at + 4]
     assert query.startswith("  search for: ERROR Skipping") and "not declared in package" in query
 
 

@@ -91,6 +91,19 @@ BUILD: list[tuple[str, list[str]]] = [
         'process.cc(202): CreateProcessW("C:\\tools\\msys64\\usr\\bin\\bash.exe" -c "source '
         "external/bazel_tools/tools/genrule/genrule-setup.sh; cp $(SRCS) $(OUTS)\")",
         " (error: 2)"]),
+    # a name Bazel's build language predeclares in some release, missing from this Bazel
+    ("bazel-version-mismatch", [
+        "ERROR: /src/third_party/py/python_configure.bzl:3:1: name 'PyRuntimeInfo' is not defined"]),
+    ("bazel-version-mismatch", [
+        "ERROR: /src/tensorflow/core/BUILD:12:1: name 'cc_library' is not defined"]),
+    ("bazel-version-mismatch", [
+        "ERROR: /root/.cache/bazel/_bazel_root/0a1b/external/rules_foo/foo/repos.bzl:8:17: name "
+        "'use_repo_rule' is not defined"]),
+    # Bazel's loading phase missing a target (a failed build, no cause named)
+    ("build-failed", [
+        "ERROR: /w/external/xla/xla/tsl/BUILD:297:15: no such target '@platforms//cpu:riscv64': "
+        "target 'riscv64' not declared in package 'cpu' defined by /w/external/platforms/cpu/"
+        "BUILD"]),
     # Bazel 7.1.0's sandbox in a container, and sandboxfs
     ("bazel-sandbox-init-failed", [
         "ERROR: Failed to initialize sandbox: /root/.cache/bazel/_bazel_root/0a1b/sandbox/"
@@ -145,7 +158,8 @@ BUILD: list[tuple[str, list[str]]] = [
 ]
 #: the ids BUILD_NEAR_MISSES must not be diagnosed as
 NOT_BUILD = {"cuda-toolkit-too-new", "bash-missing", "bazel-sandbox-init-failed",
-             "hermetic-python-lock-unhashed", "oom-compiler-killed", "bazel-sh-not-set"}
+             "hermetic-python-lock-unhashed", "oom-compiler-killed", "bazel-sh-not-set",
+             "bazel-version-mismatch"}
 #: lines that must not be diagnosed as any of NOT_BUILD
 BUILD_NEAR_MISSES = [
     # CCCL 2.8's warnings: the build goes on
@@ -172,6 +186,11 @@ BUILD_NEAR_MISSES = [
     "The command '/bin/sh -c ./configure' returned a non-zero code: 1",
     'ERROR: process "/bin/sh -c make" did not complete successfully: exit code: 1370',
     '            "OOMKilled": false,',
+    # a macro of the project's own not loaded, a WORKSPACE rule written in a BUILD file
+    "ERROR: /w/external/xla/xla/backends/gpu/codegen/triton/BUILD:639:20: name 'if_google' is "
+    "not defined",
+    "ERROR: /w/external/linux_opencv/BUILD.bazel:2:1: name 'new_local_repository' is not "
+    "defined",
     # the names in a log line that is not an error
     "INFO: cudnnGetConvolutionForwardAlgorithm returned 2 algorithms",
     "/usr/local/cuda/include/texture_fetch_functions.h:12:1: warning: deprecated",
@@ -217,6 +236,12 @@ RUNTIME: list[tuple[list[str], str]] = [
       "    from keras.src.legacy.backend import int_shape",
       "ModuleNotFoundError: No module named 'keras.src.legacy'"], "keras-newer-than-tf"),
     (["ModuleNotFoundError: No module named 'keras.ops'"], "keras-newer-than-tf"),
+    # XLA without NCCL at a program's first collective: the library, not the operation
+    (["2026-03-02 10:00:00.000000: W external/xla/xla/service/gpu/runtime/support.cc:58] "
+      "Intercepted XLA runtime error:",
+      "INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:134: NCCL operation "
+      "ncclGetUniqueId(&id) failed: Unable to load NCCL library. Multi-GPU collectives will not "
+      "work."], "dlopen-failed"),
 ]
 
 #: lines a program prints that keras-newer-than-tf may not take: Keras 2's own modules

@@ -32,7 +32,9 @@ _DLERROR_PATTERNS = (r"Could not load dynamic library '(?P<lib>[^']+)'",
                      # (jax_plugins/xla_cuda*/__init__.py: "Unable to load cuDNN. Is it
                      # installed?"); JAX_LIBRARY_FILES gives its file
                      r"Unable to load (?P<lib>cuDNN|cuFFT|cuSOLVER|cuPTI|cuBLAS|cuSPARSE"
-                     r"|NCCL|nvJitLink)\. Is it installed\?")
+                     r"|NCCL|nvJitLink)\. Is it installed\?",
+                     # XLA's NCCL loader, at a program's first collective
+                     r"Unable to load (?P<lib>NCCL) library\. Multi-GPU collectives will not")
 #: internal line pattern: one try of the BFC allocator backing off to a smaller reservation
 #: (XLA's cuda_executor.cc, TensorFlow's cuda_driver.cc). Alone it is gpu-out-of-memory as a
 #: warning: a run that went on prints it too (tests/data/gpu-captures)
