@@ -104,6 +104,11 @@ BUILD: list[tuple[str, list[str]]] = [
         "ERROR: /w/external/xla/xla/tsl/BUILD:297:15: no such target '@platforms//cpu:riscv64': "
         "target 'riscv64' not declared in package 'cpu' defined by /w/external/platforms/cpu/"
         "BUILD"]),
+    # a Docker build's step that failed, no cause named (classic builder, BuildKit)
+    ("build-failed", ["The command '/bin/sh -c ./configure' returned a non-zero code: 2"]),
+    ("build-failed", [
+        'ERROR: failed to solve: process "/bin/sh -c bazel build //tensorflow/tools/pip_package:'
+        'wheel" did not complete successfully: exit code: 1']),
     # Bazel 7.1.0's sandbox in a container, and sandboxfs
     ("bazel-sandbox-init-failed", [
         "ERROR: Failed to initialize sandbox: /root/.cache/bazel/_bazel_root/0a1b/sandbox/"
