@@ -241,6 +241,10 @@ RUNTIME: list[tuple[list[str], str]] = [
       "    from keras.src.legacy.backend import int_shape",
       "ModuleNotFoundError: No module named 'keras.src.legacy'"], "keras-newer-than-tf"),
     (["ModuleNotFoundError: No module named 'keras.ops'"], "keras-newer-than-tf"),
+    # TensorFlow's hint under its out-of-memory error, posted alone
+    (["Hint: If you want to see a list of allocated tensors when OOM happens, add "
+      "report_tensor_allocations_upon_oom to RunOptions for current allocation info."],
+     "gpu-out-of-memory"),
     # XLA without NCCL at a program's first collective: the library, not the operation
     (["2026-03-02 10:00:00.000000: W external/xla/xla/service/gpu/runtime/support.cc:58] "
       "Intercepted XLA runtime error:",

@@ -70,6 +70,8 @@ ALSO = {
     "runtime/cudnn-840-vs-860-dnn-not-found-tf212.log": {"dnn-library-not-found"},
     "runtime/cudnn-runtime-7103-compiled-7005-conda-env-voxelnet-tf141.log":
         {"dnn-library-not-found"},  # round 17: TF 1.x's conv CHECK after the mismatch
+    "runtime/mbnet-cudnn-7605-vs-7005-conv-check-abort-zh-locale.log":
+        {"dnn-library-not-found"},  # round 36: the same CHECK after the mismatch
     # XLA's ptxas fell back to the driver, whose PTX load then failed (listed after it)
     "runtime/jax-ptxas-no-cc89-invalid-image-rtx40.log": {"cc-not-in-build"},
     # libcudart is missing too, besides the cause the excerpt is labelled with
