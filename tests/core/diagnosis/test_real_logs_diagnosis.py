@@ -43,12 +43,15 @@ from tfwizard.core.diagnosis.runtime import diagnose_log, load_rules, log_matche
 ROOT = Path(__file__).resolve().parents[3]
 LOGS = ROOT / "tests" / "data" / "logs"
 RUNTIME = ROOT / "tests" / "data" / "runtime"
-#: of the tuning excerpts, per kind: a guard against a rule that breaks what was right, not
-#: a target. Untargeted rounds add excerpts nothing was written for (round 37: tuning build
-#: 4 of 9 before any rule), and rules written to win them back fit the tuning part: in
-#: session 21 generic ones that gained 9 tuning excerpts without a false positive gave the
-#: held-out third 3 more right and 15 more false positives (corpus README, round 37)
-MINIMUM = 0.945
+#: of the tuning excerpts of the rounds before LATEST, per kind: a guard against a rule that
+#: breaks what was right, not a target. The untargeted rounds from LATEST on add excerpts
+#: nothing was written for (rounds 37 and 38: tuning build 4 of 9 and 6 of 13 before any
+#: rule); they are measured by bench/diagnosis.py, not held to this line, because rules
+#: written to win them back fit the tuning part: in session 21 generic ones that gained 9
+#: tuning excerpts without a false positive gave the held-out third 3 more right and 15 more
+#: false positives (corpus README, round 37)
+MINIMUM = 0.95
+LATEST = 37
 #: the excerpts the tests may diagnose: the tuning ones (see the module docstring)
 TUNING = real_logs.entries(holdout=False)
 
@@ -131,6 +134,18 @@ ALSO = {
     # right
     "runtime/keras36-over-tf241-no-module-tensorflow-python-trackable.log":
         {"keras-newer-than-tf"},
+    # round 38: the compile's lines cut from the post, Bazel's summary left (a failed build,
+    # labelled the failed compile); TensorFlow's genrule failing with exit 127, which
+    # python-not-on-path reads as no python (its inference; here bash names no command and
+    # the thread does not say which: labelled a failed build); an add-on importing Keras 2's
+    # keras.engine under a newer Keras (the import did fail; labelled the add-on's
+    # mismatch); XLA's warning for ptxas before 11.1, labelled the known-bad release here and
+    # ptxas-too-old in an older thread (ptxas-110-older-than-111-kaggle-flax): all counted
+    # as not right
+    "build/r38-tensorflow-text-2-17-0-source-build.log": {"build-failed"},
+    "build/r38-building-the-tflite-select-tf-ops-aar.log": {"python-not-on-path"},
+    "runtime/r38-importing-itex-fails-because-its-layer-norm.log": {"import-failed"},
+    "runtime/r38-user-keeps-getting-ptxas-11-0-warnings.log": {"ptxas-too-old"},
 }
 #: the hand-written logs of the other tests: what each must give, in order
 EXPECTED_LOGS = {
@@ -172,7 +187,8 @@ def results() -> list[tuple[dict, list[str]]]:
 
 @pytest.mark.parametrize("kind", real_logs.KINDS)
 def test_at_least_95_percent_of_the_tuning_excerpts_get_the_right_first_cause(results, kind):
-    rows = [(e, ids) for e, ids in results if e["kind"] == kind]
+    rows = [(e, ids) for e, ids in results
+            if e["kind"] == kind and e.get("round", 0) < LATEST]
     wrong = [f"{e['file']}: want {e['cause']}, got {ids}" for e, ids in rows
              if real_logs.first_cause(ids) != e["cause"]]
     assert len(rows) >= 90
@@ -275,6 +291,9 @@ AMBIGUOUS_WITHOUT_FACTS = {
     # round 27: the Windows cudart DLL's warning with no CUDA installed, CPU wanted
     "runtime/negative-tensorflow-2-windows-cudart64-101-dll-not-found-no-cuda-installed.log":
         ["cudart-not-found"],
+    # round 38: TensorFlow's cuInit 303 and "kernel driver does not appear to be running"
+    # on an Intel machine with no NVIDIA GPU (Intel's extension; harmless, its maintainer says)
+    "runtime/r38-intel-maintainer-the-cuinit-nvidia-driver-messages.log": ["libcuda-not-found"],
 }
 #: negatives whose build-log lines name a failure the build then got past: Bazel's warning
 #: for a mirror it could not reach before it fetched from the next URL. Only the build's
